@@ -1,0 +1,1 @@
+"""Marshmallow schemas for every request, move and response of the API."""

@@ -1,0 +1,165 @@
+"""Request and response schemas of the REST API (contract section 2).
+
+The OpenAPI document at ``/api/v1/openapi.json`` is generated from these.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from marshmallow import ValidationError, fields, validate, validates_schema
+
+from schemas.base import StrictSchema
+
+MAX_SEED = 2**63 - 1
+
+
+class PlayerInSchema(StrictSchema):
+    """A player at creation: the order of ``players`` is the seating order."""
+
+    name = fields.String(required=True, validate=validate.Length(min=1, max=64))
+    email = fields.Email(load_default=None, allow_none=True)
+
+
+class GameCreateSchema(StrictSchema):
+    """``POST /api/v1/games`` body."""
+
+    #: Field errors in these fields get this code instead of ``invalid_request``.
+    field_error_codes = {"position": "invalid_position"}
+
+    engine = fields.String(required=True, metadata={"example": "siam"})
+    players = fields.List(
+        fields.Nested(PlayerInSchema), required=True, validate=validate.Length(min=1, max=8)
+    )
+    options = fields.Dict(keys=fields.String(), load_default=dict)
+    seed = fields.Integer(
+        load_default=None, allow_none=True, strict=True, validate=validate.Range(0, MAX_SEED)
+    )
+    position = fields.Dict(
+        keys=fields.String(),
+        load_default=None,
+        allow_none=True,
+        metadata={"description": "A starting position in the engine's state shape plus to_move."},
+    )
+
+
+class MoveSubmitSchema(StrictSchema):
+    """``POST /api/v1/games/{id}/moves`` body: a move object or its notation."""
+
+    move = fields.Dict(keys=fields.String(), metadata={"example": {"action": "rotate", "at": "b2",
+                                                                   "facing": "S"}})
+    notation = fields.String(validate=validate.Length(min=1, max=500))
+    expected_seq = fields.Integer(
+        load_default=None,
+        allow_none=True,
+        strict=True,
+        metadata={"description": "Refuse with 409 stale_seq unless the game is at this seq."},
+    )
+
+    @validates_schema
+    def one_of_move_or_notation(self, data: dict[str, Any], **_: Any) -> None:
+        """Exactly one of ``move`` and ``notation``."""
+        if ("move" in data) == ("notation" in data):
+            raise ValidationError("Give exactly one of 'move' and 'notation'.", "_schema")
+
+
+class GameQuerySchema(StrictSchema):
+    """``?at=N``: the game as it was after move N."""
+
+    at = fields.Integer(validate=validate.Range(min=0))
+
+
+class EventsQuerySchema(StrictSchema):
+    """``?last_event_id=N``: resume after move N (same as the ``Last-Event-ID`` header)."""
+
+    last_event_id = fields.Integer(validate=validate.Range(min=0))
+
+
+class EngineSchema(StrictSchema):
+    """One engine of ``GET /api/v1/engines``."""
+
+    id = fields.String(required=True)
+    name = fields.String(required=True)
+    min_players = fields.Integer(required=True)
+    max_players = fields.Integer(required=True)
+    options = fields.Dict(required=True, metadata={"description": "Option names and defaults."})
+
+
+class PlayerSchema(StrictSchema):
+    """A seat as everyone sees it."""
+
+    seat = fields.Integer(required=True)
+    name = fields.String(required=True)
+
+
+class PlayerWithTokenSchema(PlayerSchema):
+    """A seat as its creator sees it once, with the secret seat token."""
+
+    token = fields.String(required=True)
+
+
+class GameSchema(StrictSchema):
+    """The game object."""
+
+    id = fields.String(required=True)
+    engine = fields.String(required=True)
+    status = fields.String(required=True, validate=validate.OneOf(["active", "finished", "aborted"]))
+    seq = fields.Integer(required=True)
+    to_move = fields.List(fields.Integer(), required=True)
+    players = fields.List(fields.Nested(PlayerSchema), required=True)
+    you = fields.Integer(allow_none=True, required=True)
+    result = fields.Dict(
+        allow_none=True,
+        required=True,
+        metadata={"description": '{"winners": [seats], "scores": {"<seat>": n}, "reason": "..."}'},
+    )
+    deadline = fields.String(allow_none=True, required=True)
+    options = fields.Dict(required=True)
+    state = fields.Dict(required=True, metadata={"description": "The engine's view for the caller."})
+    created_at = fields.String(required=True)
+    updated_at = fields.String(required=True)
+
+
+class GameCreatedSchema(GameSchema):
+    """The game object right after creation, with every seat's token and the admin token."""
+
+    players = fields.List(fields.Nested(PlayerWithTokenSchema), required=True)
+    admin_token = fields.String(required=True)
+
+
+class MoveSubmittedSchema(StrictSchema):
+    """The answer to an accepted move."""
+
+    seq = fields.Integer(required=True)
+    game = fields.Nested(GameSchema, required=True)
+
+
+class LoggedMoveSchema(StrictSchema):
+    """One entry of the public move log."""
+
+    seq = fields.Integer(required=True)
+    seat = fields.Integer(required=True)
+    move = fields.Dict(required=True)
+    notation = fields.String(required=True)
+    at = fields.String(required=True)
+
+
+class LegalMovesSchema(StrictSchema):
+    """Every legal move of the caller's seat now."""
+
+    seq = fields.Integer(required=True)
+    moves = fields.List(fields.Dict(), required=True)
+
+
+class ErrorBodySchema(StrictSchema):
+    """The inside of an error answer."""
+
+    code = fields.String(required=True)
+    message = fields.String(required=True)
+    details = fields.Dict(required=True)
+
+
+class ErrorResponseSchema(StrictSchema):
+    """Every error answer: ``{"error": {"code", "message", "details"}}``."""
+
+    error = fields.Nested(ErrorBodySchema, required=True)

@@ -1,0 +1,33 @@
+"""Move validation by engine: each engine's ``MOVE_SCHEMAS`` chosen by ``action``.
+
+    >>> load_move("siam", {"action": "rotate", "at": "b2", "facing": "S"})
+    {'action': 'rotate', 'at': 'b2', 'facing': 'S'}
+    >>> load_move("siam", {"action": "fly"})
+    Traceback (most recent call last):
+    ...
+    marshmallow.exceptions.ValidationError: {'action': ['Unknown action; expected one of: enter, exit, move, rotate.']}
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from marshmallow import Schema, ValidationError
+
+from schemas import siam
+
+MOVE_SCHEMAS: dict[str, dict[str, type[Schema]]] = {
+    "siam": siam.MOVE_SCHEMAS,
+}
+
+
+def load_move(engine_id: str, data: Any) -> dict[str, Any]:
+    """Validate ``data`` as a move of ``engine_id``; raise ``ValidationError`` with field errors."""
+    if not isinstance(data, dict):
+        raise ValidationError({"move": ["Must be a JSON object with an 'action' field."]})
+    schemas = MOVE_SCHEMAS[engine_id]
+    action = data.get("action")
+    if not isinstance(action, str) or action not in schemas:
+        expected = ", ".join(sorted(schemas))
+        raise ValidationError({"action": [f"Unknown action; expected one of: {expected}."]})
+    return schemas[action]().load(data)

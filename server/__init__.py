@@ -1,0 +1,127 @@
+"""The Flask application factory.
+
+    >>> app = create_app({"TURNPOST_DB": ":memory:", "TESTING": True})
+    >>> app.test_client().get("/api/v1/engines").status_code
+    200
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import flask_smorest
+from flask import Flask, current_app, g, jsonify, render_template, request
+from flask_wtf.csrf import CSRFError, CSRFProtect
+from werkzeug.exceptions import HTTPException
+
+from schemas.api import ErrorResponseSchema
+from server.errors import CODE_BY_STATUS, TurnpostError
+from server.service import GameService
+from server.store import Store
+
+ROOT = Path(__file__).resolve().parent.parent
+MAX_BODY_BYTES = 64 * 1024
+
+csrf = CSRFProtect()
+
+
+class Turnpost:
+    """The app's handle on its database: one store per request (or per stream)."""
+
+    def __init__(self, db_path: str) -> None:
+        self.db_path = db_path
+        self._memory_store: Store | None = None
+
+    def store(self) -> Store:
+        """The request's store, opened on first use and closed at teardown."""
+        if self.db_path == ":memory:":
+            if self._memory_store is None:
+                self._memory_store = Store.open(":memory:")
+            return self._memory_store
+        if "turnpost_store" not in g:
+            g.turnpost_store = Store.open(self.db_path)
+        return g.turnpost_store
+
+    def service(self) -> GameService:
+        """A game service on the request's store."""
+        return GameService(self.store())
+
+    def close(self, _: BaseException | None = None) -> None:
+        """Close the request's store, if one was opened."""
+        store = g.pop("turnpost_store", None)
+        if store is not None:
+            store.close()
+
+
+class Api(flask_smorest.Api):
+    """flask-smorest's Api answering every HTTP error in the contract's shape."""
+
+    ERROR_SCHEMA = ErrorResponseSchema
+
+    def handle_http_exception(self, error: HTTPException) -> Any:
+        """``{"error": {...}}`` for API paths, a small HTML page elsewhere."""
+        code = CODE_BY_STATUS.get(error.code or 500, "bad_request")
+        return error_response(TurnpostError(code, error.description or error.name), error.code)
+
+
+def error_response(error: TurnpostError, status: int | None = None) -> Any:
+    """The contract's error body (JSON) or, outside the API, an HTML error page."""
+    status = status or error.status
+    if request.path.startswith("/api/"):
+        response = jsonify(error.body())
+        response.status_code = status
+        return response
+    return render_template("error.html", error=error), status
+
+
+def create_app(config: dict[str, Any] | None = None) -> Flask:
+    """Build the app; ``config`` overrides the environment (``TURNPOST_DB``)."""
+    app = Flask(__name__, template_folder=str(ROOT / "templates"))
+    app.config.update(
+        TURNPOST_DB=os.environ.get("TURNPOST_DB", "./turnpost.db"),
+        API_TITLE="Turnpost",
+        API_VERSION="1",
+        OPENAPI_VERSION="3.0.3",
+        OPENAPI_URL_PREFIX="/api",
+        OPENAPI_JSON_PATH="v1/openapi.json",
+        OPENAPI_SWAGGER_UI_PATH=None,
+        OPENAPI_REDOC_PATH="docs",
+        OPENAPI_REDOC_URL="https://cdn.jsdelivr.net/npm/redoc@2/bundles/redoc.standalone.js",
+        MAX_CONTENT_LENGTH=MAX_BODY_BYTES,
+        SESSION_COOKIE_HTTPONLY=True,
+        SESSION_COOKIE_SAMESITE="Lax",
+        WTF_CSRF_TIME_LIMIT=None,
+    )
+    app.config.update(config or {})
+    turnpost = Turnpost(app.config["TURNPOST_DB"])
+    app.extensions["turnpost"] = turnpost
+    store = Store.open(turnpost.db_path) if turnpost.db_path != ":memory:" else turnpost.store()
+    store.init()
+    if not app.config.get("SECRET_KEY"):
+        app.config["SECRET_KEY"] = store.secret_key()
+    if turnpost.db_path != ":memory:":
+        store.close()
+    app.teardown_appcontext(turnpost.close)
+
+    from server import api, web
+
+    rest = Api(app)
+    rest.register_blueprint(api.blp)
+    csrf.exempt(api.blp)
+    csrf.init_app(app)
+    app.register_blueprint(web.bp)
+    app.register_error_handler(TurnpostError, error_response)
+    app.register_error_handler(CSRFError, _csrf_error)
+    app.register_error_handler(Exception, _unexpected_error)
+    return app
+
+
+def _csrf_error(error: CSRFError) -> Any:
+    return error_response(TurnpostError("bad_request", f"CSRF check failed: {error.description}"))
+
+
+def _unexpected_error(error: Exception) -> Any:
+    current_app.logger.exception("unexpected error")
+    return error_response(TurnpostError("internal_error", "Something went wrong on our side."))

@@ -1,0 +1,233 @@
+"""The REST API under ``/api/v1`` (contract section 2), built with flask-smorest."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import flask_smorest
+from flask import Response, current_app, request, stream_with_context
+from marshmallow import Schema, ValidationError
+from webargs.flaskparser import FlaskParser
+
+from engines import ENGINES
+from schemas.api import (
+    EngineSchema,
+    ErrorResponseSchema,
+    EventsQuerySchema,
+    GameCreatedSchema,
+    GameCreateSchema,
+    GameQuerySchema,
+    GameSchema,
+    LegalMovesSchema,
+    LoggedMoveSchema,
+    MoveSubmitSchema,
+    MoveSubmittedSchema,
+)
+from server.errors import TurnpostError
+from server.service import GameService
+from server.store import Store
+
+#: Seconds between keep-alive comments on the event stream (the contract asks for <= 15).
+KEEPALIVE_SECONDS = 10.0
+#: Seconds between looks at the log for new moves while streaming events.
+POLL_SECONDS = 0.25
+
+
+class ContractParser(FlaskParser):
+    """Reads JSON bodies whatever the Content-Type and reports errors in the contract's shape."""
+
+    def load_json(self, req: Any, schema: Schema) -> Any:
+        """The body as a JSON object, or ``400 bad_request``."""
+        try:
+            data = json.loads(req.get_data(cache=True) or b"null")
+        except (ValueError, UnicodeDecodeError):
+            raise TurnpostError("bad_request", "The body is not valid JSON.") from None
+        if not isinstance(data, dict):
+            raise TurnpostError("bad_request", "The body must be a JSON object.")
+        return data
+
+    def handle_error(
+        self, error: ValidationError, req: Any, schema: Schema, **_: Any
+    ) -> Any:
+        """Turn a schema failure into ``422`` with field-level ``details``."""
+        messages = error.normalized_messages()
+        if set(messages) <= {"json", "query", "headers"} and len(messages) == 1:
+            messages = next(iter(messages.values()))
+        codes = getattr(schema, "field_error_codes", {})
+        code = next((codes[field] for field in messages if field in codes), "invalid_request")
+        raise TurnpostError(code, "The request does not match its schema.", messages)
+
+
+class Blueprint(flask_smorest.Blueprint):
+    """A flask-smorest blueprint using :class:`ContractParser`."""
+
+    ARGUMENTS_PARSER = ContractParser()
+
+
+blp = Blueprint("api", __name__, url_prefix="/api/v1", description="Turnpost turn server")
+
+
+def service() -> GameService:
+    """The request's game service."""
+    return current_app.extensions["turnpost"].service()
+
+
+def bearer_token() -> str | None:
+    """The token of an ``Authorization: Bearer`` header, or ``None``."""
+    header = request.headers.get("Authorization", "")
+    scheme, _, token = header.partition(" ")
+    if not header:
+        return None
+    if scheme.lower() != "bearer" or not token.strip():
+        raise TurnpostError("unauthorized", "Use 'Authorization: Bearer <token>'.")
+    return token.strip()
+
+
+def errors(*statuses: int) -> Any:
+    """Document the contract's error answers for ``statuses`` on a route."""
+
+    def decorate(func: Any) -> Any:
+        for status in statuses:
+            func = blp.alt_response(status, schema=ErrorResponseSchema, description="Error")(func)
+        return func
+
+    return decorate
+
+
+@blp.route("/engines")
+@blp.response(200, EngineSchema(many=True))
+def list_engines() -> list[dict[str, Any]]:
+    """Every engine with its player counts and option defaults."""
+    return [
+        {
+            "id": engine.id,
+            "name": engine.name,
+            "min_players": engine.min_players,
+            "max_players": engine.max_players,
+            "options": engine.default_options,
+        }
+        for engine in ENGINES.values()
+    ]
+
+
+@blp.route("/games", methods=["POST"])
+@blp.arguments(GameCreateSchema)
+@blp.response(201, GameCreatedSchema)
+@errors(400, 404, 422)
+def create_game(body: dict[str, Any]) -> dict[str, Any]:
+    """Create a game; the answer shows each seat's token and the admin token once."""
+    return service().create(
+        body["engine"],
+        body["players"],
+        body["options"],
+        seed=body["seed"],
+        position=body["position"],
+    )
+
+
+@blp.route("/games/<game_id>")
+@blp.arguments(GameQuerySchema, location="query")
+@blp.response(200, GameSchema)
+@errors(401, 404, 422)
+def read_game(query: dict[str, Any], game_id: str) -> dict[str, Any]:
+    """The game as the caller may see it; ``?at=N`` for the game after move N."""
+    games = service()
+    game = games.load(game_id)
+    seat = games.authenticate(game, bearer_token())
+    return games.game_object(game, seat, at=query.get("at"))
+
+
+@blp.route("/games/<game_id>/abort", methods=["POST"])
+@blp.response(200, GameSchema)
+@errors(401, 404, 409)
+def abort_game(game_id: str) -> dict[str, Any]:
+    """End a running game as ``aborted`` (``Authorization: Bearer <admin token>``)."""
+    return service().abort(game_id, bearer_token())
+
+
+@blp.route("/games/<game_id>/moves")
+@blp.response(200, LoggedMoveSchema(many=True))
+@errors(404)
+def list_moves(game_id: str) -> list[dict[str, Any]]:
+    """The public move log in order."""
+    games = service()
+    return games.move_log(games.load(game_id))
+
+
+@blp.route("/games/<game_id>/moves", methods=["POST"])
+@blp.arguments(MoveSubmitSchema)
+@blp.response(201, MoveSubmittedSchema)
+@errors(400, 401, 404, 409, 422)
+def submit_move(body: dict[str, Any], game_id: str) -> dict[str, Any]:
+    """Submit a move (JSON or notation); optional ``Idempotency-Key`` header."""
+    return service().submit(
+        game_id,
+        bearer_token(),
+        move=body.get("move"),
+        notation=body.get("notation"),
+        expected_seq=body["expected_seq"],
+        idempotency_key=request.headers.get("Idempotency-Key"),
+    )
+
+
+@blp.route("/games/<game_id>/legal-moves")
+@blp.response(200, LegalMovesSchema)
+@errors(401, 404)
+def legal_moves(game_id: str) -> dict[str, Any]:
+    """Every legal move of the caller's seat now (empty when it is not their turn)."""
+    games = service()
+    game = games.load(game_id)
+    seat = games.authenticate(game, bearer_token())
+    if seat is None:
+        raise TurnpostError("unauthorized", "A seat token is needed for legal moves.")
+    return games.legal_moves(game, seat)
+
+
+@blp.route("/games/<game_id>/events")
+@blp.arguments(EventsQuerySchema, location="query")
+@blp.response(200, content_type="text/event-stream", description="Server-sent events")
+@errors(404)
+def events(query: dict[str, Any], game_id: str) -> Response:
+    """A ``text/event-stream`` with one ``move`` event per appended move; resumes after ``Last-Event-ID``."""
+    games = service()
+    game = games.load(game_id)
+    last = query.get("last_event_id") or _last_event_id()
+    factory = current_app.extensions["turnpost"]
+    stream = _event_stream(factory, game.id, last)
+    return Response(
+        stream_with_context(stream),
+        mimetype="text/event-stream",
+        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+    )
+
+
+def _last_event_id() -> int:
+    value = request.headers.get("Last-Event-ID", "0")
+    return int(value) if value.isdigit() else 0
+
+
+def _event_stream(factory: Any, game_id: str, last: int) -> Iterator[str]:
+    """Yield each move after ``last`` as an SSE event, with keep-alive comments, until the game ends."""
+    store = Store.open(factory.db_path)
+    games = GameService(store)
+    try:
+        yield "retry: 2000\n: connected\n\n"
+        quiet_since = time.monotonic()
+        while True:
+            game = games.load(game_id)
+            for entry in games.move_log(game, after=last):
+                last = entry["seq"]
+                data = {key: entry[key] for key in ("seq", "seat", "notation", "to_move", "status")}
+                yield f"id: {last}\nevent: move\ndata: {json.dumps(data)}\n\n"
+                quiet_since = time.monotonic()
+            if game.status != "active" and last >= game.seq:
+                return
+            if time.monotonic() - quiet_since >= KEEPALIVE_SECONDS:
+                yield ": keep-alive\n\n"
+                quiet_since = time.monotonic()
+            time.sleep(POLL_SECONDS)
+    finally:
+        store.close()

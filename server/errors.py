@@ -1,0 +1,63 @@
+"""The contract's error codes and the exception that carries them.
+
+Every error leaves the server as
+``{"error": {"code": "...", "message": "...", "details": {}}}``.
+
+    >>> TurnpostError("stale_seq", "Moved on.", {"seq": 3}).status
+    409
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+STATUS_BY_CODE = {
+    "bad_request": 400,
+    "unauthorized": 401,
+    "forbidden": 403,
+    "not_found": 404,
+    "method_not_allowed": 405,
+    "not_your_turn": 409,
+    "stale_seq": 409,
+    "game_over": 409,
+    "payload_too_large": 413,
+    "unsupported_media_type": 415,
+    "invalid_move": 422,
+    "illegal_move": 422,
+    "invalid_position": 422,
+    "invalid_request": 422,
+    "rate_limited": 429,
+    "internal_error": 500,
+}
+
+#: The code used for an HTTP status raised by Flask or Werkzeug itself.
+CODE_BY_STATUS = {
+    400: "bad_request",
+    401: "unauthorized",
+    403: "forbidden",
+    404: "not_found",
+    405: "method_not_allowed",
+    413: "payload_too_large",
+    415: "unsupported_media_type",
+    422: "invalid_request",
+    429: "rate_limited",
+}
+
+
+class TurnpostError(Exception):
+    """A refusal with a contract error code, a human message and details."""
+
+    def __init__(self, code: str, message: str, details: dict[str, Any] | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.details = details or {}
+
+    @property
+    def status(self) -> int:
+        """The HTTP status for this code."""
+        return STATUS_BY_CODE[self.code]
+
+    def body(self) -> dict[str, Any]:
+        """The contract's error object."""
+        return {"error": {"code": self.code, "message": self.message, "details": self.details}}

@@ -1,0 +1,389 @@
+"""Games as the API, the web pages and the CLI use them.
+
+The service loads a game's snapshot, applies one move through its engine and
+appends it to the log in one transaction; it never replays the log on the hot
+path. Replaying (``?at=N``, ``turnpost replay``) starts again from the seed or
+the starting position and must reproduce the snapshot exactly.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from marshmallow import ValidationError
+
+from engines import ENGINES, Engine, IllegalMove, InvalidPosition, NotationError
+from schemas.moves import load_move
+from server.errors import TurnpostError
+from server.store import Store, dumps, hash_secret, new_secret
+
+
+def utcnow() -> str:
+    """Now as an ISO 8601 UTC string with a ``Z``."""
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+@dataclass
+class Game:
+    """A game as loaded from the store: its row, seats, engine and live state."""
+
+    row: dict[str, Any]
+    seats: list[dict[str, Any]]
+    engine: Engine
+    state: dict[str, Any]
+
+    @property
+    def id(self) -> str:
+        """The game id."""
+        return self.row["id"]
+
+    @property
+    def seq(self) -> int:
+        """Number of moves in the log."""
+        return self.row["seq"]
+
+    @property
+    def status(self) -> str:
+        """``active``, ``finished`` or ``aborted``."""
+        return self.row["status"]
+
+
+class GameService:
+    """Create, read and play games on one :class:`Store`."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+
+    # -- creation -------------------------------------------------------
+    def create(
+        self,
+        engine_id: str,
+        players: list[dict[str, Any]],
+        options: dict[str, Any],
+        seed: int | None = None,
+        position: dict[str, Any] | None = None,
+    ) -> dict[str, Any]:
+        """Create a game; the answer carries each seat's token and the admin token (shown once)."""
+        engine = self.engine(engine_id)
+        if not engine.min_players <= len(players) <= engine.max_players:
+            raise TurnpostError(
+                "invalid_request",
+                f"{engine.name} takes {engine.min_players} to {engine.max_players} players.",
+                {"players": [f"Expected {engine.min_players}-{engine.max_players} players."]},
+            )
+        try:
+            merged = engine.options(options)
+        except ValueError as error:
+            raise TurnpostError("invalid_request", str(error), {"options": [str(error)]}) from None
+        seed = secrets.randbits(63) if seed is None else seed
+        state = self._initial_state(engine, len(players), merged, seed, position)
+        game_id = secrets.token_hex(6)
+        tokens = [new_secret() for _ in players]
+        admin_token = new_secret()
+        now = utcnow()
+        with self.store.write() as db:
+            db["games"].insert(
+                {
+                    "id": game_id,
+                    "engine": engine.id,
+                    "options": dumps(merged),
+                    "seed": seed,
+                    "position": None if position is None else dumps(position),
+                    "seq": 0,
+                    "admin_token_hash": hash_secret(admin_token),
+                    "created_at": now,
+                    **self._snapshot(engine, state, now),
+                }
+            )
+            db["seats"].insert_all(
+                {
+                    "game_id": game_id,
+                    "seat": seat,
+                    "name": player["name"],
+                    "email": player.get("email"),
+                    "token_hash": hash_secret(token),
+                }
+                for seat, (player, token) in enumerate(zip(players, tokens, strict=True))
+            )
+        game = self.load(game_id)
+        created = self.game_object(game, seat=None)
+        created["players"] = [
+            {"seat": seat, "name": player["name"], "token": token}
+            for seat, (player, token) in enumerate(zip(players, tokens, strict=True))
+        ]
+        created["admin_token"] = admin_token
+        return created
+
+    @staticmethod
+    def engine(engine_id: str) -> Engine:
+        """The engine ``engine_id`` or a ``404 not_found``."""
+        try:
+            return ENGINES[engine_id]
+        except KeyError:
+            known = ", ".join(sorted(ENGINES))
+            raise TurnpostError(
+                "not_found", f"No engine {engine_id!r}; known engines: {known}."
+            ) from None
+
+    @staticmethod
+    def _initial_state(
+        engine: Engine,
+        players: int,
+        options: dict[str, Any],
+        seed: int,
+        position: dict[str, Any] | None,
+    ) -> dict[str, Any]:
+        if position is None:
+            return engine.setup(players, options, seed)
+        try:
+            return engine.from_position(players, options, seed, position)
+        except InvalidPosition as error:
+            raise TurnpostError("invalid_position", error.message, {"rule": error.rule}) from None
+
+    @staticmethod
+    def _snapshot(engine: Engine, state: dict[str, Any], now: str) -> dict[str, Any]:
+        """The columns of ``games`` derived from a state."""
+        result = engine.result(state)
+        return {
+            "state": dumps(state),
+            "to_move": dumps(engine.to_move(state)),
+            "result": None if result is None else dumps(result),
+            "status": "active" if result is None else "finished",
+            "updated_at": now,
+        }
+
+    # -- reading --------------------------------------------------------
+    def load(self, game_id: str) -> Game:
+        """The game ``game_id`` at its latest snapshot, or ``404 not_found``."""
+        row = self.store.game(game_id)
+        if row is None:
+            raise TurnpostError("not_found", f"No game {game_id!r}.")
+        engine = ENGINES[row["engine"]]
+        return Game(row, self.store.seats(game_id), engine, json.loads(row["state"]))
+
+    def authenticate(self, game: Game, token: str | None) -> int | None:
+        """The seat of a bearer token (``None`` without a token); ``401`` for a wrong token."""
+        if token is None:
+            return None
+        seat = self.store.seat_by_token(game.id, token)
+        if seat is None:
+            raise TurnpostError("unauthorized", "This token is not a seat token of this game.")
+        return seat
+
+    def game_object(self, game: Game, seat: int | None, at: int | None = None) -> dict[str, Any]:
+        """The contract's game object for ``seat`` (``None``: public), now or after move ``at``."""
+        row, state = game.row, game.state
+        status, seq = row["status"], game.seq
+        to_move = json.loads(row["to_move"])
+        result = None if row["result"] is None else json.loads(row["result"])
+        if at is not None and at != game.seq:
+            state = self.state_at(game, at)
+            result = game.engine.result(state)
+            status, seq = ("active" if result is None else "finished"), at
+            to_move = game.engine.to_move(state)
+        if status == "aborted":
+            to_move = []
+        return {
+            "id": game.id,
+            "engine": game.engine.id,
+            "status": status,
+            "seq": seq,
+            "to_move": to_move,
+            "players": [{"seat": s["seat"], "name": s["name"]} for s in game.seats],
+            "you": seat,
+            "result": result,
+            "deadline": row["deadline"],
+            "options": json.loads(row["options"]),
+            "state": game.engine.view(state, seat),
+            "created_at": row["created_at"],
+            "updated_at": row["updated_at"],
+        }
+
+    def state_at(self, game: Game, at: int) -> dict[str, Any]:
+        """The state after move ``at``, replayed from the start."""
+        if not 0 <= at <= game.seq:
+            raise TurnpostError(
+                "invalid_request", f"at must be between 0 and {game.seq}.", {"at": [game.seq]}
+            )
+        return self.replay(game, upto=at)
+
+    def replay(self, game: Game, upto: int | None = None) -> dict[str, Any]:
+        """Rebuild the state from the seed (or position) and the log, up to move ``upto``."""
+        row = game.row
+        position = None if row["position"] is None else json.loads(row["position"])
+        state = self._initial_state(
+            game.engine, len(game.seats), json.loads(row["options"]), row["seed"], position
+        )
+        for logged in self.store.moves(game.id, upto=upto):
+            state = game.engine.apply(state, logged["seat"], json.loads(logged["move"]))
+        return state
+
+    def move_log(self, game: Game, after: int = 0) -> list[dict[str, Any]]:
+        """The public log entries after ``after``."""
+        return [
+            {
+                "seq": m["seq"],
+                "seat": m["seat"],
+                "move": json.loads(m["public_move"]),
+                "notation": m["notation"],
+                "at": m["at"],
+                "to_move": json.loads(m["to_move"]),
+                "status": m["status"],
+            }
+            for m in self.store.moves(game.id, after=after)
+        ]
+
+    def legal_moves(self, game: Game, seat: int) -> dict[str, Any]:
+        """Every legal move of ``seat`` now."""
+        moves = [] if game.status != "active" else game.engine.legal_moves(game.state, seat)
+        return {"seq": game.seq, "moves": moves}
+
+    # -- playing --------------------------------------------------------
+    def read_move(
+        self, game: Game, move: dict[str, Any] | None, notation: str | None
+    ) -> dict[str, Any]:
+        """The move object from a JSON move or its notation; ``422 invalid_move`` if malformed."""
+        try:
+            if notation is not None:
+                move = game.engine.parse(notation, game.state)
+            return load_move(game.engine.id, move)
+        except NotationError as error:
+            raise TurnpostError(
+                "invalid_move", error.message, {"notation": [error.message]}
+            ) from None
+        except ValidationError as error:
+            raise TurnpostError(
+                "invalid_move", "The move does not match the move schema.", error.messages_dict
+            ) from None
+
+    def submit(
+        self,
+        game_id: str,
+        token: str | None,
+        move: dict[str, Any] | None = None,
+        notation: str | None = None,
+        expected_seq: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> dict[str, Any]:
+        """Validate, apply and append one move; the answer is ``{"seq", "game"}``.
+
+        With an ``idempotency_key`` a repeat returns the first answer and appends nothing.
+        """
+        game = self.load(game_id)
+        seat = self.authenticate(game, token)
+        if seat is None:
+            raise TurnpostError("unauthorized", "A seat token is needed to move.")
+        request = dumps({"move": move, "notation": notation, "expected_seq": expected_seq})
+        if idempotency_key is not None:
+            replayed = self._idempotent(game.id, seat, idempotency_key, request)
+            if replayed is not None:
+                return replayed
+        with self.store.write() as db:
+            game = self.load(game_id)
+            if idempotency_key is not None:
+                replayed = self._idempotent(game.id, seat, idempotency_key, request)
+                if replayed is not None:
+                    return replayed
+            parsed = self._check_turn(game, seat, move, notation, expected_seq)
+            try:
+                state = game.engine.apply(game.state, seat, parsed)
+            except IllegalMove as error:
+                raise TurnpostError(
+                    "illegal_move", error.message, {"rule": error.rule, "move": parsed}
+                ) from None
+            answer = self._append(db, game, seat, parsed, state)
+            if idempotency_key is not None:
+                db["idempotency"].insert(
+                    {
+                        "game_id": game.id,
+                        "seat": seat,
+                        "key": idempotency_key,
+                        "request": request,
+                        "response": dumps(answer),
+                    }
+                )
+        return answer
+
+    def _idempotent(
+        self, game_id: str, seat: int, key: str, request: str
+    ) -> dict[str, Any] | None:
+        """The first answer for a repeated ``Idempotency-Key``; ``422`` if the body differs."""
+        recorded = self.store.idempotent_response(game_id, seat, key)
+        if recorded is None:
+            return None
+        if recorded["request"] != request:
+            raise TurnpostError(
+                "invalid_request",
+                "This Idempotency-Key was already used with a different request.",
+                {"Idempotency-Key": [key]},
+            )
+        return json.loads(recorded["response"])
+
+    def _check_turn(
+        self,
+        game: Game,
+        seat: int,
+        move: dict[str, Any] | None,
+        notation: str | None,
+        expected_seq: int | None,
+    ) -> dict[str, Any]:
+        """Refuse a move for a finished game, a stale seq or the wrong seat; return the parsed move."""
+        if game.status != "active":
+            raise TurnpostError("game_over", f"The game is {game.status}; no more moves.")
+        if expected_seq is not None and expected_seq != game.seq:
+            raise TurnpostError(
+                "stale_seq",
+                f"The game is at seq {game.seq}, not {expected_seq}; reload and try again.",
+                {"seq": game.seq},
+            )
+        parsed = self.read_move(game, move, notation)
+        to_move = json.loads(game.row["to_move"])
+        if seat not in to_move:
+            raise TurnpostError(
+                "not_your_turn",
+                f"It is not seat {seat}'s turn; waiting for seat(s) {to_move}.",
+                {"to_move": to_move},
+            )
+        return parsed
+
+    def _append(
+        self, db: Any, game: Game, seat: int, move: dict[str, Any], state: dict[str, Any]
+    ) -> dict[str, Any]:
+        """Append the move and the new snapshot inside the caller's transaction."""
+        now = utcnow()
+        seq = game.seq + 1
+        snapshot = self._snapshot(game.engine, state, now)
+        db["moves"].insert(
+            {
+                "game_id": game.id,
+                "seq": seq,
+                "seat": seat,
+                "move": dumps(move),
+                "public_move": dumps(game.engine.public_move(game.state, seat, move)),
+                "notation": game.engine.format(move),
+                "to_move": snapshot["to_move"],
+                "status": snapshot["status"],
+                "at": now,
+            }
+        )
+        db["games"].update(game.id, {"seq": seq, **snapshot})
+        updated = Game({**game.row, "seq": seq, **snapshot}, game.seats, game.engine, state)
+        return {"seq": seq, "game": self.game_object(updated, seat)}
+
+    def abort(self, game_id: str, admin_token: str | None) -> dict[str, Any]:
+        """End a running game as ``aborted`` (admin token only)."""
+        game = self.load(game_id)
+        expected = game.row["admin_token_hash"]
+        if admin_token is None or not secrets.compare_digest(hash_secret(admin_token), expected):
+            raise TurnpostError("unauthorized", "The admin token of this game is needed.")
+        with self.store.write() as db:
+            game = self.load(game_id)
+            if game.status != "active":
+                raise TurnpostError("game_over", f"The game is already {game.status}.")
+            db["games"].update(game.id, {"status": "aborted", "to_move": "[]",
+                                         "updated_at": utcnow()})
+        return self.game_object(self.load(game_id), seat=None)

@@ -1,0 +1,206 @@
+"""The SQLite store: games, seats, the append-only move log, idempotency keys.
+
+One SQLite file in WAL mode (``TURNPOST_DB``, default ``./turnpost.db``),
+opened with sqlite-utils. The move log cannot be rewritten: triggers in the
+database abort any UPDATE or DELETE on ``moves``.
+
+    >>> store = Store.open(":memory:")
+    >>> store.init()
+    >>> sorted(store.db.table_names())[:3]
+    ['games', 'idempotency', 'meta']
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import secrets
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import sqlite_utils
+
+BUSY_TIMEOUT_MS = 10_000
+
+TRIGGERS = [
+    f"CREATE TRIGGER IF NOT EXISTS moves_no_{event.lower()} BEFORE {event} ON moves"
+    " BEGIN SELECT RAISE(ABORT, 'the move log is append-only'); END"
+    for event in ("UPDATE", "DELETE")
+]
+
+
+def hash_secret(secret: str) -> str:
+    """The stored form of a token: its SHA-256 hex digest.
+
+    >>> len(hash_secret("abc"))
+    64
+    """
+    return hashlib.sha256(secret.encode()).hexdigest()
+
+
+def new_secret() -> str:
+    """A fresh URL-safe token (192 bits)."""
+    return secrets.token_urlsafe(24)
+
+
+def dumps(value: Any) -> str:
+    """Canonical JSON: sorted keys, no spaces; equal values give equal text."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"))
+
+
+class Store:
+    """A connection to the Turnpost database with the few queries the service needs."""
+
+    def __init__(self, db: sqlite_utils.Database) -> None:
+        self.db = db
+
+    @classmethod
+    def open(cls, path: str) -> Store:
+        """Open ``path`` (created if missing) with autocommit and a busy timeout."""
+        conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        conn.execute("PRAGMA synchronous = FULL")
+        conn.execute("PRAGMA foreign_keys = ON")
+        return cls(sqlite_utils.Database(conn))
+
+    def close(self) -> None:
+        """Close the connection."""
+        self.db.close()
+
+    def init(self) -> None:
+        """Create the tables, indexes and append-only triggers if missing; switch to WAL."""
+        if self.db.conn.execute("PRAGMA journal_mode").fetchone()[0] != "memory":
+            self.db.conn.execute("PRAGMA journal_mode = WAL")
+        with self.write():
+            self._create_tables()
+
+    def _create_tables(self) -> None:
+        db = self.db
+        db["meta"].create({"key": str, "value": str}, pk="key", if_not_exists=True)
+        db["games"].create(
+            {
+                "id": str,
+                "engine": str,
+                "options": str,
+                "seed": int,
+                "position": str,
+                "status": str,
+                "seq": int,
+                "state": str,
+                "to_move": str,
+                "result": str,
+                "deadline": str,
+                "admin_token_hash": str,
+                "created_at": str,
+                "updated_at": str,
+            },
+            pk="id",
+            not_null={"engine", "options", "seed", "status", "seq", "state", "to_move"},
+            if_not_exists=True,
+        )
+        db["seats"].create(
+            {"game_id": str, "seat": int, "name": str, "email": str, "token_hash": str},
+            pk=("game_id", "seat"),
+            foreign_keys=[("game_id", "games", "id")],
+            not_null={"name", "token_hash"},
+            if_not_exists=True,
+        )
+        db["seats"].create_index(["token_hash"], unique=True, if_not_exists=True)
+        db["moves"].create(
+            {
+                "game_id": str,
+                "seq": int,
+                "seat": int,
+                "move": str,
+                "public_move": str,
+                "notation": str,
+                "to_move": str,
+                "status": str,
+                "at": str,
+            },
+            pk=("game_id", "seq"),
+            foreign_keys=[("game_id", "games", "id")],
+            not_null={"seat", "move", "public_move", "notation", "at"},
+            if_not_exists=True,
+        )
+        db["idempotency"].create(
+            {"game_id": str, "seat": int, "key": str, "request": str, "response": str},
+            pk=("game_id", "seat", "key"),
+            not_null={"request", "response"},
+            if_not_exists=True,
+        )
+        for trigger in TRIGGERS:
+            db.execute(trigger)
+
+    @contextmanager
+    def write(self) -> Iterator[sqlite_utils.Database]:
+        """A write transaction taken up front (``BEGIN IMMEDIATE``): commit on success, else roll back.
+
+        Writers queue on the database lock instead of failing halfway, so a
+        read-check-append inside the block is race free.
+        """
+        self.db.conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield self.db
+        except BaseException:
+            self.db.conn.execute("ROLLBACK")
+            raise
+        self.db.conn.execute("COMMIT")
+
+    # -- reads ------------------------------------------------------------
+    def secret_key(self) -> str:
+        """The app's signing secret, generated once and shared by every worker."""
+        row = self._one("SELECT value FROM meta WHERE key = 'secret_key'")
+        if row:
+            return row["value"]
+        with self.write() as db:
+            db["meta"].insert({"key": "secret_key", "value": new_secret()}, ignore=True)
+        return self._one("SELECT value FROM meta WHERE key = 'secret_key'")["value"]
+
+    def game(self, game_id: str) -> dict[str, Any] | None:
+        """The ``games`` row of ``game_id``, or ``None``."""
+        return self._one("SELECT * FROM games WHERE id = ?", [game_id])
+
+    def seats(self, game_id: str) -> list[dict[str, Any]]:
+        """The seats of a game in seat order."""
+        return self._all("SELECT * FROM seats WHERE game_id = ? ORDER BY seat", [game_id])
+
+    def seat_by_token(self, game_id: str, token: str) -> int | None:
+        """The seat a token belongs to in this game, or ``None``."""
+        row = self._one(
+            "SELECT seat FROM seats WHERE game_id = ? AND token_hash = ?",
+            [game_id, hash_secret(token)],
+        )
+        return None if row is None else row["seat"]
+
+    def moves(self, game_id: str, after: int = 0, upto: int | None = None) -> list[dict[str, Any]]:
+        """Logged moves with ``after < seq <= upto`` in order."""
+        sql = "SELECT * FROM moves WHERE game_id = ? AND seq > ?"
+        params: list[Any] = [game_id, after]
+        if upto is not None:
+            sql += " AND seq <= ?"
+            params.append(upto)
+        return self._all(sql + " ORDER BY seq", params)
+
+    def idempotent_response(self, game_id: str, seat: int, key: str) -> dict[str, Any] | None:
+        """The recorded request and response for an ``Idempotency-Key``, or ``None``."""
+        return self._one(
+            "SELECT request, response FROM idempotency WHERE game_id = ? AND seat = ? AND key = ?",
+            [game_id, seat, key],
+        )
+
+    def recent_games(self, limit: int = 50) -> list[dict[str, Any]]:
+        """The most recently updated games."""
+        return self._all(
+            "SELECT id, engine, status, seq, updated_at FROM games"
+            " ORDER BY updated_at DESC LIMIT ?",
+            [limit],
+        )
+
+    def _one(self, sql: str, params: list[Any] | None = None) -> dict[str, Any] | None:
+        return next(iter(self.db.query(sql, params or [])), None)
+
+    def _all(self, sql: str, params: list[Any] | None = None) -> list[dict[str, Any]]:
+        return list(self.db.query(sql, params or []))
