@@ -122,7 +122,7 @@ class Engine(ABC):
 
     @abstractmethod
     def apply(self, state: State, seat: int, move: Move) -> State:
-        """The state after ``seat`` plays ``move``; raise :class:`IllegalMove` if it breaks a rule."""
+        """The state after ``seat`` plays ``move``; :class:`IllegalMove` if it breaks a rule."""
 
     @abstractmethod
     def result(self, state: State) -> dict[str, Any] | None:

@@ -46,8 +46,9 @@ class GameCreateSchema(StrictSchema):
 class MoveSubmitSchema(StrictSchema):
     """``POST /api/v1/games/{id}/moves`` body: a move object or its notation."""
 
-    move = fields.Dict(keys=fields.String(), metadata={"example": {"action": "rotate", "at": "b2",
-                                                                   "facing": "S"}})
+    move = fields.Dict(
+        keys=fields.String(), metadata={"example": {"action": "rotate", "at": "b2", "facing": "S"}}
+    )
     notation = fields.String(validate=validate.Length(min=1, max=500))
     expected_seq = fields.Integer(
         load_default=None,
@@ -103,7 +104,9 @@ class GameSchema(StrictSchema):
 
     id = fields.String(required=True)
     engine = fields.String(required=True)
-    status = fields.String(required=True, validate=validate.OneOf(["active", "finished", "aborted"]))
+    status = fields.String(
+        required=True, validate=validate.OneOf(["active", "finished", "aborted"])
+    )
     seq = fields.Integer(required=True)
     to_move = fields.List(fields.Integer(), required=True)
     players = fields.List(fields.Nested(PlayerSchema), required=True)
@@ -115,7 +118,9 @@ class GameSchema(StrictSchema):
     )
     deadline = fields.String(allow_none=True, required=True)
     options = fields.Dict(required=True)
-    state = fields.Dict(required=True, metadata={"description": "The engine's view for the caller."})
+    state = fields.Dict(
+        required=True, metadata={"description": "The engine's view for the caller."}
+    )
     created_at = fields.String(required=True)
     updated_at = fields.String(required=True)
 

@@ -1,11 +1,12 @@
 """Move validation by engine: each engine's ``MOVE_SCHEMAS`` chosen by ``action``.
 
-    >>> load_move("siam", {"action": "rotate", "at": "b2", "facing": "S"})
-    {'action': 'rotate', 'at': 'b2', 'facing': 'S'}
-    >>> load_move("siam", {"action": "fly"})
-    Traceback (most recent call last):
-    ...
-    marshmallow.exceptions.ValidationError: {'action': ['Unknown action; expected one of: enter, exit, move, rotate.']}
+>>> load_move("siam", {"action": "rotate", "at": "b2", "facing": "S"})
+{'action': 'rotate', 'at': 'b2', 'facing': 'S'}
+>>> try:
+...     load_move("siam", {"action": "fly"})
+... except ValidationError as error:
+...     error.messages["action"]
+['Unknown action; expected one of: enter, exit, move, rotate.']
 """
 
 from __future__ import annotations

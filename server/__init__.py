@@ -1,8 +1,8 @@
 """The Flask application factory.
 
-    >>> app = create_app({"TURNPOST_DB": ":memory:", "TESTING": True})
-    >>> app.test_client().get("/api/v1/engines").status_code
-    200
+>>> app = create_app({"TURNPOST_DB": ":memory:", "TESTING": True})
+>>> app.test_client().get("/api/v1/engines").status_code
+200
 """
 
 from __future__ import annotations

@@ -49,9 +49,7 @@ class ContractParser(FlaskParser):
             raise TurnpostError("bad_request", "The body must be a JSON object.")
         return data
 
-    def handle_error(
-        self, error: ValidationError, req: Any, schema: Schema, **_: Any
-    ) -> Any:
+    def handle_error(self, error: ValidationError, req: Any, schema: Schema, **_: Any) -> Any:
         """Turn a schema failure into ``422`` with field-level ``details``."""
         messages = error.normalized_messages()
         if set(messages) <= {"json", "query", "headers"} and len(messages) == 1:
@@ -191,7 +189,7 @@ def legal_moves(game_id: str) -> dict[str, Any]:
 @blp.response(200, content_type="text/event-stream", description="Server-sent events")
 @errors(404)
 def events(query: dict[str, Any], game_id: str) -> Response:
-    """A ``text/event-stream`` with one ``move`` event per appended move; resumes after ``Last-Event-ID``."""
+    """An event stream: one ``move`` event per appended move; resumes after ``Last-Event-ID``."""
     games = service()
     game = games.load(game_id)
     last = query.get("last_event_id") or _last_event_id()
@@ -210,7 +208,7 @@ def _last_event_id() -> int:
 
 
 def _event_stream(factory: Any, game_id: str, last: int) -> Iterator[str]:
-    """Yield each move after ``last`` as an SSE event, with keep-alive comments, until the game ends."""
+    """Yield each move after ``last`` as an event, with keep-alives, until the game ends."""
     store = Store.open(factory.db_path)
     games = GameService(store)
     try:

@@ -1,10 +1,10 @@
 """The ``turnpost`` command line (also reachable as ``flask --app server ...``).
 
-    turnpost init-db
-    turnpost serve --demo                 # gunicorn on http://127.0.0.1:8000
-    turnpost new-game siam --player Ann --player Bob
-    turnpost replay GAME_ID               # exit 1 if the log does not rebuild the snapshot
-    turnpost export GAME_ID               # the game and its full log as JSON
+turnpost init-db
+turnpost serve --demo                 # gunicorn on http://127.0.0.1:8000
+turnpost new-game siam --player Ann --player Bob
+turnpost replay GAME_ID               # exit 1 if the log does not rebuild the snapshot
+turnpost export GAME_ID               # the game and its full log as JSON
 """
 
 from __future__ import annotations
@@ -39,7 +39,9 @@ def init_db() -> None:
 
 @main.command("new-game")
 @click.argument("engine")
-@click.option("--player", "names", multiple=True, required=True, help="A player name, in seat order.")
+@click.option(
+    "--player", "names", multiple=True, required=True, help="A player name, in seat order."
+)
 @click.option("--email", "emails", multiple=True, help="Emails, in the same order as --player.")
 @click.option("--seed", type=int, default=None, help="Seed of the game's PRNG (default: random).")
 @click.option("--option", "options", multiple=True, help="An engine option as NAME=JSON.")
@@ -122,7 +124,9 @@ def export(game_id: str) -> None:
 @click.option("--port", default=8000, show_default=True)
 @click.option("--workers", default=2, show_default=True)
 @click.option("--threads", default=16, show_default=True)
-@click.option("--demo/--no-demo", default=False, help="Create a demo Siam game and print its links.")
+@click.option(
+    "--demo/--no-demo", default=False, help="Create a demo Siam game and print its links."
+)
 @with_appcontext
 def serve(host: str, port: int, workers: int, threads: int, demo: bool) -> None:
     """Serve the app with gunicorn (threaded workers, so event streams don't block moves)."""
@@ -135,7 +139,7 @@ def serve(host: str, port: int, workers: int, threads: int, demo: bool) -> None:
         print_game(game, base_url)
         click.echo(
             f"Try: curl -H 'Authorization: Bearer {game['players'][0]['token']}' "
-            f"-d '{{\"notation\": \"enter a1 N\"}}' {base_url}/api/v1/games/{game['id']}/moves"
+            f'-d \'{{"notation": "enter a1 N"}}\' {base_url}/api/v1/games/{game["id"]}/moves'
         )
     click.echo(f"Serving {base_url} (API docs at {base_url}/api/docs); Ctrl-C stops.")
     run(current_app.config["TURNPOST_DB"], host, port, workers, threads)

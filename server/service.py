@@ -308,9 +308,7 @@ class GameService:
                 )
         return answer
 
-    def _idempotent(
-        self, game_id: str, seat: int, key: str, request: str
-    ) -> dict[str, Any] | None:
+    def _idempotent(self, game_id: str, seat: int, key: str, request: str) -> dict[str, Any] | None:
         """The first answer for a repeated ``Idempotency-Key``; ``422`` if the body differs."""
         recorded = self.store.idempotent_response(game_id, seat, key)
         if recorded is None:
@@ -331,7 +329,7 @@ class GameService:
         notation: str | None,
         expected_seq: int | None,
     ) -> dict[str, Any]:
-        """Refuse a move for a finished game, a stale seq or the wrong seat; return the parsed move."""
+        """Refuse a finished game, a stale seq or the wrong seat; return the parsed move."""
         if game.status != "active":
             raise TurnpostError("game_over", f"The game is {game.status}; no more moves.")
         if expected_seq is not None and expected_seq != game.seq:
@@ -384,6 +382,7 @@ class GameService:
             game = self.load(game_id)
             if game.status != "active":
                 raise TurnpostError("game_over", f"The game is already {game.status}.")
-            db["games"].update(game.id, {"status": "aborted", "to_move": "[]",
-                                         "updated_at": utcnow()})
+            db["games"].update(
+                game.id, {"status": "aborted", "to_move": "[]", "updated_at": utcnow()}
+            )
         return self.game_object(self.load(game_id), seat=None)

@@ -136,7 +136,7 @@ class Store:
 
     @contextmanager
     def write(self) -> Iterator[sqlite_utils.Database]:
-        """A write transaction taken up front (``BEGIN IMMEDIATE``): commit on success, else roll back.
+        """A write transaction locked up front (``BEGIN IMMEDIATE``); rolled back on error.
 
         Writers queue on the database lock instead of failing halfway, so a
         read-check-append inside the block is race free.

@@ -1,0 +1,50 @@
+"""Shape checks for move fields: a bad value is an :class:`IllegalMove`, never a crash."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engines.base import IllegalMove
+from engines.foreign_king.board import KINDS, PROVINCES, SUPPLY
+
+
+def field(move: dict[str, Any], name: str) -> Any:
+    """The value of ``name`` in ``move``; refuse the move when it is missing."""
+    if name not in move:
+        raise IllegalMove(f"The move needs a '{name}' field.", "shape")
+    return move[name]
+
+
+def province(value: Any) -> str:
+    """``value`` as a province name."""
+    if not isinstance(value, str) or value not in PROVINCES:
+        raise IllegalMove(f"{value!r} is not a province of Belgium on this map.", "province")
+    return value
+
+
+def place(value: Any) -> str:
+    """``value`` as a province name or ``"supply"``."""
+    if value == SUPPLY:
+        return SUPPLY
+    return province(value)
+
+
+def kind(value: Any) -> str:
+    """``value`` as a factory kind."""
+    if value not in KINDS:
+        raise IllegalMove(f"{value!r} is not a factory kind (textile or metal).", "shape")
+    return value
+
+
+def integer(value: Any, name: str) -> int:
+    """``value`` as a whole number (booleans refused)."""
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise IllegalMove(f"'{name}' must be a whole number.", "shape")
+    return value
+
+
+def listing(value: Any, name: str) -> list[Any]:
+    """``value`` as a non-empty list."""
+    if not isinstance(value, list) or not value:
+        raise IllegalMove(f"'{name}' must be a non-empty list.", "shape")
+    return value

@@ -1,0 +1,74 @@
+"""Map data for King of Siam: provinces, home provinces and borders, keyed by map name.
+
+A map is plain data, so another board (the printed one, or King of Saba) is
+one more entry in :data:`MAPS`; the rules read everything through
+:class:`Board`. ``colony_at`` is how many British provinces end the game.
+
+    >>> board = get_board("siam-1874")
+    >>> board.homes["lao"]
+    'luang-prabang'
+    >>> sorted(board.adjacent["kedah"])
+    ['nakhon-si-thammarat']
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+FACTIONS = ("rama", "lao", "malay")
+
+MAPS: dict[str, dict[str, Any]] = {
+    "siam-1874": {
+        "provinces": [
+            "chiang-mai",
+            "luang-prabang",
+            "sukhothai",
+            "korat",
+            "ayutthaya",
+            "chanthaburi",
+            "nakhon-si-thammarat",
+            "kedah",
+        ],
+        "homes": {"rama": "ayutthaya", "lao": "luang-prabang", "malay": "kedah"},
+        "borders": [
+            ["chiang-mai", "luang-prabang"],
+            ["chiang-mai", "sukhothai"],
+            ["luang-prabang", "sukhothai"],
+            ["luang-prabang", "korat"],
+            ["sukhothai", "korat"],
+            ["sukhothai", "ayutthaya"],
+            ["korat", "ayutthaya"],
+            ["korat", "chanthaburi"],
+            ["ayutthaya", "chanthaburi"],
+            ["ayutthaya", "nakhon-si-thammarat"],
+            ["nakhon-si-thammarat", "kedah"],
+        ],
+        "colony_at": 4,
+    },
+}
+
+
+@dataclass(frozen=True)
+class Board:
+    """A map ready for the rules: provinces in map order, homes and adjacency."""
+
+    name: str
+    provinces: tuple[str, ...]
+    homes: dict[str, str]
+    adjacent: dict[str, frozenset[str]]
+    colony_at: int
+
+
+@cache
+def get_board(name: str) -> Board:
+    """The :class:`Board` of map ``name``; ``KeyError`` for an unknown map."""
+    data = MAPS[name]
+    provinces = tuple(data["provinces"])
+    neighbours: dict[str, set[str]] = {province: set() for province in provinces}
+    for first, second in data["borders"]:
+        neighbours[first].add(second)
+        neighbours[second].add(first)
+    adjacent = {province: frozenset(found) for province, found in neighbours.items()}
+    return Board(name, provinces, dict(data["homes"]), adjacent, data["colony_at"])

@@ -1,0 +1,364 @@
+"""The REST API through a real gunicorn process (contract section 2)."""
+
+from __future__ import annotations
+
+import json
+import threading
+from typing import Any
+
+import requests
+
+from server.store import Store
+from tests.conftest import LiveServer
+
+#: A short Siam game that the elephants (seat 0) win by pushing the b3 rock off b5.
+WINNING_LINE = [
+    "enter b1 N",
+    "enter e1 N",
+    "move b1 b2 N",
+    "rotate e1 W",
+    "move b2 b3 N",
+    "rotate e1 N",
+    "move b3 b4 N",
+    "rotate e1 W",
+    "move b4 b5 N",
+]
+
+
+def create_siam(server: LiveServer, **extra: Any) -> dict[str, Any]:
+    """Create a two-player Siam game; the answer includes the tokens."""
+    body = {"engine": "siam", "players": [{"name": "Ann"}, {"name": "Bob"}], **extra}
+    response = requests.post(server.api("/games"), json=body, timeout=10)
+    assert response.status_code == 201, response.text
+    return response.json()
+
+
+def auth(token: str) -> dict[str, str]:
+    """The Authorization header for a token."""
+    return {"Authorization": f"Bearer {token}"}
+
+
+def submit(server: LiveServer, game: dict[str, Any], seat: int, body: Any, **headers: str):
+    """POST a move body for ``seat``."""
+    return requests.post(
+        server.api(f"/games/{game['id']}/moves"),
+        json=body,
+        headers={**auth(game["players"][seat]["token"]), **headers},
+        timeout=10,
+    )
+
+
+def error_code(response: requests.Response) -> str:
+    """The contract error code of an error answer (and check its shape)."""
+    error = response.json()["error"]
+    assert set(error) == {"code", "message", "details"}
+    assert error["message"]
+    return error["code"]
+
+
+def log_length(server: LiveServer, game: dict[str, Any]) -> int:
+    """Number of moves in the public log."""
+    return len(requests.get(server.api(f"/games/{game['id']}/moves"), timeout=10).json())
+
+
+def test_engines_lists_siam_with_defaults(live_server: LiveServer) -> None:
+    engines = requests.get(live_server.api("/engines"), timeout=10).json()
+    siam = next(engine for engine in engines if engine["id"] == "siam")
+    assert siam == {
+        "id": "siam",
+        "name": "Siam",
+        "min_players": 2,
+        "max_players": 2,
+        "options": {"cross_rule": True, "exit_once": False},
+    }
+
+
+def test_create_returns_tokens_once_and_read_hides_them(live_server: LiveServer) -> None:
+    game = create_siam(live_server, seed=42)
+    assert [p["seat"] for p in game["players"]] == [0, 1]
+    assert all(len(p["token"]) >= 20 for p in game["players"])
+    assert game["admin_token"]
+    assert game["status"] == "active" and game["seq"] == 0 and game["to_move"] == [0]
+    public = requests.get(live_server.api(f"/games/{game['id']}"), timeout=10).json()
+    assert public["you"] is None
+    assert "token" not in json.dumps(public["players"])
+    assert "admin_token" not in public
+    assert "seed" not in json.dumps(public["state"]) and "rng" not in public["state"]
+    seat = requests.get(
+        live_server.api(f"/games/{game['id']}"),
+        headers=auth(game["players"][1]["token"]),
+        timeout=10,
+    ).json()
+    assert seat["you"] == 1
+
+
+def test_tokens_are_stored_only_as_hashes(live_server: LiveServer) -> None:
+    game = create_siam(live_server)
+    store = Store.open(live_server.db_path)
+    try:
+        dump = "\n".join(store.db.conn.iterdump())
+    finally:
+        store.close()
+    for secret in [game["admin_token"], *(p["token"] for p in game["players"])]:
+        assert secret not in dump
+
+
+def test_demo_line_plays_to_a_finished_result(live_server: LiveServer) -> None:
+    game = create_siam(live_server)
+    for seq, notation in enumerate(WINNING_LINE):
+        response = submit(live_server, game, seq % 2, {"notation": notation, "expected_seq": seq})
+        assert response.status_code == 201, response.text
+        assert response.json()["seq"] == seq + 1
+    final = response.json()["game"]
+    assert final["status"] == "finished"
+    assert final["to_move"] == []
+    assert final["result"]["winners"] == [0]
+    log = requests.get(live_server.api(f"/games/{game['id']}/moves"), timeout=10).json()
+    assert [entry["notation"] for entry in log] == WINNING_LINE
+    assert [entry["seq"] for entry in log] == list(range(1, len(WINNING_LINE) + 1))
+    after = submit(live_server, game, 1, {"notation": "rotate e1 N"})
+    assert after.status_code == 409 and error_code(after) == "game_over"
+
+
+def test_move_as_json_object(live_server: LiveServer) -> None:
+    game = create_siam(live_server)
+    move = {"action": "enter", "to": "a1", "facing": "N"}
+    response = submit(live_server, game, 0, {"move": move, "expected_seq": 0})
+    assert response.status_code == 201
+    assert response.json()["game"]["state"]["board"]["a1"] == {"kind": "elephant", "facing": "N"}
+    log = requests.get(live_server.api(f"/games/{game['id']}/moves"), timeout=10).json()
+    assert log[0]["move"] == move and log[0]["notation"] == "enter a1 N" and log[0]["seat"] == 0
+
+
+def test_error_codes_leave_the_log_unchanged(live_server: LiveServer) -> None:
+    game = create_siam(live_server)
+    gid = game["id"]
+    cases = [
+        (
+            requests.post(
+                live_server.api(f"/games/{gid}/moves"),
+                data="{nope",
+                headers=auth(game["players"][0]["token"]),
+                timeout=10,
+            ),
+            400,
+            "bad_request",
+        ),
+        (submit(live_server, game, 0, [1, 2]), 400, "bad_request"),
+        (
+            requests.post(
+                live_server.api(f"/games/{gid}/moves"), json={"notation": "exit a1"}, timeout=10
+            ),
+            401,
+            "unauthorized",
+        ),
+        (
+            requests.post(
+                live_server.api(f"/games/{gid}/moves"),
+                json={"notation": "exit a1"},
+                headers=auth("forged"),
+                timeout=10,
+            ),
+            401,
+            "unauthorized",
+        ),
+        (
+            requests.post(
+                live_server.api("/games/nosuchgame/moves"),
+                json={"notation": "x"},
+                headers=auth("x"),
+                timeout=10,
+            ),
+            404,
+            "not_found",
+        ),
+        (submit(live_server, game, 1, {"notation": "enter a5 S"}), 409, "not_your_turn"),
+        (
+            submit(live_server, game, 0, {"notation": "enter a1 N", "expected_seq": 3}),
+            409,
+            "stale_seq",
+        ),
+        (
+            submit(live_server, game, 0, {"move": {"action": "enter", "to": "z9"}}),
+            422,
+            "invalid_move",
+        ),
+        (submit(live_server, game, 0, {"notation": "jump a1"}), 422, "invalid_move"),
+        (submit(live_server, game, 0, {"notation": "enter c1 N"}), 422, "illegal_move"),
+        (submit(live_server, game, 0, {"notation": "enter b2 N"}), 422, "illegal_move"),
+        (
+            submit(live_server, game, 0, {"move": {}, "notation": "enter a1 N"}),
+            422,
+            "invalid_request",
+        ),
+        (
+            submit(live_server, game, 0, {"notation": "enter a1 N", "extra": 1}),
+            422,
+            "invalid_request",
+        ),
+    ]
+    for response, status, code in cases:
+        assert (response.status_code, error_code(response)) == (status, code), response.text
+    assert log_length(live_server, game) == 0
+    stale = submit(live_server, game, 0, {"notation": "enter a1 N", "expected_seq": 3})
+    assert stale.json()["error"]["details"] == {"seq": 0}
+
+
+def test_illegal_move_message_names_the_rule(live_server: LiveServer) -> None:
+    game = create_siam(live_server)
+    response = submit(live_server, game, 0, {"notation": "enter c1 N"})
+    assert "cross" in response.json()["error"]["message"].lower()
+
+
+def test_create_errors(live_server: LiveServer) -> None:
+    post = lambda body: requests.post(live_server.api("/games"), json=body, timeout=10)  # noqa: E731
+    players = [{"name": "Ann"}, {"name": "Bob"}]
+    assert error_code(post({"engine": "chess", "players": players})) == "not_found"
+    assert error_code(post({"engine": "siam", "players": players[:1]})) == "invalid_request"
+    assert error_code(post({"engine": "siam", "players": players, "options": {"x": 1}})) == (
+        "invalid_request"
+    )
+    assert error_code(post({"engine": "siam", "players": players, "seed": "x"})) == (
+        "invalid_request"
+    )
+    bad_position = {"board": {"a1": {"kind": "dragon"}}}
+    response = post({"engine": "siam", "players": players, "position": bad_position})
+    assert (response.status_code, error_code(response)) == (422, "invalid_position")
+    response = post({"engine": "siam", "players": players, "position": [1]})
+    assert (response.status_code, error_code(response)) == (422, "invalid_position")
+
+
+def test_create_from_position(live_server: LiveServer) -> None:
+    position = {
+        "board": {
+            "b3": {"kind": "rock"},
+            "c3": {"kind": "rock"},
+            "d3": {"kind": "rock"},
+            "b2": {"kind": "elephant", "facing": "N"},
+        },
+        "to_move": 0,
+    }
+    game = create_siam(live_server, position=position)
+    assert game["state"]["reserve"] == {"elephant": 4, "rhino": 5}
+    response = submit(live_server, game, 0, {"notation": "move b2 b3 N"})
+    assert response.status_code == 201, response.text
+    assert response.json()["game"]["state"]["board"]["b4"] == {"kind": "rock"}
+
+
+def test_idempotency_key_returns_first_answer_and_appends_once(live_server: LiveServer) -> None:
+    game = create_siam(live_server)
+    body = {"notation": "enter a1 N", "expected_seq": 0}
+    first = submit(live_server, game, 0, body, **{"Idempotency-Key": "k1"})
+    second = submit(live_server, game, 0, body, **{"Idempotency-Key": "k1"})
+    assert first.status_code == second.status_code == 201
+    assert first.json() == second.json()
+    assert log_length(live_server, game) == 1
+    other = submit(live_server, game, 0, {"notation": "enter a2 N"}, **{"Idempotency-Key": "k1"})
+    assert error_code(other) == "invalid_request"
+
+
+def test_racing_submissions_exactly_one_lands(live_server: LiveServer) -> None:
+    game = create_siam(live_server)
+    outcomes: list[requests.Response] = []
+    barrier = threading.Barrier(8)
+
+    def race(square: str) -> None:
+        barrier.wait()
+        outcomes.append(
+            submit(live_server, game, 0, {"notation": f"enter {square} N", "expected_seq": 0})
+        )
+
+    squares = ["a1", "a2", "a3", "a4", "a5", "b1", "d1", "e1"]
+    threads = [threading.Thread(target=race, args=(square,)) for square in squares]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    statuses = sorted(response.status_code for response in outcomes)
+    assert statuses == [201] + [409] * 7
+    assert {error_code(r) for r in outcomes if r.status_code == 409} == {"stale_seq"}
+    assert log_length(live_server, game) == 1
+
+
+def test_legal_moves_for_the_seat_to_move_only(live_server: LiveServer) -> None:
+    game = create_siam(live_server)
+    url = live_server.api(f"/games/{game['id']}/legal-moves")
+    mine = requests.get(url, headers=auth(game["players"][0]["token"]), timeout=10).json()
+    theirs = requests.get(url, headers=auth(game["players"][1]["token"]), timeout=10).json()
+    assert mine["seq"] == 0 and len(mine["moves"]) == 56
+    assert theirs == {"seq": 0, "moves": []}
+    assert requests.get(url, timeout=10).status_code == 401
+
+
+def test_history_at_n(live_server: LiveServer) -> None:
+    game = create_siam(live_server)
+    for seq, notation in enumerate(WINNING_LINE[:3]):
+        assert submit(live_server, game, seq % 2, {"notation": notation}).status_code == 201
+    url = live_server.api(f"/games/{game['id']}")
+    at1 = requests.get(url, params={"at": 1}, timeout=10).json()
+    assert at1["seq"] == 1 and at1["to_move"] == [1]
+    assert at1["state"]["board"]["b1"] == {"kind": "elephant", "facing": "N"}
+    at0 = requests.get(url, params={"at": 0}, timeout=10).json()
+    assert set(at0["state"]["board"]) == {"b3", "c3", "d3"}
+    too_far = requests.get(url, params={"at": 99}, timeout=10)
+    assert (too_far.status_code, error_code(too_far)) == (422, "invalid_request")
+    assert error_code(requests.get(url, params={"at": "x"}, timeout=10)) == "invalid_request"
+
+
+def test_event_stream_sends_each_move_and_resumes(live_server: LiveServer) -> None:
+    game = create_siam(live_server)
+    for seq, notation in enumerate(WINNING_LINE[:2]):
+        submit(live_server, game, seq % 2, {"notation": notation})
+    url = live_server.api(f"/games/{game['id']}/events")
+    with requests.get(url, headers={"Last-Event-ID": "1"}, stream=True, timeout=10) as response:
+        assert response.headers["Content-Type"].startswith("text/event-stream")
+        lines = response.iter_lines(decode_unicode=True)
+        event = read_event(lines)
+        assert event["id"] == "2" and event["event"] == "move"
+        assert json.loads(event["data"]) == {
+            "seq": 2,
+            "seat": 1,
+            "notation": "enter e1 N",
+            "to_move": [0],
+            "status": "active",
+        }
+        submit(live_server, game, 0, {"notation": WINNING_LINE[2]})
+        event = read_event(lines)
+        assert event["id"] == "3" and json.loads(event["data"])["notation"] == "move b1 b2 N"
+
+
+def read_event(lines: Any) -> dict[str, str]:
+    """The next SSE event (comments skipped) as a dict of its fields."""
+    event: dict[str, str] = {}
+    for line in lines:
+        if line == "" and "data" in event:
+            return event
+        if line and not line.startswith(":"):
+            name, _, value = line.partition(": ")
+            event[name] = value
+    raise AssertionError("stream ended")
+
+
+def test_openapi_document_is_generated(live_server: LiveServer) -> None:
+    spec = requests.get(live_server.api("/openapi.json"), timeout=10).json()
+    assert spec["openapi"].startswith("3.")
+    assert "/api/v1/games/{game_id}/moves" in spec["paths"]
+    assert "MoveSubmit" in spec["components"]["schemas"]
+    assert requests.get(f"{live_server.url}/api/docs", timeout=10).status_code == 200
+
+
+def test_unknown_route_uses_error_shape(live_server: LiveServer) -> None:
+    response = requests.get(live_server.api("/nothing"), timeout=10)
+    assert (response.status_code, error_code(response)) == (404, "not_found")
+    response = requests.delete(live_server.api("/engines"), timeout=10)
+    assert response.status_code == 405 and error_code(response) == "method_not_allowed"
+
+
+def test_abort_needs_the_admin_token(live_server: LiveServer) -> None:
+    game = create_siam(live_server)
+    url = live_server.api(f"/games/{game['id']}/abort")
+    seat_try = requests.post(url, headers=auth(game["players"][0]["token"]), timeout=10)
+    assert error_code(seat_try) == "unauthorized"
+    aborted = requests.post(url, headers=auth(game["admin_token"]), timeout=10).json()
+    assert aborted["status"] == "aborted" and aborted["to_move"] == []
+    assert error_code(submit(live_server, game, 0, {"notation": "enter a1 N"})) == "game_over"

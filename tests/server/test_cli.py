@@ -1,0 +1,65 @@
+"""The ``turnpost`` command line."""
+
+from __future__ import annotations
+
+import json
+import re
+
+from click.testing import CliRunner
+
+from server.cli import main
+from server.service import GameService
+from server.store import Store
+
+
+def run(db_path: str, *args: str):
+    """Invoke ``turnpost`` on ``db_path``."""
+    return CliRunner().invoke(main, list(args), env={"TURNPOST_DB": db_path})
+
+
+def test_new_game_prints_tokens_and_links(db_path: str) -> None:
+    result = run(db_path, "new-game", "siam", "--player", "Ann", "--player", "Bob")
+    assert result.exit_code == 0, result.output
+    assert re.search(r"seat 0 Ann: token \S{20,}", result.output)
+    assert "/seat/" in result.output
+
+
+def test_new_game_unknown_engine_fails(db_path: str) -> None:
+    result = run(db_path, "new-game", "chess", "--player", "Ann")
+    assert result.exit_code != 0 and "No engine" in result.output
+
+
+def play_two_moves(db_path: str) -> str:
+    store = Store.open(db_path)
+    store.init()
+    games = GameService(store)
+    game = games.create("siam", [{"name": "Ann"}, {"name": "Bob"}], {}, seed=7)
+    games.submit(game["id"], game["players"][0]["token"], notation="enter a1 N")
+    games.submit(game["id"], game["players"][1]["token"], notation="enter e5 S")
+    store.close()
+    return game["id"]
+
+
+def test_replay_matches_snapshot(db_path: str) -> None:
+    game_id = play_two_moves(db_path)
+    result = run(db_path, "replay", game_id)
+    assert result.exit_code == 0 and "OK: 2 moves" in result.output
+
+
+def test_replay_detects_a_tampered_snapshot(db_path: str) -> None:
+    game_id = play_two_moves(db_path)
+    store = Store.open(db_path)
+    state = json.loads(store.game(game_id)["state"])
+    state["board"]["c2"] = {"kind": "rock"}
+    store.db["games"].update(game_id, {"state": json.dumps(state)})
+    store.close()
+    result = run(db_path, "replay", game_id)
+    assert result.exit_code == 1
+
+
+def test_export_has_game_and_log(db_path: str) -> None:
+    game_id = play_two_moves(db_path)
+    result = run(db_path, "export", game_id)
+    document = json.loads(result.output)
+    assert document["game"]["id"] == game_id
+    assert [m["notation"] for m in document["moves"]] == ["enter a1 N", "enter e5 S"]

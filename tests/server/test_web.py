@@ -1,0 +1,91 @@
+"""The HTML game page and its move form, against a real server process."""
+
+from __future__ import annotations
+
+import re
+
+import requests
+
+from tests.conftest import LiveServer
+from tests.server.test_api import WINNING_LINE, create_siam
+
+
+def seat_session(server: LiveServer, game: dict, seat: int) -> requests.Session:
+    """A browser-like session that followed the seat's private link."""
+    session = requests.Session()
+    token = game["players"][seat]["token"]
+    response = session.get(f"{server.url}/games/{game['id']}/seat/{token}", timeout=10)
+    assert response.status_code == 200
+    assert token not in response.url
+    return session
+
+
+def play_by_form(server: LiveServer, session: requests.Session, game: dict, notation: str):
+    """Load the game page, then post the move form with its CSRF token."""
+    page = session.get(f"{server.url}/games/{game['id']}", timeout=10).text
+    csrf = re.search(r'name="csrf_token" value="([^"]+)"', page).group(1)
+    seq = re.search(r'name="expected_seq" value="(\d+)"', page).group(1)
+    return session.post(
+        f"{server.url}/games/{game['id']}/moves",
+        data={"csrf_token": csrf, "expected_seq": seq, "notation": notation},
+        timeout=10,
+    )
+
+
+def test_seat_link_sets_httponly_cookie_and_drops_token(live_server: LiveServer) -> None:
+    game = create_siam(live_server)
+    token = game["players"][0]["token"]
+    response = requests.get(
+        f"{live_server.url}/games/{game['id']}/seat/{token}", allow_redirects=False, timeout=10
+    )
+    assert response.status_code == 302
+    assert response.headers["Location"].endswith(f"/games/{game['id']}")
+    cookie = response.headers["Set-Cookie"]
+    assert "HttpOnly" in cookie and "SameSite=Lax" in cookie
+
+
+def test_game_played_to_the_end_through_the_form(live_server: LiveServer) -> None:
+    game = create_siam(live_server)
+    sessions = [seat_session(live_server, game, seat) for seat in (0, 1)]
+    for ply, notation in enumerate(WINNING_LINE):
+        response = play_by_form(live_server, sessions[ply % 2], game, notation)
+        assert response.status_code == 200, response.text
+    page = requests.get(f"{live_server.url}/games/{game['id']}", timeout=10).text
+    assert "Finished" in page and "Ann" in page
+    assert page.count('<li><a href="?at=') == len(WINNING_LINE)
+
+
+def test_rejected_move_shows_the_reason_and_changes_nothing(live_server: LiveServer) -> None:
+    game = create_siam(live_server)
+    session = seat_session(live_server, game, 0)
+    response = play_by_form(live_server, session, game, "enter c1 N")
+    assert response.status_code == 422
+    assert 'class="error"' in response.text and "ross" in response.text
+    assert requests.get(live_server.api(f"/games/{game['id']}/moves"), timeout=10).json() == []
+
+
+def test_form_without_csrf_token_is_refused(live_server: LiveServer) -> None:
+    game = create_siam(live_server)
+    session = seat_session(live_server, game, 0)
+    response = session.post(
+        f"{live_server.url}/games/{game['id']}/moves", data={"notation": "enter a1 N"}, timeout=10
+    )
+    assert response.status_code == 400
+    assert requests.get(live_server.api(f"/games/{game['id']}/moves"), timeout=10).json() == []
+
+
+def test_player_names_are_escaped(live_server: LiveServer) -> None:
+    body = {"engine": "siam", "players": [{"name": "<script>alert(1)</script>"}, {"name": "Bob"}]}
+    game = requests.post(live_server.api("/games"), json=body, timeout=10).json()
+    page = requests.get(f"{live_server.url}/games/{game['id']}", timeout=10).text
+    assert "<script>alert(1)</script>" not in page
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+
+
+def test_board_is_drawn_with_facing_arrows(live_server: LiveServer) -> None:
+    game = create_siam(live_server)
+    session = seat_session(live_server, game, 0)
+    play_by_form(live_server, session, game, "enter a1 E")
+    page = requests.get(f"{live_server.url}/games/{game['id']}", timeout=10).text
+    assert "<svg" in page and 'data-square="a1"' in page and "rotate(90)" in page
+    assert 'data-square="c3"' in page
