@@ -3,9 +3,18 @@
 from __future__ import annotations
 
 import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from gunicorn.app.base import BaseApplication
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 class TurnpostServer(BaseApplication):
@@ -41,3 +50,54 @@ def run(db_path: str, host: str, port: int, workers: int = 2, threads: int = 16)
             "accesslog": None,
         }
     ).run()
+
+
+@dataclass
+class BackgroundServer:
+    """A gunicorn process serving the app, started by :func:`start_background`."""
+
+    url: str
+    db_path: str
+    process: subprocess.Popen
+
+    def api(self, path: str) -> str:
+        """The absolute URL of an API path."""
+        return f"{self.url}/api/v1{path}"
+
+    def stop(self) -> None:
+        """Stop the server and wait for it."""
+        self.process.terminate()
+        self.process.wait(timeout=10)
+
+
+def free_port() -> int:
+    """A TCP port nobody listens on right now."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def start_background(db_path: str, workers: int = 2, threads: int = 16) -> BackgroundServer:
+    """Start gunicorn in a child process on a free port and wait until it answers."""
+    port = free_port()
+    code = (
+        "from server.gunicorn import run; "
+        f"run({db_path!r}, '127.0.0.1', {port}, {workers}, {threads})"
+    )
+    process = subprocess.Popen(
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(f"{url}/api/v1/engines", timeout=1):
+                return BackgroundServer(url, db_path, process)
+        except OSError:
+            time.sleep(0.1)
+    process.kill()
+    raise RuntimeError(f"server did not start: {process.stderr.read().decode()[-2000:]}")

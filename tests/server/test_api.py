@@ -8,8 +8,8 @@ from typing import Any
 
 import requests
 
+from server.gunicorn import BackgroundServer
 from server.store import Store
-from tests.conftest import LiveServer
 
 #: A short Siam game that the elephants (seat 0) win by pushing the b3 rock off b5.
 WINNING_LINE = [
@@ -25,7 +25,7 @@ WINNING_LINE = [
 ]
 
 
-def create_siam(server: LiveServer, **extra: Any) -> dict[str, Any]:
+def create_siam(server: BackgroundServer, **extra: Any) -> dict[str, Any]:
     """Create a two-player Siam game; the answer includes the tokens."""
     body = {"engine": "siam", "players": [{"name": "Ann"}, {"name": "Bob"}], **extra}
     response = requests.post(server.api("/games"), json=body, timeout=10)
@@ -38,7 +38,7 @@ def auth(token: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}
 
 
-def submit(server: LiveServer, game: dict[str, Any], seat: int, body: Any, **headers: str):
+def submit(server: BackgroundServer, game: dict[str, Any], seat: int, body: Any, **headers: str):
     """POST a move body for ``seat``."""
     return requests.post(
         server.api(f"/games/{game['id']}/moves"),
@@ -56,12 +56,12 @@ def error_code(response: requests.Response) -> str:
     return error["code"]
 
 
-def log_length(server: LiveServer, game: dict[str, Any]) -> int:
+def log_length(server: BackgroundServer, game: dict[str, Any]) -> int:
     """Number of moves in the public log."""
     return len(requests.get(server.api(f"/games/{game['id']}/moves"), timeout=10).json())
 
 
-def test_engines_lists_siam_with_defaults(live_server: LiveServer) -> None:
+def test_engines_lists_siam_with_defaults(live_server: BackgroundServer) -> None:
     engines = requests.get(live_server.api("/engines"), timeout=10).json()
     siam = next(engine for engine in engines if engine["id"] == "siam")
     assert siam == {
@@ -73,7 +73,7 @@ def test_engines_lists_siam_with_defaults(live_server: LiveServer) -> None:
     }
 
 
-def test_create_returns_tokens_once_and_read_hides_them(live_server: LiveServer) -> None:
+def test_create_returns_tokens_once_and_read_hides_them(live_server: BackgroundServer) -> None:
     game = create_siam(live_server, seed=42)
     assert [p["seat"] for p in game["players"]] == [0, 1]
     assert all(len(p["token"]) >= 20 for p in game["players"])
@@ -92,7 +92,7 @@ def test_create_returns_tokens_once_and_read_hides_them(live_server: LiveServer)
     assert seat["you"] == 1
 
 
-def test_tokens_are_stored_only_as_hashes(live_server: LiveServer) -> None:
+def test_tokens_are_stored_only_as_hashes(live_server: BackgroundServer) -> None:
     game = create_siam(live_server)
     store = Store.open(live_server.db_path)
     try:
@@ -103,7 +103,7 @@ def test_tokens_are_stored_only_as_hashes(live_server: LiveServer) -> None:
         assert secret not in dump
 
 
-def test_demo_line_plays_to_a_finished_result(live_server: LiveServer) -> None:
+def test_demo_line_plays_to_a_finished_result(live_server: BackgroundServer) -> None:
     game = create_siam(live_server)
     for seq, notation in enumerate(WINNING_LINE):
         response = submit(live_server, game, seq % 2, {"notation": notation, "expected_seq": seq})
@@ -120,7 +120,7 @@ def test_demo_line_plays_to_a_finished_result(live_server: LiveServer) -> None:
     assert after.status_code == 409 and error_code(after) == "game_over"
 
 
-def test_move_as_json_object(live_server: LiveServer) -> None:
+def test_move_as_json_object(live_server: BackgroundServer) -> None:
     game = create_siam(live_server)
     move = {"action": "enter", "to": "a1", "facing": "N"}
     response = submit(live_server, game, 0, {"move": move, "expected_seq": 0})
@@ -130,7 +130,7 @@ def test_move_as_json_object(live_server: LiveServer) -> None:
     assert log[0]["move"] == move and log[0]["notation"] == "enter a1 N" and log[0]["seat"] == 0
 
 
-def test_error_codes_leave_the_log_unchanged(live_server: LiveServer) -> None:
+def test_error_codes_leave_the_log_unchanged(live_server: BackgroundServer) -> None:
     game = create_siam(live_server)
     gid = game["id"]
     cases = [
@@ -204,13 +204,13 @@ def test_error_codes_leave_the_log_unchanged(live_server: LiveServer) -> None:
     assert stale.json()["error"]["details"] == {"seq": 0}
 
 
-def test_illegal_move_message_names_the_rule(live_server: LiveServer) -> None:
+def test_illegal_move_message_names_the_rule(live_server: BackgroundServer) -> None:
     game = create_siam(live_server)
     response = submit(live_server, game, 0, {"notation": "enter c1 N"})
     assert "cross" in response.json()["error"]["message"].lower()
 
 
-def test_create_errors(live_server: LiveServer) -> None:
+def test_create_errors(live_server: BackgroundServer) -> None:
     post = lambda body: requests.post(live_server.api("/games"), json=body, timeout=10)  # noqa: E731
     players = [{"name": "Ann"}, {"name": "Bob"}]
     assert error_code(post({"engine": "chess", "players": players})) == "not_found"
@@ -228,7 +228,7 @@ def test_create_errors(live_server: LiveServer) -> None:
     assert (response.status_code, error_code(response)) == (422, "invalid_position")
 
 
-def test_create_from_position(live_server: LiveServer) -> None:
+def test_create_from_position(live_server: BackgroundServer) -> None:
     position = {
         "board": {
             "b3": {"kind": "rock"},
@@ -245,7 +245,7 @@ def test_create_from_position(live_server: LiveServer) -> None:
     assert response.json()["game"]["state"]["board"]["b4"] == {"kind": "rock"}
 
 
-def test_idempotency_key_returns_first_answer_and_appends_once(live_server: LiveServer) -> None:
+def test_idempotency_key_replays_first_answer_appends_once(live_server: BackgroundServer) -> None:
     game = create_siam(live_server)
     body = {"notation": "enter a1 N", "expected_seq": 0}
     first = submit(live_server, game, 0, body, **{"Idempotency-Key": "k1"})
@@ -257,7 +257,7 @@ def test_idempotency_key_returns_first_answer_and_appends_once(live_server: Live
     assert error_code(other) == "invalid_request"
 
 
-def test_racing_submissions_exactly_one_lands(live_server: LiveServer) -> None:
+def test_racing_submissions_exactly_one_lands(live_server: BackgroundServer) -> None:
     game = create_siam(live_server)
     outcomes: list[requests.Response] = []
     barrier = threading.Barrier(8)
@@ -280,7 +280,7 @@ def test_racing_submissions_exactly_one_lands(live_server: LiveServer) -> None:
     assert log_length(live_server, game) == 1
 
 
-def test_legal_moves_for_the_seat_to_move_only(live_server: LiveServer) -> None:
+def test_legal_moves_for_the_seat_to_move_only(live_server: BackgroundServer) -> None:
     game = create_siam(live_server)
     url = live_server.api(f"/games/{game['id']}/legal-moves")
     mine = requests.get(url, headers=auth(game["players"][0]["token"]), timeout=10).json()
@@ -290,7 +290,7 @@ def test_legal_moves_for_the_seat_to_move_only(live_server: LiveServer) -> None:
     assert requests.get(url, timeout=10).status_code == 401
 
 
-def test_history_at_n(live_server: LiveServer) -> None:
+def test_history_at_n(live_server: BackgroundServer) -> None:
     game = create_siam(live_server)
     for seq, notation in enumerate(WINNING_LINE[:3]):
         assert submit(live_server, game, seq % 2, {"notation": notation}).status_code == 201
@@ -305,7 +305,7 @@ def test_history_at_n(live_server: LiveServer) -> None:
     assert error_code(requests.get(url, params={"at": "x"}, timeout=10)) == "invalid_request"
 
 
-def test_event_stream_sends_each_move_and_resumes(live_server: LiveServer) -> None:
+def test_event_stream_sends_each_move_and_resumes(live_server: BackgroundServer) -> None:
     game = create_siam(live_server)
     for seq, notation in enumerate(WINNING_LINE[:2]):
         submit(live_server, game, seq % 2, {"notation": notation})
@@ -339,7 +339,7 @@ def read_event(lines: Any) -> dict[str, str]:
     raise AssertionError("stream ended")
 
 
-def test_openapi_document_is_generated(live_server: LiveServer) -> None:
+def test_openapi_document_is_generated(live_server: BackgroundServer) -> None:
     spec = requests.get(live_server.api("/openapi.json"), timeout=10).json()
     assert spec["openapi"].startswith("3.")
     assert "/api/v1/games/{game_id}/moves" in spec["paths"]
@@ -347,14 +347,14 @@ def test_openapi_document_is_generated(live_server: LiveServer) -> None:
     assert requests.get(f"{live_server.url}/api/docs", timeout=10).status_code == 200
 
 
-def test_unknown_route_uses_error_shape(live_server: LiveServer) -> None:
+def test_unknown_route_uses_error_shape(live_server: BackgroundServer) -> None:
     response = requests.get(live_server.api("/nothing"), timeout=10)
     assert (response.status_code, error_code(response)) == (404, "not_found")
     response = requests.delete(live_server.api("/engines"), timeout=10)
     assert response.status_code == 405 and error_code(response) == "method_not_allowed"
 
 
-def test_abort_needs_the_admin_token(live_server: LiveServer) -> None:
+def test_abort_needs_the_admin_token(live_server: BackgroundServer) -> None:
     game = create_siam(live_server)
     url = live_server.api(f"/games/{game['id']}/abort")
     seat_try = requests.post(url, headers=auth(game["players"][0]["token"]), timeout=10)

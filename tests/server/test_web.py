@@ -6,11 +6,11 @@ import re
 
 import requests
 
-from tests.conftest import LiveServer
+from server.gunicorn import BackgroundServer
 from tests.server.test_api import WINNING_LINE, create_siam
 
 
-def seat_session(server: LiveServer, game: dict, seat: int) -> requests.Session:
+def seat_session(server: BackgroundServer, game: dict, seat: int) -> requests.Session:
     """A browser-like session that followed the seat's private link."""
     session = requests.Session()
     token = game["players"][seat]["token"]
@@ -20,7 +20,7 @@ def seat_session(server: LiveServer, game: dict, seat: int) -> requests.Session:
     return session
 
 
-def play_by_form(server: LiveServer, session: requests.Session, game: dict, notation: str):
+def play_by_form(server: BackgroundServer, session: requests.Session, game: dict, notation: str):
     """Load the game page, then post the move form with its CSRF token."""
     page = session.get(f"{server.url}/games/{game['id']}", timeout=10).text
     csrf = re.search(r'name="csrf_token" value="([^"]+)"', page).group(1)
@@ -32,7 +32,7 @@ def play_by_form(server: LiveServer, session: requests.Session, game: dict, nota
     )
 
 
-def test_seat_link_sets_httponly_cookie_and_drops_token(live_server: LiveServer) -> None:
+def test_seat_link_sets_httponly_cookie_and_drops_token(live_server: BackgroundServer) -> None:
     game = create_siam(live_server)
     token = game["players"][0]["token"]
     response = requests.get(
@@ -44,7 +44,7 @@ def test_seat_link_sets_httponly_cookie_and_drops_token(live_server: LiveServer)
     assert "HttpOnly" in cookie and "SameSite=Lax" in cookie
 
 
-def test_game_played_to_the_end_through_the_form(live_server: LiveServer) -> None:
+def test_game_played_to_the_end_through_the_form(live_server: BackgroundServer) -> None:
     game = create_siam(live_server)
     sessions = [seat_session(live_server, game, seat) for seat in (0, 1)]
     for ply, notation in enumerate(WINNING_LINE):
@@ -55,7 +55,7 @@ def test_game_played_to_the_end_through_the_form(live_server: LiveServer) -> Non
     assert page.count('<li><a href="?at=') == len(WINNING_LINE)
 
 
-def test_rejected_move_shows_the_reason_and_changes_nothing(live_server: LiveServer) -> None:
+def test_rejected_move_shows_the_reason_and_changes_nothing(live_server: BackgroundServer) -> None:
     game = create_siam(live_server)
     session = seat_session(live_server, game, 0)
     response = play_by_form(live_server, session, game, "enter c1 N")
@@ -64,7 +64,7 @@ def test_rejected_move_shows_the_reason_and_changes_nothing(live_server: LiveSer
     assert requests.get(live_server.api(f"/games/{game['id']}/moves"), timeout=10).json() == []
 
 
-def test_form_without_csrf_token_is_refused(live_server: LiveServer) -> None:
+def test_form_without_csrf_token_is_refused(live_server: BackgroundServer) -> None:
     game = create_siam(live_server)
     session = seat_session(live_server, game, 0)
     response = session.post(
@@ -74,7 +74,7 @@ def test_form_without_csrf_token_is_refused(live_server: LiveServer) -> None:
     assert requests.get(live_server.api(f"/games/{game['id']}/moves"), timeout=10).json() == []
 
 
-def test_player_names_are_escaped(live_server: LiveServer) -> None:
+def test_player_names_are_escaped(live_server: BackgroundServer) -> None:
     body = {"engine": "siam", "players": [{"name": "<script>alert(1)</script>"}, {"name": "Bob"}]}
     game = requests.post(live_server.api("/games"), json=body, timeout=10).json()
     page = requests.get(f"{live_server.url}/games/{game['id']}", timeout=10).text
@@ -82,7 +82,7 @@ def test_player_names_are_escaped(live_server: LiveServer) -> None:
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
 
 
-def test_board_is_drawn_with_facing_arrows(live_server: LiveServer) -> None:
+def test_board_is_drawn_with_facing_arrows(live_server: BackgroundServer) -> None:
     game = create_siam(live_server)
     session = seat_session(live_server, game, 0)
     play_by_form(live_server, session, game, "enter a1 E")
