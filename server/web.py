@@ -45,6 +45,12 @@ def lobby() -> str:
     return render_template("lobby.html", engines=ENGINES.values(), games=games)
 
 
+@bp.route("/healthz")
+def health() -> Response:
+    """A trivial liveness check (also the benchmark's ceiling route)."""
+    return Response("ok\n", mimetype="text/plain")
+
+
 @bp.route("/games/<game_id>/seat/<token>")
 def claim_seat(game_id: str, token: str) -> Response:
     """Remember a seat token in a cookie, then show the game without the token in the URL."""
