@@ -108,6 +108,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     from server import api, web
 
     rest = Api(app)
+    rest.spec.components.security_scheme("bearer", {"type": "http", "scheme": "bearer"})
     rest.register_blueprint(api.blp)
     csrf.exempt(api.blp)
     csrf.init_app(app)

@@ -84,6 +84,19 @@ def bearer_token() -> str | None:
     return token.strip()
 
 
+MAX_IDEMPOTENCY_KEY = 200
+
+#: Routes taking an optional or required ``Authorization: Bearer <token>``.
+bearer = blp.doc(security=[{"bearer": []}, {}])
+IDEMPOTENCY_HEADER = {
+    "in": "header",
+    "name": "Idempotency-Key",
+    "required": False,
+    "schema": {"type": "string", "minLength": 1, "maxLength": MAX_IDEMPOTENCY_KEY},
+    "description": "A repeat with the same key returns the first answer and appends nothing.",
+}
+
+
 def errors(*statuses: int) -> Any:
     """Document the contract's error answers for ``statuses`` on a route."""
 
@@ -130,6 +143,7 @@ def create_game(body: dict[str, Any]) -> dict[str, Any]:
 @blp.arguments(GameQuerySchema, location="query")
 @blp.response(200, GameSchema)
 @errors(401, 404, 422)
+@bearer
 def read_game(query: dict[str, Any], game_id: str) -> dict[str, Any]:
     """The game as the caller may see it; ``?at=N`` for the game after move N."""
     games = service()
@@ -141,6 +155,7 @@ def read_game(query: dict[str, Any], game_id: str) -> dict[str, Any]:
 @blp.route("/games/<game_id>/abort", methods=["POST"])
 @blp.response(200, GameSchema)
 @errors(401, 404, 409)
+@bearer
 def abort_game(game_id: str) -> dict[str, Any]:
     """End a running game as ``aborted`` (``Authorization: Bearer <admin token>``)."""
     return service().abort(game_id, bearer_token())
@@ -159,21 +174,29 @@ def list_moves(game_id: str) -> list[dict[str, Any]]:
 @blp.arguments(MoveSubmitSchema)
 @blp.response(201, MoveSubmittedSchema)
 @errors(400, 401, 404, 409, 422)
+@bearer
+@blp.doc(parameters=[IDEMPOTENCY_HEADER])
 def submit_move(body: dict[str, Any], game_id: str) -> dict[str, Any]:
     """Submit a move (JSON or notation); optional ``Idempotency-Key`` header."""
+    key = request.headers.get("Idempotency-Key")
+    if key is not None and not 1 <= len(key) <= MAX_IDEMPOTENCY_KEY:
+        raise TurnpostError(
+            "invalid_request", f"Idempotency-Key must be 1 to {MAX_IDEMPOTENCY_KEY} characters."
+        )
     return service().submit(
         game_id,
         bearer_token(),
         move=body.get("move"),
         notation=body.get("notation"),
         expected_seq=body["expected_seq"],
-        idempotency_key=request.headers.get("Idempotency-Key"),
+        idempotency_key=key,
     )
 
 
 @blp.route("/games/<game_id>/legal-moves")
 @blp.response(200, LegalMovesSchema)
 @errors(401, 404)
+@bearer
 def legal_moves(game_id: str) -> dict[str, Any]:
     """Every legal move of the caller's seat now (empty when it is not their turn)."""
     games = service()
@@ -210,18 +233,18 @@ def _last_event_id() -> int:
 def _event_stream(factory: Any, game_id: str, last: int) -> Iterator[str]:
     """Yield each move after ``last`` as an event, with keep-alives, until the game ends."""
     store = Store.open(factory.db_path)
-    games = GameService(store)
     try:
         yield "retry: 2000\n: connected\n\n"
         quiet_since = time.monotonic()
         while True:
-            game = games.load(game_id)
-            for entry in games.move_log(game, after=last):
+            status = store.game(game_id, columns="status")["status"]
+            for entry in store.moves(game_id, after=last):
                 last = entry["seq"]
-                data = {key: entry[key] for key in ("seq", "seat", "notation", "to_move", "status")}
+                data = {key: entry[key] for key in ("seq", "seat", "notation", "status")}
+                data["to_move"] = json.loads(entry["to_move"])
                 yield f"id: {last}\nevent: move\ndata: {json.dumps(data)}\n\n"
                 quiet_since = time.monotonic()
-            if game.status != "active" and last >= game.seq:
+            if status != "active":
                 return
             if time.monotonic() - quiet_since >= KEEPALIVE_SECONDS:
                 yield ": keep-alive\n\n"

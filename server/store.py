@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import secrets
 import sqlite3
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -23,6 +25,7 @@ from typing import Any
 import sqlite_utils
 
 BUSY_TIMEOUT_MS = 10_000
+_WRITER_LOCKS: dict[str, threading.Lock] = {}
 
 TRIGGERS = [
     f"CREATE TRIGGER IF NOT EXISTS moves_no_{event.lower()} BEFORE {event} ON moves"
@@ -53,8 +56,9 @@ def dumps(value: Any) -> str:
 class Store:
     """A connection to the Turnpost database with the few queries the service needs."""
 
-    def __init__(self, db: sqlite_utils.Database) -> None:
+    def __init__(self, db: sqlite_utils.Database, path: str = ":memory:") -> None:
         self.db = db
+        self._writer_lock = _WRITER_LOCKS.setdefault(os.path.abspath(path), threading.Lock())
 
     @classmethod
     def open(cls, path: str) -> Store:
@@ -63,7 +67,7 @@ class Store:
         conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         conn.execute("PRAGMA synchronous = FULL")
         conn.execute("PRAGMA foreign_keys = ON")
-        return cls(sqlite_utils.Database(conn))
+        return cls(sqlite_utils.Database(conn), path)
 
     def close(self) -> None:
         """Close the connection."""
@@ -139,15 +143,18 @@ class Store:
         """A write transaction locked up front (``BEGIN IMMEDIATE``); rolled back on error.
 
         Writers queue on the database lock instead of failing halfway, so a
-        read-check-append inside the block is race free.
+        read-check-append inside the block is race free. Threads of one
+        process queue on a lock first, in order, rather than polling SQLite's
+        busy handler; other processes still meet SQLite's own lock.
         """
-        self.db.conn.execute("BEGIN IMMEDIATE")
-        try:
-            yield self.db
-        except BaseException:
-            self.db.conn.execute("ROLLBACK")
-            raise
-        self.db.conn.execute("COMMIT")
+        with self._writer_lock:
+            self.db.conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield self.db
+            except BaseException:
+                self.db.conn.execute("ROLLBACK")
+                raise
+            self.db.conn.execute("COMMIT")
 
     # -- reads ------------------------------------------------------------
     def secret_key(self) -> str:
@@ -159,9 +166,9 @@ class Store:
             db["meta"].insert({"key": "secret_key", "value": new_secret()}, ignore=True)
         return self._one("SELECT value FROM meta WHERE key = 'secret_key'")["value"]
 
-    def game(self, game_id: str) -> dict[str, Any] | None:
-        """The ``games`` row of ``game_id``, or ``None``."""
-        return self._one("SELECT * FROM games WHERE id = ?", [game_id])
+    def game(self, game_id: str, columns: str = "*") -> dict[str, Any] | None:
+        """The ``games`` row of ``game_id`` (only ``columns`` if given), or ``None``."""
+        return self._one(f"SELECT {columns} FROM games WHERE id = ?", [game_id])
 
     def seats(self, game_id: str) -> list[dict[str, Any]]:
         """The seats of a game in seat order."""

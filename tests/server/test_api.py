@@ -362,3 +362,19 @@ def test_abort_needs_the_admin_token(live_server: BackgroundServer) -> None:
     aborted = requests.post(url, headers=auth(game["admin_token"]), timeout=10).json()
     assert aborted["status"] == "aborted" and aborted["to_move"] == []
     assert error_code(submit(live_server, game, 0, {"notation": "enter a1 N"})) == "game_over"
+
+
+def test_oversized_body_is_refused(live_server: BackgroundServer) -> None:
+    game = create_siam(live_server)
+    response = submit(live_server, game, 0, {"notation": "x" * 100_000})
+    assert (response.status_code, error_code(response)) == (413, "payload_too_large")
+    assert log_length(live_server, game) == 0
+
+
+def test_overlong_idempotency_key_is_refused(live_server: BackgroundServer) -> None:
+    game = create_siam(live_server)
+    response = submit(
+        live_server, game, 0, {"notation": "enter a1 N"}, **{"Idempotency-Key": "k" * 201}
+    )
+    assert error_code(response) == "invalid_request"
+    assert log_length(live_server, game) == 0
