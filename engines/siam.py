@@ -88,8 +88,12 @@ def _neighbour(square: str, direction: str) -> str | None:
 
 def _inward(square: str) -> tuple[str, ...]:
     """Directions perpendicular to the edges ``square`` lies on, pointing into the board."""
-    edges = {"N": square[1] == "1", "E": square[0] == "a", "S": square[1] == "5",
-             "W": square[0] == "e"}
+    edges = {
+        "N": square[1] == "1",
+        "E": square[0] == "a",
+        "S": square[1] == "5",
+        "W": square[0] == "e",
+    }
     return tuple(direction for direction in DIRECTIONS if edges[direction])
 
 
@@ -195,8 +199,11 @@ class SiamEngine(Engine):
         for square, piece in board.items():
             if piece["kind"] == kind:
                 moves += _legal_steps(board, square, piece["facing"], blocked)
-                moves += [{"action": "rotate", "at": square, "facing": facing}
-                          for facing in DIRECTIONS if facing != piece["facing"]]
+                moves += [
+                    {"action": "rotate", "at": square, "facing": facing}
+                    for facing in DIRECTIONS
+                    if facing != piece["facing"]
+                ]
                 if may_exit and square in OUTER_SET:
                     moves.append({"action": "exit", "from": square})
         return moves
@@ -206,13 +213,18 @@ class SiamEngine(Engine):
         if state["outcome"]:
             raise IllegalMove("The game is over: a rock has left the board.", "game_over")
         if type(seat) is not int or seat not in self.to_move(state):
-            raise IllegalMove(f"It is not seat {seat}'s turn; seat {state['ply'] % 2} moves.",
-                              "turn")
+            raise IllegalMove(
+                f"It is not seat {seat}'s turn; seat {state['ply'] % 2} moves.", "turn"
+            )
         problem = _shape_problem(move)
         if problem:
             raise IllegalMove(problem, "malformed")
-        handler = {"enter": _apply_enter, "move": _apply_move,
-                   "rotate": _apply_rotate, "exit": _apply_exit}[move["action"]]
+        handler = {
+            "enter": _apply_enter,
+            "move": _apply_move,
+            "rotate": _apply_rotate,
+            "exit": _apply_exit,
+        }[move["action"]]
         return handler(state, KINDS[seat], move)
 
     def result(self, state: State) -> dict[str, Any] | None:
@@ -222,9 +234,11 @@ class SiamEngine(Engine):
             return None
         winner = outcome["winner"]
         direction = DIRECTION_NAMES[outcome["direction"]]
-        reason = (f"The rock on {outcome['rock']} was pushed off the board to the {direction}; "
-                  f"the nearest animal behind it facing the push is the {KINDS[winner]} "
-                  f"now on {outcome['animal']}, so the {KINDS[winner]}s (seat {winner}) win")
+        reason = (
+            f"The rock on {outcome['rock']} was pushed off the board to the {direction}; "
+            f"the nearest animal behind it facing the push is the {KINDS[winner]} "
+            f"now on {outcome['animal']}, so the {KINDS[winner]}s (seat {winner}) win"
+        )
         if outcome["mover"] != winner:
             reason += f" although seat {outcome['mover']} made the push"
         return {
@@ -254,18 +268,24 @@ class SiamEngine(Engine):
     def parse(self, text: str, state: State | None = None) -> Move:
         """The move written as ``text`` (case-insensitive); raise NotationError otherwise."""
         if not isinstance(text, str) or not text.split():
-            raise NotationError("Write a move such as 'enter a1 N', 'move b2 b3 E', "
-                                "'rotate b2 S' or 'exit a1'.")
+            raise NotationError(
+                "Write a move such as 'enter a1 N', 'move b2 b3 E', 'rotate b2 S' or 'exit a1'."
+            )
         action, *words = text.split()
         action = action.lower()
         if action not in FIELDS:
             raise NotationError(f"Unknown action {action!r}: use enter, move, rotate or exit.")
         fields = FIELDS[action]
         if len(words) != len(fields):
-            example = {"enter": "enter a1 N", "move": "move b2 b3 E",
-                       "rotate": "rotate b2 S", "exit": "exit a1"}[action]
-            raise NotationError(f"'{action}' takes {len(fields)} word(s) after it, "
-                                f"e.g. '{example}'.")
+            example = {
+                "enter": "enter a1 N",
+                "move": "move b2 b3 E",
+                "rotate": "rotate b2 S",
+                "exit": "exit a1",
+            }[action]
+            raise NotationError(
+                f"'{action}' takes {len(fields)} word(s) after it, e.g. '{example}'."
+            )
         move = {"action": action}
         for field, word in zip(fields, words, strict=True):
             move[field] = _parse_word(field, word)
@@ -319,8 +339,10 @@ def _legal_steps(
         if target is None or target in blocked:
             continue
         if target not in board:
-            moves += [{"action": "move", "from": square, "to": target, "facing": new}
-                      for new in DIRECTIONS]
+            moves += [
+                {"action": "move", "from": square, "to": target, "facing": new}
+                for new in DIRECTIONS
+            ]
         elif direction == facing and _push_problem(board, target, direction) is None:
             moves.append({"action": "move", "from": square, "to": target, "facing": facing})
     return moves
@@ -354,11 +376,14 @@ def _push_problem(board: dict[str, Any], target: str, direction: str) -> Illegal
         return IllegalMove(
             f"Push rule C: an animal cannot push animals facing it unless more animals push "
             f"the same way; here {pushing} push and {against} face against the push.",
-            "push_facing")
+            "push_facing",
+        )
     if force < rocks:
         return IllegalMove(
             f"Push rule B: each rock needs one animal's force; a net force of {force} "
-            f"cannot push {rocks} rocks.", "push_rocks")
+            f"cannot push {rocks} rocks.",
+            "push_rocks",
+        )
     return None
 
 
@@ -401,8 +426,7 @@ def _rock_outcome(
             break
     else:
         winner, animal = seat, behind[0] if behind else rock
-    return {"winner": winner, "mover": seat, "rock": rock, "direction": direction,
-            "animal": animal}
+    return {"winner": winner, "mover": seat, "rock": rock, "direction": direction, "animal": animal}
 
 
 # -- actions --------------------------------------------------------------
@@ -411,7 +435,9 @@ def _require_cross_free(state: State, square: str) -> None:
     if square in _cross_blocked(state):
         raise IllegalMove(
             f"Cross rule: no animal may enter or move onto {square} (c1 and c5) during "
-            f"each player's first two turns.", "cross_rule")
+            f"each player's first two turns.",
+            "cross_rule",
+        )
 
 
 def _place(state: State, line: list[str], square: str, piece: dict[str, str]) -> State:
@@ -428,11 +454,13 @@ def _apply_enter(state: State, kind: str, move: Move) -> State:
     """Enter an animal from the reserve onto an outer square, pushing if it is occupied."""
     square, facing = move["to"], move["facing"]
     if not state["reserve"][kind]:
-        raise IllegalMove(f"All five {kind}s are already on the board; none is left to enter.",
-                          "reserve_empty")
+        raise IllegalMove(
+            f"All five {kind}s are already on the board; none is left to enter.", "reserve_empty"
+        )
     if square not in OUTER_SET:
-        raise IllegalMove(f"An animal enters only onto an outer square; {square} is not one.",
-                          "outer_square")
+        raise IllegalMove(
+            f"An animal enters only onto an outer square; {square} is not one.", "outer_square"
+        )
     _require_cross_free(state, square)
     line = []
     if square in state["board"]:
@@ -440,7 +468,9 @@ def _apply_enter(state: State, kind: str, move: Move) -> State:
             inward = " or ".join(INWARD[square])
             raise IllegalMove(
                 f"Entering onto the occupied square {square} is a push: the animal must face "
-                f"inward, perpendicular to the edge ({inward}).", "enter_push_facing")
+                f"inward, perpendicular to the edge ({inward}).",
+                "enter_push_facing",
+            )
         line = _checked_push(state["board"], square, facing)
     new = Engine.copy_state(state)
     new["reserve"][kind] -= 1
@@ -461,18 +491,23 @@ def _apply_move(state: State, kind: str, move: Move) -> State:
     piece = _own_animal(state, kind, origin)
     direction = STEP_DIRECTION.get((origin, square))
     if direction is None:
-        raise IllegalMove(f"An animal moves one square orthogonally; {origin} to {square} is "
-                          f"not such a step.", "orthogonal_step")
+        raise IllegalMove(
+            f"An animal moves one square orthogonally; {origin} to {square} is not such a step.",
+            "orthogonal_step",
+        )
     _require_cross_free(state, square)
     line = []
     if square in state["board"]:
         if piece["facing"] != direction:
             raise IllegalMove(
                 f"Push rule A: an animal pushes only forward; the {kind} on {origin} faces "
-                f"{piece['facing']}, not {direction}.", "push_forward")
+                f"{piece['facing']}, not {direction}.",
+                "push_forward",
+            )
         if facing != direction:
-            raise IllegalMove("Push rule I: an animal never changes its facing while pushing.",
-                              "push_orientation")
+            raise IllegalMove(
+                "Push rule I: an animal never changes its facing while pushing.", "push_orientation"
+            )
         line = _checked_push(state["board"], square, direction)
     new = Engine.copy_state(state)
     del new["board"][origin]
@@ -483,8 +518,10 @@ def _apply_rotate(state: State, kind: str, move: Move) -> State:
     """Turn an animal on its square by a quarter or half turn."""
     square, facing = move["at"], move["facing"]
     if _own_animal(state, kind, square)["facing"] == facing:
-        raise IllegalMove(f"Rotating must change the facing; the {kind} on {square} already "
-                          f"faces {facing}.", "same_facing")
+        raise IllegalMove(
+            f"Rotating must change the facing; the {kind} on {square} already faces {facing}.",
+            "same_facing",
+        )
     new = Engine.copy_state(state)
     new["board"][square]["facing"] = facing
     new["ply"] += 1
@@ -496,11 +533,16 @@ def _apply_exit(state: State, kind: str, move: Move) -> State:
     square = move["from"]
     _own_animal(state, kind, square)
     if square not in OUTER_SET:
-        raise IllegalMove(f"An animal leaves the board only from an outer square; {square} "
-                          f"is not one.", "exit_outer")
+        raise IllegalMove(
+            f"An animal leaves the board only from an outer square; {square} is not one.",
+            "exit_outer",
+        )
     if state["options"]["exit_once"] and state["exits"][kind]:
-        raise IllegalMove(f"Variant B: each player may take an animal off the board only once "
-                          f"per game, and the {kind}s already have.", "exit_once")
+        raise IllegalMove(
+            f"Variant B: each player may take an animal off the board only once "
+            f"per game, and the {kind}s already have.",
+            "exit_once",
+        )
     new = Engine.copy_state(state)
     del new["board"][square]
     new["reserve"][kind] += 1
@@ -522,13 +564,14 @@ def _position_piece(square: Any, piece: Any) -> dict[str, str]:
             raise InvalidPosition(f"The rock on {square} takes no other field (no facing).")
         return {"kind": "rock"}
     if not isinstance(kind, str) or kind not in KINDS:
-        raise InvalidPosition(f"Unknown piece kind {kind!r} on {square}: use rock, elephant "
-                              f"or rhino.")
+        raise InvalidPosition(
+            f"Unknown piece kind {kind!r} on {square}: use rock, elephant or rhino."
+        )
     facing = piece.get("facing")
-    if set(piece) != {"kind", "facing"} or not isinstance(facing, str) \
-            or facing not in DIRECTIONS:
-        raise InvalidPosition(f"The {kind} on {square} needs a facing N, E, S or W and no "
-                              f"other field.")
+    if set(piece) != {"kind", "facing"} or not isinstance(facing, str) or facing not in DIRECTIONS:
+        raise InvalidPosition(
+            f"The {kind} on {square} needs a facing N, E, S or W and no other field."
+        )
     return {"kind": kind, "facing": facing}
 
 
@@ -542,8 +585,10 @@ def _position_board(board: Any) -> dict[str, Any]:
         raise InvalidPosition(f"A position has exactly 3 rocks on the board, not {rocks}.")
     for kind in KINDS:
         if _count(checked, kind) > ANIMALS_PER_KIND:
-            raise InvalidPosition(f"There are only {ANIMALS_PER_KIND} {kind}s, but the board "
-                                  f"has {_count(checked, kind)}.")
+            raise InvalidPosition(
+                f"There are only {ANIMALS_PER_KIND} {kind}s, but the board "
+                f"has {_count(checked, kind)}."
+            )
     return checked
 
 
@@ -562,15 +607,21 @@ def _position_reserve(reserve: Any, board: dict[str, Any]) -> dict[str, int]:
     left = {kind: ANIMALS_PER_KIND - _count(board, kind) for kind in KINDS}
     if reserve is None:
         return left
-    if not isinstance(reserve, dict) or set(reserve) != set(KINDS) \
-            or not all(_is_count(value) for value in reserve.values()):
-        raise InvalidPosition("'reserve' must be {\"elephant\": n, \"rhino\": n} with counts "
-                              "of at least 0.")
+    if (
+        not isinstance(reserve, dict)
+        or set(reserve) != set(KINDS)
+        or not all(_is_count(value) for value in reserve.values())
+    ):
+        raise InvalidPosition(
+            '\'reserve\' must be {"elephant": n, "rhino": n} with counts of at least 0.'
+        )
     for kind in KINDS:
         if reserve[kind] != left[kind]:
-            raise InvalidPosition(f"Each side has {ANIMALS_PER_KIND} animals: the {kind}s have "
-                                  f"{ANIMALS_PER_KIND - left[kind]} on the board and "
-                                  f"{reserve[kind]} in reserve.")
+            raise InvalidPosition(
+                f"Each side has {ANIMALS_PER_KIND} animals: the {kind}s have "
+                f"{ANIMALS_PER_KIND - left[kind]} on the board and "
+                f"{reserve[kind]} in reserve."
+            )
     return dict(reserve)
 
 
@@ -601,10 +652,14 @@ def _position_exits(exits: Any, exit_once: bool) -> dict[str, int]:
     """The voluntary exits used per side (variant B allows at most one)."""
     if exits is None:
         return {kind: 0 for kind in KINDS}
-    if not isinstance(exits, dict) or set(exits) != set(KINDS) \
-            or not all(_is_count(value) for value in exits.values()):
-        raise InvalidPosition("'exits' must be {\"elephant\": n, \"rhino\": n} with counts of "
-                              "at least 0.")
+    if (
+        not isinstance(exits, dict)
+        or set(exits) != set(KINDS)
+        or not all(_is_count(value) for value in exits.values())
+    ):
+        raise InvalidPosition(
+            '\'exits\' must be {"elephant": n, "rhino": n} with counts of at least 0.'
+        )
     if exit_once and max(exits.values()) > 1:
         raise InvalidPosition("Variant B allows each side only one exit per game.")
     return dict(exits)

@@ -152,8 +152,16 @@ def test_sixth_entry_refused() -> None:
 
 def test_fifth_entry_allowed_from_a_game() -> None:
     state = new_game()
-    for notation in ("enter a1 N", "enter e1 N", "enter a5 E", "enter e5 W", "enter b1 N",
-                     "enter d1 N", "enter b5 S", "enter d5 S"):
+    for notation in (
+        "enter a1 N",
+        "enter e1 N",
+        "enter a5 E",
+        "enter e5 W",
+        "enter b1 N",
+        "enter d1 N",
+        "enter b5 S",
+        "enter d5 S",
+    ):
         state = play(state, notation)
     state = accepted(state, "enter a2 E")
     assert state["reserve"] == {"elephant": 0, "rhino": 1}
@@ -166,7 +174,8 @@ def test_move_one_square_orthogonally_with_any_facing() -> None:
     state = position({"b5": ROCK, "c5": ROCK, "d5": ROCK, "c2": el("N")})
     moves = [m for m in SIAM.legal_moves(state, 0) if m["action"] == "move"]
     assert {(m["to"], m["facing"]) for m in moves} == {
-        (to, f) for to in ("b2", "d2", "c1", "c3") for f in "NESW"}
+        (to, f) for to in ("b2", "d2", "c1", "c3") for f in "NESW"
+    }
     after = accepted(state, "move c2 d2 W")
     assert after["board"]["d2"] == el("W") and "c2" not in after["board"]
 
@@ -176,8 +185,9 @@ def test_move_orientation_independent_of_direction() -> None:
     assert accepted(state, "move c2 c1 N")["board"]["c1"] == el("N")
 
 
-@pytest.mark.parametrize("notation", ["move c2 d3 N", "move c2 c4 N", "move c2 a2 N",
-                                      "move c2 c2 E"])
+@pytest.mark.parametrize(
+    "notation", ["move c2 d3 N", "move c2 c4 N", "move c2 a2 N", "move c2 c2 E"]
+)
 def test_move_diagonal_or_longer_refused(notation: str) -> None:
     refused(position({**PARKED_ROCKS, "c2": el("N")}), notation, "orthogonal_step")
 
@@ -276,15 +286,12 @@ def test_push_b_three_animals_push_three_rocks() -> None:
 
 
 def test_push_c_animal_cannot_push_animal_facing_it_whoever_owns_it() -> None:
-    refused(position({**PARKED_ROCKS, "a2": el("E"), "b2": rh("W")}), "move a2 b2 E",
-            "push_facing")
-    refused(position({**PARKED_ROCKS, "a2": el("E"), "b2": el("W")}), "move a2 b2 E",
-            "push_facing")
+    refused(position({**PARKED_ROCKS, "a2": el("E"), "b2": rh("W")}), "move a2 b2 E", "push_facing")
+    refused(position({**PARKED_ROCKS, "a2": el("E"), "b2": el("W")}), "move a2 b2 E", "push_facing")
 
 
 def test_push_c_equal_strength_needs_a_majority() -> None:
-    state = position({**PARKED_ROCKS, "a2": el("E"), "b2": el("E"), "c2": rh("W"),
-                      "d2": rh("W")})
+    state = position({**PARKED_ROCKS, "a2": el("E"), "b2": el("E"), "c2": rh("W"), "d2": rh("W")})
     refused(state, "move a2 b2 E", "push_facing")
 
 
@@ -300,11 +307,14 @@ def test_push_c_opponent_animal_can_help_the_push() -> None:
 
 
 def test_push_d_lone_animal_pushes_any_number_of_sideways_animals() -> None:
-    state = position({**PARKED_ROCKS, "a2": el("E"), "b2": rh("N"), "c2": el("S"),
-                      "d2": rh("S")})
+    state = position({**PARKED_ROCKS, "a2": el("E"), "b2": rh("N"), "c2": el("S"), "d2": rh("S")})
     state = accepted(state, "move a2 b2 E")
     assert [state["board"][sq] for sq in ("b2", "c2", "d2", "e2")] == [
-        el("E"), rh("N"), el("S"), rh("S")]
+        el("E"),
+        rh("N"),
+        el("S"),
+        rh("S"),
+    ]
 
 
 def test_push_e_push_while_entering() -> None:
@@ -321,17 +331,23 @@ def test_push_e_entering_pusher_follows_the_push_rules() -> None:
 
 def test_push_example_f_two_against_one_succeeds() -> None:
     # The left elephant and the rhino push together; one elephant faces them.
-    state = position({"a2": el("E"), "b2": rh("E"), "c2": ROCK, "d2": el("W"),
-                      "c5": ROCK, "d5": ROCK})
+    state = position(
+        {"a2": el("E"), "b2": rh("E"), "c2": ROCK, "d2": el("W"), "c5": ROCK, "d5": ROCK}
+    )
     state = accepted(state, "move a2 b2 E")
     assert [state["board"][sq] for sq in ("b2", "c2", "d2", "e2")] == [
-        el("E"), rh("E"), ROCK, el("W")]
+        el("E"),
+        rh("E"),
+        ROCK,
+        el("W"),
+    ]
 
 
 def test_push_example_f_two_against_one_fails_with_two_rocks() -> None:
     # Same line with a second rock: one net animal cannot push two rocks.
-    state = position({"a2": el("E"), "b2": rh("E"), "c2": ROCK, "d2": ROCK, "e2": el("W"),
-                      "d5": ROCK})
+    state = position(
+        {"a2": el("E"), "b2": rh("E"), "c2": ROCK, "d2": ROCK, "e2": el("W"), "d5": ROCK}
+    )
     refused(state, "move a2 b2 E", "push_rocks")
 
 
@@ -344,8 +360,7 @@ def test_push_line_is_only_the_contiguous_run() -> None:
 def test_push_g_rock_off_the_board_ends_the_game() -> None:
     state = position({"d2": el("E"), "e2": ROCK, "c5": ROCK, "d5": ROCK})
     state = accepted(state, "move d2 e2 E")
-    assert "e2" in state["board"] and len([p for p in state["board"].values()
-                                           if p == ROCK]) == 2
+    assert "e2" in state["board"] and len([p for p in state["board"].values() if p == ROCK]) == 2
     result = SIAM.result(state)
     assert result["winners"] == [0]
     assert result["scores"] == {"0": 1, "1": 0}
@@ -360,8 +375,18 @@ def test_push_g_rock_off_the_board_ends_the_game() -> None:
 def test_push_g_winner_is_the_closest_animal_facing_the_push() -> None:
     # Rhino pushes; walking back from the rock: sideways elephant, facing-against
     # rhino, then an elephant facing east: the elephants win.
-    state = position({"a2": rh("E"), "b2": el("E"), "c2": rh("W"), "d2": el("N"),
-                      "e2": ROCK, "c5": ROCK, "d5": ROCK}, to_move=1)
+    state = position(
+        {
+            "a2": rh("E"),
+            "b2": el("E"),
+            "c2": rh("W"),
+            "d2": el("N"),
+            "e2": ROCK,
+            "c5": ROCK,
+            "d5": ROCK,
+        },
+        to_move=1,
+    )
     state = accepted(state, "move a2 b2 E")
     result = SIAM.result(state)
     assert result["winners"] == [0]
@@ -371,8 +396,9 @@ def test_push_g_winner_is_the_closest_animal_facing_the_push() -> None:
 
 
 def test_push_g_opponent_of_the_mover_can_win() -> None:
-    state = position({"b2": el("E"), "c2": rh("E"), "d2": el("S"), "e2": ROCK,
-                      "c5": ROCK, "d5": ROCK})
+    state = position(
+        {"b2": el("E"), "c2": rh("E"), "d2": el("S"), "e2": ROCK, "c5": ROCK, "d5": ROCK}
+    )
     state = accepted(state, "move b2 c2 E")
     result = SIAM.result(state)
     assert result["winners"] == [1]
@@ -382,8 +408,9 @@ def test_push_g_opponent_of_the_mover_can_win() -> None:
 
 
 def test_push_g_pusher_wins_when_no_closer_animal_faces_the_push() -> None:
-    state = position({"a4": rh("S"), "a3": el("E"), "a2": rh("W"), "a1": ROCK,
-                      "c5": ROCK, "d5": ROCK}, to_move=1)
+    state = position(
+        {"a4": rh("S"), "a3": el("E"), "a2": rh("W"), "a1": ROCK, "c5": ROCK, "d5": ROCK}, to_move=1
+    )
     state = accepted(state, "move a4 a3 S")
     result = SIAM.result(state)
     assert result["winners"] == [1] and result["rock"] == "a1" and result["direction"] == "S"
@@ -392,8 +419,9 @@ def test_push_g_pusher_wins_when_no_closer_animal_faces_the_push() -> None:
 
 def test_push_g_rock_pushed_out_while_entering() -> None:
     # The entering rhino and the elephant push two rocks; the elephant is nearer.
-    state = position({"e1": rh("N"), "e2": el("N"), "e3": ROCK, "e4": el("W"), "e5": ROCK,
-                      "c5": ROCK}, to_move=1)
+    state = position(
+        {"e1": rh("N"), "e2": el("N"), "e3": ROCK, "e4": el("W"), "e5": ROCK, "c5": ROCK}, to_move=1
+    )
     state = accepted(state, "enter e1 N")
     result = SIAM.result(state)
     assert result["rock"] == "e5" and result["winners"] == [0]
@@ -402,8 +430,9 @@ def test_push_g_rock_pushed_out_while_entering() -> None:
 
 
 def test_push_h_animal_pushed_off_returns_to_its_owner() -> None:
-    state = position({**PARKED_ROCKS, "a2": el("E"), "b2": rh("N"), "c2": el("S"),
-                      "d2": el("N"), "e2": rh("S")})
+    state = position(
+        {**PARKED_ROCKS, "a2": el("E"), "b2": rh("N"), "c2": el("S"), "d2": el("N"), "e2": rh("S")}
+    )
     state = accepted(state, "move a2 b2 E")
     assert state["reserve"] == {"elephant": 2, "rhino": 4}
     assert state["board"]["e2"] == el("N")
@@ -414,8 +443,7 @@ def test_push_h_animal_pushed_off_returns_to_its_owner() -> None:
 def test_push_h_own_animal_pushed_off_returns_to_reserve() -> None:
     state = position({**PARKED_ROCKS, "d2": el("E"), "e2": el("N")})
     state = accepted(state, "move d2 e2 E")
-    assert state["reserve"]["elephant"] == 4 and state["board"] == {**PARKED_ROCKS,
-                                                                     "e2": el("E")}
+    assert state["reserve"]["elephant"] == 4 and state["board"] == {**PARKED_ROCKS, "e2": el("E")}
 
 
 def test_push_i_no_orientation_change_while_pushing() -> None:
@@ -458,8 +486,7 @@ def test_cross_rule_option_off_allows_c1_and_c5_at_once() -> None:
 
 # -- variant B --------------------------------------------------------------------
 def test_variant_b_each_player_exits_only_once() -> None:
-    state = position({**PARKED_ROCKS, "a2": el("N"), "a4": el("N"), "e2": rh("N")},
-                     exit_once=True)
+    state = position({**PARKED_ROCKS, "a2": el("N"), "a4": el("N"), "e2": rh("N")}, exit_once=True)
     state = accepted(state, "exit a2")
     state = accepted(state, "exit e2")
     refused(state, "exit a4", "exit_once")
@@ -473,8 +500,9 @@ def test_variant_b_exited_animal_may_return() -> None:
 
 
 def test_variant_b_pushed_off_animals_do_not_count() -> None:
-    state = position({**PARKED_ROCKS, "d2": rh("E"), "e2": el("N"), "a3": el("N")},
-                     to_move=1, exit_once=True)
+    state = position(
+        {**PARKED_ROCKS, "d2": rh("E"), "e2": el("N"), "a3": el("N")}, to_move=1, exit_once=True
+    )
     state = accepted(state, "move d2 e2 E")
     assert state["reserve"]["elephant"] == 4 and state["exits"]["elephant"] == 0
     assert accepted(state, "exit a3")["exits"]["elephant"] == 1
@@ -489,19 +517,27 @@ def test_only_the_seat_to_move_may_play(seat: object) -> None:
     assert SIAM.legal_moves(new_game(), seat) == []
 
 
-@pytest.mark.parametrize("move", [
-    None, [], "enter a1 N", {}, {"action": "jump"}, {"action": ["enter"]},
-    {"action": "enter", "to": "a1"},
-    {"action": "enter", "to": "a1", "facing": "N", "extra": 1},
-    {"action": "enter", "to": "a6", "facing": "N"},
-    {"action": "enter", "to": "A1", "facing": "N"},
-    {"action": "enter", "to": "a1", "facing": "n"},
-    {"action": "enter", "to": 11, "facing": "N"},
-    {"action": "enter", "to": ["a1"], "facing": {"x": 1}},
-    {"action": "move", "from_": "a1", "to": "a2", "facing": "N"},
-    {"action": "rotate", "at": None, "facing": "N"},
-    {"action": "exit", "from": "a1", "facing": "N"},
-])
+@pytest.mark.parametrize(
+    "move",
+    [
+        None,
+        [],
+        "enter a1 N",
+        {},
+        {"action": "jump"},
+        {"action": ["enter"]},
+        {"action": "enter", "to": "a1"},
+        {"action": "enter", "to": "a1", "facing": "N", "extra": 1},
+        {"action": "enter", "to": "a6", "facing": "N"},
+        {"action": "enter", "to": "A1", "facing": "N"},
+        {"action": "enter", "to": "a1", "facing": "n"},
+        {"action": "enter", "to": 11, "facing": "N"},
+        {"action": "enter", "to": ["a1"], "facing": {"x": 1}},
+        {"action": "move", "from_": "a1", "to": "a2", "facing": "N"},
+        {"action": "rotate", "at": None, "facing": "N"},
+        {"action": "exit", "from": "a1", "facing": "N"},
+    ],
+)
 def test_malformed_move_refused_as_illegal(move: object) -> None:
     state = new_game()
     with pytest.raises(IllegalMove) as info:
@@ -511,8 +547,9 @@ def test_malformed_move_refused_as_illegal(move: object) -> None:
 
 
 def test_apply_never_mutates_its_input() -> None:
-    state = position({"a2": el("E"), "b2": rh("N"), "c2": ROCK, "e2": rh("N"),
-                      "c5": ROCK, "d5": ROCK})
+    state = position(
+        {"a2": el("E"), "b2": rh("N"), "c2": ROCK, "e2": rh("N"), "c5": ROCK, "d5": ROCK}
+    )
     snapshot = json.dumps(state, sort_keys=True)
     for move in SIAM.legal_moves(state, 0):
         SIAM.apply(state, 0, move)
@@ -546,25 +583,46 @@ def test_result_is_none_while_running() -> None:
 
 
 # -- notation -----------------------------------------------------------------------
-@pytest.mark.parametrize(("text", "move"), [
-    ("enter a1 N", {"action": "enter", "to": "a1", "facing": "N"}),
-    ("move b2 b3 E", {"action": "move", "from": "b2", "to": "b3", "facing": "E"}),
-    ("rotate b2 S", {"action": "rotate", "at": "b2", "facing": "S"}),
-    ("exit a1", {"action": "exit", "from": "a1"}),
-])
+@pytest.mark.parametrize(
+    ("text", "move"),
+    [
+        ("enter a1 N", {"action": "enter", "to": "a1", "facing": "N"}),
+        ("move b2 b3 E", {"action": "move", "from": "b2", "to": "b3", "facing": "E"}),
+        ("rotate b2 S", {"action": "rotate", "at": "b2", "facing": "S"}),
+        ("exit a1", {"action": "exit", "from": "a1"}),
+    ],
+)
 def test_notation_examples_from_the_contract(text: str, move: dict) -> None:
     assert SIAM.parse(text) == move
     assert SIAM.format(move) == text
 
 
 def test_notation_is_case_insensitive_and_ignores_extra_spaces() -> None:
-    assert SIAM.parse("  MOVE   B2 b3\te ") == {"action": "move", "from": "b2", "to": "b3",
-                                                 "facing": "E"}
+    assert SIAM.parse("  MOVE   B2 b3\te ") == {
+        "action": "move",
+        "from": "b2",
+        "to": "b3",
+        "facing": "E",
+    }
 
 
-@pytest.mark.parametrize("text", ["", "   ", "jump a1", "enter a1", "enter a1 N S",
-                                  "enter z9 N", "enter a1 X", "move b2 N", "exit",
-                                  "rotate b2 north", None, 42])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "   ",
+        "jump a1",
+        "enter a1",
+        "enter a1 N S",
+        "enter z9 N",
+        "enter a1 X",
+        "move b2 N",
+        "exit",
+        "rotate b2 north",
+        None,
+        42,
+    ],
+)
 def test_bad_notation_raises_notation_error(text: object) -> None:
     with pytest.raises(NotationError) as info:
         SIAM.parse(text)
@@ -578,22 +636,28 @@ def test_format_refuses_a_malformed_move() -> None:
 
 # -- positions ------------------------------------------------------------------------
 def test_from_position_fills_reserve_and_ply() -> None:
-    state = SIAM.from_position(2, SIAM.options({}), 1, {
-        "board": {**PARKED_ROCKS, "a2": el("N"), "b2": rh("S"), "c2": rh("E")}, "to_move": 1})
+    state = SIAM.from_position(
+        2,
+        SIAM.options({}),
+        1,
+        {"board": {**PARKED_ROCKS, "a2": el("N"), "b2": rh("S"), "c2": rh("E")}, "to_move": 1},
+    )
     assert state["reserve"] == {"elephant": 4, "rhino": 3}
     assert state["ply"] == 5 and SIAM.to_move(state) == [1]
 
 
 def test_from_position_without_ply_leaves_cross_rule_behind() -> None:
-    state = SIAM.from_position(2, SIAM.options({}), 1, {"board": dict(PARKED_ROCKS),
-                                                         "to_move": [0]})
+    state = SIAM.from_position(
+        2, SIAM.options({}), 1, {"board": dict(PARKED_ROCKS), "to_move": [0]}
+    )
     assert state["ply"] == 4
     assert accepted(state, "enter c1 N")["board"]["c1"] == el("N")
 
 
 def test_from_position_with_ply_keeps_cross_rule() -> None:
-    state = SIAM.from_position(2, SIAM.options({}), 1, {"board": dict(PARKED_ROCKS),
-                                                         "ply": 2, "to_move": 0})
+    state = SIAM.from_position(
+        2, SIAM.options({}), 1, {"board": dict(PARKED_ROCKS), "ply": 2, "to_move": 0}
+    )
     refused(state, "enter c1 N", "cross_rule")
 
 
@@ -603,44 +667,54 @@ def test_from_position_accepts_a_view_back() -> None:
     assert SIAM.from_position(2, state["options"], 3, position_) == state
 
 
-@pytest.mark.parametrize(("position_", "options"), [
-    (None, {}),
-    ([], {}),
-    ({}, {}),
-    ({"board": []}, {}),
-    ({"board": PARKED_ROCKS, "colour": "red"}, {}),
-    ({"board": {**PARKED_ROCKS, "f1": el("N")}}, {}),
-    ({"board": {**PARKED_ROCKS, 11: el("N")}}, {}),
-    ({"board": {**PARKED_ROCKS, "a1": {"kind": "tiger", "facing": "N"}}}, {}),
-    ({"board": {**PARKED_ROCKS, "a1": {"kind": ["rock"]}}}, {}),
-    ({"board": {**PARKED_ROCKS, "a1": "elephant"}}, {}),
-    ({"board": {**PARKED_ROCKS, "a1": {"kind": "elephant"}}}, {}),
-    ({"board": {**PARKED_ROCKS, "a1": el("X")}}, {}),
-    ({"board": {**PARKED_ROCKS, "a1": {**el("N"), "owner": 0}}}, {}),
-    ({"board": {"b5": ROCK, "c5": ROCK, "d5": {"kind": "rock", "facing": "N"}}}, {}),
-    ({"board": {"b5": ROCK, "c5": ROCK}}, {}),
-    ({"board": {**PARKED_ROCKS, "a1": ROCK}}, {}),
-    ({"board": {**PARKED_ROCKS, **{sq: el("N") for sq in ("a1", "a2", "a3", "a4", "a5",
-                                                          "b1")}}}, {}),
-    ({"board": PARKED_ROCKS, "reserve": {"elephant": 5, "rhino": 4}}, {}),
-    ({"board": PARKED_ROCKS, "reserve": {"elephant": 5}}, {}),
-    ({"board": PARKED_ROCKS, "reserve": {"elephant": 5.0, "rhino": 5}}, {}),
-    ({"board": PARKED_ROCKS, "reserve": [5, 5]}, {}),
-    ({"board": {**PARKED_ROCKS, "a1": el("N")}, "reserve": {"elephant": 5, "rhino": 5}}, {}),
-    ({"board": PARKED_ROCKS, "ply": -1}, {}),
-    ({"board": PARKED_ROCKS, "ply": True}, {}),
-    ({"board": PARKED_ROCKS, "ply": "4"}, {}),
-    ({"board": PARKED_ROCKS, "ply": 4, "to_move": 1}, {}),
-    ({"board": PARKED_ROCKS, "to_move": 2}, {}),
-    ({"board": PARKED_ROCKS, "to_move": [0, 1]}, {}),
-    ({"board": PARKED_ROCKS, "to_move": []}, {}),
-    ({"board": PARKED_ROCKS, "to_move": "0"}, {}),
-    ({"board": PARKED_ROCKS, "to_move": True}, {}),
-    ({"board": PARKED_ROCKS, "exits": {"elephant": 2, "rhino": 0}}, {"exit_once": True}),
-    ({"board": PARKED_ROCKS, "exits": {"elephant": -1, "rhino": 0}}, {}),
-    ({"board": PARKED_ROCKS, "exits": "none"}, {}),
-    ({"board": PARKED_ROCKS, "options": {"cross_rule": False, "exit_once": False}}, {}),
-])
+@pytest.mark.parametrize(
+    ("position_", "options"),
+    [
+        (None, {}),
+        ([], {}),
+        ({}, {}),
+        ({"board": []}, {}),
+        ({"board": PARKED_ROCKS, "colour": "red"}, {}),
+        ({"board": {**PARKED_ROCKS, "f1": el("N")}}, {}),
+        ({"board": {**PARKED_ROCKS, 11: el("N")}}, {}),
+        ({"board": {**PARKED_ROCKS, "a1": {"kind": "tiger", "facing": "N"}}}, {}),
+        ({"board": {**PARKED_ROCKS, "a1": {"kind": ["rock"]}}}, {}),
+        ({"board": {**PARKED_ROCKS, "a1": "elephant"}}, {}),
+        ({"board": {**PARKED_ROCKS, "a1": {"kind": "elephant"}}}, {}),
+        ({"board": {**PARKED_ROCKS, "a1": el("X")}}, {}),
+        ({"board": {**PARKED_ROCKS, "a1": {**el("N"), "owner": 0}}}, {}),
+        ({"board": {"b5": ROCK, "c5": ROCK, "d5": {"kind": "rock", "facing": "N"}}}, {}),
+        ({"board": {"b5": ROCK, "c5": ROCK}}, {}),
+        ({"board": {**PARKED_ROCKS, "a1": ROCK}}, {}),
+        (
+            {
+                "board": {
+                    **PARKED_ROCKS,
+                    **{sq: el("N") for sq in ("a1", "a2", "a3", "a4", "a5", "b1")},
+                }
+            },
+            {},
+        ),
+        ({"board": PARKED_ROCKS, "reserve": {"elephant": 5, "rhino": 4}}, {}),
+        ({"board": PARKED_ROCKS, "reserve": {"elephant": 5}}, {}),
+        ({"board": PARKED_ROCKS, "reserve": {"elephant": 5.0, "rhino": 5}}, {}),
+        ({"board": PARKED_ROCKS, "reserve": [5, 5]}, {}),
+        ({"board": {**PARKED_ROCKS, "a1": el("N")}, "reserve": {"elephant": 5, "rhino": 5}}, {}),
+        ({"board": PARKED_ROCKS, "ply": -1}, {}),
+        ({"board": PARKED_ROCKS, "ply": True}, {}),
+        ({"board": PARKED_ROCKS, "ply": "4"}, {}),
+        ({"board": PARKED_ROCKS, "ply": 4, "to_move": 1}, {}),
+        ({"board": PARKED_ROCKS, "to_move": 2}, {}),
+        ({"board": PARKED_ROCKS, "to_move": [0, 1]}, {}),
+        ({"board": PARKED_ROCKS, "to_move": []}, {}),
+        ({"board": PARKED_ROCKS, "to_move": "0"}, {}),
+        ({"board": PARKED_ROCKS, "to_move": True}, {}),
+        ({"board": PARKED_ROCKS, "exits": {"elephant": 2, "rhino": 0}}, {"exit_once": True}),
+        ({"board": PARKED_ROCKS, "exits": {"elephant": -1, "rhino": 0}}, {}),
+        ({"board": PARKED_ROCKS, "exits": "none"}, {}),
+        ({"board": PARKED_ROCKS, "options": {"cross_rule": False, "exit_once": False}}, {}),
+    ],
+)
 def test_from_position_refuses_inconsistent_positions(position_: object, options: dict) -> None:
     with pytest.raises(InvalidPosition) as info:
         SIAM.from_position(2, SIAM.options(options), 1, position_)
