@@ -136,6 +136,10 @@ class Engine(ABC):
         Never another seat's private parts, the draw order, the seed or the PRNG.
         """
 
+    def partners(self, state: State, seat: int) -> list[int]:
+        """The seats that win or lose together with ``seat`` (itself included)."""
+        return [seat]
+
     def public_move(self, state_before: State, seat: int, move: Move) -> Move:
         """The move as the public log shows it (hidden parts removed)."""
         return move

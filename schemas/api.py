@@ -41,6 +41,17 @@ class GameCreateSchema(StrictSchema):
         allow_none=True,
         metadata={"description": "A starting position in the engine's state shape plus to_move."},
     )
+    turn_hours = fields.Float(
+        load_default=None,
+        allow_none=True,
+        validate=validate.Range(min=1, max=24 * 60),
+        metadata={"description": "Hours each turn may take; reminders and expiry follow."},
+    )
+    deadline_policy = fields.String(
+        load_default="remind",
+        validate=validate.OneOf(["remind", "skip", "forfeit"]),
+        metadata={"description": "What happens when a turn's time runs out."},
+    )
 
 
 class MoveSubmitSchema(StrictSchema):
@@ -62,6 +73,21 @@ class MoveSubmitSchema(StrictSchema):
         """Exactly one of ``move`` and ``notation``."""
         if ("move" in data) == ("notation" in data):
             raise ValidationError("Give exactly one of 'move' and 'notation'.", "_schema")
+
+
+class VacationSchema(StrictSchema):
+    """``POST /api/v1/games/{id}/vacation``: pause this seat's clocks until ``until``."""
+
+    until = fields.AwareDateTime(required=True, metadata={"example": "2026-12-24T00:00:00Z"})
+
+
+class VacationSetSchema(StrictSchema):
+    """The vacation as recorded, with this year's allowance."""
+
+    seat = fields.Integer(required=True)
+    until = fields.String(required=True)
+    days_used = fields.Float(required=True)
+    days_left = fields.Float(required=True)
 
 
 class GameQuerySchema(StrictSchema):

@@ -18,6 +18,7 @@ from werkzeug.exceptions import HTTPException
 
 from schemas.api import ErrorResponseSchema
 from server.errors import CODE_BY_STATUS, TurnpostError
+from server.mail import MailSettings, Notifier
 from server.service import GameService
 from server.store import Store
 
@@ -32,6 +33,7 @@ class Turnpost:
 
     def __init__(self, db_path: str) -> None:
         self.db_path = db_path
+        self.notifier: Notifier | None = None
         self._memory_store: Store | None = None
 
     def store(self) -> Store:
@@ -45,8 +47,8 @@ class Turnpost:
         return g.turnpost_store
 
     def service(self) -> GameService:
-        """A game service on the request's store."""
-        return GameService(self.store())
+        """A game service on the request's store, recording mails in the outbox."""
+        return GameService(self.store(), self.notifier)
 
     def close(self, _: BaseException | None = None) -> None:
         """Close the request's store, if one was opened."""
@@ -76,11 +78,25 @@ def error_response(error: TurnpostError, status: int | None = None) -> Any:
     return render_template("error.html", error=error), status
 
 
+def mail_settings(config: dict[str, Any]) -> MailSettings:
+    """Mail settings from the app config (``TURNPOST_MAIL_DOMAIN``, ``TURNPOST_BASE_URL``...)."""
+    return MailSettings(
+        secret=config["SECRET_KEY"],
+        domain=config["TURNPOST_MAIL_DOMAIN"],
+        base_url=config["TURNPOST_BASE_URL"].rstrip("/"),
+        sender=config["TURNPOST_MAIL_FROM"],
+    )
+
+
 def create_app(config: dict[str, Any] | None = None) -> Flask:
     """Build the app; ``config`` overrides the environment (``TURNPOST_DB``)."""
     app = Flask(__name__, template_folder=str(ROOT / "templates"))
     app.config.update(
         TURNPOST_DB=os.environ.get("TURNPOST_DB", "./turnpost.db"),
+        TURNPOST_BASE_URL=os.environ.get("TURNPOST_BASE_URL", "http://127.0.0.1:8000"),
+        TURNPOST_MAIL_DOMAIN=os.environ.get("TURNPOST_MAIL_DOMAIN", "turnpost.localhost"),
+        TURNPOST_MAIL_FROM=os.environ.get("TURNPOST_MAIL_FROM", ""),
+        TURNPOST_SMTP_URL=os.environ.get("TURNPOST_SMTP_URL", ""),
         API_TITLE="Turnpost",
         API_VERSION="1",
         OPENAPI_VERSION="3.0.3",
@@ -101,12 +117,15 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     store.init()
     if not app.config.get("SECRET_KEY"):
         app.config["SECRET_KEY"] = store.secret_key()
+    turnpost.notifier = Notifier(mail_settings(app.config))
     if turnpost.db_path != ":memory:":
         store.close()
     app.teardown_appcontext(turnpost.close)
 
     from server import api, web
+    from server.limits import init_protection
 
+    init_protection(app)
     rest = Api(app)
     rest.spec.components.security_scheme("bearer", {"type": "http", "scheme": "bearer"})
     rest.register_blueprint(api.blp)

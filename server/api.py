@@ -25,9 +25,12 @@ from schemas.api import (
     LoggedMoveSchema,
     MoveSubmitSchema,
     MoveSubmittedSchema,
+    VacationSchema,
+    VacationSetSchema,
 )
+from server.deadlines import set_vacation
 from server.errors import TurnpostError
-from server.service import GameService
+from server.service import GameService, format_time
 from server.store import Store
 
 #: Seconds between keep-alive comments on the event stream (the contract asks for <= 15).
@@ -136,6 +139,8 @@ def create_game(body: dict[str, Any]) -> dict[str, Any]:
         body["options"],
         seed=body["seed"],
         position=body["position"],
+        turn_hours=body["turn_hours"],
+        deadline_policy=body["deadline_policy"],
     )
 
 
@@ -205,6 +210,20 @@ def legal_moves(game_id: str) -> dict[str, Any]:
     if seat is None:
         raise TurnpostError("unauthorized", "A seat token is needed for legal moves.")
     return games.legal_moves(game, seat)
+
+
+@blp.route("/games/<game_id>/vacation", methods=["POST"])
+@blp.arguments(VacationSchema)
+@blp.response(200, VacationSetSchema)
+@errors(400, 401, 404, 422)
+@bearer
+def vacation(body: dict[str, Any], game_id: str) -> dict[str, Any]:
+    """Pause the caller's turn clock in this game until ``until`` (yearly allowance applies)."""
+    games = service()
+    seat = games.authenticate(games.load(game_id), bearer_token())
+    if seat is None:
+        raise TurnpostError("unauthorized", "A seat token is needed to set a vacation.")
+    return set_vacation(games, game_id, seat, format_time(body["until"]))
 
 
 @blp.route("/games/<game_id>/events")

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import secrets
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from marshmallow import ValidationError
@@ -19,12 +19,32 @@ from marshmallow import ValidationError
 from engines import ENGINES, Engine, IllegalMove, InvalidPosition, NotationError
 from schemas.moves import load_move
 from server.errors import TurnpostError
+from server.mail import Mail, Notifier, new_message_id
 from server.store import Store, dumps, hash_secret, new_secret
+
+#: How many recent moves a mail shows.
+RECENT_MOVES = 6
+TIME_FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"
 
 
 def utcnow() -> str:
     """Now as an ISO 8601 UTC string with a ``Z``."""
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    return datetime.now(UTC).strftime(TIME_FORMAT)
+
+
+def parse_time(text: str) -> datetime:
+    """An ISO 8601 UTC string (as written by :func:`utcnow`) as an aware datetime."""
+    return datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+
+def format_time(moment: datetime) -> str:
+    """An aware datetime as an ISO 8601 UTC string with a ``Z``."""
+    return moment.astimezone(UTC).strftime(TIME_FORMAT)
+
+
+def deadline_after(now: str, turn_hours: float) -> str:
+    """The deadline of a turn starting at ``now``."""
+    return format_time(parse_time(now) + timedelta(hours=turn_hours))
 
 
 @dataclass
@@ -53,10 +73,15 @@ class Game:
 
 
 class GameService:
-    """Create, read and play games on one :class:`Store`."""
+    """Create, read and play games on one :class:`Store`.
 
-    def __init__(self, store: Store) -> None:
+    With a :class:`~server.mail.Notifier`, every change also records the mails
+    it causes in the outbox, in the same transaction.
+    """
+
+    def __init__(self, store: Store, notifier: Notifier | None = None) -> None:
         self.store = store
+        self.notifier = notifier
 
     # -- creation -------------------------------------------------------
     def create(
@@ -66,8 +91,14 @@ class GameService:
         options: dict[str, Any],
         seed: int | None = None,
         position: dict[str, Any] | None = None,
+        turn_hours: float | None = None,
+        deadline_policy: str = "remind",
     ) -> dict[str, Any]:
-        """Create a game; the answer carries each seat's token and the admin token (shown once)."""
+        """Create a game; the answer carries each seat's token and the admin token (shown once).
+
+        ``turn_hours`` gives each turn a deadline; ``deadline_policy`` says what
+        happens when it passes (see :mod:`server.deadlines`).
+        """
         engine = self.engine(engine_id)
         if not engine.min_players <= len(players) <= engine.max_players:
             raise TurnpostError(
@@ -96,7 +127,9 @@ class GameService:
                     "seq": 0,
                     "admin_token_hash": hash_secret(admin_token),
                     "created_at": now,
-                    **self._snapshot(engine, state, now),
+                    "turn_hours": turn_hours,
+                    "deadline_policy": deadline_policy,
+                    **self._snapshot(engine, state, now, turn_hours),
                 }
             )
             db["seats"].insert_all(
@@ -109,6 +142,7 @@ class GameService:
                 }
                 for seat, (player, token) in enumerate(zip(players, tokens, strict=True))
             )
+            self._queue_turn_mails(db, self.load(game_id))
         game = self.load(game_id)
         created = self.game_object(game, seat=None)
         created["players"] = [
@@ -145,15 +179,33 @@ class GameService:
             raise TurnpostError("invalid_position", error.message, {"rule": error.rule}) from None
 
     @staticmethod
-    def _snapshot(engine: Engine, state: dict[str, Any], now: str) -> dict[str, Any]:
-        """The columns of ``games`` derived from a state."""
+    def _snapshot(
+        engine: Engine,
+        state: dict[str, Any],
+        now: str,
+        turn_hours: float | None,
+        seats: list[dict[str, Any]] = (),
+    ) -> dict[str, Any]:
+        """The columns of ``games`` derived from a state reached at ``now``.
+
+        A turn's clock starts now, or when the vacation of a seat to move ends.
+        """
         result = engine.result(state)
+        running = result is None
+        to_move = engine.to_move(state)
+        deadline = None
+        if running and turn_hours:
+            vacations = [s["vacation_until"] for s in seats if s["seat"] in to_move]
+            start = max([now, *(v for v in vacations if v)])
+            deadline = deadline_after(start, turn_hours)
         return {
             "state": dumps(state),
-            "to_move": dumps(engine.to_move(state)),
-            "result": None if result is None else dumps(result),
-            "status": "active" if result is None else "finished",
+            "to_move": dumps(to_move),
+            "result": None if running else dumps(result),
+            "status": "active" if running else "finished",
             "updated_at": now,
+            "deadline": deadline,
+            "reminders_sent": 0,
         }
 
     # -- reading --------------------------------------------------------
@@ -268,18 +320,36 @@ class GameService:
         notation: str | None = None,
         expected_seq: int | None = None,
         idempotency_key: str | None = None,
+        mail_message_id: str | None = None,
     ) -> dict[str, Any]:
         """Validate, apply and append one move; the answer is ``{"seq", "game"}``.
 
         With an ``idempotency_key`` a repeat returns the first answer and appends nothing.
+        ``mail_message_id`` marks a move that came by mail: the mover gets a confirmation.
         """
-        game = self.load(game_id)
-        seat = self.authenticate(game, token)
+        if self.store.game(game_id, columns="id") is None:
+            raise TurnpostError("not_found", f"No game {game_id!r}.")
+        seat = None if token is None else self.store.seat_by_token(game_id, token)
         if seat is None:
-            raise TurnpostError("unauthorized", "A seat token is needed to move.")
+            raise TurnpostError("unauthorized", "A seat token of this game is needed to move.")
+        return self.submit_as(
+            game_id, seat, move, notation, expected_seq, idempotency_key, mail_message_id
+        )
+
+    def submit_as(
+        self,
+        game_id: str,
+        seat: int,
+        move: dict[str, Any] | None = None,
+        notation: str | None = None,
+        expected_seq: int | None = None,
+        idempotency_key: str | None = None,
+        mail_message_id: str | None = None,
+    ) -> dict[str, Any]:
+        """:meth:`submit` for a seat already authenticated (by token, mail key or the clock)."""
         request = dumps({"move": move, "notation": notation, "expected_seq": expected_seq})
         if idempotency_key is not None:
-            replayed = self._idempotent(game.id, seat, idempotency_key, request)
+            replayed = self._idempotent(game_id, seat, idempotency_key, request)
             if replayed is not None:
                 return replayed
         with self.store.write() as db:
@@ -295,7 +365,7 @@ class GameService:
                 raise TurnpostError(
                     "illegal_move", error.message, {"rule": error.rule, "move": parsed}
                 ) from None
-            answer = self._append(db, game, seat, parsed, state)
+            answer = self._append(db, game, seat, parsed, state, mail_message_id)
             if idempotency_key is not None:
                 db["idempotency"].insert(
                     {
@@ -349,12 +419,18 @@ class GameService:
         return parsed
 
     def _append(
-        self, db: Any, game: Game, seat: int, move: dict[str, Any], state: dict[str, Any]
+        self,
+        db: Any,
+        game: Game,
+        seat: int,
+        move: dict[str, Any],
+        state: dict[str, Any],
+        mail_message_id: str | None = None,
     ) -> dict[str, Any]:
-        """Append the move and the new snapshot inside the caller's transaction."""
+        """Append the move, the new snapshot and its mails inside the caller's transaction."""
         now = utcnow()
         seq = game.seq + 1
-        snapshot = self._snapshot(game.engine, state, now)
+        snapshot = self._snapshot(game.engine, state, now, game.row["turn_hours"], game.seats)
         db["moves"].insert(
             {
                 "game_id": game.id,
@@ -370,7 +446,96 @@ class GameService:
         )
         db["games"].update(game.id, {"seq": seq, **snapshot})
         updated = Game({**game.row, "seq": seq, **snapshot}, game.seats, game.engine, state)
+        if mail_message_id is not None:
+            self.queue_mail(
+                db, updated, seat, "accepted", mail_message_id, notation=game.engine.format(move)
+            )
+        self._queue_turn_mails(db, updated)
         return {"seq": seq, "game": self.game_object(updated, seat)}
+
+    # -- mail -------------------------------------------------------------
+    def recent_moves(self, game: Game) -> list[dict[str, Any]]:
+        """The last few public log entries, for mails."""
+        return self.move_log(game, after=max(0, game.seq - RECENT_MOVES))
+
+    def _queue_turn_mails(self, db: Any, game: Game) -> None:
+        """Record "your turn" / "game over" mails for the seats with an email."""
+        if self.notifier is None or not any(seat["email"] for seat in game.seats):
+            return
+        views = {s["seat"]: self.game_object(game, s["seat"]) for s in game.seats if s["email"]}
+        mails = self.notifier.turn_mails(
+            game.engine, game.state, game.seats, views, self.recent_moves(game)
+        )
+        for mail in mails:
+            self._record(db, game, mail)
+
+    def queue_mail(
+        self, db: Any, game: Game, seat: int, kind: str, in_reply_to: str | None, **extra: Any
+    ) -> None:
+        """Record one mail ``kind`` to ``seat`` (if it has an email), e.g. a reminder."""
+        row = game.seats[seat]
+        if self.notifier is None or not row["email"]:
+            return
+        subject = {
+            "accepted": f"Move accepted: {game.engine.name} {game.id}",
+            "rejected": f"Move not played: {game.engine.name} {game.id}",
+            "reminder": f"Reminder, your turn: {game.engine.name} {game.id}",
+        }[kind]
+        view = self.game_object(game, seat)
+        mail = self.notifier.mail(
+            kind, subject, game.engine, view, row, self.recent_moves(game), **extra
+        )
+        mail.in_reply_to = in_reply_to
+        self._record(db, game, mail)
+
+    def _record(self, db: Any, game: Game, mail: Mail) -> None:
+        now = utcnow()
+        db["outbox"].insert(
+            {
+                "game_id": game.id,
+                "seat": mail.seat,
+                "kind": mail.kind,
+                "to_addr": mail.to,
+                "subject": mail.subject,
+                "text": mail.text,
+                "html": mail.html,
+                "message_id": new_message_id(self.notifier.settings, mail.kind, game.id),
+                "in_reply_to": mail.in_reply_to,
+                "seq": game.seq,
+                "created_at": now,
+                "next_attempt_at": now,
+            }
+        )
+
+    def forfeit(self, game_id: str, seat: int, expected_seq: int) -> bool:
+        """End the game because ``seat`` ran out of time: everyone else wins.
+
+        Does nothing (``False``) if the game moved on since ``expected_seq``.
+        """
+        with self.store.write() as db:
+            game = self.load(game_id)
+            if game.status != "active" or game.seq != expected_seq:
+                return False
+            losers = game.engine.partners(game.state, seat)
+            names = " and ".join(game.seats[s]["name"] for s in losers)
+            result = {
+                "winners": [s["seat"] for s in game.seats if s["seat"] not in losers],
+                "scores": {},
+                "reason": f"{names} ran out of time and forfeit{'s' if len(losers) == 1 else ''}.",
+                "forfeit": losers,
+            }
+            ended = {
+                "status": "finished",
+                "result": dumps(result),
+                "to_move": "[]",
+                "deadline": None,
+                "updated_at": utcnow(),
+            }
+            db["games"].update(game.id, ended)
+            self._queue_turn_mails(
+                db, Game({**game.row, **ended}, game.seats, game.engine, game.state)
+            )
+        return True
 
     def abort(self, game_id: str, admin_token: str | None) -> dict[str, Any]:
         """End a running game as ``aborted`` (admin token only)."""

@@ -96,19 +96,34 @@ class Store:
                 "to_move": str,
                 "result": str,
                 "deadline": str,
+                "turn_hours": float,
+                "deadline_policy": str,
+                "reminders_sent": int,
                 "admin_token_hash": str,
                 "created_at": str,
                 "updated_at": str,
             },
             pk="id",
             not_null={"engine", "options", "seed", "status", "seq", "state", "to_move"},
+            defaults={"reminders_sent": 0},
             if_not_exists=True,
         )
         db["seats"].create(
-            {"game_id": str, "seat": int, "name": str, "email": str, "token_hash": str},
+            {
+                "game_id": str,
+                "seat": int,
+                "name": str,
+                "email": str,
+                "token_hash": str,
+                "mail_generation": int,
+                "vacation_until": str,
+                "vacation_year": int,
+                "vacation_days_used": float,
+            },
             pk=("game_id", "seat"),
             foreign_keys=[("game_id", "games", "id")],
-            not_null={"name", "token_hash"},
+            not_null={"name", "token_hash", "mail_generation", "vacation_days_used"},
+            defaults={"mail_generation": 0, "vacation_days_used": 0},
             if_not_exists=True,
         )
         db["seats"].create_index(["token_hash"], unique=True, if_not_exists=True)
@@ -129,6 +144,33 @@ class Store:
             not_null={"seat", "move", "public_move", "notation", "at"},
             if_not_exists=True,
         )
+        db["outbox"].create(
+            {
+                "id": int,
+                "game_id": str,
+                "seat": int,
+                "kind": str,
+                "to_addr": str,
+                "subject": str,
+                "text": str,
+                "html": str,
+                "message_id": str,
+                "in_reply_to": str,
+                "seq": int,
+                "created_at": str,
+                "attempts": int,
+                "next_attempt_at": str,
+                "sent_at": str,
+                "last_error": str,
+            },
+            pk="id",
+            not_null={"kind", "to_addr", "subject", "text", "html", "message_id", "created_at"},
+            defaults={"attempts": 0},
+            if_not_exists=True,
+        )
+        db["outbox"].create_index(["message_id"], unique=True, if_not_exists=True)
+        db["outbox"].create_index(["sent_at", "next_attempt_at"], if_not_exists=True)
+        db["outbox"].create_index(["in_reply_to"], if_not_exists=True)
         db["idempotency"].create(
             {"game_id": str, "seat": int, "key": str, "request": str, "response": str},
             pk=("game_id", "seat", "key"),
@@ -196,6 +238,29 @@ class Store:
         return self._one(
             "SELECT request, response FROM idempotency WHERE game_id = ? AND seat = ? AND key = ?",
             [game_id, seat, key],
+        )
+
+    def mail_generation(self, game_id: str, seat: int) -> int | None:
+        """The key generation of a seat's reply address, or ``None`` for no such seat."""
+        row = self._one(
+            "SELECT mail_generation FROM seats WHERE game_id = ? AND seat = ?", [game_id, seat]
+        )
+        return None if row is None else row["mail_generation"]
+
+    def outbox_by_message_id(self, message_id: str) -> dict[str, Any] | None:
+        """The outbox row sent with ``message_id``, or ``None``."""
+        return self._one("SELECT * FROM outbox WHERE message_id = ?", [message_id])
+
+    def outbox_replies_to(self, message_id: str) -> int:
+        """How many outbox rows answer ``message_id``."""
+        row = self._one("SELECT count(*) AS n FROM outbox WHERE in_reply_to = ?", [message_id])
+        return row["n"]
+
+    def timed_games(self) -> list[dict[str, Any]]:
+        """Ids of the running games that have a turn deadline."""
+        return self._all(
+            "SELECT id FROM games WHERE status = 'active' AND deadline IS NOT NULL"
+            " ORDER BY deadline"
         )
 
     def recent_games(self, limit: int = 50) -> list[dict[str, Any]]:

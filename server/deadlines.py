@@ -1,0 +1,149 @@
+"""Turn deadlines, reminders and vacations, driven by the worker's clock.
+
+A game created with ``turn_hours`` gives each turn a deadline. The worker
+calls :func:`process_deadlines` with the current time (tests pass their own):
+
+- at half time, and again 12 hours before the deadline, the seats to move get
+  a reminder (each at most once per turn);
+- when the deadline passes, the game's ``deadline_policy`` applies once:
+  ``remind`` sends one last reminder; ``skip`` plays ``{"action": "pass"}``
+  for the seat when that is a legal move (else it reminds); ``forfeit`` ends
+  the game, the late seat (and its partners) losing.
+
+A seat on vacation has its clocks paused: setting a vacation moves the
+deadline of a running turn later by the length of the vacation, and a turn
+that starts during a vacation starts its clock when the vacation ends. Each
+seat may take :data:`VACATION_DAYS_PER_YEAR` days per calendar year.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import timedelta
+
+from server.errors import TurnpostError
+from server.service import Game, GameService, format_time, parse_time, utcnow
+
+VACATION_DAYS_PER_YEAR = 30
+HALF_TIME, TWELVE_HOURS, EXPIRED = 1, 2, 4
+PASS = {"action": "pass"}
+
+
+@dataclass
+class Action:
+    """One thing the clock did to a game."""
+
+    game_id: str
+    kind: str  # reminder | expired-reminder | skip | forfeit
+    seat: int
+
+
+def process_deadlines(games: GameService, now: str | None = None) -> list[Action]:
+    """Send due reminders and apply expired deadlines; returns what was done."""
+    now = now or utcnow()
+    actions: list[Action] = []
+    for row in games.store.timed_games():
+        game = games.load(row["id"])
+        if game.status == "active" and game.row["deadline"]:
+            actions += _process(games, game, now)
+    return actions
+
+
+def _process(games: GameService, game: Game, now: str) -> list[Action]:
+    deadline = parse_time(game.row["deadline"])
+    moment = parse_time(now)
+    to_move = _to_move(game)
+    if moment >= deadline:
+        return _expire(games, game, to_move)
+    hours = game.row["turn_hours"]
+    due = 0
+    if moment >= deadline - timedelta(hours=hours / 2):
+        due |= HALF_TIME
+    if moment >= deadline - timedelta(hours=12):
+        due |= TWELVE_HOURS
+    if not due & ~game.row["reminders_sent"]:
+        return []
+    return _remind(games, game, to_move, game.row["reminders_sent"] | due, expired=False)
+
+
+def _to_move(game: Game) -> list[int]:
+    return json.loads(game.row["to_move"])
+
+
+def _remind(
+    games: GameService, game: Game, seats: list[int], bits: int, expired: bool
+) -> list[Action]:
+    """Mail a reminder to ``seats`` and remember which reminders this turn had."""
+    with games.store.write() as db:
+        changed = db.execute(
+            "UPDATE games SET reminders_sent = ? WHERE id = ? AND seq = ? AND reminders_sent != ?",
+            [bits, game.id, game.seq, bits],
+        ).rowcount
+        if not changed:
+            return []
+        for seat in seats:
+            games.queue_mail(db, game, seat, "reminder", None, expired=expired)
+    kind = "expired-reminder" if expired else "reminder"
+    return [Action(game.id, kind, seat) for seat in seats]
+
+
+def _expire(games: GameService, game: Game, seats: list[int]) -> list[Action]:
+    """Apply the game's deadline policy once."""
+    policy = game.row["deadline_policy"]
+    if policy == "forfeit" and seats:
+        done = games.forfeit(game.id, seats[0], expected_seq=game.seq)
+        return [Action(game.id, "forfeit", seats[0])] if done else []
+    if policy == "skip":
+        skippable = [s for s in seats if PASS in game.engine.legal_moves(game.state, s)]
+        if skippable:
+            for seat in skippable:
+                games.submit_as(game.id, seat, move=dict(PASS), expected_seq=game.seq)
+            return [Action(game.id, "skip", seat) for seat in skippable]
+    if game.row["reminders_sent"] & EXPIRED:
+        return []
+    bits = game.row["reminders_sent"] | EXPIRED | HALF_TIME | TWELVE_HOURS
+    return _remind(games, game, seats, bits, expired=True)
+
+
+def set_vacation(
+    games: GameService, game_id: str, seat: int, until: str, now: str | None = None
+) -> dict[str, object]:
+    """Pause ``seat``'s clocks until ``until``; ``422`` beyond the yearly allowance."""
+    now = now or utcnow()
+    start, end = parse_time(now), parse_time(until)
+    if end <= start:
+        raise TurnpostError(
+            "invalid_request",
+            "A vacation must end in the future.",
+            {"until": ["Must be later than now."]},
+        )
+    days = (end - start).total_seconds() / 86400
+    with games.store.write() as db:
+        game = games.load(game_id)
+        row = game.seats[seat]
+        used = row["vacation_days_used"] if row["vacation_year"] == start.year else 0
+        if used + days > VACATION_DAYS_PER_YEAR:
+            left = max(VACATION_DAYS_PER_YEAR - used, 0)
+            raise TurnpostError(
+                "invalid_request",
+                f"Only {left:.1f} vacation days are left this year.",
+                {"until": [f"At most {VACATION_DAYS_PER_YEAR} days per year."]},
+            )
+        db["seats"].update(
+            (game_id, seat),
+            {
+                "vacation_until": until,
+                "vacation_year": start.year,
+                "vacation_days_used": used + days,
+            },
+        )
+        if game.status == "active" and game.row["deadline"] and seat in _to_move(game):
+            later = parse_time(game.row["deadline"]) + (end - start)
+            db["games"].update(game_id, {"deadline": format_time(later)})
+    return {
+        "seat": seat,
+        "until": until,
+        "days_used": used + days,
+        "days_left": VACATION_DAYS_PER_YEAR - used - days,
+    }
