@@ -10,6 +10,9 @@ turnpost export GAME_ID               # the game and its full log as JSON
 from __future__ import annotations
 
 import json
+import sqlite3
+import sys
+import time
 from typing import Any
 
 import click
@@ -17,7 +20,12 @@ from flask import current_app
 from flask.cli import FlaskGroup, with_appcontext
 
 from server import create_app
+from server.deadlines import process_deadlines
+from server.delivery import deliver_due
 from server.errors import TurnpostError
+from server.inbound import MAX_MESSAGE_BYTES, describe, receive
+from server.mail import MailSettings, reply_address
+from server.smtpd import InboundController, InboundHandler
 from server.store import dumps
 
 
@@ -143,3 +151,93 @@ def serve(host: str, port: int, workers: int, threads: int, demo: bool) -> None:
         )
     click.echo(f"Serving {base_url} (API docs at {base_url}/api/docs); Ctrl-C stops.")
     run(current_app.config["TURNPOST_DB"], host, port, workers, threads)
+
+
+def _mail_settings() -> MailSettings:
+    return current_app.extensions["turnpost"].notifier.settings
+
+
+def run_clock_and_outbox(now: str | None = None) -> tuple[int, int, int]:
+    """Apply due deadlines, then send due mail: ``(clock actions, sent, failed)``."""
+    games = _service()
+    actions = process_deadlines(games, now)
+    smtp_url = current_app.config["TURNPOST_SMTP_URL"]
+    if not smtp_url:
+        return len(actions), 0, 0
+    sent, failed = deliver_due(games.store, _mail_settings(), smtp_url, now)
+    return len(actions), sent, failed
+
+
+@main.command("send-mail")
+@with_appcontext
+def send_mail() -> None:
+    """Once (e.g. from cron): apply due deadlines and reminders, then send due mail."""
+    if not current_app.config["TURNPOST_SMTP_URL"]:
+        click.echo("TURNPOST_SMTP_URL is not set: mail stays in the outbox.", err=True)
+    actions, sent, failed = run_clock_and_outbox()
+    click.echo(f"deadline actions {actions}, mails sent {sent}, failed {failed}")
+
+
+@main.command("worker")
+@click.option("--interval", default=30.0, show_default=True, help="Seconds between rounds.")
+@with_appcontext
+def worker(interval: float) -> None:
+    """Run ``send-mail`` forever, every ``--interval`` seconds."""
+    while True:
+        actions, sent, failed = run_clock_and_outbox()
+        if actions or sent or failed:
+            click.echo(f"deadline actions {actions}, mails sent {sent}, failed {failed}")
+        time.sleep(interval)
+
+
+@main.command("mail-in")
+@with_appcontext
+def mail_in() -> None:
+    """Read one RFC 5322 message on stdin and play the move it carries (for an MTA pipe).
+
+    Exits 0 once the message is handled (applied, refused with a reply, or
+    dropped), 75 (EX_TEMPFAIL: the MTA retries) if the database is unavailable.
+    """
+    raw = sys.stdin.buffer.read(MAX_MESSAGE_BYTES + 1)
+    try:
+        outcome = receive(raw, _service(), _mail_settings())
+    except sqlite3.OperationalError as error:
+        click.echo(f"temporary failure: {error}", err=True)
+        raise SystemExit(75) from None
+    click.echo(json.dumps(describe(outcome)))
+
+
+@main.command("smtpd")
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", default=8025, show_default=True)
+@click.option("--lmtp", is_flag=True, help="Speak LMTP instead of SMTP (for Postfix or Dovecot).")
+@with_appcontext
+def smtpd(host: str, port: int, lmtp: bool) -> None:
+    """Receive replies over SMTP or LMTP until stopped."""
+    handler = InboundHandler(current_app.config["TURNPOST_DB"], _mail_settings())
+    controller = InboundController(handler, host, port, lmtp=lmtp)
+    controller.start()
+    click.echo(f"Listening for {'LMTP' if lmtp else 'SMTP'} on {host}:{port}; Ctrl-C stops.")
+    try:
+        while True:
+            time.sleep(3600)
+    except KeyboardInterrupt:
+        controller.stop()
+
+
+@main.command("mail-key")
+@click.argument("game_id")
+@click.argument("seat", type=int)
+@click.option("--revoke", is_flag=True, help="Invalidate the current reply address first.")
+@with_appcontext
+def mail_key(game_id: str, seat: int, revoke: bool) -> None:
+    """Print a seat's reply address; ``--revoke`` replaces it with a new one."""
+    store = _service().store
+    generation = store.mail_generation(game_id, seat)
+    if generation is None:
+        raise click.ClickException(f"No seat {seat} in game {game_id!r}.")
+    if revoke:
+        generation += 1
+        with store.write() as db:
+            db["seats"].update((game_id, seat), {"mail_generation": generation})
+    click.echo(reply_address(_mail_settings(), game_id, seat, generation))

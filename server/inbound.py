@@ -2,7 +2,8 @@
 
 A seat replies to ``play+<game>.<seat>.<key>@<domain>`` (the Reply-To of its
 turn mails). The move is the Subject after ``move:``, else the first line of
-the text body that is not quoted (``>``), not empty and not a signature. The
+the text body that is not quoted (``>``), not the line introducing a quote,
+not empty and not in the signature. The
 ``In-Reply-To`` of a reply to a turn mail gives ``expected_seq``, so a late
 answer to an old turn mail is refused as stale rather than applied.
 
@@ -136,13 +137,19 @@ def read_move_text(message: EmailMessage) -> tuple[str | None, str]:
     text = "" if body is None else body.get_content()
     if body is not None and body.get_content_type() == "text/html":
         text = TAG.sub("\n", text)
-    for line in text.splitlines():
-        line = line.strip()
+    lines = [line.strip() for line in text.splitlines()]
+    for number, line in enumerate(lines):
         if line == "--":
             break
-        if line and not line.startswith(">"):
+        if line and not line.startswith(">") and not _attribution(line, lines[number + 1 :]):
             return None, line[:500]
     return "no move found: write it on the first line of your reply", ""
+
+
+def _attribution(line: str, rest: list[str]) -> bool:
+    """Whether ``line`` introduces a quote ("On Monday, Turnpost wrote:")."""
+    following = next((other for other in rest if other), "")
+    return line.endswith(":") and following.startswith(">")
 
 
 def expected_seq(games: GameService, game_id: str, message: EmailMessage) -> int | None:

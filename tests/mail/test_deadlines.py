@@ -1,0 +1,128 @@
+"""Deadlines, reminders, expiry policies and vacations with an injected clock."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+import pytest
+
+from server.deadlines import VACATION_DAYS_PER_YEAR, process_deadlines, set_vacation
+from server.errors import TurnpostError
+from server.service import GameService, format_time, parse_time
+
+PLAYERS = [{"name": "Ann", "email": "ann@example.org"}, {"name": "Bob", "email": "bob@example.org"}]
+
+
+def timed_game(games: GameService, policy: str, hours: float = 48) -> tuple[dict, datetime]:
+    """A Siam game with a turn clock; returns it and its first deadline."""
+    game = games.create("siam", PLAYERS, {}, turn_hours=hours, deadline_policy=policy)
+    return game, parse_time(games.load(game["id"]).row["deadline"])
+
+
+def tick(games: GameService, moment: datetime) -> list[tuple[str, int]]:
+    """Run the clock at ``moment``; what it did as ``(kind, seat)`` pairs."""
+    return [(a.kind, a.seat) for a in process_deadlines(games, format_time(moment))]
+
+
+def reminders(games: GameService) -> int:
+    """Reminder mails in the outbox."""
+    return games.store.db["outbox"].count_where("kind = 'reminder'")
+
+
+def test_deadline_is_turn_hours_after_the_turn_starts(games: GameService) -> None:
+    game, deadline = timed_game(games, "remind", hours=30)
+    created = parse_time(games.load(game["id"]).row["created_at"])
+    assert abs(deadline - created - timedelta(hours=30)) < timedelta(seconds=1)
+    api_view = games.game_object(games.load(game["id"]), None)
+    assert api_view["deadline"] == format_time(deadline)
+
+
+def test_reminders_at_half_time_and_twelve_hours_before_each_once(games: GameService) -> None:
+    game, deadline = timed_game(games, "remind", hours=48)
+    assert tick(games, deadline - timedelta(hours=30)) == []
+    assert tick(games, deadline - timedelta(hours=23)) == [("reminder", 0)]
+    assert tick(games, deadline - timedelta(hours=22)) == []
+    assert tick(games, deadline - timedelta(hours=11)) == [("reminder", 0)]
+    assert tick(games, deadline - timedelta(hours=1)) == []
+    assert reminders(games) == 2
+
+
+def test_remind_policy_sends_one_expiry_reminder(games: GameService) -> None:
+    game, deadline = timed_game(games, "remind")
+    assert tick(games, deadline + timedelta(minutes=1)) == [("expired-reminder", 0)]
+    assert tick(games, deadline + timedelta(hours=5)) == []
+    assert games.load(game["id"]).status == "active"
+    assert reminders(games) == 1
+
+
+def test_forfeit_policy_ends_the_game_once(games: GameService) -> None:
+    game, deadline = timed_game(games, "forfeit")
+    assert tick(games, deadline + timedelta(minutes=1)) == [("forfeit", 0)]
+    assert tick(games, deadline + timedelta(hours=1)) == []
+    ended = games.game_object(games.load(game["id"]), None)
+    assert ended["status"] == "finished" and ended["to_move"] == []
+    assert ended["result"]["winners"] == [1] and ended["result"]["forfeit"] == [0]
+    assert "Ann ran out of time" in ended["result"]["reason"]
+    over = games.store.db["outbox"].count_where("kind = 'game_over'")
+    assert over == 2
+    with pytest.raises(TurnpostError, match="finished"):
+        games.submit(game["id"], game["players"][0]["token"], notation="enter a1 N")
+
+
+def test_skip_policy_without_a_pass_move_reminds_instead(games: GameService) -> None:
+    game, deadline = timed_game(games, "skip")
+    assert tick(games, deadline + timedelta(minutes=1)) == [("expired-reminder", 0)]
+    assert games.load(game["id"]).seq == 0
+
+
+def test_a_move_resets_the_clock_and_reminders(games: GameService) -> None:
+    game, deadline = timed_game(games, "remind", hours=48)
+    tick(games, deadline - timedelta(hours=11))
+    games.submit(game["id"], game["players"][0]["token"], notation="enter a1 N")
+    row = games.load(game["id"]).row
+    assert parse_time(row["deadline"]) > deadline and row["reminders_sent"] == 0
+
+
+def test_vacation_moves_the_running_deadline(games: GameService) -> None:
+    game, deadline = timed_game(games, "forfeit")
+    now = deadline - timedelta(hours=40)
+    answer = set_vacation(
+        games, game["id"], 0, format_time(now + timedelta(days=5)), format_time(now)
+    )
+    assert answer["days_left"] == pytest.approx(VACATION_DAYS_PER_YEAR - 5)
+    assert tick(games, deadline + timedelta(hours=1)) == []
+    assert parse_time(games.load(game["id"]).row["deadline"]) == deadline + timedelta(days=5)
+
+
+def test_turn_starting_during_vacation_waits_for_its_end(games: GameService) -> None:
+    game, _ = timed_game(games, "remind", hours=24)
+    until = parse_time(games.load(game["id"]).row["created_at"]) + timedelta(days=3)
+    set_vacation(games, game["id"], 1, format_time(until))
+    games.submit(game["id"], game["players"][0]["token"], notation="enter a1 N")
+    deadline = parse_time(games.load(game["id"]).row["deadline"])
+    assert deadline == until + timedelta(hours=24)
+
+
+def test_vacation_allowance_per_year(games: GameService) -> None:
+    game, deadline = timed_game(games, "remind")
+    now = deadline - timedelta(hours=40)
+    set_vacation(games, game["id"], 0, format_time(now + timedelta(days=20)), format_time(now))
+    with pytest.raises(TurnpostError, match="vacation days are left"):
+        set_vacation(games, game["id"], 0, format_time(now + timedelta(days=11)), format_time(now))
+    with pytest.raises(TurnpostError, match="future"):
+        set_vacation(games, game["id"], 0, format_time(now - timedelta(days=1)), format_time(now))
+
+
+def test_vacation_through_the_api(client) -> None:
+    body = {"engine": "siam", "players": PLAYERS, "turn_hours": 24}
+    game = client.post("/api/v1/games", json=body).get_json()
+    url = f"/api/v1/games/{game['id']}/vacation"
+    auth = {"Authorization": f"Bearer {game['players'][0]['token']}"}
+    until = format_time(parse_time(game["created_at"]) + timedelta(days=2))
+    answer = client.post(url, json={"until": until}, headers=auth)
+    assert answer.status_code == 200 and answer.get_json()["seat"] == 0
+    too_long = format_time(parse_time(game["created_at"]) + timedelta(days=400))
+    refused = client.post(url, json={"until": too_long}, headers=auth)
+    assert refused.status_code == 422
+    assert refused.get_json()["error"]["code"] == "invalid_request"
+    assert client.post(url, json={"until": until}).status_code == 401

@@ -1,0 +1,247 @@
+"""Moves by email reply: through ``turnpost mail-in`` and through the SMTP listener."""
+
+from __future__ import annotations
+
+import json
+import smtplib
+from email.message import EmailMessage
+from email.utils import make_msgid
+
+import pytest
+from click.testing import CliRunner
+
+from server.cli import main
+from server.delivery import deliver_due
+from server.gunicorn import free_port
+from server.inbound import MAX_MESSAGE_BYTES, receive
+from server.mail import reply_address
+from server.service import GameService
+from server.smtpd import InboundController, InboundHandler
+from tests.mail.conftest import DOMAIN, Sink
+
+PLAYERS = [{"name": "Ann", "email": "ann@example.org"}, {"name": "Bob", "email": "bob@example.org"}]
+WINNING_LINE = [
+    "enter b1 N",
+    "enter e1 N",
+    "move b1 b2 N",
+    "rotate e1 W",
+    "move b2 b3 N",
+    "rotate e1 N",
+    "move b3 b4 N",
+    "rotate e1 W",
+    "move b4 b5 N",
+]
+
+
+def reply_to(turn: EmailMessage, text: str, **headers: str) -> bytes:
+    """A human reply to ``turn`` with ``text`` on top and the turn mail quoted below."""
+    message = EmailMessage()
+    message["From"] = turn["To"]
+    message["To"] = turn["Reply-To"]
+    message["Subject"] = "Re: " + turn["Subject"]
+    message["Message-ID"] = make_msgid(domain="example.org")
+    message["In-Reply-To"] = turn["Message-ID"]
+    for name, value in headers.items():
+        del message[name.replace("_", "-")]
+        message[name.replace("_", "-")] = value
+    quoted = "\n".join("> " + line for line in turn.get_body(("plain",)).get_content().splitlines())
+    message.set_content(f"{text}\n\nOn Monday, Turnpost wrote:\n{quoted}\n")
+    return bytes(message)
+
+
+class Mailbox:
+    """The players' side: delivered mails, newest turn mail per seat."""
+
+    def __init__(self, games: GameService, sink: Sink, url: str) -> None:
+        self.games, self.sink, self.url = games, sink, url
+
+    def latest(self, address: str, subject_start: str = "Your turn") -> EmailMessage:
+        """Deliver pending mail, then the newest mail to ``address`` with that subject."""
+        deliver_due(self.games.store, self.games.notifier.settings, self.url)
+        mails = [
+            m
+            for m in self.sink.messages
+            if m["To"] == address and m["Subject"].startswith(subject_start)
+        ]
+        assert mails, f"no '{subject_start}' mail to {address}"
+        return mails[-1]
+
+
+@pytest.fixture
+def mailbox(games: GameService, smtp_sink: tuple[Sink, str]) -> Mailbox:
+    return Mailbox(games, *smtp_sink)
+
+
+def mail_in(db_path: str, smtp_url: str, raw: bytes) -> dict:
+    """Run ``turnpost mail-in`` with ``raw`` on stdin; its JSON outcome."""
+    env = {"TURNPOST_DB": db_path, "TURNPOST_MAIL_DOMAIN": DOMAIN, "TURNPOST_SMTP_URL": smtp_url}
+    result = CliRunner().invoke(main, ["mail-in"], input=raw, env=env)
+    assert result.exit_code == 0, result.output
+    return json.loads(result.output)
+
+
+def log(games: GameService, game_id: str) -> list[str]:
+    """The notations in the log."""
+    return [m["notation"] for m in games.store.moves(game_id)]
+
+
+def test_full_siam_game_by_mail_in(
+    games: GameService, mailbox: Mailbox, db_path: str, smtp_sink: tuple[Sink, str]
+) -> None:
+    game = games.create("siam", PLAYERS, {})
+    emails = [p["email"] for p in PLAYERS]
+    for ply, notation in enumerate(WINNING_LINE):
+        turn = mailbox.latest(emails[ply % 2])
+        outcome = mail_in(db_path, smtp_sink[1], reply_to(turn, notation))
+        assert outcome["status"] == "applied", outcome
+        assert outcome["seq"] == ply + 1
+    assert log(games, game["id"]) == WINNING_LINE
+    assert games.load(game["id"]).status == "finished"
+    over = mailbox.latest("bob@example.org", "Game over")
+    assert "Winner: Ann" in over.get_body(("plain",)).get_content()
+    confirmation = mailbox.latest("ann@example.org", "Move accepted")
+    assert confirmation["In-Reply-To"]
+
+
+def test_full_siam_game_through_the_smtp_listener(
+    games: GameService, mailbox: Mailbox, db_path: str
+) -> None:
+    game = games.create("siam", PLAYERS, {})
+    port = free_port()
+    controller = InboundController(
+        InboundHandler(db_path, games.notifier.settings), "127.0.0.1", port
+    )
+    controller.start()
+    try:
+        emails = [p["email"] for p in PLAYERS]
+        for ply, notation in enumerate(WINNING_LINE):
+            turn = mailbox.latest(emails[ply % 2])
+            with smtplib.SMTP("127.0.0.1", port) as smtp:
+                raw = reply_to(turn, notation).replace(b"\n", b"\r\n")  # SMTP line ends
+                smtp.sendmail(emails[ply % 2], [turn["Reply-To"]], raw)
+        with smtplib.SMTP("127.0.0.1", port) as smtp, pytest.raises(smtplib.SMTPRecipientsRefused):
+            smtp.sendmail("x@example.org", ["someone@example.org"], b"Subject: hi\n\nhi")
+    finally:
+        controller.stop()
+    assert log(games, game["id"]) == WINNING_LINE
+    assert games.load(game["id"]).status == "finished"
+
+
+def test_move_in_subject(games: GameService, mailbox: Mailbox) -> None:
+    game = games.create("siam", PLAYERS, {})
+    turn = mailbox.latest("ann@example.org")
+    raw = reply_to(turn, "see subject", Subject="Re: my turn, move: enter a2 E")
+    outcome = receive(raw, games, games.notifier.settings)
+    assert outcome.status == "applied"
+    assert log(games, game["id"]) == ["enter a2 E"]
+
+
+def test_stale_reply_to_an_old_turn_mail_is_refused(games: GameService, mailbox: Mailbox) -> None:
+    game = games.create("siam", PLAYERS, {})
+    old_turn = mailbox.latest("ann@example.org")
+    assert receive(reply_to(old_turn, "enter a1 N"), games, games.notifier.settings).status == (
+        "applied"
+    )
+    bob_turn = mailbox.latest("bob@example.org")
+    receive(reply_to(bob_turn, "enter e5 S"), games, games.notifier.settings)
+    outcome = receive(reply_to(old_turn, "enter a2 N"), games, games.notifier.settings)
+    assert outcome.status == "rejected" and "seq" in outcome.reason
+    assert log(games, game["id"]) == ["enter a1 N", "enter e5 S"]
+    refusal = mailbox.latest("ann@example.org", "Move not played")
+    assert "enter a2 N" in refusal.get_body(("plain",)).get_content()
+
+
+def test_forged_key_is_dropped(games: GameService, mailbox: Mailbox) -> None:
+    game = games.create("siam", PLAYERS, {})
+    turn = mailbox.latest("ann@example.org")
+    forged = turn["Reply-To"].rsplit(".", 2)[0] + ".0000000000@" + DOMAIN
+    outcome = receive(reply_to(turn, "enter a1 N", To=forged), games, games.notifier.settings)
+    assert outcome.status == "dropped"
+    assert log(games, game["id"]) == []
+
+
+def test_from_header_alone_is_not_trusted(games: GameService, mailbox: Mailbox) -> None:
+    game = games.create("siam", PLAYERS, {})
+    turn = mailbox.latest("ann@example.org")
+    raw = reply_to(turn, "enter a1 N", To=f"turnpost@{DOMAIN}")
+    assert receive(raw, games, games.notifier.settings).status == "dropped"
+    assert log(games, game["id"]) == []
+
+
+def test_revoked_key_stops_working(
+    games: GameService, mailbox: Mailbox, db_path: str, smtp_sink: tuple[Sink, str]
+) -> None:
+    game = games.create("siam", PLAYERS, {})
+    turn = mailbox.latest("ann@example.org")
+    env = {"TURNPOST_DB": db_path, "TURNPOST_MAIL_DOMAIN": DOMAIN}
+    revoked = CliRunner().invoke(main, ["mail-key", game["id"], "0", "--revoke"], env=env)
+    assert revoked.exit_code == 0 and revoked.output.strip() != turn["Reply-To"]
+    assert receive(reply_to(turn, "enter a1 N"), games, games.notifier.settings).status == (
+        "dropped"
+    )
+    raw = reply_to(turn, "enter a1 N", To=revoked.output.strip())
+    assert receive(raw, games, games.notifier.settings).status == "applied"
+
+
+def test_duplicate_message_is_applied_once(games: GameService, mailbox: Mailbox) -> None:
+    game = games.create("siam", PLAYERS, {})
+    raw = reply_to(mailbox.latest("ann@example.org"), "enter a1 N")
+    assert receive(raw, games, games.notifier.settings).status == "applied"
+    assert receive(raw, games, games.notifier.settings).status == "duplicate"
+    assert log(games, game["id"]) == ["enter a1 N"]
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [
+        {"Auto-Submitted": "auto-replied"},
+        {"Precedence": "bulk"},
+        {"Return-Path": "<>"},
+        {"From": "MAILER-DAEMON@example.org"},
+    ],
+)
+def test_bounces_and_auto_replies_are_dropped_silently(
+    games: GameService, mailbox: Mailbox, headers: dict[str, str]
+) -> None:
+    game = games.create("siam", PLAYERS, {})
+    raw = reply_to(mailbox.latest("ann@example.org"), "enter a1 N", **headers)
+    before = games.store.db["outbox"].count
+    assert receive(raw, games, games.notifier.settings).status == "dropped"
+    assert log(games, game["id"]) == []
+    assert games.store.db["outbox"].count == before, "answered an automatic mail"
+
+
+def test_wrong_seat_bad_notation_and_illegal_move_get_a_reason(
+    games: GameService, mailbox: Mailbox
+) -> None:
+    game = games.create("siam", PLAYERS, {})
+    ann_turn = mailbox.latest("ann@example.org")
+    bob_address = reply_address(games.notifier.settings, game["id"], 1, 0)
+    cases = [
+        (reply_to(ann_turn, "enter e5 S", To=bob_address), "not seat 1's turn"),
+        (reply_to(ann_turn, "hop a1"), "unknown action"),
+        (reply_to(ann_turn, "enter c1 N"), "ross"),
+        (reply_to(ann_turn, ""), "no move found"),
+    ]
+    for raw, reason in cases:
+        outcome = receive(raw, games, games.notifier.settings)
+        assert outcome.status == "rejected"
+        assert reason.lower() in outcome.reason.lower(), outcome.reason
+    assert log(games, game["id"]) == []
+    refusals = games.store.db["outbox"].rows_where("kind = 'rejected'")
+    assert sorted({row["seat"] for row in refusals}) == [0, 1]
+
+
+def test_attachments_and_oversized_mail_are_refused(games: GameService, mailbox: Mailbox) -> None:
+    game = games.create("siam", PLAYERS, {})
+    turn = mailbox.latest("ann@example.org")
+    message = EmailMessage()
+    message["To"], message["From"] = turn["Reply-To"], "ann@example.org"
+    message["Subject"], message["Message-ID"] = "move: enter a1 N", make_msgid()
+    message.set_content("enter a1 N")
+    message.add_attachment(b"\x89PNG....", maintype="image", subtype="png", filename="board.png")
+    outcome = receive(bytes(message), games, games.notifier.settings)
+    assert outcome.status == "rejected" and "attachment" in outcome.reason
+    huge = reply_to(turn, "enter a1 N" + "\n" + "x" * MAX_MESSAGE_BYTES)
+    assert receive(huge, games, games.notifier.settings).status == "dropped"
+    assert log(games, game["id"]) == []

@@ -1,0 +1,133 @@
+"""Outbound mail: the outbox written with each move, delivered to a real SMTP server."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+
+from server.delivery import LEASE_SECONDS, claim_due, deliver_due
+from server.errors import TurnpostError
+from server.gunicorn import free_port
+from server.service import GameService, format_time, parse_time, utcnow
+from tests.mail.conftest import DOMAIN, Sink
+
+PLAYERS = [{"name": "Ann", "email": "ann@example.org"}, {"name": "Bob", "email": "bob@example.org"}]
+
+
+def later(seconds: float) -> str:
+    """A moment ``seconds`` from now, as stored."""
+    return format_time(parse_time(utcnow()) + timedelta(seconds=seconds))
+
+
+def send(games: GameService, smtp_url: str, now: str | None = None) -> tuple[int, int]:
+    """Deliver the due outbox rows."""
+    return deliver_due(games.store, games.notifier.settings, smtp_url, now)
+
+
+def parts(message) -> dict[str, str]:
+    """The text and HTML bodies of a multipart/alternative mail."""
+    return {part.get_content_type(): part.get_content() for part in message.iter_parts()}
+
+
+def test_turn_mail_headers_parts_and_links(games: GameService, smtp_sink: tuple[Sink, str]) -> None:
+    sink, url = smtp_sink
+    game = games.create("siam", PLAYERS, {})
+    assert send(games, url) == (1, 0)
+    [mail] = sink.messages
+    assert mail["To"] == "ann@example.org"
+    assert mail["Subject"].startswith("Your turn: Siam")
+    assert mail["Auto-Submitted"] == "auto-generated"
+    assert mail["Message-ID"].endswith(f"@{DOMAIN}>")
+    assert mail["Reply-To"].startswith(f"play+{game['id']}.0.")
+    assert mail["Reply-To"].endswith(f"@{DOMAIN}")
+    assert mail.get_content_type() == "multipart/alternative"
+    bodies = parts(mail)
+    link = f"https://turnpost.example.org/games/{game['id']}"
+    assert link in bodies["text/plain"] and f'href="{link}"' in bodies["text/html"]
+    assert "56 legal moves" in bodies["text/plain"]
+    assert "Reserve: elephants 5, rhinos 5" in bodies["text/plain"]
+    assert "<svg" in bodies["text/html"]
+    assert "reply to this mail" in bodies["text/plain"].lower()
+
+
+def test_each_move_queues_the_next_turn_mail_in_its_transaction(
+    games: GameService, smtp_sink: tuple[Sink, str]
+) -> None:
+    sink, url = smtp_sink
+    game = games.create("siam", PLAYERS, {})
+    games.submit(game["id"], game["players"][0]["token"], notation="enter a1 N")
+    rows = list(games.store.db.query("SELECT seat, kind, seq FROM outbox ORDER BY id"))
+    assert rows == [{"seat": 0, "kind": "turn", "seq": 0}, {"seat": 1, "kind": "turn", "seq": 1}]
+    send(games, url)
+    bob = sink.messages[1]
+    assert bob["To"] == "bob@example.org"
+    assert "1. Ann: enter a1 N" in parts(bob)["text/plain"]
+
+
+def test_refused_move_records_no_mail(games: GameService) -> None:
+    game = games.create("siam", PLAYERS, {})
+    before = games.store.db["outbox"].count
+    with pytest.raises(TurnpostError, match="ross"):
+        games.submit(game["id"], game["players"][0]["token"], notation="enter c1 N")
+    assert games.store.db["outbox"].count == before
+
+
+def test_game_over_mail_to_every_player(games: GameService, smtp_sink: tuple[Sink, str]) -> None:
+    sink, url = smtp_sink
+    game = games.create("siam", PLAYERS, {})
+    tokens = [p["token"] for p in game["players"]]
+    line = [
+        "enter b1 N",
+        "enter e1 N",
+        "move b1 b2 N",
+        "rotate e1 W",
+        "move b2 b3 N",
+        "rotate e1 N",
+        "move b3 b4 N",
+        "rotate e1 W",
+        "move b4 b5 N",
+    ]
+    for ply, notation in enumerate(line):
+        games.submit(game["id"], tokens[ply % 2], notation=notation)
+    send(games, url)
+    over = [m for m in sink.messages if m["Subject"].startswith("Game over")]
+    assert sorted(m["To"] for m in over) == ["ann@example.org", "bob@example.org"]
+    assert "Winner: Ann" in parts(over[0])["text/plain"]
+
+
+def test_player_without_email_gets_no_mail(games: GameService) -> None:
+    games.create("siam", [{"name": "Ann"}, {"name": "Bob", "email": "bob@example.org"}], {})
+    assert games.store.db["outbox"].count == 0
+
+
+def test_failed_delivery_is_retried_with_backoff(
+    games: GameService, smtp_sink: tuple[Sink, str]
+) -> None:
+    sink, url = smtp_sink
+    games.create("siam", PLAYERS, {})
+    assert send(games, f"smtp://127.0.0.1:{free_port()}") == (0, 1)
+    row = next(games.store.db.query("SELECT * FROM outbox"))
+    assert row["attempts"] == 1 and row["sent_at"] is None and "connect" in row["last_error"]
+    assert send(games, url) == (0, 0), "retried before its backoff"
+    assert send(games, url, now=later(120)) == (1, 0)
+    assert len(sink.messages) == 1
+
+
+def test_crash_after_claim_loses_no_mail_and_keeps_message_id(
+    games: GameService, smtp_sink: tuple[Sink, str]
+) -> None:
+    sink, url = smtp_sink
+    games.create("siam", PLAYERS, {})
+    [claimed] = claim_due(games.store, utcnow())  # the worker dies right after claiming
+    assert send(games, url) == (0, 0), "a claimed row is left alone during its lease"
+    assert send(games, url, now=later(LEASE_SECONDS + 1)) == (1, 0)
+    assert sink.messages[0]["Message-ID"] == claimed["message_id"]
+    assert send(games, url, now=later(LEASE_SECONDS * 10)) == (0, 0), "sent twice"
+
+
+def test_no_secret_is_stored_in_the_outbox(games: GameService) -> None:
+    game = games.create("siam", PLAYERS, {})
+    dump = "\n".join(games.store.db.conn.iterdump())
+    assert f"play+{game['id']}" not in dump
+    assert all(p["token"] not in dump for p in game["players"])
