@@ -2,8 +2,8 @@
 
     >>> get_engine("siam").name
     'Siam'
-    >>> sorted(ENGINES)[0]
-    'siam'
+    >>> sorted(ENGINES)
+    ['foreign-king', 'siam']
 
 See :mod:`engines.base` for the interface every engine implements.
 """
@@ -11,9 +11,12 @@ See :mod:`engines.base` for the interface every engine implements.
 from __future__ import annotations
 
 from engines.base import Engine, EngineError, IllegalMove, InvalidPosition, NotationError
+from engines.foreign_king import ForeignKingEngine
 from engines.siam import SiamEngine
 
-ENGINES: dict[str, Engine] = {engine.id: engine for engine in (SiamEngine(),)}
+ENGINES: dict[str, Engine] = {
+    engine.id: engine for engine in (SiamEngine(), ForeignKingEngine())
+}
 
 __all__ = [
     "ENGINES",

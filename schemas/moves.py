@@ -15,10 +15,11 @@ from typing import Any
 
 from marshmallow import Schema, ValidationError
 
-from schemas import siam
+from schemas import foreign_king, siam
 
 MOVE_SCHEMAS: dict[str, dict[str, type[Schema]]] = {
     "siam": siam.MOVE_SCHEMAS,
+    "foreign-king": foreign_king.MOVE_SCHEMAS,
 }
 
 

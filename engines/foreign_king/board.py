@@ -1,18 +1,20 @@
 """The map of Belgium and the fixed quantities of The Foreign King.
 
-Provinces and borders are contract section 4.3. ``ROUTES`` gives, for every
-ordered pair of provinces, the canonical shortest route (fewest borders
-crossed, ties broken by the alphabetically smallest list of names).
+Provinces and borders are contract section 4.3. A route (of the King or of a
+citizen) crosses borders one at a time and never enters a province twice nor
+returns to its start: :func:`routes` lists them.
 
     >>> NEIGHBOURS["luxembourg"]
     ('liege', 'namur')
-    >>> ROUTES["west-vlaanderen"]["luxembourg"]
-    ['hainaut', 'namur', 'luxembourg']
+    >>> routes("luxembourg", 1)
+    [['liege'], ['namur']]
+    >>> ["namur", "hainaut"] in routes("luxembourg", 2)
+    True
 """
 
 from __future__ import annotations
 
-from collections import deque
+from collections.abc import Iterator
 
 PROVINCES: tuple[str, ...] = (
     "antwerpen",
@@ -92,17 +94,16 @@ def _neighbours() -> dict[str, tuple[str, ...]]:
 NEIGHBOURS = _neighbours()
 
 
-def _routes_from(start: str) -> dict[str, list[str]]:
-    """Canonical shortest routes from ``start`` (breadth first, neighbours by name)."""
-    routes: dict[str, list[str]] = {start: []}
-    queue = deque([start])
-    while queue:
-        here = queue.popleft()
-        for neighbour in NEIGHBOURS[here]:
-            if neighbour not in routes:
-                routes[neighbour] = routes[here] + [neighbour]
-                queue.append(neighbour)
-    return routes
+def routes(start: str, most_steps: int) -> list[list[str]]:
+    """Every route of 1 to ``most_steps`` steps from ``start`` that visits no province twice."""
+    return list(_extend([start], most_steps))
 
 
-ROUTES: dict[str, dict[str, list[str]]] = {start: _routes_from(start) for start in PROVINCES}
+def _extend(path: list[str], most_steps: int) -> Iterator[list[str]]:
+    """The routes continuing ``path`` (its first province is the start, left out of each route)."""
+    if len(path) > most_steps:
+        return
+    for neighbour in NEIGHBOURS[path[-1]]:
+        if neighbour not in path:
+            yield path[1:] + [neighbour]
+            yield from _extend(path + [neighbour], most_steps)

@@ -7,6 +7,27 @@ from typing import Any
 from engines.base import IllegalMove
 from engines.foreign_king.board import KINDS, PROVINCES, SUPPLY
 
+FIELDS: dict[str, frozenset[str]] = {
+    "build_factory": frozenset({"kind", "province"}),
+    "place_citizens": frozenset({"province", "count"}),
+    "move_citizens": frozenset({"from", "paths"}),
+    "parliament": frozenset({"from"}),
+    "king": frozenset({"path"}),
+    "queen": frozenset({"copy"}),
+    "bring_parliament": frozenset({"accept"}),
+    "deactivate": frozenset({"factory"}),
+    "virtual": frozenset({"steps"}),
+    "set_position": frozenset({"position"}),
+}
+
+
+def no_extra_fields(move: dict[str, Any]) -> None:
+    """Refuse fields the move's action does not have."""
+    allowed = FIELDS.get(move["action"], frozenset()) | {"action"}
+    extra = sorted(str(key) for key in set(move) - allowed)
+    if extra:
+        raise IllegalMove(f"Unknown field(s) for {move['action']}: {', '.join(extra)}.", "shape")
+
 
 def field(move: dict[str, Any], name: str) -> Any:
     """The value of ``name`` in ``move``; refuse the move when it is missing."""

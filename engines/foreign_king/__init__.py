@@ -1,0 +1,124 @@
+"""The Foreign King (Belgium, 1831): factories, citizens, parliament and King Leopold.
+
+Engine id ``foreign-king``, 2-4 players, no options (contract section 4.3).
+
+Turns
+    Seat order is the turn order with 2 players (seat 0 starts); with 3-4
+    players the turn order is drawn from the seed and the first seat of
+    ``turn_order`` starts. Starting coins are 5, 6, 7 and 8 by turn-order
+    position. On a turn a player may take a ``loan`` or ``repay`` one (each
+    its own move, the turn goes on), then plays exactly one main action,
+    moving their figure onto it. A decision that is not a regular turn is
+    ``pending`` (``{"seat", "kind", ...}``) and ``to_move`` is the deciding
+    seat: ``bring_parliament``, ``deactivate``, ``virtual`` (2 players),
+    ``set_position`` (end of a round with a turn-order change) and
+    ``finish`` (the final repay window).
+
+State
+    The contract's fields (``provinces`` with all nine provinces, ``king``,
+    ``parliament``, ``actions``, ``players``, ``virtual``, ``stock``,
+    ``turn_order``, ``round``, ``pending``) plus ``final`` (the end-of-game
+    points by owner and category, ``null`` while running) and internal fields
+    the view leaves out: ``rng``, ``options``, ``turn_index``,
+    ``order_changes`` (seats that chose a turn-order change this round, in
+    order), ``skips``, ``ending`` (``"king"``, ``"factories"`` or
+    ``"stalled"`` once the end is triggered) and ``result``. The view adds
+    ``current``: the seat whose turn it is. Nothing else is hidden.
+
+Result
+    ``{"winners": [seats], "scores": {"0": vp, ...}, "reason": text,
+    "virtual_wins": bool, "virtual_score": vp or null, "final": {...}}``. When
+    the virtual player (2 players) has the most points and wins the tie-break,
+    ``virtual_wins`` is true and ``winners`` lists only the seats sharing the
+    win with it (usually none: ``"winners": []``).
+
+Notation (lower case; ``|`` separates citizens, ``,`` virtual steps)::
+
+    build textile liege          {"action": "build_factory", "kind": "textile",
+                                  "province": "liege"}
+    place namur 3                {"action": "place_citizens", "province": "namur", "count": 3}
+    move namur: liege | hainaut west-vlaanderen | supply
+                                 {"action": "move_citizens", "from": "namur", "paths":
+                                  [["liege"], ["hainaut", "west-vlaanderen"], ["supply"]]}
+    parliament supply            {"action": "parliament", "from": "supply"}
+    parliament namur             {"action": "parliament", "from": "namur"}
+    coins                        {"action": "take_coins"}
+    king namur liege             {"action": "king", "path": ["namur", "liege"]}
+    queen place namur 3          {"action": "queen", "copy": {"action": "place_citizens",
+                                  "province": "namur", "count": 3}}
+    turn-order                   {"action": "turn_order"}
+    loan                         {"action": "loan"}
+    repay                        {"action": "repay"}
+    bring yes / bring no         {"action": "bring_parliament", "accept": true / false}
+    deactivate 0                 {"action": "deactivate", "factory": 0}
+    deactivate none              {"action": "deactivate", "factory": null}
+    virtual place liege, move liege namur
+                                 {"action": "virtual", "steps": [{"place": "liege"},
+                                  {"move": ["liege", "namur"]}]}
+    position 0                   {"action": "set_position", "position": 0}
+    finish                       {"action": "finish"}
+
+Decisions
+    - Loans and repayments are made before the main action (the main action
+      ends the turn) and, for repayments, in the final window. The window is
+      offered only when the active player can repay (a loan and 4 francs).
+    - "An action you cannot carry out" is judged with the coins in hand: to
+      pay for it with a loan, take the loan first. A player who cannot carry
+      out any action even after every possible loan is skipped (practically
+      impossible); if every seat is skipped in a row the game ends
+      (``"stalled"``). The bank's money is unlimited.
+    - A citizen's path crosses borders one at a time, never enters a
+      province twice nor returns to its start (like the King), and goes back
+      to the supply only straight from its province (``[["supply"]]``).
+    - ``legal_moves`` cannot list every combination where the rules allow
+      free combinations: for ``move_citizens`` it lists every move of one
+      citizen, and for ``virtual`` every single step. ``apply`` also accepts
+      several citizens and several virtual steps in one move.
+    - The King never enters a province twice in one action, nor returns to
+      his starting province. From his portrait he is put into exactly one
+      province (free, the marker falls 1) and moves no further that turn. His
+      marker stops at 0.
+    - The King's mover is the active player, also when copying via the Queen.
+      Parliamentarians may be brought only when the King's province holds a
+      citizen (only then is it scored). A brought parliamentarian becomes a
+      citizen of the province. Only one player brings: the first who accepts.
+    - Without a majority the mover may deactivate one *active* factory.
+    - Moves are checked completely by ``apply``: a missing, unknown or
+      malformed field is an ``IllegalMove`` (rule ``shape``), like the schema.
+    - The Queen copies an action occupied by another player's figure (never
+      the Queen, never the action the player's own figure leaves); she costs
+      2 francs on top of the copied action's costs.
+    - Turn order: ``position`` is the new index in ``turn_order`` (0 =
+      first); the other markers keep their order. Several choosers (the
+      action and the Queen copying it) choose in the order they chose the
+      action. Figures stay on the table between rounds, but only a choice
+      made in this round moves a marker at the round's end.
+    - Virtual player (2 players): 16 citizens in an unused colour, one marking
+      its score, so 15 in ``virtual.supply``. It scores provinces like a
+      player and counts for control and for "the second-most points" of the
+      game end, but its own points never trigger virtual steps. Virtual steps
+      are ``place`` (from its supply) or ``move`` (to a neighbouring
+      province, never back to its supply); a move may carry up to the owed
+      number of steps and the rest stays pending. Its end bonus for the most
+      provinces uses the same count as the players (factories count extra).
+    - The game end triggered during a turn lets the turn finish (bringing,
+      scoring, deactivating, virtual steps), then the repay window. Both end
+      conditions are checked when the turn ends; as points only rise and the
+      King's marker only falls this equals checking at once.
+    - "Every factory inactive" needs all 10 factories built and inactive.
+    - Final scoring: a category whose best count is 0 awards nothing; ties
+      split the points evenly, rounded down. Unpaid loans may make a score
+      negative. Winner: most points, then most
+      royal orders (the virtual player has none), else a shared win.
+    - Positions: keys left out default to the start of a game (no citizens,
+      King on his portrait at 30, coins by turn order, turn order = seat
+      order, supplies and stock computed from the pieces in play; a given
+      supply or stock must agree). ``current`` and ``final`` of a view are
+      ignored. A position cannot have a pending decision, cannot already meet
+      an end condition, and its seat to move must be able to act; a turn-order
+      change at the end of its first round is not carried over.
+"""
+
+from engines.foreign_king.engine import ForeignKingEngine
+
+__all__ = ["ForeignKingEngine"]

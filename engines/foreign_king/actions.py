@@ -1,0 +1,449 @@
+"""The main actions of the action table: checks, effects and the list of legal ones.
+
+Every action has three functions: ``options`` (the legal moves for a budget of
+francs), ``check`` (raise :class:`IllegalMove` naming the broken rule) and
+``perform`` (change the state; only called after ``check`` passed).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from engines.base import IllegalMove, Move, State
+from engines.foreign_king import checks, scoring
+from engines.foreign_king.board import (
+    BUILD,
+    COINS,
+    COINS_INCOME,
+    FACTORY_COST,
+    KINDS,
+    KING,
+    LOAN_AMOUNT,
+    MOVE,
+    NEIGHBOURS,
+    PARLIAMENT,
+    PLACE,
+    PROVINCES,
+    QUEEN,
+    QUEEN_COST,
+    SUPPLY,
+    TURN_ORDER,
+    TURN_ORDER_INCOME,
+    routes,
+    table_actions,
+)
+from engines.foreign_king.state import (
+    add_count,
+    citizens,
+    controller,
+    face_up_orders,
+    figure_at,
+    own_citizens,
+    owner_key,
+    player,
+    player_count,
+)
+
+ACTION_NAMES = {
+    BUILD: "Build a factory",
+    PLACE: "Place citizens",
+    MOVE: "Move citizens",
+    PARLIAMENT: "Parliament",
+    COINS: "Take coins",
+    KING: "Score with the King",
+    QUEEN: "The Queen",
+    TURN_ORDER: "Change turn order",
+}
+
+
+# -- build a factory ------------------------------------------------------
+def build_options(state: State, seat: int, coins: int) -> list[Move]:
+    """Every factory ``seat`` can build with ``coins`` francs."""
+    if coins < FACTORY_COST:
+        return []
+    return [
+        {"action": BUILD, "kind": kind, "province": province}
+        for kind in KINDS
+        if state["stock"][kind] > 0
+        for province in PROVINCES
+    ]
+
+
+def build_check(state: State, seat: int, move: Move, coins: int) -> None:
+    """Refuse a factory that is out of stock or unaffordable."""
+    kind = checks.kind(checks.field(move, "kind"))
+    checks.province(checks.field(move, "province"))
+    if state["stock"][kind] == 0:
+        raise IllegalMove(f"Factory stock: no {kind} factory is left to build.", "factory_stock")
+    if coins < FACTORY_COST:
+        raise IllegalMove(f"Build a factory: a factory costs {FACTORY_COST} francs.", "coins")
+
+
+def build_perform(state: State, seat: int, move: Move) -> None:
+    """Pay, build, and take a royal order for the first factory of a province."""
+    kind, province = move["kind"], move["province"]
+    entry = player(state, seat)
+    entry["coins"] -= FACTORY_COST
+    state["stock"][kind] -= 1
+    factories = state["provinces"][province]["factories"]
+    if not factories and state["stock"]["orders"] > 0:
+        state["stock"]["orders"] -= 1
+        entry["orders"] += 1
+    factories.append({"kind": kind, "active": True})
+
+
+# -- place citizens -------------------------------------------------------
+def place_options(state: State, seat: int, coins: int) -> list[Move]:
+    """Every placement: any province, 1 citizen free and 1 franc per further citizen."""
+    most = min(player(state, seat)["supply"], coins + 1)
+    return [
+        {"action": PLACE, "province": province, "count": count}
+        for province in PROVINCES
+        for count in range(1, most + 1)
+    ]
+
+
+def place_check(state: State, seat: int, move: Move, coins: int) -> None:
+    """Refuse placing more citizens than the supply holds or the purse pays for."""
+    checks.province(checks.field(move, "province"))
+    count = checks.integer(checks.field(move, "count"), "count")
+    if count < 1:
+        raise IllegalMove("Place citizens: place at least one citizen.", "count")
+    if count > player(state, seat)["supply"]:
+        raise IllegalMove(
+            "Place citizens: citizens come from your personal supply, which holds "
+            f"only {player(state, seat)['supply']}.",
+            "supply",
+        )
+    if count - 1 > coins:
+        raise IllegalMove(
+            f"Place citizens: the first citizen is free, each further one costs 1 franc "
+            f"({count - 1} for {count}).",
+            "coins",
+        )
+
+
+def place_perform(state: State, seat: int, move: Move) -> None:
+    """Put the citizens into the province and pay for all but the first."""
+    entry = player(state, seat)
+    entry["supply"] -= move["count"]
+    entry["coins"] -= move["count"] - 1
+    add_count(citizens(state, move["province"]), owner_key(seat), move["count"])
+
+
+# -- move citizens --------------------------------------------------------
+def move_options(state: State, seat: int, coins: int) -> list[Move]:
+    """Every move of one citizen: back to the supply, or along any affordable route."""
+    moves = []
+    for origin in PROVINCES:
+        if own_citizens(state, seat, origin):
+            paths = [[SUPPLY], *routes(origin, coins + 1)]
+            moves += [{"action": MOVE, "from": origin, "paths": [path]} for path in paths]
+    return moves
+
+
+def _path_steps(origin: str, path: Any) -> int:
+    """The number of steps of one citizen's path; refuse a broken path."""
+    steps = checks.listing(path, "path")
+    if SUPPLY in steps and steps != [SUPPLY]:
+        raise IllegalMove(
+            "Move citizens: a citizen goes back to the supply straight from its province.",
+            "path",
+        )
+    visited = [origin]
+    for step in steps:
+        target = checks.place(step)
+        if target != SUPPLY and target not in NEIGHBOURS[visited[-1]]:
+            raise IllegalMove(
+                f"Move citizens: {target} does not border {visited[-1]}; a citizen moves one "
+                "province at a time into a neighbouring province.",
+                "path",
+            )
+        if target in visited:
+            raise IllegalMove(
+                f"Move citizens: a citizen may not return to {target} in the same action.",
+                "path",
+            )
+        visited.append(target)
+    return len(steps)
+
+
+def move_check(state: State, seat: int, move: Move, coins: int) -> None:
+    """Refuse moves from a province without enough own citizens, bad paths, or unpaid steps."""
+    origin = checks.province(checks.field(move, "from"))
+    paths = checks.listing(checks.field(move, "paths"), "paths")
+    steps = sum(_path_steps(origin, path) for path in paths)
+    if len(paths) > own_citizens(state, seat, origin):
+        raise IllegalMove(
+            f"Move citizens: all moved citizens come from one province, and you have only "
+            f"{own_citizens(state, seat, origin)} in {origin}.",
+            "citizens",
+        )
+    if steps - 1 > coins:
+        raise IllegalMove(
+            "Move citizens: the first step is free, each further citizen or step costs "
+            f"1 franc ({steps - 1} for {steps} steps).",
+            "coins",
+        )
+
+
+def move_perform(state: State, seat: int, move: Move) -> None:
+    """Move each citizen to the end of its path and pay for the extra steps."""
+    key = owner_key(seat)
+    entry = player(state, seat)
+    add_count(citizens(state, move["from"]), key, -len(move["paths"]))
+    for path in move["paths"]:
+        if path[-1] == SUPPLY:
+            entry["supply"] += 1
+        else:
+            add_count(citizens(state, path[-1]), key, 1)
+    entry["coins"] -= sum(len(path) for path in move["paths"]) - 1
+
+
+# -- parliament -----------------------------------------------------------
+def parliament_options(state: State, seat: int, coins: int) -> list[Move]:
+    """A parliamentarian from the supply or from any province holding an own citizen."""
+    sources = [SUPPLY] if player(state, seat)["supply"] > 0 else []
+    sources += [province for province in PROVINCES if own_citizens(state, seat, province)]
+    return [{"action": PARLIAMENT, "from": source} for source in sources]
+
+
+def parliament_check(state: State, seat: int, move: Move, coins: int) -> None:
+    """Refuse a parliamentarian from an empty supply or a province without own citizens."""
+    source = checks.place(checks.field(move, "from"))
+    if source == SUPPLY and player(state, seat)["supply"] == 0:
+        raise IllegalMove("Parliament: your personal supply is empty.", "supply")
+    if source != SUPPLY and own_citizens(state, seat, source) == 0:
+        raise IllegalMove(f"Parliament: you have no citizen in {source}.", "citizens")
+
+
+def parliament_perform(state: State, seat: int, move: Move) -> None:
+    """Seat one citizen in the National Assembly."""
+    key = owner_key(seat)
+    if move["from"] == SUPPLY:
+        player(state, seat)["supply"] -= 1
+    else:
+        add_count(citizens(state, move["from"]), key, -1)
+    add_count(state["parliament"], key, 1)
+
+
+# -- take coins -----------------------------------------------------------
+def coins_income(state: State, seat: int) -> int:
+    """3 francs plus 1 per textile factory (active or not) in a province ``seat`` controls."""
+    key = owner_key(seat)
+    textiles = sum(
+        1
+        for province in PROVINCES
+        if controller(state, province) == key
+        for factory in state["provinces"][province]["factories"]
+        if factory["kind"] == "textile"
+    )
+    return COINS_INCOME + textiles
+
+
+def coins_options(state: State, seat: int, coins: int) -> list[Move]:
+    """Taking coins is always possible."""
+    return [{"action": COINS}]
+
+
+def coins_perform(state: State, seat: int, move: Move) -> None:
+    """Take the income from the bank."""
+    player(state, seat)["coins"] += coins_income(state, seat)
+
+
+# -- the King -------------------------------------------------------------
+def king_options(state: State, seat: int, coins: int) -> list[Move]:
+    """From the portrait any province; else every affordable route."""
+    at = state["king"]["at"]
+    if at is None:
+        return [{"action": KING, "path": [province]} for province in PROVINCES]
+    return [{"action": KING, "path": path} for path in routes(at, coins + 1)]
+
+
+def king_check(state: State, seat: int, move: Move, coins: int) -> None:
+    """Refuse a King's route that jumps, returns, or costs more than the purse holds."""
+    path = [checks.province(step) for step in checks.listing(checks.field(move, "path"), "path")]
+    at = state["king"]["at"]
+    if at is None:
+        if len(path) != 1:
+            raise IllegalMove(
+                "The King: from his portrait the King is put into one province of your "
+                "choice and moves no further.",
+                "king_path",
+            )
+        return
+    visited = [at]
+    for step in path:
+        if step not in NEIGHBOURS[visited[-1]]:
+            raise IllegalMove(
+                f"The King: {step} does not border {visited[-1]}; the King moves into a "
+                "neighbouring province.",
+                "king_path",
+            )
+        if step in visited:
+            raise IllegalMove(
+                f"The King: he may not return to {step} in the same action.", "king_return"
+            )
+        visited.append(step)
+    if len(path) - 1 > coins:
+        raise IllegalMove(
+            "The King: the first province is free, each further one costs 1 franc "
+            f"({len(path) - 1} for {len(path)}).",
+            "coins",
+        )
+
+
+def king_perform(state: State, seat: int, move: Move) -> None:
+    """Move the King, lower his marker, pay, and score where he stops."""
+    king = state["king"]
+    path = move["path"]
+    fall = 1 if king["at"] is None else len(path) + 1
+    player(state, seat)["coins"] -= 0 if king["at"] is None else len(path) - 1
+    king["track"] = max(0, king["track"] - fall)
+    king["at"] = path[-1]
+    scoring.king_arrives(state, path[-1])
+
+
+# -- change turn order ----------------------------------------------------
+def turn_order_options(state: State, seat: int, coins: int) -> list[Move]:
+    """Changing turn order is always possible where the action exists."""
+    return [{"action": TURN_ORDER}]
+
+
+def turn_order_perform(state: State, seat: int, move: Move) -> None:
+    """Take 1 franc; the new place on the turn-order track is chosen at the end of the round."""
+    player(state, seat)["coins"] += TURN_ORDER_INCOME
+    state["order_changes"].append(seat)
+
+
+def no_check(state: State, seat: int, move: Move, coins: int) -> None:
+    """Actions without fields or conditions."""
+
+
+Options = Callable[[State, int, int], list[Move]]
+Check = Callable[[State, int, Move, int], None]
+Perform = Callable[[State, int, Move], None]
+ACTIONS: dict[str, tuple[Options, Check, Perform]] = {
+    BUILD: (build_options, build_check, build_perform),
+    PLACE: (place_options, place_check, place_perform),
+    MOVE: (move_options, move_check, move_perform),
+    PARLIAMENT: (parliament_options, parliament_check, parliament_perform),
+    COINS: (coins_options, no_check, coins_perform),
+    KING: (king_options, king_check, king_perform),
+    TURN_ORDER: (turn_order_options, no_check, turn_order_perform),
+}
+MAIN_ACTIONS = frozenset(ACTIONS) | {QUEEN}
+
+
+# -- the Queen and the action table ---------------------------------------
+def copyable(state: State, seat: int) -> list[str]:
+    """The actions the Queen may copy: those occupied by another player's figure."""
+    return [
+        name
+        for name, holder in state["actions"].items()
+        if holder is not None and holder != seat and name != QUEEN
+    ]
+
+
+def queen_options(state: State, seat: int, coins: int) -> list[Move]:
+    """Pay 2 francs and carry out any action another figure occupies."""
+    if coins < QUEEN_COST:
+        return []
+    return [
+        {"action": QUEEN, "copy": copied}
+        for name in copyable(state, seat)
+        for copied in ACTIONS[name][0](state, seat, coins - QUEEN_COST)
+    ]
+
+
+def queen_check(state: State, seat: int, move: Move, coins: int) -> None:
+    """Refuse a Queen without 2 francs, or copying a free action or one she cannot copy."""
+    copied = checks.field(move, "copy")
+    action = copied.get("action") if isinstance(copied, dict) else None
+    if not isinstance(action, str) or action not in ACTIONS:
+        raise IllegalMove("The Queen: 'copy' must be one of the other main actions.", "queen")
+    checks.no_extra_fields(copied)
+    if coins < QUEEN_COST:
+        raise IllegalMove(f"The Queen costs {QUEEN_COST} francs.", "coins")
+    if action not in copyable(state, seat):
+        raise IllegalMove(
+            "The Queen copies only an action occupied by another player's figure.", "queen"
+        )
+    check_action(state, seat, copied, coins - QUEEN_COST)
+
+
+def queen_perform(state: State, seat: int, move: Move) -> None:
+    """Pay the Queen and carry out the copied action."""
+    player(state, seat)["coins"] -= QUEEN_COST
+    ACTIONS[move["copy"]["action"]][2](state, seat, move["copy"])
+
+
+def available(state: State) -> list[str]:
+    """Actions of the table no figure stands on (so neither the mover's own last action)."""
+    return [name for name, holder in state["actions"].items() if holder is None]
+
+
+def main_options(state: State, seat: int, coins: int) -> list[Move]:
+    """Every main action ``seat`` can carry out with ``coins`` francs."""
+    moves: list[Move] = []
+    for name in available(state):
+        options = queen_options if name == QUEEN else ACTIONS[name][0]
+        moves += options(state, seat, coins)
+    return moves
+
+
+def can_act(state: State, seat: int) -> bool:
+    """Whether ``seat`` can carry out some main action, taking every loan it may."""
+    coins = player(state, seat)["coins"] + LOAN_AMOUNT * face_up_orders(state, seat)
+    return bool(main_options(state, seat, coins))
+
+
+def check_action(state: State, seat: int, move: Move, coins: int) -> None:
+    """Check the fields and conditions of one main action (not the action table)."""
+    name = move["action"]
+    if name == QUEEN:
+        queen_check(state, seat, move, coins)
+    else:
+        ACTIONS[name][1](state, seat, move, coins)
+
+
+def check_choice(state: State, seat: int, name: str) -> None:
+    """Refuse an action missing from this game's table, occupied, or just used."""
+    if name not in table_actions(player_count(state)):
+        needed = "4 players" if name == QUEEN else "3 or 4 players"
+        raise IllegalMove(
+            f"{ACTION_NAMES[name]}: this action exists only in a game of {needed}.",
+            "action_table",
+        )
+    holder = state["actions"][name]
+    if holder == seat:
+        raise IllegalMove(
+            f"{ACTION_NAMES[name]}: you may not choose the action your figure already "
+            "stands on, and you may not pass.",
+            "repeat_action",
+        )
+    if holder is not None:
+        raise IllegalMove(
+            f"{ACTION_NAMES[name]}: the action is occupied by another figure (only the "
+            "Queen can carry out an occupied action).",
+            "occupied",
+        )
+
+
+def check_main(state: State, seat: int, move: Move) -> None:
+    """Refuse a main action that breaks the action table or the action's own rules."""
+    check_choice(state, seat, move["action"])
+    check_action(state, seat, move, player(state, seat)["coins"])
+
+
+def perform_main(state: State, seat: int, move: Move) -> None:
+    """Put the figure on the chosen action and carry it out."""
+    old = figure_at(state, seat)
+    if old is not None:
+        state["actions"][old] = None
+    state["actions"][move["action"]] = seat
+    if move["action"] == QUEEN:
+        queen_perform(state, seat, move)
+    else:
+        ACTIONS[move["action"]][2](state, seat, move)

@@ -1,0 +1,202 @@
+"""The :class:`ForeignKingEngine`: the Foreign King rules behind the engine interface."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from engines.base import Engine, IllegalMove, Move, State
+from engines.foreign_king import checks, flow, notation, scoring, start
+from engines.foreign_king.actions import MAIN_ACTIONS, check_main, main_options, perform_main
+from engines.foreign_king.board import LOAN_AMOUNT, REPAY_AMOUNT
+from engines.foreign_king.state import current_seat, face_up_orders, player
+
+PUBLIC_KEYS = (
+    "provinces",
+    "king",
+    "parliament",
+    "actions",
+    "players",
+    "virtual",
+    "stock",
+    "turn_order",
+    "round",
+    "pending",
+    "final",
+)
+DECISIONS = {
+    "bring_parliament": "whether to bring the parliamentarians to the scored province",
+    "deactivate": "which factory to deactivate",
+    "virtual": "where to place or move the virtual player's citizens",
+    "set_position": "the new place on the turn-order track",
+    "finish": "whether to repay loans before the game ends",
+}
+Answer = Callable[[State, int, Move], None]
+ANSWERS: dict[str, Answer] = {
+    "bring_parliament": scoring.answer_bring,
+    "deactivate": scoring.answer_deactivate,
+    "virtual": scoring.answer_virtual,
+    "set_position": flow.answer_position,
+    "finish": lambda state, seat, move: flow.finalize(state),
+}
+KNOWN_ACTIONS = MAIN_ACTIONS | ANSWERS.keys() | {"loan", "repay"}
+#: Answers after which the active player's turn goes on (and ends when nothing is pending).
+TURN_ANSWERS = frozenset({"bring_parliament", "deactivate", "virtual"})
+
+
+def _bring_options(state: State) -> list[Move]:
+    """Bring the parliamentarians, or not."""
+    return [{"action": "bring_parliament", "accept": answer} for answer in (True, False)]
+
+
+def _finish_options(state: State) -> list[Move]:
+    """Repay a loan (if possible) or end the game."""
+    repay = [{"action": "repay"}] if flow.can_repay(state, current_seat(state)) else []
+    return repay + [{"action": "finish"}]
+
+
+ANSWER_OPTIONS: dict[str, Callable[[State], list[Move]]] = {
+    "bring_parliament": _bring_options,
+    "deactivate": scoring.deactivate_options,
+    "virtual": scoring.virtual_options,
+    "set_position": flow.position_options,
+    "finish": _finish_options,
+}
+
+
+class ForeignKingEngine(Engine):
+    """The Foreign King (contract section 4.3); see :mod:`engines.foreign_king`."""
+
+    id = "foreign-king"
+    name = "The Foreign King"
+    min_players = 2
+    max_players = 4
+    default_options: dict[str, Any] = {}
+
+    def setup(self, players: int, options: dict[str, Any], seed: int) -> State:
+        """The King on his portrait, everybody on 0 points, coins 5/6/7/8 by turn order."""
+        return start.new_game(players, options, seed)
+
+    def from_position(
+        self, players: int, options: dict[str, Any], seed: int, position: dict[str, Any]
+    ) -> State:
+        """A state from ``position`` (contract state shape plus ``to_move``)."""
+        return start.from_position(players, options, seed, position)
+
+    def to_move(self, state: State) -> list[int]:
+        """The deciding seat of a pending decision, else the active player."""
+        if state["result"] is not None:
+            return []
+        if state["pending"] is not None:
+            return [state["pending"]["seat"]]
+        return [current_seat(state)]
+
+    def legal_moves(self, state: State, seat: int) -> list[Move]:
+        """Loans and main actions on a turn; the possible answers to a pending decision."""
+        if seat not in self.to_move(state):
+            return []
+        if state["pending"] is not None:
+            return ANSWER_OPTIONS[state["pending"]["kind"]](state)
+        entry = player(state, seat)
+        free = [{"action": "loan"}] if face_up_orders(state, seat) else []
+        free += [{"action": "repay"}] if flow.can_repay(state, seat) else []
+        return free + main_options(state, seat, entry["coins"])
+
+    def apply(self, state: State, seat: int, move: Move) -> State:
+        """The state after ``seat`` plays ``move``."""
+        action = move.get("action") if isinstance(move, dict) else None
+        if not isinstance(action, str) or action not in KNOWN_ACTIONS:
+            raise IllegalMove(f"Unknown action {action!r}.", "action")
+        if state["result"] is not None:
+            raise IllegalMove("The game is over.", "game_over")
+        if seat not in self.to_move(state):
+            raise IllegalMove("It is not your turn: the game waits for another seat.", "turn")
+        checks.no_extra_fields(move)
+        new = self.copy_state(state)
+        if action in ("loan", "repay"):
+            _credit(new, seat, action)
+        elif action in MAIN_ACTIONS:
+            _main(new, seat, move)
+        else:
+            _answer(new, seat, move)
+        return new
+
+    def result(self, state: State) -> dict[str, Any] | None:
+        """``None`` while running; winners, scores, reason, ``virtual_wins`` and the final tally."""
+        return state["result"]
+
+    def view(self, state: State, seat: int | None) -> dict[str, Any]:
+        """The public state (the game hides nothing but the PRNG) plus the active seat.
+
+        ``current`` is ``null`` after the game and between rounds (turn-order choices).
+        """
+        shown = self.copy_state({key: state[key] for key in PUBLIC_KEYS})
+        between_turns = state["result"] is not None or state["turn_index"] == len(
+            state["turn_order"]
+        )
+        shown["current"] = None if between_turns else current_seat(state)
+        return shown
+
+    def format(self, move: Move) -> str:
+        """The one-line notation of ``move``."""
+        return notation.format_move(move)
+
+    def parse(self, text: str, state: State | None = None) -> Move:
+        """The move written as ``text``."""
+        return notation.parse_move(text)
+
+
+def _waiting(state: State) -> IllegalMove:
+    """The refusal of a move while the game waits for a decision."""
+    pending = state["pending"]
+    return IllegalMove(
+        f"The game waits for seat {pending['seat']} to decide {DECISIONS[pending['kind']]}.",
+        "pending",
+    )
+
+
+def _credit(state: State, seat: int, action: str) -> None:
+    """Take a loan (turn a royal order face down for 3 francs) or repay one (4 francs)."""
+    pending = state["pending"]
+    final_repay = action == "repay" and pending is not None and pending["kind"] == "finish"
+    if pending is not None and not final_repay:
+        raise _waiting(state)
+    entry = player(state, seat)
+    if action == "loan":
+        if not face_up_orders(state, seat):
+            raise IllegalMove("Loan: you need a face-up royal order to turn face down.", "loan")
+        entry["coins"] += LOAN_AMOUNT
+        entry["loans"] += 1
+        return
+    if not flow.can_repay(state, seat):
+        raise IllegalMove(
+            f"Repay: you need a loan (a face-down royal order) and {REPAY_AMOUNT} francs "
+            "(3 plus 1 interest).",
+            "repay",
+        )
+    entry["coins"] -= REPAY_AMOUNT
+    entry["loans"] -= 1
+
+
+def _main(state: State, seat: int, move: Move) -> None:
+    """Choose and carry out a main action, then end the turn unless a decision is pending."""
+    if state["pending"] is not None:
+        raise _waiting(state)
+    check_main(state, seat, move)
+    perform_main(state, seat, move)
+    if state["pending"] is None:
+        flow.finish_turn(state)
+
+
+def _answer(state: State, seat: int, move: Move) -> None:
+    """Answer the pending decision, then go on with the turn."""
+    pending = state["pending"]
+    if pending is None or pending["kind"] != move["action"]:
+        raise IllegalMove(
+            "There is no such decision to make now"
+            + (f": the game waits for {DECISIONS[pending['kind']]}." if pending else "."),
+            "pending",
+        )
+    ANSWERS[move["action"]](state, seat, move)
+    if move["action"] in TURN_ANSWERS and state["pending"] is None:
+        flow.finish_turn(state)

@@ -1,0 +1,198 @@
+"""The one-line notation of Foreign King moves (examples in the package docstring)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from engines.base import Move, NotationError
+from engines.foreign_king.board import KINDS, PROVINCES, SUPPLY
+
+WORDS = {
+    "build_factory": "build",
+    "place_citizens": "place",
+    "move_citizens": "move",
+    "parliament": "parliament",
+    "take_coins": "coins",
+    "king": "king",
+    "queen": "queen",
+    "turn_order": "turn-order",
+    "loan": "loan",
+    "repay": "repay",
+    "bring_parliament": "bring",
+    "deactivate": "deactivate",
+    "virtual": "virtual",
+    "set_position": "position",
+    "finish": "finish",
+}
+ACTIONS = {word: action for action, word in WORDS.items()}
+BARE = frozenset({"take_coins", "turn_order", "loan", "repay", "finish"})
+
+
+# -- format -----------------------------------------------------------------
+def _format_step(step: dict[str, Any]) -> str:
+    """``place liege`` or ``move liege namur``."""
+    if "place" in step:
+        return f"place {step['place']}"
+    return f"move {' '.join(step['move'])}"
+
+
+def _format_fields(move: Move) -> str:
+    """The words after the action word."""
+    action = move["action"]
+    if action == "build_factory":
+        return f"{move['kind']} {move['province']}"
+    if action == "place_citizens":
+        return f"{move['province']} {move['count']}"
+    if action == "move_citizens":
+        return f"{move['from']}: " + " | ".join(" ".join(path) for path in move["paths"])
+    if action == "parliament":
+        return move["from"]
+    if action == "king":
+        return " ".join(move["path"])
+    if action == "queen":
+        return format_move(move["copy"])
+    if action == "bring_parliament":
+        return "yes" if move["accept"] else "no"
+    if action == "deactivate":
+        return "none" if move["factory"] is None else str(move["factory"])
+    if action == "virtual":
+        return ", ".join(_format_step(step) for step in move["steps"])
+    return str(move["position"])
+
+
+def format_move(move: Move) -> str:
+    """The notation of ``move``."""
+    word = WORDS[move["action"]]
+    return word if move["action"] in BARE else f"{word} {_format_fields(move)}"
+
+
+# -- parse --------------------------------------------------------------------
+def _province(word: str) -> str:
+    """A province name, or a notation error."""
+    if word not in PROVINCES:
+        raise NotationError(f"Unknown province {word!r}.")
+    return word
+
+
+def _place(word: str) -> str:
+    """A province name or ``supply``."""
+    return SUPPLY if word == SUPPLY else _province(word)
+
+
+def _number(word: str) -> int:
+    """A whole number written in digits."""
+    if not word.isdigit():
+        raise NotationError(f"{word!r} is not a number.")
+    return int(word)
+
+
+def _exactly(words: list[str], count: int, example: str) -> list[str]:
+    """``words`` if there are ``count`` of them, else a notation error citing ``example``."""
+    if len(words) != count:
+        raise NotationError(f"Expected something like {example!r}.")
+    return words
+
+
+def _build(rest: str) -> Move:
+    kind, province = _exactly(rest.split(), 2, "build textile liege")
+    if kind not in KINDS:
+        raise NotationError(f"Unknown factory kind {kind!r}: textile or metal.")
+    return {"action": "build_factory", "kind": kind, "province": _province(province)}
+
+
+def _place_citizens(rest: str) -> Move:
+    province, count = _exactly(rest.split(), 2, "place namur 3")
+    return {"action": "place_citizens", "province": _province(province), "count": _number(count)}
+
+
+def _move(rest: str) -> Move:
+    origin, colon, targets = rest.partition(":")
+    if not colon:
+        raise NotationError("Expected something like 'move namur: liege | hainaut brabant'.")
+    paths = [[_place(word) for word in path.split()] for path in targets.split("|")]
+    if not all(paths):
+        raise NotationError("Every path between '|' needs at least one province or 'supply'.")
+    (source,) = _exactly(origin.split(), 1, "move namur: liege")
+    return {"action": "move_citizens", "from": _province(source), "paths": paths}
+
+
+def _parliament(rest: str) -> Move:
+    (source,) = _exactly(rest.split(), 1, "parliament supply")
+    return {"action": "parliament", "from": _place(source)}
+
+
+def _king(rest: str) -> Move:
+    path = [_province(word) for word in rest.split()]
+    if not path:
+        raise NotationError("Expected something like 'king namur liege'.")
+    return {"action": "king", "path": path}
+
+
+def _queen(rest: str) -> Move:
+    copied = parse_move(rest)
+    if copied["action"] not in MAIN or copied["action"] == "queen":
+        raise NotationError("The Queen copies a main action, e.g. 'queen place namur 3'.")
+    return {"action": "queen", "copy": copied}
+
+
+def _bring(rest: str) -> Move:
+    (answer,) = _exactly(rest.split(), 1, "bring yes")
+    if answer not in ("yes", "no"):
+        raise NotationError("Answer 'bring yes' or 'bring no'.")
+    return {"action": "bring_parliament", "accept": answer == "yes"}
+
+
+def _deactivate(rest: str) -> Move:
+    (index,) = _exactly(rest.split(), 1, "deactivate 0")
+    return {"action": "deactivate", "factory": None if index == "none" else _number(index)}
+
+
+def _step(text: str) -> dict[str, Any]:
+    words = text.split()
+    if words[:1] == ["place"] and len(words) == 2:
+        return {"place": _province(words[1])}
+    if words[:1] == ["move"] and len(words) == 3:
+        return {"move": [_province(words[1]), _province(words[2])]}
+    raise NotationError(f"A virtual step is 'place liege' or 'move liege namur', not {text!r}.")
+
+
+def _virtual(rest: str) -> Move:
+    return {"action": "virtual", "steps": [_step(part) for part in rest.split(",")]}
+
+
+def _position(rest: str) -> Move:
+    (position,) = _exactly(rest.split(), 1, "position 0")
+    return {"action": "set_position", "position": _number(position)}
+
+
+PARSERS: dict[str, Callable[[str], Move]] = {
+    "build_factory": _build,
+    "place_citizens": _place_citizens,
+    "move_citizens": _move,
+    "parliament": _parliament,
+    "king": _king,
+    "queen": _queen,
+    "bring_parliament": _bring,
+    "deactivate": _deactivate,
+    "virtual": _virtual,
+    "set_position": _position,
+}
+MAIN = frozenset(
+    {"build_factory", "place_citizens", "move_citizens", "parliament", "take_coins", "king"}
+    | {"queen", "turn_order"}
+)
+
+
+def parse_move(text: str) -> Move:
+    """The move written as ``text`` (case and spacing are free)."""
+    if not isinstance(text, str) or not text.strip():
+        raise NotationError("Empty notation.")
+    word, _, rest = text.strip().lower().partition(" ")
+    action = ACTIONS.get(word)
+    if action is None:
+        raise NotationError(f"Unknown action word {word!r}; expected one of {', '.join(ACTIONS)}.")
+    if action in BARE:
+        _exactly(rest.split(), 0, word)
+        return {"action": action}
+    return PARSERS[action](rest)

@@ -1,0 +1,90 @@
+"""Shared helpers of the Foreign King tests (no tests here)."""
+
+from __future__ import annotations
+
+import json
+import random
+from typing import Any
+
+from engines.foreign_king import ForeignKingEngine
+from engines.foreign_king.board import CITIZENS_PER_COLOUR, FACTORIES_PER_KIND, PROVINCES
+
+ENGINE = ForeignKingEngine()
+State = dict[str, Any]
+
+
+def position(count: int = 3, **fields: Any) -> State:
+    """A state for ``count`` players from a position given as keyword fields."""
+    return ENGINE.from_position(count, {}, 7, fields)
+
+
+def play(state: State, seat: int, *texts: str) -> State:
+    """Apply each notation in ``texts`` for ``seat``, checking it is a legal move."""
+    for text in texts:
+        move = ENGINE.parse(text)
+        state = ENGINE.apply(state, seat, move)
+    return state
+
+
+def legal_texts(state: State, seat: int) -> set[str]:
+    """The notations of the legal moves of ``seat``."""
+    return {ENGINE.format(move) for move in ENGINE.legal_moves(state, seat)}
+
+
+def main_action_names(state: State, seat: int) -> set[str]:
+    """The main actions ``seat`` may choose now (loans left out)."""
+    names = {move["action"] for move in ENGINE.legal_moves(state, seat)}
+    return names - {"loan", "repay"}
+
+
+def citizens(state: State, province: str) -> dict[str, int]:
+    """The citizens in ``province``."""
+    return state["provinces"][province]["citizens"]
+
+
+def coins(state: State, seat: int) -> int:
+    """The francs of ``seat``."""
+    return state["players"][seat]["coins"]
+
+
+def vp(state: State, seat: int) -> int:
+    """The victory points of ``seat``."""
+    return state["players"][seat]["vp"]
+
+
+def with_citizens(**by_province: dict[str, int]) -> dict[str, Any]:
+    """A ``provinces`` field with the given citizens (underscores for hyphens)."""
+    return {name.replace("_", "-"): {"citizens": counts} for name, counts in by_province.items()}
+
+
+def check_invariants(state: State) -> None:
+    """Pieces conserved and the state JSON-clean."""
+    assert json.loads(json.dumps(state)) == state
+    players = len(state["players"])
+    markers = 2 if players >= 3 else 1
+    for entry in state["players"]:
+        key = str(entry["seat"])
+        on_board = sum(state["provinces"][p]["citizens"].get(key, 0) for p in PROVINCES)
+        total = on_board + state["parliament"].get(key, 0) + entry["supply"] + markers
+        assert total == CITIZENS_PER_COLOUR
+        assert 0 <= entry["loans"] <= entry["orders"]
+        assert entry["coins"] >= 0
+    if state["virtual"] is not None:
+        on_board = sum(state["provinces"][p]["citizens"].get("virtual", 0) for p in PROVINCES)
+        assert on_board + state["virtual"]["supply"] + 1 == CITIZENS_PER_COLOUR
+    for kind in ("textile", "metal"):
+        built = sum(
+            1 for p in PROVINCES for f in state["provinces"][p]["factories"] if f["kind"] == kind
+        )
+        assert built + state["stock"][kind] == FACTORIES_PER_KIND
+    held = sum(entry["orders"] for entry in state["players"])
+    assert held + state["stock"]["orders"] == 9
+    for province in PROVINCES:
+        assert all(count > 0 for count in state["provinces"][province]["citizens"].values())
+
+
+def choose(rng: random.Random, moves: list[dict[str, Any]]) -> dict[str, Any]:
+    """A random move, first choosing the kind of action uniformly."""
+    kinds = sorted({move["action"] for move in moves})
+    kind = rng.choice(kinds)
+    return rng.choice([move for move in moves if move["action"] == kind])
