@@ -8,11 +8,12 @@
 from __future__ import annotations
 
 import os
+import threading
 from pathlib import Path
 from typing import Any
 
 import flask_smorest
-from flask import Flask, current_app, g, jsonify, render_template, request
+from flask import Flask, current_app, jsonify, render_template, request
 from flask_wtf.csrf import CSRFError, CSRFProtect
 from werkzeug.exceptions import HTTPException
 
@@ -29,32 +30,31 @@ csrf = CSRFProtect()
 
 
 class Turnpost:
-    """The app's handle on its database: one store per request (or per stream)."""
+    """The app's handle on its database: one connection per server thread, kept open.
+
+    Opening and closing SQLite per request costs more than a whole move (the
+    close checkpoints the WAL), so each thread keeps its connection. An
+    in-memory database (doctests) is one shared connection.
+    """
 
     def __init__(self, db_path: str) -> None:
         self.db_path = db_path
         self.notifier: Notifier | None = None
-        self._memory_store: Store | None = None
+        self._local = threading.local()
+        self._memory_store = Store.open(db_path) if db_path == ":memory:" else None
 
     def store(self) -> Store:
-        """The request's store, opened on first use and closed at teardown."""
-        if self.db_path == ":memory:":
-            if self._memory_store is None:
-                self._memory_store = Store.open(":memory:")
+        """This thread's store, opened on first use."""
+        if self._memory_store is not None:
             return self._memory_store
-        if "turnpost_store" not in g:
-            g.turnpost_store = Store.open(self.db_path)
-        return g.turnpost_store
+        store = getattr(self._local, "store", None)
+        if store is None:
+            store = self._local.store = Store.open(self.db_path)
+        return store
 
     def service(self) -> GameService:
-        """A game service on the request's store, recording mails in the outbox."""
+        """A game service on this thread's store, recording mails in the outbox."""
         return GameService(self.store(), self.notifier)
-
-    def close(self, _: BaseException | None = None) -> None:
-        """Close the request's store, if one was opened."""
-        store = g.pop("turnpost_store", None)
-        if store is not None:
-            store.close()
 
 
 class Api(flask_smorest.Api):
@@ -113,14 +113,11 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.config.update(config or {})
     turnpost = Turnpost(app.config["TURNPOST_DB"])
     app.extensions["turnpost"] = turnpost
-    store = Store.open(turnpost.db_path) if turnpost.db_path != ":memory:" else turnpost.store()
+    store = turnpost.store()
     store.init()
     if not app.config.get("SECRET_KEY"):
         app.config["SECRET_KEY"] = store.secret_key()
     turnpost.notifier = Notifier(mail_settings(app.config))
-    if turnpost.db_path != ":memory:":
-        store.close()
-    app.teardown_appcontext(turnpost.close)
 
     from server import api, web
     from server.limits import init_protection

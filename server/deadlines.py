@@ -83,7 +83,7 @@ def _remind(
         if not changed:
             return []
         for seat in seats:
-            games.queue_mail(db, game, seat, "reminder", None, expired=expired)
+            games.queue_mail(game, seat, "reminder", None, expired=expired)
     kind = "expired-reminder" if expired else "reminder"
     return [Action(game.id, kind, seat) for seat in seats]
 

@@ -184,8 +184,8 @@ def _reject(
 ) -> Outcome:
     """Answer the seat with the reason; nothing is applied."""
     game = games.load(game_id)
-    with games.store.write() as db:
-        games.queue_mail(db, game, seat, "rejected", message_id, notation=notation, reason=reason)
+    with games.store.write():
+        games.queue_mail(game, seat, "rejected", message_id, notation=notation, reason=reason)
     return Outcome("rejected", reason, game_id, seat)
 
 

@@ -142,7 +142,7 @@ class GameService:
                 }
                 for seat, (player, token) in enumerate(zip(players, tokens, strict=True))
             )
-            self._queue_turn_mails(db, self.load(game_id))
+            self._queue_turn_mails(self.load(game_id))
         game = self.load(game_id)
         created = self.game_object(game, seat=None)
         created["players"] = [
@@ -352,7 +352,7 @@ class GameService:
             replayed = self._idempotent(game_id, seat, idempotency_key, request)
             if replayed is not None:
                 return replayed
-        with self.store.write() as db:
+        with self.store.write():
             game = self.load(game_id)
             if idempotency_key is not None:
                 replayed = self._idempotent(game.id, seat, idempotency_key, request)
@@ -365,16 +365,17 @@ class GameService:
                 raise TurnpostError(
                     "illegal_move", error.message, {"rule": error.rule, "move": parsed}
                 ) from None
-            answer = self._append(db, game, seat, parsed, state, mail_message_id)
+            answer = self._append(game, seat, parsed, state, mail_message_id)
             if idempotency_key is not None:
-                db["idempotency"].insert(
+                self.store.insert(
+                    "idempotency",
                     {
                         "game_id": game.id,
                         "seat": seat,
                         "key": idempotency_key,
                         "request": request,
                         "response": dumps(answer),
-                    }
+                    },
                 )
         return answer
 
@@ -420,7 +421,6 @@ class GameService:
 
     def _append(
         self,
-        db: Any,
         game: Game,
         seat: int,
         move: dict[str, Any],
@@ -431,7 +431,8 @@ class GameService:
         now = utcnow()
         seq = game.seq + 1
         snapshot = self._snapshot(game.engine, state, now, game.row["turn_hours"], game.seats)
-        db["moves"].insert(
+        self.store.insert(
+            "moves",
             {
                 "game_id": game.id,
                 "seq": seq,
@@ -442,15 +443,15 @@ class GameService:
                 "to_move": snapshot["to_move"],
                 "status": snapshot["status"],
                 "at": now,
-            }
+            },
         )
-        db["games"].update(game.id, {"seq": seq, **snapshot})
+        self.store.update_game(game.id, {"seq": seq, **snapshot})
         updated = Game({**game.row, "seq": seq, **snapshot}, game.seats, game.engine, state)
         if mail_message_id is not None:
             self.queue_mail(
-                db, updated, seat, "accepted", mail_message_id, notation=game.engine.format(move)
+                updated, seat, "accepted", mail_message_id, notation=game.engine.format(move)
             )
-        self._queue_turn_mails(db, updated)
+        self._queue_turn_mails(updated)
         return {"seq": seq, "game": self.game_object(updated, seat)}
 
     # -- mail -------------------------------------------------------------
@@ -458,7 +459,7 @@ class GameService:
         """The last few public log entries, for mails."""
         return self.move_log(game, after=max(0, game.seq - RECENT_MOVES))
 
-    def _queue_turn_mails(self, db: Any, game: Game) -> None:
+    def _queue_turn_mails(self, game: Game) -> None:
         """Record "your turn" / "game over" mails for the seats with an email."""
         if self.notifier is None or not any(seat["email"] for seat in game.seats):
             return
@@ -467,12 +468,12 @@ class GameService:
             game.engine, game.state, game.seats, views, self.recent_moves(game)
         )
         for mail in mails:
-            self._record(db, game, mail)
+            self._record(game, mail)
 
     def queue_mail(
-        self, db: Any, game: Game, seat: int, kind: str, in_reply_to: str | None, **extra: Any
+        self, game: Game, seat: int, kind: str, in_reply_to: str | None, **extra: Any
     ) -> None:
-        """Record one mail ``kind`` to ``seat`` (if it has an email), e.g. a reminder."""
+        """Record one mail ``kind`` to ``seat`` (if it has an email); call inside a write."""
         row = game.seats[seat]
         if self.notifier is None or not row["email"]:
             return
@@ -486,11 +487,12 @@ class GameService:
             kind, subject, game.engine, view, row, self.recent_moves(game), **extra
         )
         mail.in_reply_to = in_reply_to
-        self._record(db, game, mail)
+        self._record(game, mail)
 
-    def _record(self, db: Any, game: Game, mail: Mail) -> None:
+    def _record(self, game: Game, mail: Mail) -> None:
         now = utcnow()
-        db["outbox"].insert(
+        self.store.insert(
+            "outbox",
             {
                 "game_id": game.id,
                 "seat": mail.seat,
@@ -504,7 +506,7 @@ class GameService:
                 "seq": game.seq,
                 "created_at": now,
                 "next_attempt_at": now,
-            }
+            },
         )
 
     def forfeit(self, game_id: str, seat: int, expected_seq: int) -> bool:
@@ -512,7 +514,7 @@ class GameService:
 
         Does nothing (``False``) if the game moved on since ``expected_seq``.
         """
-        with self.store.write() as db:
+        with self.store.write():
             game = self.load(game_id)
             if game.status != "active" or game.seq != expected_seq:
                 return False
@@ -531,10 +533,8 @@ class GameService:
                 "deadline": None,
                 "updated_at": utcnow(),
             }
-            db["games"].update(game.id, ended)
-            self._queue_turn_mails(
-                db, Game({**game.row, **ended}, game.seats, game.engine, game.state)
-            )
+            self.store.update_game(game.id, ended)
+            self._queue_turn_mails(Game({**game.row, **ended}, game.seats, game.engine, game.state))
         return True
 
     def abort(self, game_id: str, admin_token: str | None) -> dict[str, Any]:
@@ -543,11 +543,11 @@ class GameService:
         expected = game.row["admin_token_hash"]
         if admin_token is None or not secrets.compare_digest(hash_secret(admin_token), expected):
             raise TurnpostError("unauthorized", "The admin token of this game is needed.")
-        with self.store.write() as db:
+        with self.store.write():
             game = self.load(game_id)
             if game.status != "active":
                 raise TurnpostError("game_over", f"The game is already {game.status}.")
-            db["games"].update(
+            self.store.update_game(
                 game.id, {"status": "aborted", "to_move": "[]", "updated_at": utcnow()}
             )
         return self.game_object(self.load(game_id), seat=None)

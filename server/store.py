@@ -198,6 +198,18 @@ class Store:
                 raise
             self.db.conn.execute("COMMIT")
 
+    # -- writes on the hot path (plain SQL: no table introspection per call) --
+    def insert(self, table: str, row: dict[str, Any]) -> None:
+        """Insert ``row`` into ``table`` (call inside :meth:`write`)."""
+        columns = ", ".join(row)
+        marks = ", ".join("?" for _ in row)
+        self.db.execute(f"INSERT INTO {table} ({columns}) VALUES ({marks})", list(row.values()))
+
+    def update_game(self, game_id: str, values: dict[str, Any]) -> None:
+        """Set ``values`` on the ``games`` row of ``game_id`` (call inside :meth:`write`)."""
+        assignments = ", ".join(f"{column} = ?" for column in values)
+        self.db.execute(f"UPDATE games SET {assignments} WHERE id = ?", [*values.values(), game_id])
+
     # -- reads ------------------------------------------------------------
     def secret_key(self) -> str:
         """The app's signing secret, generated once and shared by every worker."""
