@@ -15,11 +15,13 @@ from typing import Any
 
 from marshmallow import Schema, ValidationError
 
-from schemas import foreign_king, siam
+from schemas import bangkok_klongs, foreign_king, king_of_siam, siam
 
 MOVE_SCHEMAS: dict[str, dict[str, type[Schema]]] = {
     "siam": siam.MOVE_SCHEMAS,
+    "king-of-siam": king_of_siam.MOVE_SCHEMAS,
     "foreign-king": foreign_king.MOVE_SCHEMAS,
+    "bangkok-klongs": bangkok_klongs.MOVE_SCHEMAS,
 }
 
 

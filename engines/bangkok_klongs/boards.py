@@ -57,11 +57,6 @@ class Layout:
     move_cards: int
     hand_size: int
 
-    @property
-    def tile_ids(self) -> tuple[str, ...]:
-        """Every tile id in catalogue order."""
-        return tuple(self.tiles)
-
 
 def field_name(row: int, col: int) -> str:
     """The name ``r{row}c{col}`` of a water field."""

@@ -1,0 +1,94 @@
+"""Bangkok Klongs (Martin Schlegel, dlp 2010): boats, merchants and market days (CONTRACT 4.4).
+
+Modules: :mod:`.boards` (the layout data: fields, sub-markets, landing
+places, start fields, Luk Phat track, tile mix; one entry per board name),
+:mod:`.rules` (board predicates), :mod:`.turn` (the placement turn),
+:mod:`.market` (market days and the end), :mod:`.position` (positions),
+:mod:`.notation` and :mod:`.engine` (turn order, views, result).
+
+State
+    The view is the contract's shape: ``board``, ``tiles`` (only tiles the
+    caller can see), ``luk_phat`` (spaces moved, 0 = start space), ``market``,
+    ``players`` (``seat``, ``score``, ``merchants`` off the board,
+    ``move_cards``, ``inventory``, ``hand_size``), ``draw_pile`` (a count) and,
+    for a seat, its ``hand``; plus ``options``, ``track`` (the points of the
+    Luk Phat spaces), ``box`` (thieves sent back), ``first_round`` (seats yet
+    to place their first boat) and, tactical variant, ``draw_piles``
+    (``{"merchant": n, "plain": n}``). The internal state also keeps every
+    hand in its ``players`` entry, ``draw_pile`` as the ordered tile list (top
+    first), ``current`` (the placing seat), ``finished``,
+    ``inventory_points`` and ``rng``. ``market`` is described in
+    :mod:`.market`.
+
+Notation (case-insensitive; clauses after the merchant in any order)::
+
+    place TILE FIELD MERCHANT [relocate FROM TO before|after]
+          [steal FIELD] [remove-thieves] [keep hand|inventory|FIELD]
+          [draw merchant|plain]
+    score LANDING remove FIELD
+    decline
+
+    place t50 r3c4 new                            a boat with a new merchant
+    place t1 r3c5 none                            a neutral boat (or no merchant)
+    place t20 r3c6 r7c2                           merchant taken back from r7c2
+    place t50 r3c4 none relocate r2c2 r2c3 before move card before placing
+    place t63 r3c4 none steal r3c7 keep hand      thief, stolen boat to the hand
+    place t64 r2c4 none steal r2c0 keep inventory thief, stolen boat to the inventory
+    place t66 r1c5 none remove-thieves            overseer, all thieves to the box
+    place t66 r1c5 none remove-thieves keep r4c5  overseer, the thief on r4c5 to the hand
+    place t12 r4c4 new draw plain                 tactical variant: draw from a pile
+    score L4-5 remove r3c4                        market day
+    decline
+
+Decisions
+    - Seat 0 is the youngest player and starts; play goes up the seats.
+    - The first round is each seat's first placement: that boat goes on a
+      start field and needs no neighbour. The 3-4 player start fields are the
+      light and the dark ones (contract).
+    - A placement may use its merchant spot for a new merchant while any are
+      in supply; only once all are on the board may one be taken back from
+      an own boat (``merchant`` = its field), which leaves that boat ownerless.
+    - Move cards: a relocated boat must carry your merchant, and the
+      sub-market limit of 3 applies to it like to a placement. ``after`` may
+      move the boat just placed if it carries your merchant.
+    - A turn is finished (effects, relocation ``after``, draw) before the
+      market day it triggered starts. A Luk Phat boat advances the marker
+      every time it is placed, also after a thief took it back into a hand.
+    - Thief: stealing is optional. Any boat of the row may be taken (own,
+      other players', neutral, thieves, cooks) except overseers and boats in
+      a column holding an overseer. Its merchant returns to its owner. With
+      ``keep inventory`` the placer draws, with ``keep hand`` not.
+    - Overseer: removing thieves is optional but takes every thief of its
+      column; ``keep`` names the one taken into the hand (no draw), without it
+      all go to the box and the placer draws.
+    - Thieves' baskets never count; several cooks in one block double once.
+    - Market days ask only seats that can score; a seat that cannot would only
+      decline, and removals never complete a landing place.
+    - Small market day: two rounds from the trigger, one decision per seat
+      and round; play resumes with the seat after the trigger.
+    - Big market day: "own or neutral" boats are the scorer's boats and the
+      ownerless ones (printed merchant, or empty spot without merchant);
+      other players' and special boats never. A decline holds until someone
+      scores; after a scoring every seat may be asked again. The day ends
+      when every seat that could score has declined since the last scoring,
+      or nobody can score.
+    - The hand is refilled to 4 (one boat in normal play); an empty pile gives
+      nothing. Tactical variant: starting hands are the top 3 plain and top 1
+      merchant boats in seat order; ``draw`` is required exactly when a boat
+      is drawn and must name a non-empty pile; a pile running out during a
+      refill is made up from the other one.
+    - A seat without a legal placement (empty hand, or no allowed field even
+      after a relocation) is passed over. When no seat can place, the big
+      market day is held at once (no Luk Phat points), as if caused by the
+      seat whose turn it was. So every game ends with a big market day.
+    - Equal final scores share the win.
+    - ``remove_thieves`` is only ever ``true`` (leave it out otherwise).
+    - Positions: see :mod:`.position` for defaults; ``options``,
+      ``track`` and ``draw_piles`` from a view are accepted (options must
+      match, the others are ignored); the seat to move is passed over like
+      in play if it cannot act.
+"""
+
+from engines.bangkok_klongs.engine import BangkokKlongsEngine
+
+__all__ = ["BangkokKlongsEngine"]

@@ -1,0 +1,226 @@
+"""The :class:`BangkokKlongsEngine`: turn order, views and the result."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engines.bangkok_klongs.boards import BIG, BOARDS, Layout
+from engines.bangkok_klongs.market import (
+    market_moves,
+    play_decline,
+    play_score,
+    settle_market,
+    start_market,
+)
+from engines.bangkok_klongs.notation import format_move, parse_move
+from engines.bangkok_klongs.position import build_state
+from engines.bangkok_klongs.turn import can_place, pile_of, place_moves, play_place
+from engines.base import Engine, IllegalMove, InvalidPosition, Move, State
+from engines.rng import Rng
+
+PUBLIC_PLAYER_KEYS = ("seat", "score", "merchants", "move_cards", "inventory")
+
+
+def layout_of(state: State) -> Layout:
+    """The board layout a state is played on."""
+    return BOARDS[state["options"]["board"]]
+
+
+def settle(layout: Layout, state: State) -> State:
+    """Pass over seats that cannot act, closing market days and the game as they run dry.
+
+    Whoever has no legal placement is skipped; when nobody can place, the big
+    market day is held at once. Changes and returns ``state``.
+    """
+    while not state["finished"]:
+        if state["market"] is not None:
+            if settle_market(layout, state):
+                return state
+            continue
+        count = len(state["players"])
+        for k in range(count):
+            seat = (state["current"] + k) % count
+            if can_place(layout, state, seat):
+                state["current"] = seat
+                return state
+        start_market(state, BIG, state["current"])
+    return state
+
+
+class BangkokKlongsEngine(Engine):
+    """Bangkok Klongs (Martin Schlegel, dlp 2010), CONTRACT section 4.4."""
+
+    id = "bangkok-klongs"
+    name = "Bangkok Klongs"
+    min_players = 2
+    max_players = 4
+    default_options = {"tactical": False, "board": "standard"}
+
+    # -- creation -------------------------------------------------------
+    def setup(self, players: int, options: dict[str, Any], seed: int) -> State:
+        """Shuffle the tiles from ``seed``, deal the hands; seat 0 (the youngest) starts."""
+        if options.get("board") not in BOARDS:
+            raise ValueError(f"unknown board {options.get('board')!r}")
+        layout = BOARDS[options["board"]]
+        rng = Rng(seed)
+        pile = rng.shuffled(list(layout.tiles))
+        hands = [_deal(layout, pile, options["tactical"]) for _ in range(players)]
+        position = {
+            "players": [{"hand": hand} for hand in hands],
+            "draw_pile": pile,
+            "to_move": 0,
+        }
+        state = build_state(layout, players, options, seed, position)
+        state["rng"] = rng.state
+        return settle(layout, state)
+
+    def from_position(
+        self, players: int, options: dict[str, Any], seed: int, position: dict[str, Any]
+    ) -> State:
+        """A state from ``position`` (see :mod:`engines.bangkok_klongs.position`)."""
+        try:
+            merged = self.options(options)
+        except ValueError as error:
+            raise InvalidPosition(str(error), "options") from error
+        if merged["board"] not in BOARDS:
+            raise InvalidPosition(f"There is no board {merged['board']!r}.", "options")
+        if not self.min_players <= players <= self.max_players:
+            raise InvalidPosition("Bangkok Klongs is for 2 to 4 players.", "players")
+        layout = BOARDS[merged["board"]]
+        return settle(layout, build_state(layout, players, merged, seed, position))
+
+    # -- play -----------------------------------------------------------
+    def to_move(self, state: State) -> list[int]:
+        """The placing seat, or the seat whose market-day decision is awaited."""
+        if state["finished"]:
+            return []
+        if state["market"] is not None:
+            return [state["market"]["seat"]]
+        return [state["current"]]
+
+    def legal_moves(self, state: State, seat: int) -> list[Move]:
+        """Every legal move of ``seat`` (empty unless it is that seat's decision)."""
+        if seat not in self.to_move(state):
+            return []
+        layout = layout_of(state)
+        if state["market"] is not None:
+            return market_moves(layout, state, seat)
+        return place_moves(layout, state, seat)
+
+    def apply(self, state: State, seat: int, move: Move) -> State:
+        """The state after ``seat`` plays ``move``; IllegalMove naming the rule otherwise."""
+        if state["finished"]:
+            raise IllegalMove("The game is over.", "game_over")
+        if not isinstance(move, dict):
+            raise IllegalMove("A move is an object with an 'action'.", "move_shape")
+        if type(seat) is not int or seat not in self.to_move(state):
+            raise IllegalMove(f"It is not seat {seat}'s turn.", "turn")
+        layout = layout_of(state)
+        action = move.get("action")
+        if state["market"] is None:
+            if action != "place":
+                raise IllegalMove("Outside market days a turn places a boat.", "turn")
+            after, market = play_place(layout, state, seat, move)
+            if market is not None:
+                start_market(after, market, seat)
+            return settle(layout, after)
+        if action == "score":
+            return settle(layout, play_score(layout, state, seat, move))
+        if action == "decline":
+            return settle(layout, play_decline(state, seat, move))
+        raise IllegalMove("During a market day you score a landing place or decline.", "market_day")
+
+    def result(self, state: State) -> dict[str, Any] | None:
+        """Winners (highest score, ties share), scores and the inventory points."""
+        if not state["finished"]:
+            return None
+        scores = {str(p["seat"]): p["score"] for p in state["players"]}
+        best = max(scores.values())
+        winners = [p["seat"] for p in state["players"] if p["score"] == best]
+        names = " and ".join(f"seat {w}" for w in winners)
+        verb = "wins" if len(winners) == 1 else "share the win"
+        return {
+            "winners": winners,
+            "scores": scores,
+            "reason": f"After the big market day and the inventory count {names} {verb} "
+            f"with {best} points.",
+            "inventory_points": dict(state["inventory_points"]),
+        }
+
+    # -- views ----------------------------------------------------------
+    def view(self, state: State, seat: int | None) -> dict[str, Any]:
+        """The public state plus ``seat``'s own hand; never another hand or the draw order."""
+        layout = layout_of(state)
+        players = [
+            {**{k: _plain(p[k]) for k in PUBLIC_PLAYER_KEYS}, "hand_size": len(p["hand"])}
+            for p in state["players"]
+        ]
+        view: dict[str, Any] = {
+            "options": dict(state["options"]),
+            "board": {f: dict(cell) for f, cell in state["board"].items()},
+            "luk_phat": state["luk_phat"],
+            "track": list(layout.track),
+            "market": _plain(state["market"]),
+            "players": players,
+            "draw_pile": len(state["draw_pile"]),
+            "box": list(state["box"]),
+            "first_round": list(state["first_round"]),
+        }
+        if state["options"]["tactical"]:
+            view["draw_piles"] = _pile_counts(layout, state["draw_pile"])
+        visible = [cell["tile"] for cell in state["board"].values()] + state["box"]
+        for player in state["players"]:
+            visible += player["inventory"]
+        if type(seat) is int and 0 <= seat < len(state["players"]):
+            view["hand"] = list(state["players"][seat]["hand"])
+            visible += view["hand"]
+        view["tiles"] = {t: dict(state["tiles"][t]) for t in sorted(visible, key=_tile_number)}
+        return view
+
+    # -- notation -------------------------------------------------------
+    def format(self, move: Move) -> str:
+        """The one-line notation of ``move`` (see the package docstring)."""
+        return format_move(move)
+
+    def parse(self, text: str, state: State | None = None) -> Move:
+        """The move written as ``text``."""
+        return parse_move(text)
+
+
+def _deal(layout: Layout, pile: list[str], tactical: bool) -> list[str]:
+    """One starting hand taken off ``pile``: the top 4, or 3 plain + 1 merchant (tactical)."""
+    if not tactical:
+        hand = pile[: layout.hand_size]
+        del pile[: layout.hand_size]
+        return hand
+    wanted = {"plain": layout.hand_size - 1, "merchant": 1}
+    hand = []
+    for tile_id in list(pile):
+        kind = pile_of(layout.tiles[tile_id])
+        if wanted[kind] > 0:
+            wanted[kind] -= 1
+            hand.append(tile_id)
+            pile.remove(tile_id)
+    return hand
+
+
+def _pile_counts(layout: Layout, pile: list[str]) -> dict[str, int]:
+    """How many boats each tactical pile holds."""
+    counts = {"merchant": 0, "plain": 0}
+    for tile_id in pile:
+        counts[pile_of(layout.tiles[tile_id])] += 1
+    return counts
+
+
+def _tile_number(tile_id: str) -> int:
+    """The number of ``t12`` for sorting."""
+    return int(tile_id[1:])
+
+
+def _plain(value: Any) -> Any:
+    """A copy of a JSON value that shares nothing with the state."""
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value

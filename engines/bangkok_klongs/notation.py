@@ -1,0 +1,127 @@
+"""The one-line notation of Bangkok Klongs moves (grammar and examples in the package docstring).
+
+``format_move`` writes the clauses in a fixed order; ``parse_move`` reads
+them in any order, case-insensitively, each clause at most once.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from engines.base import Move, NotationError
+
+TILE = re.compile(r"^t\d+$")
+FIELD = re.compile(r"^r\d+c\d+$")
+LANDING = re.compile(r"^l\d+-\d+$")
+MERCHANTS = ("new", "none")
+WHENS = ("before", "after")
+PILES = ("merchant", "plain")
+THIEF_KEEPS = ("hand", "inventory")
+
+
+def format_move(move: Move) -> str:
+    """The notation of ``move``."""
+    action = move["action"]
+    if action == "score":
+        return f"score {move['landing']} remove {move['remove']}"
+    if action == "decline":
+        return "decline"
+    words = ["place", move["tile"], move["at"], move["merchant"]]
+    if "relocate" in move:
+        relocation = move["relocate"]
+        words += ["relocate", relocation["from"], relocation["to"], relocation["when"]]
+    if "steal" in move:
+        words += ["steal", move["steal"]]
+    if move.get("remove_thieves"):
+        words.append("remove-thieves")
+    for key in ("keep", "draw"):
+        if key in move:
+            words += [key, move[key]]
+    return " ".join(words)
+
+
+def parse_move(text: str) -> Move:
+    """The move written as ``text``; NotationError if it is not notation."""
+    if not isinstance(text, str) or not text.split():
+        raise NotationError("Write a move: place ..., score ... or decline.", "notation")
+    words = text.lower().split()
+    action, rest = words[0], words[1:]
+    if action == "decline" and not rest:
+        return {"action": "decline"}
+    if action == "score" and len(rest) == 3 and rest[1] == "remove":
+        landing, field = _check(rest[0], LANDING, "landing place"), _check(rest[2], FIELD, "field")
+        return {"action": "score", "landing": "L" + landing[1:], "remove": field}
+    if action == "place" and len(rest) >= 3:
+        return _parse_place(rest)
+    raise NotationError(
+        f"Not a move: {text!r}. Examples: 'place t50 r3c4 new', 'score L4-5 remove r3c4', "
+        "'decline'.",
+        "notation",
+    )
+
+
+def _check(word: str, pattern: re.Pattern[str], what: str) -> str:
+    """``word`` if it matches ``pattern``, else NotationError naming ``what``."""
+    if not pattern.match(word):
+        raise NotationError(f"{word!r} is not a {what}.", "notation")
+    return word
+
+
+def _one_of(word: str, choices: tuple[str, ...], what: str) -> str:
+    """``word`` if it is one of ``choices``."""
+    if word not in choices:
+        raise NotationError(f"{what} is one of {', '.join(choices)}, not {word!r}.", "notation")
+    return word
+
+
+def _merchant(word: str) -> str:
+    """``new``, ``none`` or the field to take a merchant from."""
+    return word if word in MERCHANTS else _check(word, FIELD, "merchant (new, none or a field)")
+
+
+def _keep(word: str) -> str:
+    """``hand``, ``inventory`` (thief) or a thief's field (overseer)."""
+    return word if word in THIEF_KEEPS else _check(word, FIELD, "keep (hand, inventory, field)")
+
+
+def _relocation(words: list[str]) -> dict[str, str]:
+    """``relocate FROM TO before|after``."""
+    return {
+        "from": _check(words[0], FIELD, "field"),
+        "to": _check(words[1], FIELD, "field"),
+        "when": _one_of(words[2], WHENS, "A relocation's time"),
+    }
+
+
+#: clause keyword -> (move key, number of words, reader of those words)
+CLAUSES: dict[str, tuple[str, int, Callable[[list[str]], object]]] = {
+    "relocate": ("relocate", 3, _relocation),
+    "steal": ("steal", 1, lambda w: _check(w[0], FIELD, "field")),
+    "keep": ("keep", 1, lambda w: _keep(w[0])),
+    "remove-thieves": ("remove_thieves", 0, lambda w: True),
+    "remove_thieves": ("remove_thieves", 0, lambda w: True),
+    "draw": ("draw", 1, lambda w: _one_of(w[0], PILES, "The pile to draw from")),
+}
+
+
+def _parse_place(words: list[str]) -> Move:
+    """``TILE FIELD MERCHANT`` followed by optional clauses."""
+    move: Move = {
+        "action": "place",
+        "tile": _check(words[0], TILE, "tile id"),
+        "at": _check(words[1], FIELD, "field"),
+        "merchant": _merchant(words[2]),
+    }
+    index = 3
+    while index < len(words):
+        keyword = words[index]
+        if keyword not in CLAUSES:
+            raise NotationError(f"Unknown clause {keyword!r} in a place move.", "notation")
+        key, arity, read = CLAUSES[keyword]
+        arguments = words[index + 1 : index + 1 + arity]
+        if len(arguments) < arity or key in move:
+            raise NotationError(f"Clause {keyword!r} is incomplete or repeated.", "notation")
+        move[key] = read(arguments)
+        index += 1 + arity
+    return move

@@ -1,0 +1,181 @@
+"""The one-line notation of King of Siam moves (see the package docstring for examples)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from engines.base import Move, NotationError, State
+from engines.king_of_siam.cards import CARD_FIELDS, CARDS
+from engines.king_of_siam.maps import FACTIONS, get_board
+
+NONE = "none"
+PROVINCE_WORD = re.compile(r"^[a-z][a-z0-9-]*$")
+HINT = ("Write 'pass' or a card with its targets and the take, e.g. "
+        "'rama korat sukhothai; take lao kedah'.")
+
+
+# -- format -------------------------------------------------------------------
+def format_move(move: Move) -> str:
+    """The notation of a well-formed move; NotationError for anything else."""
+    try:
+        if move == {"action": "pass"}:
+            return "pass"
+        card = move["card"]
+        if move["action"] != "play" or set(move) != {"action", "card", "take",
+                                                     *CARD_FIELDS[card]}:
+            raise NotationError(f"Not a King of Siam move: {move!r}.")
+        words = _FORMATTERS.get(card, _format_faction_card)(move)
+        return f"{card} {' '.join(words) or NONE}; take {_format_take(move['take'])}"
+    except (KeyError, TypeError, ValueError, AttributeError) as error:
+        raise NotationError(f"Not a King of Siam move: {move!r}.") from error
+
+
+def _format_take(take: dict[str, str] | None) -> str:
+    return NONE if take is None else f"{take['faction']} {take['province']}"
+
+
+def _format_maharacha(move: Move) -> list[str]:
+    if not move["swap"]:
+        return []
+    first, second = move["swap"]
+    return ["swap", first, second, "king", move["king"]]
+
+
+def _format_khon_thai(move: Move) -> list[str]:
+    place = move["place"]
+    return [word for faction in FACTIONS if faction in place
+            for word in (faction, place[faction])]
+
+
+def _format_one_vs_one(move: Move) -> list[str]:
+    if move["give"] is None:
+        return []
+    give, get = move["give"], move["get"]
+    return [give["faction"], give["province"], "with", get["faction"], get["province"]]
+
+
+def _format_two_vs_one(move: Move) -> list[str]:
+    if move["two"] is None:
+        return []
+    two, one = move["two"], move["one"]
+    f, g = two["factions"]
+    return [f, g, two["province"], "with", one["faction"], one["province"]]
+
+
+def _format_faction_card(move: Move) -> list[str]:
+    return list(move["place"])
+
+
+_FORMATTERS = {
+    "maharacha": _format_maharacha,
+    "khon_thai": _format_khon_thai,
+    "one_vs_one": _format_one_vs_one,
+    "two_vs_one": _format_two_vs_one,
+}
+
+
+# -- parse --------------------------------------------------------------------
+def parse_move(text: str, state: State | None = None) -> Move:
+    """The move written as ``text`` (case-insensitive); NotationError if it is not notation."""
+    if not isinstance(text, str) or not text.strip():
+        raise NotationError(HINT)
+    provinces = get_board(state["map"]).provinces if state else None
+    parts = [part.split() for part in text.lower().split(";")]
+    if parts == [["pass"]]:
+        return {"action": "pass"}
+    if len(parts) != 2 or not parts[0]:
+        raise NotationError(f"A card and its take are separated by one ';'. {HINT}")
+    card, *words = parts[0]
+    if card not in CARDS:
+        raise NotationError(f"Unknown card '{card}': use pass, {', '.join(CARDS)}.")
+    reader = _READERS.get(card, _read_faction_card)
+    fields = _empty_fields(card) if words == [NONE] else reader(words, _Words(provinces))
+    return {"action": "play", "card": card, **fields, "take": _read_take(parts[1], provinces)}
+
+
+class _Words:
+    """Checks single words: factions always, provinces against the map when it is known."""
+
+    def __init__(self, provinces: tuple[str, ...] | None) -> None:
+        self.provinces = provinces
+
+    def province(self, word: str) -> str:
+        if not PROVINCE_WORD.match(word) or (self.provinces and word not in self.provinces):
+            known = f" ({', '.join(self.provinces)})" if self.provinces else ""
+            raise NotationError(f"'{word}' is not a province{known}.")
+        return word
+
+    @staticmethod
+    def faction(word: str) -> str:
+        if word not in FACTIONS:
+            raise NotationError(f"'{word}' is not a faction: use rama, lao or malay.")
+        return word
+
+
+def _empty_fields(card: str) -> dict[str, Any]:
+    return {
+        "maharacha": {"swap": [], "king": None},
+        "khon_thai": {"place": {}},
+        "one_vs_one": {"give": None, "get": None},
+        "two_vs_one": {"two": None, "one": None},
+    }.get(card, {"place": []})
+
+
+def _read_take(words: list[str], provinces: tuple[str, ...] | None) -> dict[str, str] | None:
+    if words == ["take", NONE]:
+        return None
+    if len(words) != 3 or words[0] != "take":
+        raise NotationError("After ';' write the take: 'take <faction> <province>' or "
+                            "'take none'.")
+    check = _Words(provinces)
+    return {"province": check.province(words[2]), "faction": check.faction(words[1])}
+
+
+def _read_maharacha(words: list[str], check: _Words) -> dict[str, Any]:
+    if len(words) != 5 or words[0] != "swap" or words[3] != "king":
+        raise NotationError("Write 'maharacha swap <province> <province> king <province>' or "
+                            "'maharacha none'.")
+    return {"swap": [check.province(words[1]), check.province(words[2])],
+            "king": check.province(words[4])}
+
+
+def _read_khon_thai(words: list[str], check: _Words) -> dict[str, Any]:
+    pairs = list(zip(words[::2], words[1::2], strict=False))
+    factions = [faction for faction, _ in pairs]
+    if len(words) % 2 or len(set(factions)) != len(factions):
+        raise NotationError("Write 'khon_thai <faction> <province> ...' with each faction "
+                            "at most once, or 'khon_thai none'.")
+    return {"place": {check.faction(f): check.province(p) for f, p in pairs}}
+
+
+def _read_one_vs_one(words: list[str], check: _Words) -> dict[str, Any]:
+    if len(words) != 5 or words[2] != "with":
+        raise NotationError("Write 'one_vs_one <faction> <province> with <faction> "
+                            "<province>' or 'one_vs_one none'.")
+    return {"give": {"province": check.province(words[1]), "faction": check.faction(words[0])},
+            "get": {"province": check.province(words[4]), "faction": check.faction(words[3])}}
+
+
+def _read_two_vs_one(words: list[str], check: _Words) -> dict[str, Any]:
+    if len(words) != 6 or words[3] != "with":
+        raise NotationError("Write 'two_vs_one <faction> <faction> <province> with <faction> "
+                            "<province>' or 'two_vs_one none'.")
+    return {"two": {"province": check.province(words[2]),
+                    "factions": [check.faction(words[0]), check.faction(words[1])]},
+            "one": {"province": check.province(words[5]), "faction": check.faction(words[4])}}
+
+
+def _read_faction_card(words: list[str], check: _Words) -> dict[str, Any]:
+    if not 1 <= len(words) <= 2:
+        raise NotationError("Write '<faction card> <province> [<province>]' or "
+                            "'<faction card> none'.")
+    return {"place": [check.province(word) for word in words]}
+
+
+_READERS = {
+    "maharacha": _read_maharacha,
+    "khon_thai": _read_khon_thai,
+    "one_vs_one": _read_one_vs_one,
+    "two_vs_one": _read_two_vs_one,
+}
