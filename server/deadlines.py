@@ -55,7 +55,7 @@ def _process(games: GameService, game: Game, now: str) -> list[Action]:
     moment = parse_time(now)
     to_move = _to_move(game)
     if moment >= deadline:
-        return _expire(games, game, to_move)
+        return _expire(games, game, to_move, now)
     hours = game.row["turn_hours"]
     due = 0
     if moment >= deadline - timedelta(hours=hours / 2):
@@ -88,7 +88,7 @@ def _remind(
     return [Action(game.id, kind, seat) for seat in seats]
 
 
-def _expire(games: GameService, game: Game, seats: list[int]) -> list[Action]:
+def _expire(games: GameService, game: Game, seats: list[int], now: str) -> list[Action]:
     """Apply the game's deadline policy once."""
     policy = game.row["deadline_policy"]
     if policy == "forfeit" and seats:
@@ -97,9 +97,8 @@ def _expire(games: GameService, game: Game, seats: list[int]) -> list[Action]:
     if policy == "skip":
         skippable = [s for s in seats if PASS in game.engine.legal_moves(game.state, s)]
         if skippable:
-            for seat in skippable:
-                games.submit_as(game.id, seat, move=dict(PASS), expected_seq=game.seq)
-            return [Action(game.id, "skip", seat) for seat in skippable]
+            games.submit_as(game.id, skippable[0], move=dict(PASS), expected_seq=game.seq, now=now)
+            return [Action(game.id, "skip", skippable[0])]
     if game.row["reminders_sent"] & EXPIRED:
         return []
     bits = game.row["reminders_sent"] | EXPIRED | HALF_TIME | TWELVE_HOURS

@@ -345,8 +345,12 @@ class GameService:
         expected_seq: int | None = None,
         idempotency_key: str | None = None,
         mail_message_id: str | None = None,
+        now: str | None = None,
     ) -> dict[str, Any]:
-        """:meth:`submit` for a seat already authenticated (by token, mail key or the clock)."""
+        """:meth:`submit` for a seat already authenticated (by token, mail key or the clock).
+
+        ``now`` is the moment of the move (default: the current time).
+        """
         request = dumps({"move": move, "notation": notation, "expected_seq": expected_seq})
         if idempotency_key is not None:
             replayed = self._idempotent(game_id, seat, idempotency_key, request)
@@ -365,7 +369,7 @@ class GameService:
                 raise TurnpostError(
                     "illegal_move", error.message, {"rule": error.rule, "move": parsed}
                 ) from None
-            answer = self._append(game, seat, parsed, state, mail_message_id)
+            answer = self._append(game, seat, parsed, state, mail_message_id, now)
             if idempotency_key is not None:
                 self.store.insert(
                     "idempotency",
@@ -426,9 +430,10 @@ class GameService:
         move: dict[str, Any],
         state: dict[str, Any],
         mail_message_id: str | None = None,
+        now: str | None = None,
     ) -> dict[str, Any]:
         """Append the move, the new snapshot and its mails inside the caller's transaction."""
-        now = utcnow()
+        now = now or utcnow()
         seq = game.seq + 1
         snapshot = self._snapshot(game.engine, state, now, game.row["turn_hours"], game.seats)
         self.store.insert(

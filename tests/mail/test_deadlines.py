@@ -126,3 +126,24 @@ def test_vacation_through_the_api(client) -> None:
     assert refused.status_code == 422
     assert refused.get_json()["error"]["code"] == "invalid_request"
     assert client.post(url, json={"until": until}).status_code == 401
+
+
+def test_skip_policy_passes_for_the_late_seat_where_the_game_has_a_pass(
+    games: GameService,
+) -> None:
+    game = games.create(
+        "king-of-siam",
+        PLAYERS + [{"name": "Cy"}],
+        {},
+        seed=3,
+        turn_hours=24,
+        deadline_policy="skip",
+    )
+    loaded = games.load(game["id"])
+    late = games.game_object(loaded, None)["to_move"][0]
+    deadline = parse_time(loaded.row["deadline"])
+    assert tick(games, deadline + timedelta(minutes=1)) == [("skip", late)]
+    after = games.load(game["id"])
+    assert after.seq == 1
+    assert [m["notation"] for m in games.store.moves(game["id"])] == ["pass"]
+    assert tick(games, deadline + timedelta(minutes=2)) == [], "the new turn has a new deadline"

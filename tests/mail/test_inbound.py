@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 import smtplib
 from email.message import EmailMessage
 from email.utils import make_msgid
@@ -245,3 +246,37 @@ def test_attachments_and_oversized_mail_are_refused(games: GameService, mailbox:
     huge = reply_to(turn, "enter a1 N" + "\n" + "x" * MAX_MESSAGE_BYTES)
     assert receive(huge, games, games.notifier.settings).status == "dropped"
     assert log(games, game["id"]) == []
+
+
+def test_full_king_of_siam_game_by_mail_through_the_listener(
+    games: GameService, mailbox: Mailbox, db_path: str
+) -> None:
+    players = [{"name": n, "email": f"{n.lower()}@example.org"} for n in ("Ann", "Bob", "Cy")]
+    game = games.create("king-of-siam", players, {}, seed=5)
+    engine = games.load(game["id"]).engine
+    chooser = random.Random(5)
+    port = free_port()
+    controller = InboundController(
+        InboundHandler(db_path, games.notifier.settings), "127.0.0.1", port
+    )
+    controller.start()
+    try:
+        for _ in range(400):
+            current = games.load(game["id"])
+            if current.status != "active":
+                break
+            seat = json.loads(current.row["to_move"])[0]
+            moves = engine.legal_moves(current.state, seat)
+            notation = engine.format(chooser.choice(moves))
+            turn = mailbox.latest(players[seat]["email"])
+            assert f"(move {current.seq + 1})" in turn["Subject"]
+            raw = reply_to(turn, notation).replace(b"\n", b"\r\n")
+            with smtplib.SMTP("127.0.0.1", port) as smtp:
+                smtp.sendmail(players[seat]["email"], [turn["Reply-To"]], raw)
+            assert games.load(game["id"]).seq == current.seq + 1, notation
+    finally:
+        controller.stop()
+    finished = games.game_object(games.load(game["id"]), None)
+    assert finished["status"] == "finished" and finished["result"]["winners"]
+    over = mailbox.latest("cy@example.org", "Game over")
+    assert finished["result"]["reason"] in over.get_body(("plain",)).get_content()
