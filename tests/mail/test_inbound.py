@@ -280,3 +280,19 @@ def test_full_king_of_siam_game_by_mail_through_the_listener(
     assert finished["status"] == "finished" and finished["result"]["winners"]
     over = mailbox.latest("cy@example.org", "Game over")
     assert finished["result"]["reason"] in over.get_body(("plain",)).get_content()
+
+
+def test_lmtp_listener_applies_a_reply(games: GameService, mailbox: Mailbox, db_path: str) -> None:
+    game = games.create("siam", PLAYERS, {})
+    port = free_port()
+    handler = InboundHandler(db_path, games.notifier.settings)
+    controller = InboundController(handler, "127.0.0.1", port, lmtp=True)
+    controller.start()
+    try:
+        turn = mailbox.latest("ann@example.org")
+        raw = reply_to(turn, "enter a1 N").replace(b"\n", b"\r\n")
+        with smtplib.LMTP("127.0.0.1", port) as lmtp:
+            lmtp.sendmail("ann@example.org", [turn["Reply-To"]], raw)
+    finally:
+        controller.stop()
+    assert log(games, game["id"]) == ["enter a1 N"]

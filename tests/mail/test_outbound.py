@@ -5,7 +5,9 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
+from click.testing import CliRunner
 
+from server.cli import main
 from server.delivery import LEASE_SECONDS, claim_due, deliver_due
 from server.errors import TurnpostError
 from server.gunicorn import free_port
@@ -131,3 +133,15 @@ def test_no_secret_is_stored_in_the_outbox(games: GameService) -> None:
     dump = "\n".join(games.store.db.conn.iterdump())
     assert f"play+{game['id']}" not in dump
     assert all(p["token"] not in dump for p in game["players"])
+
+
+def test_send_mail_command_delivers_the_outbox(
+    games: GameService, smtp_sink: tuple[Sink, str], db_path: str
+) -> None:
+    sink, url = smtp_sink
+    games.create("siam", PLAYERS, {})
+    env = {"TURNPOST_DB": db_path, "TURNPOST_MAIL_DOMAIN": DOMAIN, "TURNPOST_SMTP_URL": url}
+    result = CliRunner().invoke(main, ["send-mail"], env=env)
+    assert result.exit_code == 0, result.output
+    assert "mails sent 1, failed 0" in result.output
+    assert [m["To"] for m in sink.messages] == ["ann@example.org"]
