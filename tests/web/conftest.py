@@ -1,0 +1,69 @@
+"""Fixtures for the browser tests: Debian's headless Chromium driven by Playwright.
+
+Chromium comes from apt (``tests/web/ensure_chromium.sh``, run here when
+``/usr/bin/chromium`` is missing), never from ``playwright install``.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, BrowserContext, Playwright, sync_playwright
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless=new",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+#: A phone-sized window, so that the screenshots show what a phone shows.
+PHONE = {"width": 412, "height": 915}
+SCREENSHOTS = ROOT / "test-output" / "screenshots"
+
+
+@pytest.fixture(scope="session")
+def playwright() -> Iterator[Playwright]:
+    """The Playwright driver, once per test session."""
+    with sync_playwright() as driver:
+        yield driver
+
+
+@pytest.fixture(scope="session")
+def browser(playwright: Playwright) -> Iterator[Browser]:
+    """Debian's Chromium, headless; installed with apt first if it is missing."""
+    if not CHROMIUM.exists():
+        subprocess.run([str(Path(__file__).with_name("ensure_chromium.sh"))], check=True)
+    chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+    yield chromium
+    chromium.close()
+
+
+@pytest.fixture
+def new_context(browser: Browser) -> Iterator:
+    """A factory of separate browser contexts (separate cookie jars, like separate people)."""
+    contexts: list[BrowserContext] = []
+
+    def make() -> BrowserContext:
+        context = browser.new_context(viewport=PHONE)
+        context.set_default_timeout(15_000)
+        contexts.append(context)
+        return context
+
+    yield make
+    for context in contexts:
+        context.close()
+
+
+@pytest.fixture(scope="session")
+def screenshots() -> Path:
+    """The folder for the reviewers' screenshots (git-ignored ``test-output/``)."""
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    return SCREENSHOTS
