@@ -19,19 +19,9 @@ from server.mail import reply_address
 from server.service import GameService
 from server.smtpd import InboundController, InboundHandler
 from tests.mail.conftest import DOMAIN, Sink
+from tests.server.test_api import WINNING_LINE
 
 PLAYERS = [{"name": "Ann", "email": "ann@example.org"}, {"name": "Bob", "email": "bob@example.org"}]
-WINNING_LINE = [
-    "enter b1 N",
-    "enter e1 N",
-    "move b1 b2 N",
-    "rotate e1 W",
-    "move b2 b3 N",
-    "rotate e1 N",
-    "move b3 b4 N",
-    "rotate e1 W",
-    "move b4 b5 N",
-]
 
 
 def reply_to(turn: EmailMessage, text: str, **headers: str) -> bytes:

@@ -13,6 +13,7 @@ from server.errors import TurnpostError
 from server.gunicorn import free_port
 from server.service import GameService, format_time, parse_time, utcnow
 from tests.mail.conftest import DOMAIN, Sink
+from tests.server.test_api import WINNING_LINE
 
 PLAYERS = [{"name": "Ann", "email": "ann@example.org"}, {"name": "Bob", "email": "bob@example.org"}]
 
@@ -79,18 +80,7 @@ def test_game_over_mail_to_every_player(games: GameService, smtp_sink: tuple[Sin
     sink, url = smtp_sink
     game = games.create("siam", PLAYERS, {})
     tokens = [p["token"] for p in game["players"]]
-    line = [
-        "enter b1 N",
-        "enter e1 N",
-        "move b1 b2 N",
-        "rotate e1 W",
-        "move b2 b3 N",
-        "rotate e1 N",
-        "move b3 b4 N",
-        "rotate e1 W",
-        "move b4 b5 N",
-    ]
-    for ply, notation in enumerate(line):
+    for ply, notation in enumerate(WINNING_LINE):
         games.submit(game["id"], tokens[ply % 2], notation=notation)
     send(games, url)
     over = [m for m in sink.messages if m["Subject"].startswith("Game over")]
