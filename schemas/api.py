@@ -5,9 +5,10 @@ The OpenAPI document at ``/api/v1/openapi.json`` is generated from these.
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from marshmallow import ValidationError, fields, validate, validates_schema
+from marshmallow import ValidationError, fields, validate, validates, validates_schema
 
 from schemas.base import StrictSchema
 
@@ -79,6 +80,13 @@ class VacationSchema(StrictSchema):
     """``POST /api/v1/games/{id}/vacation``: pause this seat's clocks until ``until``."""
 
     until = fields.AwareDateTime(required=True, metadata={"example": "2026-12-24T00:00:00Z"})
+
+    @validates("until")
+    def within_a_year(self, value: datetime, **_: Any) -> None:
+        """A vacation ends in the future, at most a year from now."""
+        now = datetime.now(UTC)
+        if not now < value <= now + timedelta(days=366):
+            raise ValidationError("Must be in the future and at most a year from now.")
 
 
 class VacationSetSchema(StrictSchema):

@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import os
+import secrets
 import threading
 from pathlib import Path
 from typing import Any
@@ -15,7 +16,7 @@ from typing import Any
 import flask_smorest
 from flask import Flask, current_app, jsonify, render_template, request
 from flask_wtf.csrf import CSRFError, CSRFProtect
-from werkzeug.exceptions import HTTPException
+from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 
 from schemas.api import ErrorResponseSchema
 from server.errors import CODE_BY_STATUS, TurnpostError
@@ -78,6 +79,33 @@ def error_response(error: TurnpostError, status: int | None = None) -> Any:
     return render_template("error.html", error=error), status
 
 
+def load_secret_key(db_path: str) -> str:
+    """The signing secret: ``TURNPOST_SECRET_KEY``, else a 0600 file beside the database.
+
+    It signs cookies and CSRF tokens and derives the mail reply keys, so it is
+    never kept in the database: a copy of the database alone must not let
+    anyone play for a seat. The file is made once, atomically, so that every
+    gunicorn worker reads the same secret.
+    """
+    if os.environ.get("TURNPOST_SECRET_KEY"):
+        return os.environ["TURNPOST_SECRET_KEY"]
+    if db_path == ":memory:":
+        return secrets.token_urlsafe(32)
+    path = Path(f"{db_path}.secret")
+    if not path.exists():
+        draft = path.with_name(f"{path.name}.{os.getpid()}.{threading.get_ident()}")
+        descriptor = os.open(draft, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(descriptor, "w") as file:
+            file.write(secrets.token_urlsafe(32))
+        try:
+            os.link(draft, path)
+        except FileExistsError:
+            pass
+        finally:
+            os.unlink(draft)
+    return path.read_text().strip()
+
+
 def mail_settings(config: dict[str, Any]) -> MailSettings:
     """Mail settings from the app config (``TURNPOST_MAIL_DOMAIN``, ``TURNPOST_BASE_URL``...)."""
     return MailSettings(
@@ -116,7 +144,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     store = turnpost.store()
     store.init()
     if not app.config.get("SECRET_KEY"):
-        app.config["SECRET_KEY"] = store.secret_key()
+        app.config["SECRET_KEY"] = load_secret_key(turnpost.db_path)
     turnpost.notifier = Notifier(mail_settings(app.config))
 
     from server import api, web
@@ -129,10 +157,23 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     csrf.exempt(api.blp)
     csrf.init_app(app)
     app.register_blueprint(web.bp)
+    app.before_request(refuse_oversized_chunked_body)
     app.register_error_handler(TurnpostError, error_response)
     app.register_error_handler(CSRFError, _csrf_error)
     app.register_error_handler(Exception, _unexpected_error)
     return app
+
+
+def refuse_oversized_chunked_body() -> None:
+    """``413`` for a body without Content-Length that reaches the size limit.
+
+    Werkzeug cuts such a body at ``MAX_CONTENT_LENGTH`` without a word, so a
+    body that fills the limit is taken as one that went past it.
+    """
+    limit = current_app.config["MAX_CONTENT_LENGTH"]
+    chunked = request.content_length is None and request.headers.get("Transfer-Encoding")
+    if chunked and len(request.get_data(cache=True)) >= limit:
+        raise RequestEntityTooLarge()
 
 
 def _csrf_error(error: CSRFError) -> Any:

@@ -7,7 +7,7 @@ database abort any UPDATE or DELETE on ``moves``.
     >>> store = Store.open(":memory:")
     >>> store.init()
     >>> sorted(store.db.table_names())[:3]
-    ['games', 'idempotency', 'meta']
+    ['games', 'idempotency', 'moves']
 """
 
 from __future__ import annotations
@@ -82,7 +82,6 @@ class Store:
 
     def _create_tables(self) -> None:
         db = self.db
-        db["meta"].create({"key": str, "value": str}, pk="key", if_not_exists=True)
         db["games"].create(
             {
                 "id": str,
@@ -211,15 +210,6 @@ class Store:
         self.db.execute(f"UPDATE games SET {assignments} WHERE id = ?", [*values.values(), game_id])
 
     # -- reads ------------------------------------------------------------
-    def secret_key(self) -> str:
-        """The app's signing secret, generated once and shared by every worker."""
-        row = self._one("SELECT value FROM meta WHERE key = 'secret_key'")
-        if row:
-            return row["value"]
-        with self.write() as db:
-            db["meta"].insert({"key": "secret_key", "value": new_secret()}, ignore=True)
-        return self._one("SELECT value FROM meta WHERE key = 'secret_key'")["value"]
-
     def game(self, game_id: str, columns: str = "*") -> dict[str, Any] | None:
         """The ``games`` row of ``game_id`` (only ``columns`` if given), or ``None``."""
         return self._one(f"SELECT {columns} FROM games WHERE id = ?", [game_id])

@@ -56,7 +56,3 @@ def test_failed_transaction_appends_nothing(store: Store) -> None:
         db["games"].update(game_id, {"seq": 99})
         raise RuntimeError("crash between writes")
     assert store.game(game_id)["seq"] == 1
-
-
-def test_secret_key_is_generated_once(store: Store) -> None:
-    assert store.secret_key() == store.secret_key()

@@ -1,0 +1,31 @@
+"""Shared helpers: gunicorn servers whose rate limits stay out of a load test's way."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from server.gunicorn import BackgroundServer, start_background
+
+#: Rate limits far above anything the reliability tests send from one address.
+UNLIMITED = {
+    "TURNPOST_RATELIMIT_TOKEN": "1000000/minute",
+    "TURNPOST_RATELIMIT_IP": "1000000/minute",
+}
+
+
+def start_unlimited(db_path: str) -> BackgroundServer:
+    """A gunicorn server on ``db_path`` with :data:`UNLIMITED` rate limits."""
+    with pytest.MonkeyPatch.context() as patch:
+        for name, value in UNLIMITED.items():
+            patch.setenv(name, value)
+        return start_background(db_path)
+
+
+@pytest.fixture(scope="module")
+def load_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BackgroundServer]:
+    """A gunicorn server for one test module, with :data:`UNLIMITED` rate limits."""
+    server = start_unlimited(str(tmp_path_factory.mktemp("load") / "turnpost.db"))
+    yield server
+    server.stop()

@@ -1,0 +1,157 @@
+"""Schemathesis against the OpenAPI document of a real gunicorn process.
+
+Every operation of ``/api/v1/openapi.json`` gets generated requests, valid
+and invalid (bodies, query strings, headers, bearer tokens). Some of them
+are aimed at real games with real tokens: an active Siam game (its two seat
+tokens), a finished one and one that the fuzzer may abort with its admin
+token, so that the code behind authentication is reached too. Checks: no
+5xx, status codes, content types and bodies as documented, and every 4xx
+body in the contract's error shape.
+
+The event stream of an active game never ends, so the fuzzer points
+``/events`` only at finished games (or at ids that do not exist).
+
+``FUZZ_EXAMPLES`` (environment) sets the examples per operation; the default
+keeps the module well under a minute.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import pytest
+import requests
+import schemathesis
+from hypothesis import HealthCheck, settings
+from hypothesis import strategies as st
+from schemathesis.checks import not_a_server_error
+from schemathesis.specs.openapi.checks import (
+    content_type_conformance,
+    negative_data_rejection,
+    response_schema_conformance,
+    status_code_conformance,
+)
+
+from server import create_app
+from server.gunicorn import BackgroundServer
+from tests.server.test_api import WINNING_LINE, create_siam, submit
+
+EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "50"))
+CHECKS = [
+    not_a_server_error,
+    status_code_conformance,
+    content_type_conformance,
+    response_schema_conformance,
+    negative_data_rejection,
+]
+
+
+@pytest.fixture(scope="module")
+def games(load_server: BackgroundServer) -> dict[str, Any]:
+    """Real games for the fuzzer: ``active``, ``finished`` and ``abortable``."""
+    active = create_siam(load_server, seed=7)
+    finished = create_siam(load_server)
+    for seq, notation in enumerate(WINNING_LINE):
+        response = submit(load_server, finished, seq % 2, {"notation": notation})
+        assert response.status_code == 201, response.text
+    TARGETS["games"] = {
+        "active": active,
+        "finished": finished,
+        "abortable": create_siam(load_server),
+    }
+    return TARGETS["games"]
+
+
+#: The generated requests aim at these (filled by the ``games`` fixture before the first case).
+TARGETS: dict[str, Any] = {}
+
+
+def openapi_document() -> dict[str, Any]:
+    """The OpenAPI document as the app generates it (the server's copy is compared below)."""
+    client = create_app({"TURNPOST_DB": ":memory:", "TESTING": True}).test_client()
+    return client.get("/api/v1/openapi.json").get_json()
+
+
+schema = schemathesis.openapi.from_dict(openapi_document())
+
+
+@schema.hook
+def flatmap_case(context: Any, case: Any) -> st.SearchStrategy:
+    """Keep the generated case, or swap in a real game id and/or a real token."""
+    games = TARGETS["games"]
+    path = dict(case.path_parameters or {})
+    headers = dict(case.headers or {})
+    finished = games["finished"]["id"]
+
+    def aim(choice: tuple[str | None, str | None]) -> Any:
+        game_id, token = choice
+        if "game_id" in path:
+            target = game_id or path["game_id"]
+            if case.path.endswith("/events") and game_id is not None:
+                target = finished  # the stream of an active game never ends
+            case.path_parameters = {**path, "game_id": target}
+        case.headers = dict(headers)
+        if token is not None:
+            case.headers["Authorization"] = f"Bearer {token}"
+        return case
+
+    game_ids = [games[name]["id"] for name in ("active", "finished", "abortable")]
+    tokens = [
+        games["active"]["players"][0]["token"],
+        games["active"]["players"][1]["token"],
+        games["finished"]["players"][0]["token"],
+        games["abortable"]["admin_token"],
+    ]
+    choices = st.tuples(st.sampled_from([None, *game_ids]), st.sampled_from([None, *tokens]))
+    return choices.map(aim)
+
+
+def assert_contract_error(response: requests.Response) -> None:
+    """A 4xx answer must be ``{"error": {"code", "message", "details"}}`` with a message."""
+    if not 400 <= response.status_code < 500:
+        return
+    body = response.json()
+    assert set(body) == {"error"}, body
+    error = body["error"]
+    assert set(error) == {"code", "message", "details"}, error
+    assert isinstance(error["code"], str) and error["code"], error
+    assert isinstance(error["message"], str) and error["message"], error
+    assert isinstance(error["details"], dict), error
+
+
+@schema.parametrize()
+@settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    suppress_health_check=list(HealthCheck),
+)
+def test_api_answers_as_documented(
+    case: Any, load_server: BackgroundServer, games: dict[str, Any]
+) -> None:
+    response = case.call_and_validate(base_url=load_server.url, checks=CHECKS, timeout=10)
+    assert_contract_error(response)
+
+
+def test_the_server_serves_the_document_fuzzed_here(load_server: BackgroundServer) -> None:
+    served = requests.get(load_server.api("/openapi.json"), timeout=10)
+    assert served.status_code == 200
+    assert served.json() == openapi_document()
+
+
+@pytest.mark.parametrize(
+    "until", ["0001-01-01T00:00:00Z", "0999-01-01T00:00:00Z", "9999-12-31T23:59:59-05:00"]
+)
+def test_vacation_dates_out_of_range_are_refused_not_500(
+    load_server: BackgroundServer, games: dict[str, Any], until: str
+) -> None:
+    """Found by the fuzzer: a valid ISO date far in the past or future must be a 422."""
+    game = games["active"]
+    response = requests.post(
+        load_server.api(f"/games/{game['id']}/vacation"),
+        json={"until": until},
+        headers={"Authorization": f"Bearer {game['players'][1]['token']}"},
+        timeout=10,
+    )
+    assert response.status_code == 422, response.text
+    assert response.json()["error"]["code"] == "invalid_request"
