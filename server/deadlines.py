@@ -18,7 +18,6 @@ seat may take :data:`VACATION_DAYS_PER_YEAR` days per calendar year.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from datetime import timedelta
 
@@ -53,7 +52,7 @@ def process_deadlines(games: GameService, now: str | None = None) -> list[Action
 def _process(games: GameService, game: Game, now: str) -> list[Action]:
     deadline = parse_time(game.row["deadline"])
     moment = parse_time(now)
-    to_move = _to_move(game)
+    to_move = game.to_move
     if moment >= deadline:
         return _expire(games, game, to_move, now)
     hours = game.row["turn_hours"]
@@ -65,10 +64,6 @@ def _process(games: GameService, game: Game, now: str) -> list[Action]:
     if not due & ~game.row["reminders_sent"]:
         return []
     return _remind(games, game, to_move, game.row["reminders_sent"] | due, expired=False)
-
-
-def _to_move(game: Game) -> list[int]:
-    return json.loads(game.row["to_move"])
 
 
 def _remind(
@@ -137,7 +132,7 @@ def set_vacation(
                 "vacation_days_used": used + days,
             },
         )
-        if game.status == "active" and game.row["deadline"] and seat in _to_move(game):
+        if game.status == "active" and game.row["deadline"] and seat in game.to_move:
             later = parse_time(game.row["deadline"]) + (end - start)
             db["games"].update(game_id, {"deadline": format_time(later)})
     return {

@@ -71,6 +71,11 @@ class Game:
         """``active``, ``finished`` or ``aborted``."""
         return self.row["status"]
 
+    @property
+    def to_move(self) -> list[int]:
+        """Seats the game waits for, as stored with the snapshot."""
+        return json.loads(self.row["to_move"])
+
 
 class GameService:
     """Create, read and play games on one :class:`Store`.
@@ -230,7 +235,7 @@ class GameService:
         """The contract's game object for ``seat`` (``None``: public), now or after move ``at``."""
         row, state = game.row, game.state
         status, seq = row["status"], game.seq
-        to_move = json.loads(row["to_move"])
+        to_move = game.to_move
         result = None if row["result"] is None else json.loads(row["result"])
         if at is not None and at != game.seq:
             state = self.state_at(game, at)
@@ -414,7 +419,7 @@ class GameService:
                 {"seq": game.seq},
             )
         parsed = self.read_move(game, move, notation)
-        to_move = json.loads(game.row["to_move"])
+        to_move = game.to_move
         if seat not in to_move:
             raise TurnpostError(
                 "not_your_turn",

@@ -255,7 +255,7 @@ def test_full_king_of_siam_game_by_mail_through_the_listener(
             current = games.load(game["id"])
             if current.status != "active":
                 break
-            seat = json.loads(current.row["to_move"])[0]
+            seat = current.to_move[0]
             moves = engine.legal_moves(current.state, seat)
             notation = engine.format(chooser.choice(moves))
             turn = mailbox.latest(players[seat]["email"])
