@@ -140,8 +140,12 @@ class Engine(ABC):
         """The seats that win or lose together with ``seat`` (itself included)."""
         return [seat]
 
-    def public_move(self, state_before: State, seat: int, move: Move) -> Move:
-        """The move as the public log shows it (hidden parts removed)."""
+    def public_move(self, before: State, after: State, seat: int, move: Move) -> Move:
+        """The move as the public log shows it, from the states ``before`` and ``after`` it.
+
+        Hidden parts are left out; what everyone may know of them (such as how
+        many tiles were drawn) may be added.
+        """
         return move
 
     # -- notation -------------------------------------------------------

@@ -448,7 +448,7 @@ class GameService:
                 "seq": seq,
                 "seat": seat,
                 "move": dumps(move),
-                "public_move": dumps(game.engine.public_move(game.state, seat, move)),
+                "public_move": dumps(game.engine.public_move(game.state, state, seat, move)),
                 "notation": game.engine.format(move),
                 "to_move": snapshot["to_move"],
                 "status": snapshot["status"],

@@ -148,6 +148,10 @@ class BangkokKlongsEngine(Engine):
         }
 
     # -- views ----------------------------------------------------------
+    def public_move(self, before: State, after: State, seat: int, move: Move) -> Move:
+        """The move plus ``drew``: how many boats were drawn (never which)."""
+        return {**move, "drew": len(before["draw_pile"]) - len(after["draw_pile"])}
+
     def view(self, state: State, seat: int | None) -> dict[str, Any]:
         """The public state plus ``seat``'s own hand; never another hand or the draw order."""
         layout = layout_of(state)

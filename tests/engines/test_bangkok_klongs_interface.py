@@ -82,13 +82,14 @@ def test_stolen_boat_kept_in_hand_disappears_from_the_other_views() -> None:
         assert plain("shrimp", 1) not in ENGINE.view(after, viewer)["tiles"]
 
 
-def test_public_move_hides_nothing_because_a_move_never_names_the_drawn_boat() -> None:
+def test_public_move_shows_that_boats_were_drawn_not_which() -> None:
     state = make(2, board={"r7c3": (plain("fish", 1), 0)}, hands=[[plain("shrimp", 1)], []])
     move = ENGINE.parse(f"place {plain('shrimp', 1)} r7c4 new")
     after = ENGINE.apply(state, 0, move)
     drawn = set(hand(after, 0))
-    public = ENGINE.public_move(state, 0, move)
-    assert public == move and not drawn & set(json.dumps(public).split('"'))
+    public = ENGINE.public_move(state, after, 0, move)
+    assert public == {**move, "drew": len(drawn)} and len(drawn) == 4
+    assert not drawn & set(json.dumps(public).split('"'))
 
 
 def test_state_survives_a_json_round_trip_and_is_deterministic() -> None:

@@ -848,4 +848,4 @@ def test_no_moves_and_no_turn_once_the_game_is_over() -> None:
     running = make(board=BOARD)
     assert ENGINE.result(running) is None
     move = ENGINE.parse("rama korat korat; take lao korat")
-    assert ENGINE.public_move(running, 0, move) == move
+    assert ENGINE.public_move(running, ENGINE.apply(running, 0, move), 0, move) == move

@@ -50,6 +50,9 @@ def test_no_answer_to_one_seat_shows_another_seats_hand(live_server: BackgroundS
         assert answer.status_code == 201, answer.text
     hands, pile = hands_and_pile(live_server.db_path, gid)
     assert all(hands) and pile
+    log = requests.get(live_server.api(f"/games/{gid}/moves"), timeout=10).json()
+    assert all(entry["move"]["drew"] >= 0 for entry in log), "the log says boats were drawn"
+    assert sum(entry["move"]["drew"] for entry in log) == 72 - len(pile) - 3 * 4
     public = [
         requests.get(live_server.api(f"/games/{gid}"), timeout=10).text,
         requests.get(live_server.api(f"/games/{gid}/moves"), timeout=10).text,
