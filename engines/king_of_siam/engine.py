@@ -168,6 +168,13 @@ class KingOfSiamEngine(Engine):
         return rules.outcome(state)
 
     # -- views ----------------------------------------------------------
+    def partners(self, state: State, seat: int) -> list[int]:
+        """``seat`` and, in a 4-player game, its partner (seats 0+2, 1+3)."""
+        team = state["players"][seat]["team"]
+        if team is None:
+            return [seat]
+        return [p["seat"] for p in state["players"] if p["team"] == team]
+
     def view(self, state: State, seat: int | None) -> dict[str, Any]:
         """Everything public, plus ``hand`` for ``seat``; never the rng or another hand."""
         public = self.copy_state({key: value for key, value in state.items()

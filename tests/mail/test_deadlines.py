@@ -147,3 +147,18 @@ def test_skip_policy_passes_for_the_late_seat_where_the_game_has_a_pass(
     assert after.seq == 1
     assert [m["notation"] for m in games.store.moves(game["id"])] == ["pass"]
     assert tick(games, deadline + timedelta(minutes=2)) == [], "the new turn has a new deadline"
+
+
+def test_forfeit_in_a_partner_game_loses_for_the_whole_team(games: GameService) -> None:
+    players = [{"name": name} for name in ("Ann", "Bob", "Cy", "Di")]
+    game = games.create(
+        "king-of-siam", players, {}, seed=4, turn_hours=24, deadline_policy="forfeit"
+    )
+    loaded = games.load(game["id"])
+    late = loaded.to_move[0]
+    assert tick(games, parse_time(loaded.row["deadline"]) + timedelta(minutes=1)) == [
+        ("forfeit", late)
+    ]
+    result = games.game_object(games.load(game["id"]), None)["result"]
+    assert result["forfeit"] == sorted([late, (late + 2) % 4])
+    assert result["winners"] == sorted([(late + 1) % 4, (late + 3) % 4])
