@@ -91,6 +91,20 @@ def new_game(session: requests.Session, server: BackgroundServer) -> dict:
     return response.json()
 
 
+def post_move(
+    session: requests.Session, server: BackgroundServer, game_id: str, token: str, move: dict
+) -> tuple[float, requests.Response]:
+    """Submit one move; its latency in seconds and the answer."""
+    started = time.perf_counter()
+    response = session.post(
+        server.api(f"/games/{game_id}/moves"),
+        json={"move": move},
+        headers={"Authorization": f"Bearer {token}"},
+        timeout=10,
+    )
+    return time.perf_counter() - started, response
+
+
 def submissions(server: BackgroundServer, seconds: float, clients: int) -> tuple[list[float], int]:
     """Play random games from ``clients`` threads; return move latencies and error count."""
     latencies: list[float] = []
@@ -107,14 +121,7 @@ def submissions(server: BackgroundServer, seconds: float, clients: int) -> tuple
             while SIAM.to_move(state) and time.perf_counter() < deadline:
                 seat = SIAM.to_move(state)[0]
                 move = rng.choice(SIAM.legal_moves(state, seat))
-                started = time.perf_counter()
-                response = session.post(
-                    server.api(f"/games/{game['id']}/moves"),
-                    json={"move": move},
-                    headers={"Authorization": f"Bearer {tokens[seat]}"},
-                    timeout=10,
-                )
-                elapsed = time.perf_counter() - started
+                elapsed, response = post_move(session, server, game["id"], tokens[seat], move)
                 with lock:
                     latencies.append(elapsed)
                     errors[0] += response.status_code != 201
@@ -134,14 +141,9 @@ def growth(server: BackgroundServer, moves: int) -> tuple[float, float]:
     latencies = []
     for ply in range(moves + 10):
         notation = setup[ply] if ply < 2 else cycle[(ply - 2) % 4]
-        started = time.perf_counter()
-        response = session.post(
-            server.api(f"/games/{game['id']}/moves"),
-            json={"notation": notation},
-            headers={"Authorization": f"Bearer {tokens[ply % 2]}"},
-            timeout=10,
-        )
-        latencies.append(time.perf_counter() - started)
+        move = SIAM.parse(notation)
+        elapsed, response = post_move(session, server, game["id"], tokens[ply % 2], move)
+        latencies.append(elapsed)
         response.raise_for_status()
     return statistics.median(latencies[5:25]), statistics.median(latencies[moves - 10 : moves + 10])
 
