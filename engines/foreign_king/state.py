@@ -7,7 +7,6 @@ from typing import Any
 from engines.base import State
 from engines.foreign_king.board import (
     CITIZENS_PER_COLOUR,
-    PROVINCES,
     VIRTUAL,
     table_actions,
 )
@@ -79,38 +78,6 @@ def face_up_orders(state: State, seat: int) -> int:
     """Royal orders of ``seat`` that can still be turned face down for a loan."""
     entry = player(state, seat)
     return entry["orders"] - entry["loans"]
-
-
-def citizens_on_board(state: State, key: str) -> int:
-    """How many citizens of owner ``key`` stand in the provinces."""
-    return sum(citizens(state, province).get(key, 0) for province in PROVINCES)
-
-
-def citizens_accounted(state: State, seat: int) -> int:
-    """Citizens of ``seat`` on the board, in parliament, in supply and on tracks (always 16)."""
-    key = owner_key(seat)
-    return (
-        citizens_on_board(state, key)
-        + state["parliament"].get(key, 0)
-        + player(state, seat)["supply"]
-        + markers(player_count(state))
-    )
-
-
-def virtual_accounted(state: State) -> int:
-    """Virtual citizens on the board, in its supply and on the score track (always 16)."""
-    return citizens_on_board(state, VIRTUAL) + state["virtual"]["supply"] + 1
-
-
-def factory_count(state: State, kind: str) -> int:
-    """Factories of ``kind`` on the board and in stock (always 5)."""
-    built = sum(
-        1
-        for province in PROVINCES
-        for factory in state["provinces"][province]["factories"]
-        if factory["kind"] == kind
-    )
-    return built + state["stock"][kind]
 
 
 def scores(state: State) -> dict[str, int]:
