@@ -73,6 +73,7 @@ def test_no_answer_to_one_seat_shows_another_seats_hand(live_server: BackgroundS
                     live_server.api(f"/games/{gid}?at=3"), headers=auth[seat], timeout=10
                 ).text,
                 _mails_to(live_server.db_path, gid, seat),
+                _seat_page(live_server, gid, tokens[seat]),
             ]
         )
         assert leaked(seen, others) == [], f"seat {seat} sees another hand"
@@ -94,6 +95,14 @@ def _events(server: BackgroundServer, game_id: str) -> list[str]:
             if line.startswith("id: 6"):
                 break
     return lines
+
+
+def _seat_page(server: BackgroundServer, game_id: str, token: str) -> str:
+    """The game page as the seat sees it after following its private link."""
+    session = requests.Session()
+    page = session.get(f"{server.url}/games/{game_id}/seat/{token}", timeout=10)
+    assert page.status_code == 200 and "(you)" in page.text
+    return page.text
 
 
 def _mails_to(db_path: str, game_id: str, seat: int) -> str:
