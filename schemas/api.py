@@ -12,6 +12,7 @@ from marshmallow import ValidationError, fields, validate, validates, validates_
 
 from schemas.base import StrictSchema
 
+#: The largest integer SQLite stores (seeds, seq numbers).
 MAX_SEED = 2**63 - 1
 
 
@@ -101,13 +102,13 @@ class VacationSetSchema(StrictSchema):
 class GameQuerySchema(StrictSchema):
     """``?at=N``: the game as it was after move N."""
 
-    at = fields.Integer(validate=validate.Range(min=0))
+    at = fields.Integer(validate=validate.Range(min=0, max=MAX_SEED))
 
 
 class EventsQuerySchema(StrictSchema):
     """``?last_event_id=N``: resume after move N (same as the ``Last-Event-ID`` header)."""
 
-    last_event_id = fields.Integer(validate=validate.Range(min=0))
+    last_event_id = fields.Integer(validate=validate.Range(min=0, max=MAX_SEED))
 
 
 class EngineSchema(StrictSchema):

@@ -14,6 +14,7 @@ from webargs.flaskparser import FlaskParser
 
 from engines import ENGINES
 from schemas.api import (
+    MAX_SEED,
     EngineSchema,
     ErrorResponseSchema,
     EventsQuerySchema,
@@ -245,8 +246,9 @@ def events(query: dict[str, Any], game_id: str) -> Response:
 
 
 def _last_event_id() -> int:
+    """The ``Last-Event-ID`` header as a seq; anything else (or out of range) counts as 0."""
     value = request.headers.get("Last-Event-ID", "0")
-    return int(value) if value.isdigit() else 0
+    return int(value) if value.isdigit() and int(value) <= MAX_SEED else 0
 
 
 def _event_stream(factory: Any, game_id: str, last: int) -> Iterator[str]:

@@ -59,6 +59,11 @@ class BackgroundServer:
     url: str
     db_path: str
     process: subprocess.Popen
+    log_path: Path
+
+    def log(self) -> str:
+        """What the server wrote to stderr so far (gunicorn's and the app's log)."""
+        return self.log_path.read_text(errors="replace")
 
     def api(self, path: str) -> str:
         """The absolute URL of an API path."""
@@ -78,8 +83,13 @@ def free_port() -> int:
 
 
 def start_background(db_path: str, workers: int = 2, threads: int = 16) -> BackgroundServer:
-    """Start gunicorn in a child process on a free port and wait until it answers."""
+    """Start gunicorn in a child process on a free port and wait until it answers.
+
+    Its stderr goes to ``<db_path>.<port>.log`` (a file, so that a busy log can
+    never block the server the way an unread pipe does).
+    """
     port = free_port()
+    log_path = Path(f"{db_path}.{port}.log")
     code = (
         "from server.gunicorn import run; "
         f"run({db_path!r}, '127.0.0.1', {port}, {workers}, {threads})"
@@ -89,15 +99,15 @@ def start_background(db_path: str, workers: int = 2, threads: int = 16) -> Backg
         cwd=ROOT,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
         stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
+        stderr=log_path.open("wb"),
     )
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         try:
             with urllib.request.urlopen(f"{url}/api/v1/engines", timeout=1):
-                return BackgroundServer(url, db_path, process)
+                return BackgroundServer(url, db_path, process, log_path)
         except OSError:
             time.sleep(0.1)
     process.kill()
-    raise RuntimeError(f"server did not start: {process.stderr.read().decode()[-2000:]}")
+    raise RuntimeError(f"server did not start: {log_path.read_text(errors='replace')[-2000:]}")

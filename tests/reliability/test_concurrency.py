@@ -135,7 +135,7 @@ def raced(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     return {
         "one": (one, one_hung, one_log),
         "many": (many, many_hung, many_logs),
-        "stderr": server.process.stderr.read().decode(errors="replace"),
+        "stderr": server.log(),
     }
 
 

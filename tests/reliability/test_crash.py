@@ -77,7 +77,7 @@ class Cluster:
 
     def replace(self, server: BackgroundServer) -> None:
         """Keep the stderr of the dead server and switch to ``server``."""
-        self.logs.append(self.server.process.stderr.read().decode(errors="replace"))
+        self.logs.append(self.server.log())
         self.server = server
 
     def errors(self) -> str:
@@ -189,7 +189,7 @@ def run_with_crashes(db_path: str, seed: int) -> tuple[list[Player], Cluster]:
         for thread in threads:
             thread.join(timeout=30)
         cluster.server.stop()
-        cluster.logs.append(cluster.server.process.stderr.read().decode(errors="replace"))
+        cluster.logs.append(cluster.server.log())
     return players, cluster
 
 

@@ -132,7 +132,7 @@ def test_tokens_appear_nowhere_after_creation(tmp_path) -> None:
         answers += exercise(live, game, other)
     finally:
         live.stop()
-    log = live.process.stderr.read().decode(errors="replace")
+    log = live.log()
     store = Store.open(db_path)
     try:
         dump = "\n".join(store.db.conn.iterdump())

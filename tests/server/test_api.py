@@ -378,3 +378,18 @@ def test_overlong_idempotency_key_is_refused(live_server: BackgroundServer) -> N
     )
     assert error_code(response) == "invalid_request"
     assert log_length(live_server, game) == 0
+
+
+def test_event_ids_beyond_sqlite_integers_are_refused_or_ignored(
+    live_server: BackgroundServer,
+) -> None:
+    game = create_siam(live_server)
+    submit(live_server, game, 0, {"notation": "enter a1 N"})
+    requests.post(
+        live_server.api(f"/games/{game['id']}/abort"), headers=auth(game["admin_token"]), timeout=10
+    )
+    url = live_server.api(f"/games/{game['id']}/events")
+    too_big = requests.get(url, params={"last_event_id": 2**63}, timeout=10)
+    assert (too_big.status_code, error_code(too_big)) == (422, "invalid_request")
+    stream = requests.get(url, headers={"Last-Event-ID": str(2**64)}, timeout=10)
+    assert stream.status_code == 200 and "id: 1\nevent: move" in stream.text
