@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 import requests
 import schemathesis
-from hypothesis import HealthCheck, settings
+from hypothesis import HealthCheck, assume, settings
 from hypothesis import strategies as st
 from schemathesis.checks import not_a_server_error
 from schemathesis.specs.openapi.checks import (
@@ -107,6 +107,17 @@ def flatmap_case(context: Any, case: Any) -> st.SearchStrategy:
     return choices.map(aim)
 
 
+#: gunicorn answers longer request lines itself (414, HTML) before the app sees them.
+GUNICORN_REQUEST_LINE_LIMIT = 4094
+
+
+def request_line_length(case: Any, base_url: str) -> int:
+    """Bytes of the HTTP request line ``METHOD /path?query HTTP/1.1`` that ``case`` sends."""
+    url = base_url + case.formatted_path
+    prepared = requests.Request(case.method, url, params=case.query).prepare()
+    return len(f"{case.method} {prepared.path_url} HTTP/1.1")
+
+
 def assert_contract_error(response: requests.Response) -> None:
     """A 4xx answer must be ``{"error": {"code", "message", "details"}}`` with a message."""
     if not 400 <= response.status_code < 500:
@@ -129,6 +140,7 @@ def assert_contract_error(response: requests.Response) -> None:
 def test_api_answers_as_documented(
     case: Any, load_server: BackgroundServer, games: dict[str, Any]
 ) -> None:
+    assume(request_line_length(case, load_server.url) <= GUNICORN_REQUEST_LINE_LIMIT)
     response = case.call_and_validate(base_url=load_server.url, checks=CHECKS, timeout=10)
     assert_contract_error(response)
 
