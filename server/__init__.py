@@ -38,9 +38,11 @@ class Turnpost:
     in-memory database (doctests) is one shared connection.
     """
 
-    def __init__(self, db_path: str) -> None:
+    def __init__(self, db_path: str, max_streams: int) -> None:
         self.db_path = db_path
         self.notifier: Notifier | None = None
+        #: Open event streams each hold a server thread; past this many, ``429``.
+        self.streams = threading.BoundedSemaphore(max_streams)
         self._local = threading.local()
         self._memory_store = Store.open(db_path) if db_path == ":memory:" else None
 
@@ -125,6 +127,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         TURNPOST_MAIL_DOMAIN=os.environ.get("TURNPOST_MAIL_DOMAIN", "turnpost.localhost"),
         TURNPOST_MAIL_FROM=os.environ.get("TURNPOST_MAIL_FROM", ""),
         TURNPOST_SMTP_URL=os.environ.get("TURNPOST_SMTP_URL", ""),
+        TURNPOST_MAX_STREAMS=int(os.environ.get("TURNPOST_MAX_STREAMS", "8")),
         API_TITLE="Turnpost",
         API_VERSION="1",
         OPENAPI_VERSION="3.0.3",
@@ -139,7 +142,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         WTF_CSRF_TIME_LIMIT=None,
     )
     app.config.update(config or {})
-    turnpost = Turnpost(app.config["TURNPOST_DB"])
+    turnpost = Turnpost(app.config["TURNPOST_DB"], app.config["TURNPOST_MAX_STREAMS"])
     app.extensions["turnpost"] = turnpost
     store = turnpost.store()
     store.init()

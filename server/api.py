@@ -35,7 +35,7 @@ from server.service import GameService, format_time
 from server.store import Store
 
 #: Seconds between keep-alive comments on the event stream (the contract asks for <= 15).
-KEEPALIVE_SECONDS = 10.0
+KEEPALIVE_SECONDS = 5.0
 #: Seconds between looks at the log for new moves while streaming events.
 POLL_SECONDS = 0.25
 
@@ -230,19 +230,24 @@ def vacation(body: dict[str, Any], game_id: str) -> dict[str, Any]:
 @blp.route("/games/<game_id>/events")
 @blp.arguments(EventsQuerySchema, location="query")
 @blp.response(200, content_type="text/event-stream", description="Server-sent events")
-@errors(404)
+@errors(404, 429)
 def events(query: dict[str, Any], game_id: str) -> Response:
     """An event stream: one ``move`` event per appended move; resumes after ``Last-Event-ID``."""
     games = service()
     game = games.load(game_id)
     last = query.get("last_event_id") or _last_event_id()
     factory = current_app.extensions["turnpost"]
-    stream = _event_stream(factory, game.id, last)
-    return Response(
-        stream_with_context(stream),
+    if not factory.streams.acquire(blocking=False):
+        raise TurnpostError(
+            "rate_limited", "Too many open event streams on this server; retry in a minute."
+        )
+    response = Response(
+        stream_with_context(_event_stream(factory, game.id, last)),
         mimetype="text/event-stream",
         headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
     )
+    response.call_on_close(factory.streams.release)
+    return response
 
 
 def _last_event_id() -> int:

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from typing import Any
 
 import requests
 
-from server.gunicorn import BackgroundServer
+from server.api import KEEPALIVE_SECONDS
+from server.gunicorn import BackgroundServer, start_background
 from server.store import Store
 
 #: A short Siam game that the elephants (seat 0) win by pushing the b3 rock off b5.
@@ -393,3 +395,24 @@ def test_event_ids_beyond_sqlite_integers_are_refused_or_ignored(
     assert (too_big.status_code, error_code(too_big)) == (422, "invalid_request")
     stream = requests.get(url, headers={"Last-Event-ID": str(2**64)}, timeout=10)
     assert stream.status_code == 200 and "id: 1\nevent: move" in stream.text
+
+
+def test_open_event_streams_are_capped_per_worker(tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv("TURNPOST_MAX_STREAMS", "1")
+    server = start_background(str(tmp_path / "streams.db"), workers=1)
+    try:
+        game = create_siam(server)
+        url = server.api(f"/games/{game['id']}/events")
+        with requests.get(url, stream=True, timeout=10) as first:
+            assert first.status_code == 200
+            second = requests.get(url, stream=True, timeout=10)
+            assert (second.status_code, error_code(second)) == (429, "rate_limited")
+        # the server notices a gone listener at its next write: a keep-alive at the latest
+        deadline = time.monotonic() + KEEPALIVE_SECONDS + 10
+        while (third := requests.get(url, stream=True, timeout=10)).status_code == 429:
+            assert time.monotonic() < deadline, "a closed stream was never given back"
+            time.sleep(0.2)
+        assert third.status_code == 200
+        third.close()
+    finally:
+        server.stop()
