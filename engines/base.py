@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import json
 from abc import ABC, abstractmethod
+from collections.abc import Collection
 from typing import Any
 
 State = dict[str, Any]
@@ -81,6 +82,8 @@ class Engine(ABC):
     max_players: int
     #: Option names and their defaults; unknown options are refused.
     default_options: dict[str, Any] = {}
+    #: For options that name one of a few things (a map, a board): the allowed names.
+    option_choices: dict[str, Collection[str]] = {}
 
     # -- creation -------------------------------------------------------
     def options(self, given: dict[str, Any] | None) -> dict[str, Any]:
@@ -94,6 +97,9 @@ class Engine(ABC):
             default = self.default_options[key]
             if default is not None and type(value) is not type(default):
                 raise ValueError(f"option {key!r} must be {type(default).__name__}")
+            choices = self.option_choices.get(key)
+            if choices is not None and value not in choices:
+                raise ValueError(f"option {key!r} must be one of: {', '.join(sorted(choices))}")
             merged[key] = value
         return merged
 

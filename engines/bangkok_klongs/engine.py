@@ -55,6 +55,7 @@ class BangkokKlongsEngine(Engine):
     min_players = 2
     max_players = 4
     default_options = {"tactical": False, "board": "standard"}
+    option_choices = {"board": BOARDS}
 
     # -- creation -------------------------------------------------------
     def setup(self, players: int, options: dict[str, Any], seed: int) -> State:

@@ -72,6 +72,7 @@ class KingOfSiamEngine(Engine):
     min_players = 2
     max_players = 4
     default_options = {"map": "siam-1874"}
+    option_choices = {"map": MAPS}
 
     # -- creation -------------------------------------------------------
     def setup(self, players: int, options: dict[str, Any], seed: int) -> State:

@@ -416,3 +416,16 @@ def test_open_event_streams_are_capped_per_worker(tmp_path, monkeypatch) -> None
         third.close()
     finally:
         server.stop()
+
+
+def test_unknown_option_values_are_refused_not_500(live_server: BackgroundServer) -> None:
+    cases = [
+        ("king-of-siam", {"map": "king-of-saba"}),
+        ("bangkok-klongs", {"board": "venice"}),
+        ("siam", {"cross_rule": "yes"}),
+    ]
+    for engine, options in cases:
+        body = {"engine": engine, "players": [{"name": "A"}, {"name": "B"}], "options": options}
+        response = requests.post(live_server.api("/games"), json=body, timeout=10)
+        assert (response.status_code, error_code(response)) == (422, "invalid_request"), engine
+        assert "options" in response.json()["error"]["details"]
