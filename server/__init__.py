@@ -60,6 +60,11 @@ class Turnpost:
         return GameService(self.store(), self.notifier)
 
 
+def current_service() -> GameService:
+    """The game service of the running app (for views and commands)."""
+    return current_app.extensions["turnpost"].service()
+
+
 class Api(flask_smorest.Api):
     """flask-smorest's Api answering every HTTP error in the contract's shape."""
 

@@ -29,9 +29,10 @@ from schemas.api import (
     VacationSchema,
     VacationSetSchema,
 )
+from server import current_service
 from server.deadlines import set_vacation
 from server.errors import TurnpostError
-from server.service import GameService, format_time
+from server.service import format_time
 from server.store import Store
 
 #: Seconds between keep-alive comments on the event stream (the contract asks for <= 15).
@@ -71,10 +72,6 @@ class Blueprint(flask_smorest.Blueprint):
 
 blp = Blueprint("api", __name__, url_prefix="/api/v1", description="Turnpost turn server")
 
-
-def service() -> GameService:
-    """The request's game service."""
-    return current_app.extensions["turnpost"].service()
 
 
 def bearer_token() -> str | None:
@@ -134,7 +131,7 @@ def list_engines() -> list[dict[str, Any]]:
 @errors(400, 404, 422)
 def create_game(body: dict[str, Any]) -> dict[str, Any]:
     """Create a game; the answer shows each seat's token and the admin token once."""
-    return service().create(
+    return current_service().create(
         body["engine"],
         body["players"],
         body["options"],
@@ -152,7 +149,7 @@ def create_game(body: dict[str, Any]) -> dict[str, Any]:
 @bearer
 def read_game(query: dict[str, Any], game_id: str) -> dict[str, Any]:
     """The game as the caller may see it; ``?at=N`` for the game after move N."""
-    games = service()
+    games = current_service()
     game = games.load(game_id)
     seat = games.authenticate(game, bearer_token())
     return games.game_object(game, seat, at=query.get("at"))
@@ -164,7 +161,7 @@ def read_game(query: dict[str, Any], game_id: str) -> dict[str, Any]:
 @bearer
 def abort_game(game_id: str) -> dict[str, Any]:
     """End a running game as ``aborted`` (``Authorization: Bearer <admin token>``)."""
-    return service().abort(game_id, bearer_token())
+    return current_service().abort(game_id, bearer_token())
 
 
 @blp.route("/games/<game_id>/moves")
@@ -172,7 +169,7 @@ def abort_game(game_id: str) -> dict[str, Any]:
 @errors(404)
 def list_moves(game_id: str) -> list[dict[str, Any]]:
     """The public move log in order."""
-    games = service()
+    games = current_service()
     return games.move_log(games.load(game_id))
 
 
@@ -189,7 +186,7 @@ def submit_move(body: dict[str, Any], game_id: str) -> dict[str, Any]:
         raise TurnpostError(
             "invalid_request", f"Idempotency-Key must be 1 to {MAX_IDEMPOTENCY_KEY} characters."
         )
-    return service().submit(
+    return current_service().submit(
         game_id,
         bearer_token(),
         move=body.get("move"),
@@ -205,7 +202,7 @@ def submit_move(body: dict[str, Any], game_id: str) -> dict[str, Any]:
 @bearer
 def legal_moves(game_id: str) -> dict[str, Any]:
     """Every legal move of the caller's seat now (empty when it is not their turn)."""
-    games = service()
+    games = current_service()
     game = games.load(game_id)
     seat = games.authenticate(game, bearer_token())
     if seat is None:
@@ -220,7 +217,7 @@ def legal_moves(game_id: str) -> dict[str, Any]:
 @bearer
 def vacation(body: dict[str, Any], game_id: str) -> dict[str, Any]:
     """Pause the caller's turn clock in this game until ``until`` (yearly allowance applies)."""
-    games = service()
+    games = current_service()
     seat = games.authenticate(games.load(game_id), bearer_token())
     if seat is None:
         raise TurnpostError("unauthorized", "A seat token is needed to set a vacation.")
@@ -233,7 +230,7 @@ def vacation(body: dict[str, Any], game_id: str) -> dict[str, Any]:
 @errors(404, 429)
 def events(query: dict[str, Any], game_id: str) -> Response:
     """An event stream: one ``move`` event per appended move; resumes after ``Last-Event-ID``."""
-    games = service()
+    games = current_service()
     game = games.load(game_id)
     last = query.get("last_event_id") or _last_event_id()
     factory = current_app.extensions["turnpost"]

@@ -19,7 +19,7 @@ import click
 from flask import current_app
 from flask.cli import FlaskGroup, with_appcontext
 
-from server import create_app
+from server import create_app, current_service
 from server.deadlines import process_deadlines
 from server.delivery import deliver_due
 from server.errors import TurnpostError
@@ -27,10 +27,6 @@ from server.inbound import MAX_MESSAGE_BYTES, describe, receive
 from server.mail import MailSettings, reply_address
 from server.smtpd import InboundController, InboundHandler
 from server.store import dumps
-
-
-def _service() -> Any:
-    return current_app.extensions["turnpost"].service()
 
 
 @click.group(cls=FlaskGroup, create_app=create_app, add_default_commands=False)
@@ -69,7 +65,7 @@ def new_game(
         for i, name in enumerate(names)
     ]
     try:
-        game = _service().create(engine, players, _parse_options(options), seed=seed)
+        game = current_service().create(engine, players, _parse_options(options), seed=seed)
     except TurnpostError as error:
         raise click.ClickException(error.message) from None
     print_game(game, base_url)
@@ -101,7 +97,7 @@ def print_game(game: dict[str, Any], base_url: str) -> None:
 @with_appcontext
 def replay(game_id: str) -> None:
     """Rebuild the state from the log and compare it with the snapshot (exit 1 on mismatch)."""
-    games = _service()
+    games = current_service()
     try:
         game = games.load(game_id)
     except TurnpostError as error:
@@ -118,7 +114,7 @@ def replay(game_id: str) -> None:
 @with_appcontext
 def export(game_id: str) -> None:
     """Print the public game object and its move log as JSON."""
-    games = _service()
+    games = current_service()
     try:
         game = games.load(game_id)
     except TurnpostError as error:
@@ -142,7 +138,7 @@ def serve(host: str, port: int, workers: int, threads: int, demo: bool) -> None:
 
     base_url = f"http://{host}:{port}"
     if demo:
-        game = _service().create("siam", [{"name": "Ann"}, {"name": "Bob"}], {})
+        game = current_service().create("siam", [{"name": "Ann"}, {"name": "Bob"}], {})
         click.echo("Demo Siam game ready:")
         print_game(game, base_url)
         click.echo(
@@ -159,7 +155,7 @@ def _mail_settings() -> MailSettings:
 
 def run_clock_and_outbox(now: str | None = None) -> tuple[int, int, int]:
     """Apply due deadlines, then send due mail: ``(clock actions, sent, failed)``."""
-    games = _service()
+    games = current_service()
     actions = process_deadlines(games, now)
     smtp_url = current_app.config["TURNPOST_SMTP_URL"]
     if not smtp_url:
@@ -200,7 +196,7 @@ def mail_in() -> None:
     """
     raw = sys.stdin.buffer.read(MAX_MESSAGE_BYTES + 1)
     try:
-        outcome = receive(raw, _service(), _mail_settings())
+        outcome = receive(raw, current_service(), _mail_settings())
     except sqlite3.OperationalError as error:
         click.echo(f"temporary failure: {error}", err=True)
         raise SystemExit(75) from None
@@ -232,7 +228,7 @@ def smtpd(host: str, port: int, lmtp: bool) -> None:
 @with_appcontext
 def mail_key(game_id: str, seat: int, revoke: bool) -> None:
     """Print a seat's reply address; ``--revoke`` replaces it with a new one."""
-    store = _service().store
+    store = current_service().store
     generation = store.mail_generation(game_id, seat)
     if generation is None:
         raise click.ClickException(f"No seat {seat} in game {game_id!r}.")

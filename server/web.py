@@ -25,7 +25,6 @@ from typing import Any
 from flask import (
     Blueprint,
     Response,
-    current_app,
     make_response,
     redirect,
     render_template,
@@ -36,6 +35,7 @@ from marshmallow import ValidationError
 
 from engines import ENGINES
 from schemas.api import GameCreateSchema
+from server import current_service
 from server.errors import TurnpostError
 from server.service import Game, GameService
 
@@ -53,10 +53,6 @@ FORM_SEATS = max(engine.max_players for engine in ENGINES.values())
 FACING_ARROWS = {"N": "\u2191", "E": "\u2192", "S": "\u2193", "W": "\u2190"}
 
 
-def service() -> GameService:
-    """The request's game service."""
-    return current_app.extensions["turnpost"].service()
-
 
 def seat_cookie(game_id: str) -> str:
     """The cookie name holding a seat token for one game."""
@@ -67,13 +63,13 @@ def seat_cookie(game_id: str) -> str:
 @bp.route("/")
 def lobby() -> str:
     """The engines, the open and recent games, and the create-game form."""
-    return _render_lobby(service())
+    return _render_lobby(current_service())
 
 
 @bp.route("/games", methods=["POST"])
 def create_game() -> Any:
     """Create a game from the lobby form and show each seat's private link, once."""
-    games = service()
+    games = current_service()
     try:
         body = _creation_body(request.form)
         created = games.create(body["engine"], body["players"], body["options"], body["seed"])
@@ -182,7 +178,7 @@ def health() -> Response:
 @bp.route("/games/<game_id>/seat/<token>")
 def claim_seat(game_id: str, token: str) -> Response:
     """Remember a seat token in a cookie, then show the game without the token in the URL."""
-    games = service()
+    games = current_service()
     game = games.load(game_id)
     games.authenticate(game, token)
     response = redirect(url_for("web.game_page", game_id=game_id))
@@ -201,13 +197,13 @@ def claim_seat(game_id: str, token: str) -> Response:
 @bp.route("/games/<game_id>")
 def game_page(game_id: str) -> str:
     """The board, whose turn, the move list and, for the seat to move, the move forms."""
-    return _render_game(service(), game_id)
+    return _render_game(current_service(), game_id)
 
 
 @bp.route("/games/<game_id>/moves", methods=["POST"])
 def post_move(game_id: str) -> Any:
     """Submit a move in notation from a form; show the engine's reason if it is refused."""
-    games = service()
+    games = current_service()
     notation = request.form.get("notation", "").strip()
     expected = request.form.get("expected_seq", "")
     try:
