@@ -25,6 +25,7 @@ from server.delivery import deliver_due
 from server.errors import TurnpostError
 from server.inbound import MAX_MESSAGE_BYTES, describe, receive
 from server.mail import MailSettings, reply_address
+from server.service import Game, GameService
 from server.smtpd import InboundController, InboundHandler
 from server.store import dumps
 
@@ -92,16 +93,21 @@ def print_game(game: dict[str, Any], base_url: str) -> None:
     click.echo(f"  admin token: {game['admin_token']}")
 
 
+def _load(games: GameService, game_id: str) -> Game:
+    """The game ``game_id``, or a command-line error."""
+    try:
+        return games.load(game_id)
+    except TurnpostError as error:
+        raise click.ClickException(error.message) from None
+
+
 @main.command("replay")
 @click.argument("game_id")
 @with_appcontext
 def replay(game_id: str) -> None:
     """Rebuild the state from the log and compare it with the snapshot (exit 1 on mismatch)."""
     games = current_service()
-    try:
-        game = games.load(game_id)
-    except TurnpostError as error:
-        raise click.ClickException(error.message) from None
+    game = _load(games, game_id)
     rebuilt = games.replay(game)
     if dumps(rebuilt) != dumps(game.state):
         click.echo(f"MISMATCH: replaying {game.seq} moves does not give the snapshot", err=True)
@@ -115,10 +121,7 @@ def replay(game_id: str) -> None:
 def export(game_id: str) -> None:
     """Print the public game object and its move log as JSON."""
     games = current_service()
-    try:
-        game = games.load(game_id)
-    except TurnpostError as error:
-        raise click.ClickException(error.message) from None
+    game = _load(games, game_id)
     document = {"game": games.game_object(game, seat=None), "moves": games.move_log(game)}
     click.echo(json.dumps(document, indent=2))
 
