@@ -308,22 +308,20 @@ MOVE_VALUES = st.one_of(
         max_size=3,
     ),
 )
-MOVE_KEYS = st.sampled_from(
-    [
-        "action",
-        "tile",
-        "at",
-        "merchant",
-        "relocate",
-        "steal",
-        "keep",
-        "remove_thieves",
-        "draw",
-        "landing",
-        "remove",
-        "x",
-    ]
+#: Every field a Bangkok Klongs move may carry besides ``action``.
+MOVE_FIELDS = (
+    "tile",
+    "at",
+    "merchant",
+    "relocate",
+    "steal",
+    "keep",
+    "remove_thieves",
+    "draw",
+    "landing",
+    "remove",
 )
+MOVE_KEYS = st.sampled_from(["action", *MOVE_FIELDS, "x"])
 
 
 @settings(max_examples=200, deadline=None)
@@ -332,21 +330,7 @@ MOVE_KEYS = st.sampled_from(
         st.dictionaries(MOVE_KEYS, MOVE_VALUES, max_size=7),
         st.fixed_dictionaries(
             {"action": st.sampled_from(["place", "score", "decline"])},
-            optional={
-                k: MOVE_VALUES
-                for k in (
-                    "tile",
-                    "at",
-                    "merchant",
-                    "relocate",
-                    "steal",
-                    "keep",
-                    "remove_thieves",
-                    "draw",
-                    "landing",
-                    "remove",
-                )
-            },
+            optional=dict.fromkeys(MOVE_FIELDS, MOVE_VALUES),
         ),
         MOVE_VALUES,
     ),
