@@ -147,8 +147,8 @@ class GameService:
                 }
                 for seat, (player, token) in enumerate(zip(players, tokens, strict=True))
             )
-            self._queue_turn_mails(self.load(game_id))
-        game = self.load(game_id)
+            game = self.load(game_id)
+            self._queue_turn_mails(game)
         created = self.game_object(game, seat=None)
         created["players"] = [
             {"seat": seat, "name": player["name"], "token": token}
