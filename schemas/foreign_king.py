@@ -1,8 +1,10 @@
 """Move schemas for ``foreign-king`` (contract section 4.3), one per action.
 
-Turn moves (``loan``, ``repay`` and the main actions) and the answers to a
-pending decision (``bring_parliament``, ``deactivate``, ``virtual``,
-``set_position``, ``finish``). The rules themselves are checked by the engine.
+Turn moves (``loan``, ``repay`` and the main actions, ``step`` being the
+first step of moving citizens) and the answers to a pending decision
+(``step`` and ``end_move`` while moving citizens, ``bring_parliament``,
+``deactivate``, ``virtual``, ``set_position``, ``finish``). The rules
+themselves are checked by the engine.
 """
 
 from __future__ import annotations
@@ -77,6 +79,20 @@ class MoveCitizensSchema(StrictSchema):
     )
 
 
+class StepSchema(StrictSchema):
+    """``{"action": "step", "from": "namur", "to": "liege"}``: one citizen one province on."""
+
+    action = fields.Constant("step", required=True)
+    from_ = _from_field(PROVINCE)
+    to = fields.String(required=True, validate=PROVINCE_OR_SUPPLY)
+
+
+class EndMoveSchema(StrictSchema):
+    """``{"action": "end_move"}``: end a move of citizens made step by step."""
+
+    action = fields.Constant("end_move", required=True)
+
+
 class ParliamentSchema(StrictSchema):
     """``{"action": "parliament", "from": "supply"}`` (or a province)."""
 
@@ -111,6 +127,7 @@ COPYABLE_SCHEMAS: dict[str, type[Schema]] = {
     "build_factory": BuildFactorySchema,
     "place_citizens": PlaceCitizensSchema,
     "move_citizens": MoveCitizensSchema,
+    "step": StepSchema,
     "parliament": ParliamentSchema,
     "take_coins": TakeCoinsSchema,
     "king": KingSchema,
@@ -124,7 +141,7 @@ class CopiedAction(fields.Field):
     def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> Any:
         """Load ``value`` with the schema of its ``action``."""
         action = value.get("action") if isinstance(value, dict) else None
-        if action not in COPYABLE_SCHEMAS:
+        if not isinstance(action, str) or action not in COPYABLE_SCHEMAS:
             expected = ", ".join(COPYABLE_SCHEMAS)
             raise ValidationError(f"Must be a main action other than the Queen: {expected}.")
         return COPYABLE_SCHEMAS[action]().load(value)
@@ -197,6 +214,7 @@ MOVE_SCHEMAS: dict[str, type[Schema]] = {
     "queen": QueenSchema,
     "bring_parliament": BringParliamentSchema,
     "deactivate": DeactivateSchema,
+    "end_move": EndMoveSchema,
     "virtual": VirtualSchema,
     "set_position": SetPositionSchema,
     "finish": FinishSchema,

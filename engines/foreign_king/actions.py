@@ -1,17 +1,19 @@
 """The main actions of the action table: checks, effects and the list of legal ones.
 
-Every action has three functions: ``options`` (the legal moves for a budget of
-francs), ``check`` (raise :class:`IllegalMove` naming the broken rule) and
-``perform`` (change the state; only called after ``check`` passed).
+Every action of the table has an ``options`` function (the legal moves for a
+budget of francs) and every form of a main action a ``check`` (raise
+:class:`IllegalMove` naming the broken rule) and a ``perform`` (change the
+state; only called after ``check`` passed). Moving citizens has two forms, the
+whole move and its first ``step`` (:mod:`engines.foreign_king.moving`), and
+lists only first steps.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 from engines.base import IllegalMove, Move, State
-from engines.foreign_king import checks, scoring
+from engines.foreign_king import checks, moving, scoring
 from engines.foreign_king.board import (
     BUILD,
     COINS,
@@ -132,75 +134,6 @@ def place_perform(state: State, seat: int, move: Move) -> None:
     add_count(citizens(state, move["province"]), owner_key(seat), move["count"])
 
 
-# -- move citizens --------------------------------------------------------
-def move_options(state: State, seat: int, coins: int) -> list[Move]:
-    """Every move of one citizen: back to the supply, or along any affordable route."""
-    moves = []
-    for origin in PROVINCES:
-        if own_citizens(state, seat, origin):
-            paths = [[SUPPLY], *routes(origin, coins + 1)]
-            moves += [{"action": MOVE, "from": origin, "paths": [path]} for path in paths]
-    return moves
-
-
-def _path_steps(origin: str, path: Any) -> int:
-    """The number of steps of one citizen's path; refuse a broken path."""
-    steps = checks.listing(path, "path")
-    if SUPPLY in steps and steps != [SUPPLY]:
-        raise IllegalMove(
-            "Move citizens: a citizen goes back to the supply straight from its province.",
-            "path",
-        )
-    visited = [origin]
-    for step in steps:
-        target = checks.place(step)
-        if target != SUPPLY and target not in NEIGHBOURS[visited[-1]]:
-            raise IllegalMove(
-                f"Move citizens: {target} does not border {visited[-1]}; a citizen moves one "
-                "province at a time into a neighbouring province.",
-                "path",
-            )
-        if target in visited:
-            raise IllegalMove(
-                f"Move citizens: a citizen may not return to {target} in the same action.",
-                "path",
-            )
-        visited.append(target)
-    return len(steps)
-
-
-def move_check(state: State, seat: int, move: Move, coins: int) -> None:
-    """Refuse moves from a province without enough own citizens, bad paths, or unpaid steps."""
-    origin = checks.province(checks.field(move, "from"))
-    paths = checks.listing(checks.field(move, "paths"), "paths")
-    steps = sum(_path_steps(origin, path) for path in paths)
-    if len(paths) > own_citizens(state, seat, origin):
-        raise IllegalMove(
-            f"Move citizens: all moved citizens come from one province, and you have only "
-            f"{own_citizens(state, seat, origin)} in {origin}.",
-            "citizens",
-        )
-    if steps - 1 > coins:
-        raise IllegalMove(
-            "Move citizens: the first step is free, each further citizen or step costs "
-            f"1 franc ({steps - 1} for {steps} steps).",
-            "coins",
-        )
-
-
-def move_perform(state: State, seat: int, move: Move) -> None:
-    """Move each citizen to the end of its path and pay for the extra steps."""
-    key = owner_key(seat)
-    entry = player(state, seat)
-    add_count(citizens(state, move["from"]), key, -len(move["paths"]))
-    for path in move["paths"]:
-        if path[-1] == SUPPLY:
-            entry["supply"] += 1
-        else:
-            add_count(citizens(state, path[-1]), key, 1)
-    entry["coins"] -= sum(len(path) for path in move["paths"]) - 1
-
-
 # -- parliament -----------------------------------------------------------
 def parliament_options(state: State, seat: int, coins: int) -> list[Move]:
     """A parliamentarian from the supply or from any province holding an own citizen."""
@@ -254,7 +187,7 @@ def coins_perform(state: State, seat: int, move: Move) -> None:
 
 # -- the King -------------------------------------------------------------
 def king_options(state: State, seat: int, coins: int) -> list[Move]:
-    """From the portrait any province; else every affordable route."""
+    """From the portrait any province; else one affordable route per end province and length."""
     at = state["king"]["at"]
     if at is None:
         return [{"action": KING, "path": [province]} for province in PROVINCES]
@@ -324,16 +257,33 @@ def no_check(state: State, seat: int, move: Move, coins: int) -> None:
 Options = Callable[[State, int, int], list[Move]]
 Check = Callable[[State, int, Move, int], None]
 Perform = Callable[[State, int, Move], None]
-ACTIONS: dict[str, tuple[Options, Check, Perform]] = {
-    BUILD: (build_options, build_check, build_perform),
-    PLACE: (place_options, place_check, place_perform),
-    MOVE: (move_options, move_check, move_perform),
-    PARLIAMENT: (parliament_options, parliament_check, parliament_perform),
-    COINS: (coins_options, no_check, coins_perform),
-    KING: (king_options, king_check, king_perform),
-    TURN_ORDER: (turn_order_options, no_check, turn_order_perform),
+#: The legal moves of each action of the table (but the Queen).
+OPTIONS: dict[str, Options] = {
+    BUILD: build_options,
+    PLACE: place_options,
+    MOVE: moving.first_steps,
+    PARLIAMENT: parliament_options,
+    COINS: coins_options,
+    KING: king_options,
+    TURN_ORDER: turn_order_options,
 }
-MAIN_ACTIONS = frozenset(ACTIONS) | {QUEEN}
+#: Each form of a main action (but the Queen) by its ``action`` word.
+FORMS: dict[str, tuple[Check, Perform]] = {
+    BUILD: (build_check, build_perform),
+    PLACE: (place_check, place_perform),
+    MOVE: (moving.whole_check, moving.whole_perform),
+    moving.STEP: (moving.first_step_check, moving.first_step_perform),
+    PARLIAMENT: (parliament_check, parliament_perform),
+    COINS: (no_check, coins_perform),
+    KING: (king_check, king_perform),
+    TURN_ORDER: (no_check, turn_order_perform),
+}
+MAIN_ACTIONS = frozenset(FORMS) | {QUEEN}
+
+
+def table_action(action: str) -> str:
+    """The action of the table a main action's form chooses (a first step: moving citizens)."""
+    return MOVE if action == moving.STEP else action
 
 
 # -- the Queen and the action table ---------------------------------------
@@ -353,7 +303,7 @@ def queen_options(state: State, seat: int, coins: int) -> list[Move]:
     return [
         {"action": QUEEN, "copy": copied}
         for name in copyable(state, seat)
-        for copied in ACTIONS[name][0](state, seat, coins - QUEEN_COST)
+        for copied in OPTIONS[name](state, seat, coins - QUEEN_COST)
     ]
 
 
@@ -361,12 +311,12 @@ def queen_check(state: State, seat: int, move: Move, coins: int) -> None:
     """Refuse a Queen without 2 francs, or copying a free action or one she cannot copy."""
     copied = checks.field(move, "copy")
     action = copied.get("action") if isinstance(copied, dict) else None
-    if not isinstance(action, str) or action not in ACTIONS:
+    if not isinstance(action, str) or action not in FORMS:
         raise IllegalMove("The Queen: 'copy' must be one of the other main actions.", "queen")
     checks.no_extra_fields(copied)
     if coins < QUEEN_COST:
         raise IllegalMove(f"The Queen costs {QUEEN_COST} francs.", "coins")
-    if action not in copyable(state, seat):
+    if table_action(action) not in copyable(state, seat):
         raise IllegalMove(
             "The Queen copies only an action occupied by another player's figure.", "queen"
         )
@@ -376,7 +326,7 @@ def queen_check(state: State, seat: int, move: Move, coins: int) -> None:
 def queen_perform(state: State, seat: int, move: Move) -> None:
     """Pay the Queen and carry out the copied action."""
     player(state, seat)["coins"] -= QUEEN_COST
-    ACTIONS[move["copy"]["action"]][2](state, seat, move["copy"])
+    FORMS[move["copy"]["action"]][1](state, seat, move["copy"])
 
 
 def available(state: State) -> list[str]:
@@ -388,7 +338,7 @@ def main_options(state: State, seat: int, coins: int) -> list[Move]:
     """Every main action ``seat`` can carry out with ``coins`` francs."""
     moves: list[Move] = []
     for name in available(state):
-        options = queen_options if name == QUEEN else ACTIONS[name][0]
+        options = queen_options if name == QUEEN else OPTIONS[name]
         moves += options(state, seat, coins)
     return moves
 
@@ -405,7 +355,7 @@ def check_action(state: State, seat: int, move: Move, coins: int) -> None:
     if name == QUEEN:
         queen_check(state, seat, move, coins)
     else:
-        ACTIONS[name][1](state, seat, move, coins)
+        FORMS[name][0](state, seat, move, coins)
 
 
 def check_choice(state: State, seat: int, name: str) -> None:
@@ -433,7 +383,7 @@ def check_choice(state: State, seat: int, name: str) -> None:
 
 def check_main(state: State, seat: int, move: Move) -> None:
     """Refuse a main action that breaks the action table or the action's own rules."""
-    check_choice(state, seat, move["action"])
+    check_choice(state, seat, table_action(move["action"]))
     check_action(state, seat, move, player(state, seat)["coins"])
 
 
@@ -442,8 +392,8 @@ def perform_main(state: State, seat: int, move: Move) -> None:
     old = figure_at(state, seat)
     if old is not None:
         state["actions"][old] = None
-    state["actions"][move["action"]] = seat
+    state["actions"][table_action(move["action"])] = seat
     if move["action"] == QUEEN:
         queen_perform(state, seat, move)
     else:
-        ACTIONS[move["action"]][2](state, seat, move)
+        FORMS[move["action"]][1](state, seat, move)

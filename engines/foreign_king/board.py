@@ -2,14 +2,18 @@
 
 Provinces and borders are contract section 4.3. A route (of the King or of a
 citizen) crosses borders one at a time and never enters a province twice nor
-returns to its start: :func:`routes` lists them.
+returns to its start. Only where a route ends and how long it is matter (the
+King's marker falls by its length, each step but the first costs a franc), so
+:func:`routes` lists one route per end province and length, shortest first:
 
     >>> NEIGHBOURS["luxembourg"]
     ('liege', 'namur')
     >>> routes("luxembourg", 1)
     [['liege'], ['namur']]
-    >>> ["namur", "hainaut"] in routes("luxembourg", 2)
-    True
+    >>> [" ".join(route) for route in routes("luxembourg", 2)][2:5]
+    ['liege brabant', 'liege limburg', 'liege namur']
+    >>> [route[-1] for route in routes("luxembourg", 2)]
+    ['liege', 'namur', 'brabant', 'limburg', 'namur', 'hainaut', 'liege']
 """
 
 from __future__ import annotations
@@ -94,16 +98,30 @@ def _neighbours() -> dict[str, tuple[str, ...]]:
 NEIGHBOURS = _neighbours()
 
 
-def routes(start: str, most_steps: int) -> list[list[str]]:
-    """Every route of 1 to ``most_steps`` steps from ``start`` that visits no province twice."""
-    return list(_extend([start], most_steps))
+def simple_routes(start: str) -> Iterator[list[str]]:
+    """Every route from ``start`` that visits no province twice (the start left out of each)."""
+    return _extend([start])
 
 
-def _extend(path: list[str], most_steps: int) -> Iterator[list[str]]:
+def _extend(path: list[str]) -> Iterator[list[str]]:
     """The routes continuing ``path`` (its first province is the start, left out of each route)."""
-    if len(path) > most_steps:
-        return
     for neighbour in NEIGHBOURS[path[-1]]:
         if neighbour not in path:
             yield path[1:] + [neighbour]
-            yield from _extend(path + [neighbour], most_steps)
+            yield from _extend(path + [neighbour])
+
+
+def _one_route_per_end_and_length(start: str) -> list[list[str]]:
+    """The first route found for each end province and length, shortest first."""
+    found: dict[tuple[str, int], list[str]] = {}
+    for route in simple_routes(start):
+        found.setdefault((route[-1], len(route)), route)
+    return sorted(found.values(), key=len)
+
+
+ROUTES = {start: _one_route_per_end_and_length(start) for start in PROVINCES}
+
+
+def routes(start: str, most_steps: int) -> list[list[str]]:
+    """One route of 1 to ``most_steps`` steps from ``start`` per end province and length."""
+    return [route for route in ROUTES[start] if len(route) <= most_steps]

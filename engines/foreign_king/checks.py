@@ -11,6 +11,7 @@ FIELDS: dict[str, frozenset[str]] = {
     "build_factory": frozenset({"kind", "province"}),
     "place_citizens": frozenset({"province", "count"}),
     "move_citizens": frozenset({"from", "paths"}),
+    "step": frozenset({"from", "to"}),
     "parliament": frozenset({"from"}),
     "king": frozenset({"path"}),
     "queen": frozenset({"copy"}),

@@ -6,9 +6,9 @@ from collections.abc import Callable
 from typing import Any
 
 from engines.base import Engine, IllegalMove, Move, State
-from engines.foreign_king import checks, flow, notation, scoring, start
+from engines.foreign_king import checks, flow, moving, notation, scoring, start
 from engines.foreign_king.actions import MAIN_ACTIONS, check_main, main_options, perform_main
-from engines.foreign_king.board import LOAN_AMOUNT, REPAY_AMOUNT
+from engines.foreign_king.board import LOAN_AMOUNT, MOVE, REPAY_AMOUNT
 from engines.foreign_king.state import current_seat, face_up_orders, player
 
 PUBLIC_KEYS = (
@@ -25,6 +25,7 @@ PUBLIC_KEYS = (
     "final",
 )
 DECISIONS = {
+    "move_citizens": "where to move further citizens, or to end the move",
     "bring_parliament": "whether to bring the parliamentarians to the scored province",
     "deactivate": "which factory to deactivate",
     "virtual": "where to place or move the virtual player's citizens",
@@ -38,10 +39,14 @@ ANSWERS: dict[str, Answer] = {
     "virtual": scoring.answer_virtual,
     "set_position": flow.answer_position,
     "finish": lambda state, seat, move: flow.finalize(state),
+    moving.STEP: moving.answer_step,
+    moving.END_MOVE: moving.answer_end,
 }
+#: The pending decision each answer belongs to, where the two names differ.
+ANSWERED_KIND = {moving.STEP: MOVE, moving.END_MOVE: MOVE}
 KNOWN_ACTIONS = MAIN_ACTIONS | ANSWERS.keys() | {"loan", "repay"}
 #: Answers after which the active player's turn goes on (and ends when nothing is pending).
-TURN_ANSWERS = frozenset({"bring_parliament", "deactivate", "virtual"})
+TURN_ANSWERS = frozenset({"bring_parliament", "deactivate", "virtual", *ANSWERED_KIND})
 
 
 def _bring_options(state: State) -> list[Move]:
@@ -61,6 +66,7 @@ ANSWER_OPTIONS: dict[str, Callable[[State], list[Move]]] = {
     "virtual": scoring.virtual_options,
     "set_position": flow.position_options,
     "finish": _finish_options,
+    MOVE: moving.further_options,
 }
 
 
@@ -115,7 +121,7 @@ class ForeignKingEngine(Engine):
         new = self.copy_state(state)
         if action in ("loan", "repay"):
             _credit(new, seat, action)
-        elif action in MAIN_ACTIONS:
+        elif action in MAIN_ACTIONS and not _continues_move(new, action):
             _main(new, seat, move)
         else:
             _answer(new, seat, move)
@@ -178,6 +184,12 @@ def _credit(state: State, seat: int, action: str) -> None:
     entry["loans"] -= 1
 
 
+def _continues_move(state: State, action: str) -> bool:
+    """Whether ``action`` is a further step of an open move of citizens (not a first one)."""
+    pending = state["pending"]
+    return action == moving.STEP and pending is not None and pending["kind"] == MOVE
+
+
 def _main(state: State, seat: int, move: Move) -> None:
     """Choose and carry out a main action, then end the turn unless a decision is pending."""
     if state["pending"] is not None:
@@ -191,7 +203,7 @@ def _main(state: State, seat: int, move: Move) -> None:
 def _answer(state: State, seat: int, move: Move) -> None:
     """Answer the pending decision, then go on with the turn."""
     pending = state["pending"]
-    if pending is None or pending["kind"] != move["action"]:
+    if pending is None or pending["kind"] != ANSWERED_KIND.get(move["action"], move["action"]):
         raise IllegalMove(
             "There is no such decision to make now"
             + (f": the game waits for {DECISIONS[pending['kind']]}." if pending else "."),

@@ -12,6 +12,8 @@ WORDS = {
     "build_factory": "build",
     "place_citizens": "place",
     "move_citizens": "move",
+    "step": "step",
+    "end_move": "end",
     "parliament": "parliament",
     "take_coins": "coins",
     "king": "king",
@@ -26,11 +28,11 @@ WORDS = {
     "finish": "finish",
 }
 ACTIONS = {word: action for action, word in WORDS.items()}
-BARE = frozenset({"take_coins", "turn_order", "loan", "repay", "finish"})
+BARE = frozenset({"take_coins", "turn_order", "loan", "repay", "finish", "end_move"})
 
 
 # -- format -----------------------------------------------------------------
-def _format_step(step: dict[str, Any]) -> str:
+def _format_virtual_step(step: dict[str, Any]) -> str:
     """``place liege`` or ``move liege namur``."""
     if "place" in step:
         return f"place {step['place']}"
@@ -46,6 +48,8 @@ def _format_fields(move: Move) -> str:
         return f"{move['province']} {move['count']}"
     if action == "move_citizens":
         return f"{move['from']}: " + " | ".join(" ".join(path) for path in move["paths"])
+    if action == "step":
+        return f"{move['from']} {move['to']}"
     if action == "parliament":
         return move["from"]
     if action == "king":
@@ -57,7 +61,7 @@ def _format_fields(move: Move) -> str:
     if action == "deactivate":
         return "none" if move["factory"] is None else str(move["factory"])
     if action == "virtual":
-        return ", ".join(_format_step(step) for step in move["steps"])
+        return ", ".join(_format_virtual_step(step) for step in move["steps"])
     return str(move["position"])
 
 
@@ -148,7 +152,12 @@ def _deactivate(rest: str) -> Move:
     return {"action": "deactivate", "factory": None if index == "none" else _number(index)}
 
 
-def _step(text: str) -> dict[str, Any]:
+def _citizen_step(rest: str) -> Move:
+    source, target = _exactly(rest.split(), 2, "step namur liege")
+    return {"action": "step", "from": _province(source), "to": _place(target)}
+
+
+def _virtual_step(text: str) -> dict[str, Any]:
     words = text.split()
     if words[:1] == ["place"] and len(words) == 2:
         return {"place": _province(words[1])}
@@ -158,7 +167,7 @@ def _step(text: str) -> dict[str, Any]:
 
 
 def _virtual(rest: str) -> Move:
-    return {"action": "virtual", "steps": [_step(part) for part in rest.split(",")]}
+    return {"action": "virtual", "steps": [_virtual_step(part) for part in rest.split(",")]}
 
 
 def _position(rest: str) -> Move:
@@ -170,6 +179,7 @@ PARSERS: dict[str, Callable[[str], Move]] = {
     "build_factory": _build,
     "place_citizens": _place_citizens,
     "move_citizens": _move,
+    "step": _citizen_step,
     "parliament": _parliament,
     "king": _king,
     "queen": _queen,
@@ -179,8 +189,8 @@ PARSERS: dict[str, Callable[[str], Move]] = {
     "set_position": _position,
 }
 MAIN = frozenset(
-    {"build_factory", "place_citizens", "move_citizens", "parliament", "take_coins", "king"}
-    | {"queen", "turn_order"}
+    {"build_factory", "place_citizens", "move_citizens", "step", "parliament", "take_coins"}
+    | {"king", "queen", "turn_order"}
 )
 
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 import pytest
 from marshmallow import ValidationError
 
-from engines.base import NotationError
+from engines.base import IllegalMove, NotationError
 from schemas.foreign_king import MOVE_SCHEMAS
-from tests.engines.test_foreign_king_support import ENGINE
+from schemas.moves import load_move
+from tests.engines.test_foreign_king_support import ENGINE, position
 
 EXAMPLES = [
     ("build textile liege", {"action": "build_factory", "kind": "textile", "province": "liege"}),
@@ -19,6 +20,13 @@ EXAMPLES = [
             "from": "namur",
             "paths": [["liege"], ["hainaut", "west-vlaanderen"], ["supply"]],
         },
+    ),
+    ("step namur liege", {"action": "step", "from": "namur", "to": "liege"}),
+    ("step namur supply", {"action": "step", "from": "namur", "to": "supply"}),
+    ("end", {"action": "end_move"}),
+    (
+        "queen step namur liege",
+        {"action": "queen", "copy": {"action": "step", "from": "namur", "to": "liege"}},
     ),
     ("parliament supply", {"action": "parliament", "from": "supply"}),
     ("parliament namur", {"action": "parliament", "from": "namur"}),
@@ -79,6 +87,12 @@ def test_notation_ignores_case_and_extra_spaces():
         "move namur liege",
         "move namur: liege || supply",
         "move: liege",
+        "step namur",
+        "step namur liege brabant",
+        "step supply liege",
+        "step namur paris",
+        "end now",
+        "queen end",
         "parliament",
         "parliament liege namur",
         "coins 3",
@@ -113,6 +127,12 @@ def test_notation_that_is_not_a_move_is_refused(text):
         {"action": "move_citizens", "from": "namur", "paths": []},
         {"action": "move_citizens", "from": "namur", "paths": [[]]},
         {"action": "move_citizens", "from": "supply", "paths": [["liege"]]},
+        {"action": "step", "from": "supply", "to": "liege"},
+        {"action": "step", "from": "namur"},
+        {"action": "step", "from": "namur", "to": ["liege"]},
+        {"action": "step", "from": "namur", "to": "liege", "paths": [["liege"]]},
+        {"action": "end_move", "to": "liege"},
+        {"action": "queen", "copy": {"action": "end_move"}},
         {"action": "parliament", "from": "gent"},
         {"action": "king", "path": []},
         {"action": "queen", "copy": {"action": "queen", "copy": {"action": "take_coins"}}},
@@ -142,6 +162,8 @@ def test_move_schemas_cover_every_action():
         "build_factory",
         "place_citizens",
         "move_citizens",
+        "step",
+        "end_move",
         "parliament",
         "take_coins",
         "king",
@@ -153,3 +175,21 @@ def test_move_schemas_cover_every_action():
         "set_position",
         "finish",
     }
+
+
+@pytest.mark.parametrize(
+    "move",
+    [
+        {"action": "queen", "copy": {"action": []}},
+        {"action": "queen", "copy": {"action": {}}},
+        {"action": "queen", "copy": {"action": ["step"], "from": "liege", "to": "namur"}},
+    ],
+)
+def test_queen_copying_an_unhashable_action_is_a_clean_refusal_issue_11(move):
+    with pytest.raises(ValidationError) as error:
+        load_move("foreign-king", move)
+    assert "copy" in error.value.messages
+    state = position(4, actions={"take_coins": 1}, to_move=0)
+    with pytest.raises(IllegalMove) as refusal:
+        ENGINE.apply(state, 0, move)
+    assert refusal.value.rule == "queen"

@@ -11,9 +11,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engines.base import IllegalMove
-from engines.foreign_king.board import KINDS, NEIGHBOURS, PROVINCES, routes
+from engines.foreign_king.board import KINDS, NEIGHBOURS, PROVINCES, routes, simple_routes
 from schemas.foreign_king import MOVE_SCHEMAS
-from tests.engines.test_foreign_king_support import ENGINE, check_invariants, choose
+from tests.engines.test_foreign_king_support import (
+    ENGINE,
+    check_invariants,
+    choose,
+    moving_citizens,
+    play_listed,
+)
 
 MAX_MOVES = 3000
 Move = dict[str, Any]
@@ -37,6 +43,8 @@ def coin_change(state: dict, seat: int, move: Move) -> int:
         return -2 + coin_change(state, seat, move["copy"])
     if action == "move_citizens":
         return 1 - sum(len(path) for path in move["paths"])
+    if action == "step":
+        return -1 if moving_citizens(state) else 0
     if action == "king":
         return 0 if state["king"]["at"] is None else 1 - len(move["path"])
     if action == "place_citizens":
@@ -91,6 +99,7 @@ def random_main(rng: random.Random) -> Move:
                 for _ in range(rng.randint(1, 3))
             ],
         },
+        {"action": "step", "from": province, "to": place},
         {"action": "parliament", "from": place},
         {"action": "take_coins"},
         {"action": "king", "path": rng.sample(PROVINCES, rng.randint(1, 3))},
@@ -106,7 +115,7 @@ def random_move(rng: random.Random) -> Move:
     options = [
         random_main(rng),
         {"action": "queen", "copy": random_main(rng)},
-        {"action": rng.choice(["loan", "repay", "finish"])},
+        {"action": rng.choice(["loan", "repay", "finish", "end_move"])},
         {"action": "bring_parliament", "accept": rng.random() < 0.5},
         {"action": "deactivate", "factory": rng.choice([None, 0, 1, 2])},
         {"action": "virtual", "steps": [step] * rng.randint(1, 3)},
@@ -115,48 +124,28 @@ def random_move(rng: random.Random) -> Move:
     return rng.choice(options)
 
 
-def combinable(move: Move) -> bool:
-    """Moves ``legal_moves`` lists only one part of: several citizens or virtual steps."""
-    inner = move["copy"] if move["action"] == "queen" else move
-    return inner["action"] in ("move_citizens", "virtual")
-
-
-def check_random_moves(state: dict, seat: int, moves: list[Move], rng: random.Random) -> None:
-    """Random well-formed moves are refused with IllegalMove, unless legal or combinable."""
+def check_random_moves(state: dict, seat: int, rng: random.Random) -> None:
+    """Random well-formed moves are refused with IllegalMove, or reached by listed moves."""
     for _ in range(4):
         move = (
             MOVE_SCHEMAS["queen"]().load(m) if (m := random_move(rng))["action"] == "queen" else m
         )
         try:
-            ENGINE.apply(state, seat, move)
+            after = ENGINE.apply(state, seat, move)
         except IllegalMove as error:
             assert error.message and error.rule
         else:
-            assert move in moves or combinable(move)
+            assert play_listed(state, seat, move) == after
 
 
-def check_combined_move(state: dict, seat: int, moves: list[Move], rng: random.Random) -> None:
-    """Two listed single-citizen moves from one province combine, costing one more step."""
-    singles = [m for m in moves if m["action"] == "move_citizens"]
-    if len(singles) < 2:
-        return
-    first, second = rng.sample(singles, 2)
-    combined = {"action": "move_citizens", "from": first["from"], "paths": first["paths"] * 2}
-    combined["paths"] = first["paths"] + (
-        second["paths"] if second["from"] == first["from"] else []
-    )
-    province = state["provinces"][first["from"]]["citizens"].get(str(seat), 0)
-    steps = sum(len(path) for path in combined["paths"])
-    affordable = steps - 1 <= state["players"][seat]["coins"]
-    possible = affordable and len(combined["paths"]) <= province
-    try:
-        after = ENGINE.apply(state, seat, combined)
-    except IllegalMove:
-        assert not possible
-    else:
-        assert possible
-        check_move(state, after, seat, combined)
-        check_invariants(after)
+def check_open_move(opened: dict, after: dict, seat: int, first: Move) -> None:
+    """Ending an open move of citizens gives the state of the whole move with its paths."""
+    pending = after["pending"]
+    whole = {"action": "move_citizens", "from": pending["from"], "paths": pending["paths"]}
+    if first["action"] == "queen":
+        whole = {"action": "queen", "copy": whole}
+    ended = ENGINE.apply(after, seat, {"action": "end_move"})
+    assert ended == ENGINE.apply(opened, seat, whole)
 
 
 def play_random_game(players: int, seed: int) -> None:
@@ -171,8 +160,7 @@ def play_random_game(players: int, seed: int) -> None:
         assert moves, "a seat to move always has a legal move"
         check_listing(state, moves, rng)
         if len(log) % 7 == 0:
-            check_random_moves(state, seat, moves, rng)
-            check_combined_move(state, seat, moves, rng)
+            check_random_moves(state, seat, rng)
         move = choose(rng, moves)
         snapshot = json.dumps(state, sort_keys=True)
         after = ENGINE.apply(state, seat, move)
@@ -180,6 +168,10 @@ def play_random_game(players: int, seed: int) -> None:
         check_move(state, after, seat, move)
         check_invariants(after)
         check_views(after)
+        if not moving_citizens(state):
+            opened, first = state, move
+        if moving_citizens(after):
+            check_open_move(opened, after, seat, first)
         log.append((seat, move))
         state = after
     assert ENGINE.to_move(state) == []
@@ -199,15 +191,23 @@ def test_random_games_end_with_pieces_coins_and_replay_consistent(players, seed)
     play_random_game(players, seed)
 
 
-def test_routes_are_every_walk_over_borders_without_a_province_twice():
+def test_routes_one_walk_over_borders_without_a_province_twice_per_end_and_length():
     for start in PROVINCES:
-        found = routes(start, 3)
         walks = [[a] for a in NEIGHBOURS[start]]
         walks += [[a, b] for [a] in walks for b in NEIGHBOURS[a]]
         walks += [[a, b, c] for a, b in [w for w in walks if len(w) == 2] for c in NEIGHBOURS[b]]
         simple = [w for w in walks if len({start, *w}) == len(w) + 1]
-        assert sorted(found) == sorted(simple)
+        assert sorted(simple_routes_upto(start, 3)) == sorted(simple)
+        found = routes(start, 3)
+        assert all(route in simple for route in found)
+        ends = [(route[-1], len(route)) for route in found]
+        assert sorted(ends) == sorted({(walk[-1], len(walk)) for walk in simple})
         assert len(routes(start, 8)) == len(routes(start, 20))
+
+
+def simple_routes_upto(start: str, most_steps: int) -> list[list[str]]:
+    """The board's simple routes from ``start`` of at most ``most_steps`` steps."""
+    return [route for route in simple_routes(start) if len(route) <= most_steps]
 
 
 def decision_states() -> list[tuple[dict, int]]:
@@ -227,6 +227,7 @@ def decision_states() -> list[tuple[dict, int]]:
         },
     )
     bring = ENGINE.apply(turn, 0, {"action": "king", "path": ["liege"]})
+    moving = ENGINE.apply(turn, 0, {"action": "step", "from": "liege", "to": "namur"})
     deactivate = ENGINE.from_position(
         3,
         {},
@@ -259,9 +260,17 @@ def decision_states() -> list[tuple[dict, int]]:
         {"players": [{"orders": 1, "loans": 1}, {}, {}], "king": {"at": "namur", "track": 2}},
     )
     finish = ENGINE.apply(finish, 0, {"action": "king", "path": ["luxembourg"]})
-    states = [turn, bring, deactivate, virtual, order, finish]
+    states = [turn, moving, bring, deactivate, virtual, order, finish]
     kinds = [None if s["pending"] is None else s["pending"]["kind"] for s in states]
-    assert kinds == [None, "bring_parliament", "deactivate", "virtual", "set_position", "finish"]
+    assert kinds == [
+        None,
+        "move_citizens",
+        "bring_parliament",
+        "deactivate",
+        "virtual",
+        "set_position",
+        "finish",
+    ]
     return [(state, ENGINE.to_move(state)[0]) for state in states]
 
 
@@ -282,12 +291,22 @@ MALFORMED = [
     {"action": "move_citizens", "from": "liege", "paths": [["namur"], "namur"]},
     {"action": "move_citizens", "from": "liege", "paths": [[["namur"]]]},
     {"action": "move_citizens", "from": None, "paths": [["namur"]]},
+    {"action": "step", "from": "liege"},
+    {"action": "step", "from": "liege", "to": ["namur"]},
+    {"action": "step", "from": ["liege"], "to": "namur"},
+    {"action": "step", "from": "liege", "to": "namur", "paths": [["namur"]]},
+    {"action": "end_move", "now": True},
     {"action": "parliament", "from": 3},
     {"action": "king", "path": None},
     {"action": "king", "path": "liege"},
     {"action": "king", "path": [None]},
     {"action": "queen"},
     {"action": "queen", "copy": {"action": ["x"]}},
+    {"action": "queen", "copy": {"action": []}},
+    {"action": "queen", "copy": {"action": {}}},
+    {"action": "queen", "copy": []},
+    {"action": "queen", "copy": {"action": "end_move"}},
+    {"action": "queen", "copy": {"action": "step", "from": "liege"}},
     {"action": "queen", "copy": {"action": "queen", "copy": {"action": "take_coins"}}},
     {"action": "queen", "copy": {"action": "take_coins"}},
     {"action": "bring_parliament", "accept": "yes"},

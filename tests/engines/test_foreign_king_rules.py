@@ -289,20 +289,6 @@ def test_move_citizens_further_steps_must_be_paid():
     assert refused(state, GREEN, "move namur: liege | liege | liege").rule == "coins"
 
 
-def test_move_legal_moves_list_every_affordable_route_of_one_citizen():
-    players = [{"coins": 1}, {}, {}]
-    state = position(3, players=players, provinces=with_citizens(namur={"0": 1}), to_move=GREEN)
-    listed = [
-        (move["from"], move["paths"])
-        for move in ENGINE.legal_moves(state, GREEN)
-        if move["action"] == "move_citizens"
-    ]
-    near = NEIGHBOURS["namur"]
-    two_steps = [[a, b] for a in near for b in NEIGHBOURS[a] if b != "namur"]
-    expected = [[["supply"]]] + [[[a]] for a in near] + [[path] for path in two_steps]
-    assert sorted(listed) == sorted(("namur", paths) for paths in expected)
-
-
 def test_move_a_citizen_never_returns_to_a_province_in_the_same_action():
     state = position(3, provinces=with_citizens(namur={"0": 1}), to_move=GREEN)
     assert refused(state, GREEN, "move namur: liege namur").rule == "path"
@@ -318,6 +304,123 @@ def test_move_citizens_may_take_any_route_paying_for_each_step():
     state = position(3, provinces=with_citizens(namur={"0": 2}), to_move=GREEN)
     state = play(state, GREEN, "move namur: liege limburg | brabant limburg")
     assert citizens(state, "limburg") == {"0": 2} and coins(state, GREEN) == 5 - 3
+
+
+# -- move citizens step by step ("Einen Bürger bewegen") ----------------------------------------
+def open_move(state: dict, seat: int, *texts: str) -> dict:
+    """``state`` after the steps ``texts`` of ``seat``; the move must still be open."""
+    state = play(state, seat, *texts)
+    assert state["pending"]["kind"] == "move_citizens" and ENGINE.to_move(state) == [seat]
+    return state
+
+
+def test_move_one_citizen_into_a_neighbouring_province_or_back_to_the_supply_first_step_free():
+    state = position(3, provinces=with_citizens(namur={"0": 2}, liege={"1": 1}), to_move=GREEN)
+    steps = {text for text in legal_texts(state, GREEN) if text.startswith("step")}
+    assert steps == {f"step namur {p}" for p in ("supply", *NEIGHBOURS["namur"])}
+    state = open_move(state, GREEN, "step namur liege")
+    assert citizens(state, "liege") == {"1": 1, "0": 1} and coins(state, GREEN) == 5
+    assert state["pending"] == {
+        "seat": GREEN,
+        "kind": "move_citizens",
+        "from": "namur",
+        "paths": [["liege"]],
+    }
+    assert state["actions"]["move_citizens"] == GREEN
+
+
+def test_move_further_citizens_for_one_franc_each():
+    state = position(3, provinces=with_citizens(namur={"0": 3}), to_move=GREEN)
+    state = open_move(state, GREEN, "step namur liege", "step namur supply")
+    assert citizens(state, "namur") == {"0": 1} and state["players"][GREEN]["supply"] == 12
+    assert coins(state, GREEN) == 5 - 1
+
+
+def test_move_an_already_moved_citizen_one_province_further_for_one_franc():
+    state = position(3, provinces=with_citizens(namur={"0": 1}), to_move=GREEN)
+    state = open_move(state, GREEN, "step namur liege", "step liege limburg")
+    assert citizens(state, "limburg") == {"0": 1} and citizens(state, "liege") == {}
+    assert state["pending"]["paths"] == [["liege", "limburg"]] and coins(state, GREEN) == 4
+
+
+def test_move_all_moved_citizens_come_from_the_same_province_but_may_go_anywhere():
+    state = position(3, provinces=with_citizens(namur={"0": 2}, antwerpen={"0": 2}), to_move=GREEN)
+    state = open_move(state, GREEN, "step namur liege")
+    assert not any(text.startswith("step antwerpen") for text in legal_texts(state, GREEN))
+    assert refused(state, GREEN, "step antwerpen limburg").rule == "citizens"
+    state = open_move(state, GREEN, "step namur hainaut")
+    assert citizens(state, "liege") == citizens(state, "hainaut") == {"0": 1}
+
+
+def test_move_step_by_step_never_returns_a_citizen_to_a_province_nor_to_the_supply_on_the_way():
+    state = position(3, provinces=with_citizens(namur={"0": 1}), to_move=GREEN)
+    state = open_move(state, GREEN, "step namur liege", "step liege brabant")
+    assert refused(state, GREEN, "step brabant namur").rule == "path"
+    assert refused(state, GREEN, "step brabant liege").rule == "path"
+    assert refused(state, GREEN, "step brabant supply").rule == "path"
+    assert refused(state, GREEN, "step brabant luxembourg").rule == "path"
+    assert refused(state, GREEN, "step namur liege").rule == "citizens"
+
+
+def test_move_step_by_step_the_citizen_moved_last_goes_on_from_where_it_stands():
+    state = position(3, provinces=with_citizens(namur={"0": 2}), to_move=GREEN)
+    state = open_move(state, GREEN, "step namur liege", "step namur brabant", "step brabant liege")
+    assert state["pending"]["paths"] == [["liege"], ["brabant", "liege"]]
+    went_on = open_move(state, GREEN, "step liege luxembourg")
+    assert went_on["pending"]["paths"] == [["liege"], ["brabant", "liege", "luxembourg"]]
+    earlier = open_move(state, GREEN, "step liege brabant")
+    assert earlier["pending"]["paths"] == [["brabant", "liege"], ["liege", "brabant"]]
+
+
+def test_move_step_by_step_ends_with_end_or_when_no_further_step_is_affordable():
+    players = [{"coins": 1}, {}, {}]
+    state = position(3, players=players, provinces=with_citizens(namur={"0": 2}), to_move=GREEN)
+    state = open_move(state, GREEN, "step namur liege")
+    assert "end" in legal_texts(state, GREEN)
+    ended = play(state, GREEN, "end")
+    assert ended["pending"] is None and ENGINE.to_move(ended) == [RED]
+    spent = play(state, GREEN, "step liege limburg")
+    assert spent["pending"] is None and ENGINE.to_move(spent) == [RED]
+    assert coins(spent, GREEN) == 0
+
+
+def test_move_step_by_step_no_loan_and_no_other_action_while_the_move_is_open():
+    players = [{"orders": 1}, {}, {}]
+    state = position(3, players=players, provinces=with_citizens(namur={"0": 2}), to_move=GREEN)
+    state = open_move(state, GREEN, "step namur liege")
+    assert refused(state, GREEN, "loan").rule == "pending"
+    assert refused(state, GREEN, "coins").rule == "pending"
+    assert refused(state, GREEN, "move namur: hainaut").rule == "pending"
+    assert ENGINE.legal_moves(state, RED) == []
+
+
+def test_move_end_without_an_open_move_is_refused():
+    state = position(3, provinces=with_citizens(namur={"0": 2}), to_move=GREEN)
+    assert refused(state, GREEN, "end").rule == "pending"
+
+
+def test_move_contract_example_step_by_step_gives_the_state_of_the_whole_move():
+    state = position(3, provinces=with_citizens(namur={"0": 4}), to_move=GREEN)
+    whole = play(state, GREEN, "move namur: liege | hainaut west-vlaanderen | supply")
+    steps = ["step namur liege", "step namur hainaut", "step hainaut west-vlaanderen"]
+    stepwise = play(state, GREEN, *steps, "step namur supply", "end")
+    assert stepwise == whole
+
+
+def test_move_via_the_queen_step_by_step_pays_the_queen_then_each_further_step():
+    provinces = with_citizens(namur={"0": 2})
+    state = position(4, actions={"move_citizens": 1}, provinces=provinces, to_move=0)
+    assert "queen step namur liege" in legal_texts(state, 0)
+    state = open_move(state, 0, "queen step namur liege", "step namur hainaut")
+    assert coins(state, 0) == 5 - 2 - 1
+    state = play(state, 0, "end")
+    assert state["actions"]["queen"] == 0 and state["actions"]["move_citizens"] == 1
+    whole = play(
+        position(4, actions={"move_citizens": 1}, provinces=provinces, to_move=0),
+        0,
+        "queen move namur: liege | hainaut",
+    )
+    assert state == whole
 
 
 # -- parliament -------------------------------------------------------------------------------
@@ -408,6 +511,22 @@ def test_king_further_provinces_must_be_paid():
     kings = {text for text in legal_texts(state, GREEN) if text.startswith("king")}
     assert kings == {"king brabant", "king hainaut", "king liege", "king luxembourg"}
     assert refused(state, GREEN, "king liege limburg").rule == "coins"
+
+
+def test_king_legal_moves_list_one_route_per_end_province_and_length():
+    state = position(3, players=[{"coins": 1}, {}, {}], king={"at": "luxembourg"}, to_move=GREEN)
+    kings = sorted(text for text in legal_texts(state, GREEN) if text.startswith("king"))
+    assert kings == [
+        "king liege",
+        "king liege brabant",
+        "king liege limburg",
+        "king liege namur",
+        "king namur",
+        "king namur hainaut",
+        "king namur liege",
+    ]
+    longer = play(state, GREEN, "king namur brabant")
+    assert longer == play(state, GREEN, "king liege brabant")
 
 
 def test_king_in_a_province_without_citizens_scores_nothing():

@@ -7,10 +7,12 @@ import random
 from typing import Any
 
 from engines.foreign_king import ForeignKingEngine
+from engines.foreign_king.actions import table_action
 from engines.foreign_king.board import CITIZENS_PER_COLOUR, FACTORIES_PER_KIND, PROVINCES
 
 ENGINE = ForeignKingEngine()
 State = dict[str, Any]
+Move = dict[str, Any]
 
 
 def position(count: int = 3, **fields: Any) -> State:
@@ -32,8 +34,8 @@ def legal_texts(state: State, seat: int) -> set[str]:
 
 
 def main_action_names(state: State, seat: int) -> set[str]:
-    """The main actions ``seat`` may choose now (loans left out)."""
-    names = {move["action"] for move in ENGINE.legal_moves(state, seat)}
+    """The actions of the table ``seat`` may choose now (loans left out)."""
+    names = {table_action(move["action"]) for move in ENGINE.legal_moves(state, seat)}
     return names - {"loan", "repay"}
 
 
@@ -88,3 +90,60 @@ def choose(rng: random.Random, moves: list[dict[str, Any]]) -> dict[str, Any]:
     kinds = sorted({move["action"] for move in moves})
     kind = rng.choice(kinds)
     return rng.choice([move for move in moves if move["action"] == kind])
+
+
+def _citizen_steps(move: Move) -> list[Move]:
+    """A whole move of citizens as its steps, one citizen after the other."""
+    return [
+        {"action": "step", "from": source, "to": target}
+        for path in move["paths"]
+        for source, target in zip([move["from"], *path], path, strict=False)
+    ]
+
+
+def _listed_route(state: State, seat: int, path: list[str]) -> list[str]:
+    """The King's listed route with the same end and length as ``path``."""
+    listed = [m.get("copy", m) for m in ENGINE.legal_moves(state, seat)]
+    routes = [m["path"] for m in listed if m["action"] == "king"]
+    return next(route for route in routes if (route[-1], len(route)) == (path[-1], len(path)))
+
+
+def listed_parts(state: State, seat: int, move: Move) -> list[Move]:
+    """The listed moves that together make ``move``, played one after the other.
+
+    A whole move of citizens becomes its steps (the first copied by the Queen
+    if the move was), the King's route the listed one with the same end and
+    length, several virtual steps one move each; any other move stays itself.
+    """
+    inner = move.get("copy", move)
+    parts = [inner]
+    if inner["action"] == "move_citizens":
+        parts = _citizen_steps(inner)
+    elif inner["action"] == "king":
+        parts = [{"action": "king", "path": _listed_route(state, seat, inner["path"])}]
+    elif inner["action"] == "virtual":
+        parts = [{"action": "virtual", "steps": [step]} for step in inner["steps"]]
+    if move["action"] == "queen":
+        parts[0] = {"action": "queen", "copy": parts[0]}
+    return parts
+
+
+def moving_citizens(state: State) -> bool:
+    """Whether a move of citizens is open (waiting for a further step or its end)."""
+    return state["pending"] is not None and state["pending"]["kind"] == "move_citizens"
+
+
+def play_listed(state: State, seat: int, move: Move) -> State:
+    """The state after ``move`` played as listed moves (each must be listed when played).
+
+    A move of citizens still open after its steps is ended with ``end``.
+    """
+    parts = listed_parts(state, seat, move)
+    if move.get("copy", move)["action"] == "move_citizens":
+        parts.append({"action": "end_move"})
+    for part in parts:
+        if part["action"] == "end_move" and not moving_citizens(state):
+            break
+        assert part in ENGINE.legal_moves(state, seat), part
+        state = ENGINE.apply(state, seat, part)
+    return state

@@ -1,0 +1,218 @@
+"""Moving citizens: the whole move at once, or one step at a time.
+
+The rulebook ("Einen Bürger bewegen"): the player moves one of their citizens
+into a neighbouring province or back to their supply; for 1 franc each they
+may move further citizens or move an already moved citizen one province
+further. All moved citizens come from one province.
+
+The whole move ``{"action": "move_citizens", "from", "paths"}`` gives every
+citizen's path at once. Step by step, ``{"action": "step", "from", "to"}``
+chooses the action and moves one citizen one province (or to the supply,
+``"to": "supply"``). While a further step is possible and affordable the
+move stays open: ``pending`` is ``{"seat", "kind": "move_citizens", "from",
+"paths"}`` (the origin, and each moved citizen's path so far, the one moved
+last at the end) and the same seat answers with another ``step`` (a further
+citizen from the origin, or a moved citizen one province on, 1 franc each)
+or ``{"action": "end_move"}``. Both ways reach the same states.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engines.base import IllegalMove, Move, State
+from engines.foreign_king import checks
+from engines.foreign_king.board import MOVE, NEIGHBOURS, PROVINCES, SUPPLY
+from engines.foreign_king.state import add_count, citizens, own_citizens, owner_key, player
+
+STEP = "step"
+END_MOVE = "end_move"
+
+
+def _relocate(state: State, seat: int, source: str, target: str) -> None:
+    """Move one citizen of ``seat`` from province ``source`` to ``target`` (or the supply)."""
+    key = owner_key(seat)
+    add_count(citizens(state, source), key, -1)
+    if target == SUPPLY:
+        player(state, seat)["supply"] += 1
+    else:
+        add_count(citizens(state, target), key, 1)
+
+
+# -- the whole move -------------------------------------------------------
+def _path_steps(origin: str, path: Any) -> int:
+    """The number of steps of one citizen's path; refuse a broken path."""
+    steps = checks.listing(path, "path")
+    if SUPPLY in steps and steps != [SUPPLY]:
+        raise IllegalMove(
+            "Move citizens: a citizen goes back to the supply straight from its province.",
+            "path",
+        )
+    visited = [origin]
+    for step in steps:
+        target = checks.place(step)
+        if target != SUPPLY and target not in NEIGHBOURS[visited[-1]]:
+            raise IllegalMove(
+                f"Move citizens: {target} does not border {visited[-1]}; a citizen moves one "
+                "province at a time into a neighbouring province.",
+                "path",
+            )
+        if target in visited:
+            raise IllegalMove(
+                f"Move citizens: a citizen may not return to {target} in the same action.",
+                "path",
+            )
+        visited.append(target)
+    return len(steps)
+
+
+def whole_check(state: State, seat: int, move: Move, coins: int) -> None:
+    """Refuse moves from a province without enough own citizens, bad paths, or unpaid steps."""
+    origin = checks.province(checks.field(move, "from"))
+    paths = checks.listing(checks.field(move, "paths"), "paths")
+    steps = sum(_path_steps(origin, path) for path in paths)
+    if len(paths) > own_citizens(state, seat, origin):
+        raise IllegalMove(
+            f"Move citizens: all moved citizens come from one province, and you have only "
+            f"{own_citizens(state, seat, origin)} in {origin}.",
+            "citizens",
+        )
+    if steps - 1 > coins:
+        raise IllegalMove(
+            "Move citizens: the first step is free, each further citizen or step costs "
+            f"1 franc ({steps - 1} for {steps} steps).",
+            "coins",
+        )
+
+
+def whole_perform(state: State, seat: int, move: Move) -> None:
+    """Move each citizen to the end of its path and pay for the extra steps."""
+    for path in move["paths"]:
+        _relocate(state, seat, move["from"], path[-1])
+    player(state, seat)["coins"] -= sum(len(path) for path in move["paths"]) - 1
+
+
+# -- step by step -----------------------------------------------------------
+def _step(source: str, target: str) -> Move:
+    """The step of a citizen from ``source`` to ``target``."""
+    return {"action": STEP, "from": source, "to": target}
+
+
+def first_steps(state: State, seat: int, coins: int) -> list[Move]:
+    """Every first step: an own citizen into a neighbouring province or back to the supply."""
+    return [
+        _step(origin, target)
+        for origin in PROVINCES
+        if own_citizens(state, seat, origin)
+        for target in (SUPPLY, *NEIGHBOURS[origin])
+    ]
+
+
+def _check_from_origin(state: State, seat: int, origin: str, target: str) -> None:
+    """Refuse a citizen leaving ``origin`` without an own citizen there or off the borders."""
+    if not own_citizens(state, seat, origin):
+        raise IllegalMove(f"Move citizens: you have no citizen left in {origin}.", "citizens")
+    if target != SUPPLY and target not in NEIGHBOURS[origin]:
+        raise IllegalMove(
+            f"Move citizens: {target} does not border {origin}; a citizen moves into a "
+            "neighbouring province or back to the supply.",
+            "path",
+        )
+
+
+def first_step_check(state: State, seat: int, move: Move, coins: int) -> None:
+    """Refuse a first step without an own citizen where it starts, or off the borders."""
+    origin = checks.province(checks.field(move, "from"))
+    _check_from_origin(state, seat, origin, checks.place(checks.field(move, "to")))
+
+
+def first_step_perform(state: State, seat: int, move: Move) -> None:
+    """Move the citizen (free) and keep the move open while a further step is possible."""
+    _relocate(state, seat, move["from"], move["to"])
+    state["pending"] = {"seat": seat, "kind": MOVE, "from": move["from"], "paths": [[move["to"]]]}
+    _close_when_done(state, seat)
+
+
+def _onward(pending: dict[str, Any], source: str, target: str) -> int | None:
+    """The index of the citizen moved last that stands in ``source`` and may enter ``target``."""
+    paths = pending["paths"]
+    for index in range(len(paths) - 1, -1, -1):
+        if paths[index][-1] == source and target not in paths[index]:
+            return index
+    return None
+
+
+def _further_steps(state: State, seat: int) -> list[Move]:
+    """Every further step: a citizen from the origin, or a moved citizen one province on."""
+    pending = state["pending"]
+    origin = pending["from"]
+    steps = []
+    if own_citizens(state, seat, origin):
+        steps += [_step(origin, target) for target in (SUPPLY, *NEIGHBOURS[origin])]
+    ends = dict.fromkeys(path[-1] for path in pending["paths"] if path[-1] != SUPPLY)
+    for source in ends:
+        steps += [
+            _step(source, target)
+            for target in NEIGHBOURS[source]
+            if target != origin and _onward(pending, source, target) is not None
+        ]
+    return steps
+
+
+def _close_when_done(state: State, seat: int) -> None:
+    """End the move when no further step is affordable or possible."""
+    if player(state, seat)["coins"] < 1 or not _further_steps(state, seat):
+        state["pending"] = None
+
+
+def further_options(state: State) -> list[Move]:
+    """The further steps of the open move, and ending it."""
+    return [*_further_steps(state, state["pending"]["seat"]), {"action": END_MOVE}]
+
+
+def _check_onward(pending: dict[str, Any], source: str, target: str) -> int:
+    """The index of the moved citizen in ``source`` that goes on to ``target``; else refuse."""
+    if not any(path[-1] == source for path in pending["paths"]):
+        raise IllegalMove(
+            f"Move citizens: all moved citizens come from {pending['from']}, and none moved "
+            f"in this action stands in {source}.",
+            "citizens",
+        )
+    if target == SUPPLY:
+        raise IllegalMove(
+            "Move citizens: a citizen goes back to the supply straight from its province.",
+            "path",
+        )
+    if target not in NEIGHBOURS[source]:
+        raise IllegalMove(
+            f"Move citizens: {target} does not border {source}; a citizen moves one province "
+            "at a time into a neighbouring province.",
+            "path",
+        )
+    index = _onward(pending, source, target)
+    if index is None or target == pending["from"]:
+        raise IllegalMove(
+            f"Move citizens: a citizen may not return to {target} in the same action.", "path"
+        )
+    return index
+
+
+def answer_step(state: State, seat: int, move: Move) -> None:
+    """A further step for 1 franc: a citizen from the origin, or a moved one a province on."""
+    pending = state["pending"]
+    source = checks.province(checks.field(move, "from"))
+    target = checks.place(checks.field(move, "to"))
+    paths = pending["paths"]
+    if source == pending["from"]:
+        _check_from_origin(state, seat, source, target)
+        paths.append([target])
+    else:
+        paths.append(paths.pop(_check_onward(pending, source, target)) + [target])
+    _relocate(state, seat, source, target)
+    player(state, seat)["coins"] -= 1
+    _close_when_done(state, seat)
+
+
+def answer_end(state: State, seat: int, move: Move) -> None:
+    """End the move of citizens."""
+    state["pending"] = None
