@@ -10,9 +10,19 @@ Turns
     its own move, the turn goes on), then plays exactly one main action,
     moving their figure onto it. A decision that is not a regular turn is
     ``pending`` (``{"seat", "kind", ...}``) and ``to_move`` is the deciding
-    seat: ``bring_parliament``, ``deactivate``, ``virtual`` (2 players),
-    ``set_position`` (end of a round with a turn-order change) and
-    ``finish`` (the final repay window).
+    seat: ``move_citizens`` (a move of citizens made step by step is open:
+    ``{"from", "paths"}``, see :mod:`engines.foreign_king.moving`),
+    ``bring_parliament``, ``deactivate``, ``virtual`` (2 players, ``{"steps"}``
+    still owed), ``set_position`` (end of a round with a turn-order change)
+    and ``finish`` (the final repay window).
+
+Legal moves
+    Every outcome is reachable from listed moves, each listed once: moving
+    citizens is listed step by step (a first ``step``, then further steps or
+    ``end``), the virtual player's steps one at a time, and the King one route
+    per end province and length. ``apply`` also accepts the whole move at
+    once: several citizens with any routes (one line of notation, one mail),
+    any route of the King, several virtual steps.
 
 State
     The contract's fields (``provinces`` with all nine provinces, ``king``,
@@ -40,6 +50,9 @@ Notation (lower case; ``|`` separates citizens, ``,`` virtual steps)::
     move namur: liege | hainaut west-vlaanderen | supply
                                  {"action": "move_citizens", "from": "namur", "paths":
                                   [["liege"], ["hainaut", "west-vlaanderen"], ["supply"]]}
+    step namur liege             {"action": "step", "from": "namur", "to": "liege"}
+    step namur supply            {"action": "step", "from": "namur", "to": "supply"}
+    end                          {"action": "end_move"}
     parliament supply            {"action": "parliament", "from": "supply"}
     parliament namur             {"action": "parliament", "from": "namur"}
     coins                        {"action": "take_coins"}
@@ -70,10 +83,14 @@ Decisions
     - A citizen's path crosses borders one at a time, never enters a
       province twice nor returns to its start (like the King), and goes back
       to the supply only straight from its province (``[["supply"]]``).
-    - ``legal_moves`` cannot list every combination where the rules allow
-      free combinations: for ``move_citizens`` it lists every move of one
-      citizen, and for ``virtual`` every single step. ``apply`` also accepts
-      several citizens and several virtual steps in one move.
+    - Moving citizens step by step follows the rulebook's sentences: the
+      first ``step`` (free) chooses the action; each further step (1 franc,
+      paid at once from the francs in hand, no loan while the move is open)
+      moves another citizen from the same province or a moved citizen one
+      province on. Where several moved citizens stand in the province a step
+      starts from, the one moved last that may enter the target goes on. The
+      move ends with ``end``, or by itself when no further step is possible
+      or affordable. Step by step and whole, the same moves are legal.
     - The King never enters a province twice in one action, nor returns to
       his starting province. From his portrait he is put into exactly one
       province (free, the marker falls 1) and moves no further that turn. His

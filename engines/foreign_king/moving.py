@@ -166,8 +166,8 @@ def _close_when_done(state: State, seat: int) -> None:
 
 
 def further_options(state: State) -> list[Move]:
-    """The further steps of the open move, and ending it."""
-    return [*_further_steps(state, state["pending"]["seat"]), {"action": END_MOVE}]
+    """Ending the open move, or a further step."""
+    return [{"action": END_MOVE}, *_further_steps(state, state["pending"]["seat"])]
 
 
 def _check_onward(pending: dict[str, Any], source: str, target: str) -> int:
