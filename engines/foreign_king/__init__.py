@@ -90,7 +90,7 @@ Decisions
       province on. Where several moved citizens stand in the province a step
       starts from, the one moved last that may enter the target goes on. The
       move ends with ``end``, or by itself when no further step is possible
-      or affordable. Step by step and whole, the same moves are legal.
+      or affordable. Step by step or whole, the same outcomes are legal.
     - The King never enters a province twice in one action, nor returns to
       his starting province. From his portrait he is put into exactly one
       province (free, the marker falls 1) and moves no further that turn. His
