@@ -84,6 +84,12 @@ def check_listing(state: dict, moves: list[Move], rng: random.Random) -> None:
             assert ENGINE.legal_moves(state, seat) == []
 
 
+def check_no_redundant_entries(state: dict, seat: int, moves: list[Move]) -> None:
+    """Each listed move leads to another state: no two entries for one outcome."""
+    outcomes = {json.dumps(ENGINE.apply(state, seat, move), sort_keys=True) for move in moves}
+    assert len(outcomes) == len(moves)
+
+
 def random_main(rng: random.Random) -> Move:
     """A well-formed but random main action."""
     place = rng.choice([*PROVINCES, "supply"])
@@ -161,6 +167,7 @@ def play_random_game(players: int, seed: int) -> None:
         check_listing(state, moves, rng)
         if len(log) % 7 == 0:
             check_random_moves(state, seat, rng)
+            check_no_redundant_entries(state, seat, moves)
         move = choose(rng, moves)
         snapshot = json.dumps(state, sort_keys=True)
         after = ENGINE.apply(state, seat, move)
