@@ -11,11 +11,17 @@ from server.errors import TurnpostError
 from server.service import GameService, format_time, parse_time
 
 PLAYERS = [{"name": "Ann", "email": "ann@example.org"}, {"name": "Bob", "email": "bob@example.org"}]
+#: Two opening moves: after them both players have acted, so all their mails flow.
+OPENING = ["enter a1 N", "enter e5 S"]
 
 
-def timed_game(games: GameService, policy: str, hours: float = 48) -> tuple[dict, datetime]:
-    """A Siam game with a turn clock; returns it and its first deadline."""
+def timed_game(
+    games: GameService, policy: str, hours: float = 48, opened: bool = False
+) -> tuple[dict, datetime]:
+    """A Siam game with a turn clock (after :data:`OPENING` if ``opened``); it and its deadline."""
     game = games.create("siam", PLAYERS, {}, turn_hours=hours, deadline_policy=policy)
+    for ply, notation in enumerate(OPENING if opened else []):
+        games.submit(game["id"], game["players"][ply % 2]["token"], notation=notation)
     return game, parse_time(games.load(game["id"]).row["deadline"])
 
 
@@ -38,7 +44,7 @@ def test_deadline_is_turn_hours_after_the_turn_starts(games: GameService) -> Non
 
 
 def test_reminders_at_half_time_and_twelve_hours_before_each_once(games: GameService) -> None:
-    game, deadline = timed_game(games, "remind", hours=48)
+    game, deadline = timed_game(games, "remind", hours=48, opened=True)
     assert tick(games, deadline - timedelta(hours=30)) == []
     assert tick(games, deadline - timedelta(hours=23)) == [("reminder", 0)]
     assert tick(games, deadline - timedelta(hours=22)) == []
@@ -48,7 +54,7 @@ def test_reminders_at_half_time_and_twelve_hours_before_each_once(games: GameSer
 
 
 def test_remind_policy_sends_one_expiry_reminder(games: GameService) -> None:
-    game, deadline = timed_game(games, "remind")
+    game, deadline = timed_game(games, "remind", opened=True)
     assert tick(games, deadline + timedelta(minutes=1)) == [("expired-reminder", 0)]
     assert tick(games, deadline + timedelta(hours=5)) == []
     assert games.load(game["id"]).status == "active"
@@ -56,7 +62,7 @@ def test_remind_policy_sends_one_expiry_reminder(games: GameService) -> None:
 
 
 def test_forfeit_policy_ends_the_game_once(games: GameService) -> None:
-    game, deadline = timed_game(games, "forfeit")
+    game, deadline = timed_game(games, "forfeit", opened=True)
     assert tick(games, deadline + timedelta(minutes=1)) == [("forfeit", 0)]
     assert tick(games, deadline + timedelta(hours=1)) == []
     ended = games.game_object(games.load(game["id"]), None)
