@@ -6,7 +6,13 @@ from datetime import datetime, timedelta
 
 import pytest
 
-from server.deadlines import VACATION_DAYS_PER_YEAR, process_deadlines, set_vacation
+from server.deadlines import (
+    PASS,
+    VACATION_DAYS_PER_YEAR,
+    process_deadlines,
+    process_game,
+    set_vacation,
+)
 from server.errors import TurnpostError
 from server.service import GameService, format_time, parse_time
 
@@ -168,3 +174,28 @@ def test_forfeit_in_a_partner_game_loses_for_the_whole_team(games: GameService) 
     result = games.game_object(games.load(game["id"]), None)["result"]
     assert result["forfeit"] == sorted([late, (late + 2) % 4])
     assert result["winners"] == sorted([(late + 1) % 4, (late + 3) % 4])
+
+
+def test_a_skip_deadline_racing_a_move_leaves_the_move_and_the_worker_alone(
+    games: GameService,
+) -> None:
+    players = PLAYERS + [{"name": "Cy"}]
+    game = games.create("king-of-siam", players, {}, seed=3, turn_hours=24, deadline_policy="skip")
+    seen = games.load(game["id"])  # the clock reads the game and its expired deadline...
+    late = seen.to_move[0]
+    move = next(m for m in seen.engine.legal_moves(seen.state, late) if m != PASS)
+    games.submit(game["id"], game["players"][late]["token"], move=move)  # ...the player moves...
+    expired = format_time(parse_time(seen.row["deadline"]) + timedelta(minutes=1))
+    assert process_game(games, seen, expired) == []  # ...and then the clock would skip
+    assert [m["notation"] for m in games.store.moves(game["id"])] == [seen.engine.format(move)]
+
+
+def test_a_broken_game_does_not_stop_the_other_games_clocks(games: GameService) -> None:
+    broken, _ = timed_game(games, "skip", hours=24)
+    with games.store.write() as db:
+        db.execute("UPDATE games SET state = '{}' WHERE id = ?", [broken["id"]])
+    players = PLAYERS + [{"name": "Cy"}]
+    game = games.create("king-of-siam", players, {}, seed=3, turn_hours=24, deadline_policy="skip")
+    loaded = games.load(game["id"])
+    expired = parse_time(loaded.row["deadline"]) + timedelta(minutes=1)
+    assert tick(games, expired) == [("skip", loaded.to_move[0])]
