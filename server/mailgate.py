@@ -50,7 +50,7 @@ def judge(
 ) -> Verdict:
     """May ``seat`` (a seats row with an email) get a mail ``kind`` now?
 
-    ``client`` is the address that created the game (``None``: no limit per client).
+    ``client`` is the address that created the game (``None`` or empty: no limit per client).
     """
     key = recipient_key(seat["email"])
     if store.mail_suppressed(key):
@@ -59,11 +59,11 @@ def judge(
     if invitation and store.outbox_count(game_id=seat["game_id"], seat=seat["seat"]):
         return Verdict("the player has not acted since the invitation", True)
     rules: list[tuple[str, dict[str, Any]]] = [(settings.limit_address, {"rcpt_key": key})]
-    if client is not None:
+    if client:
         rules.append((settings.limit_client, {"client": client}))
     if invitation:
         rules.append((settings.invites_address, {"rcpt_key": key, "invitation": 1}))
-        if client is not None:
+        if client:
             rules.append((settings.invites_client, {"client": client, "invitation": 1}))
     if kind == "rejected":
         where = {"game_id": seat["game_id"], "seat": seat["seat"], "kind": "rejected"}
