@@ -31,6 +31,7 @@ import smtplib
 import ssl
 from dataclasses import dataclass
 from datetime import timedelta
+from email import policy
 from email.message import EmailMessage
 from email.utils import format_datetime
 from typing import Any
@@ -44,6 +45,9 @@ from server.store import Store
 LEASE_SECONDS = 300
 MAX_ATTEMPTS = 8
 BATCH = 50
+#: Headers given with :meth:`~email.message.Message.set_raw` go out unfolded (a long
+#: ``List-Unsubscribe`` URL would otherwise be RFC 2047-encoded, which clients don't read).
+OUTBOUND_POLICY = policy.default.clone(refold_source="none")
 SCHEMES = {"smtp": ("plain", 25), "smtp+starttls": ("starttls", 587), "smtps": ("ssl", 465)}
 
 
@@ -82,14 +86,14 @@ def build_message(
     row: dict[str, Any], settings: MailSettings, generation: int | None
 ) -> EmailMessage:
     """The multipart (text + HTML) message of an outbox row."""
-    message = EmailMessage()
+    message = EmailMessage(policy=OUTBOUND_POLICY)
     message["From"] = settings.from_address
     message["To"] = row["to_addr"]
     message["Subject"] = row["subject"]
     message["Message-ID"] = row["message_id"]
     message["Date"] = format_datetime(parse_time(row["created_at"]))
     message["Auto-Submitted"] = "auto-generated"
-    message["List-Unsubscribe"] = f"<{unsubscribe_url(settings, row['to_addr'])}>"
+    message.set_raw("List-Unsubscribe", f"<{unsubscribe_url(settings, row['to_addr'])}>")
     message["List-Unsubscribe-Post"] = "List-Unsubscribe=One-Click"
     if generation is not None:
         message["Reply-To"] = reply_address(settings, row["game_id"], row["seat"], generation)

@@ -146,6 +146,7 @@ def test_never_mail_me_again_stops_all_mail_to_the_address_for_every_game(
     assert mail["List-Unsubscribe-Post"] == "List-Unsubscribe=One-Click"
     link = mail["List-Unsubscribe"].strip("<>")
     assert link.startswith(f"{BASE_URL}/mail/unsubscribe/")
+    assert dict(mail.raw_items())["List-Unsubscribe"] == f"<{link}>", "folded or encoded"
     text, html = (part.get_content() for part in mail.iter_parts())
     assert f"Never mail me again (for any game): {link}" in text
     assert f'href="{link}"' in html
