@@ -56,7 +56,7 @@ def judge(
     if store.mail_suppressed(key):
         return Verdict("the recipient asked never to be mailed again", False)
     invitation = seat["acted_at"] is None
-    if invitation and store.outbox_count(game_id=seat["game_id"], seat=seat["seat"]):
+    if invitation and store.outbox_count(at_most=1, game_id=seat["game_id"], seat=seat["seat"]):
         return Verdict("the player has not acted since the invitation", True)
     rules: list[tuple[str, dict[str, Any]]] = [(settings.limit_address, {"rcpt_key": key})]
     if client:
@@ -71,6 +71,6 @@ def judge(
     for limit, where in rules:
         count, seconds = rate(limit)
         since = format_time(parse_time(now) - timedelta(seconds=seconds))
-        if store.outbox_count(since, **where) >= count:
+        if store.outbox_count(since, at_most=count, **where) >= count:
             return Verdict(f"over the limit of {limit} for {', '.join(where)}", invitation)
     return Verdict(None, invitation)

@@ -288,12 +288,16 @@ class Store:
         )
         return row["n"]
 
-    def outbox_count(self, since: str | None = None, **where: Any) -> int:
+    def outbox_count(
+        self, since: str | None = None, at_most: int | None = None, **where: Any
+    ) -> int:
         """How many outbox rows match ``where`` (column = value), created after ``since``.
+
+        With ``at_most``, counting stops there (a limit check reads no more rows).
 
         >>> store = Store.open(":memory:")
         >>> store.init()
-        >>> store.outbox_count("2024-01-01T00:00:00Z", rcpt_key="ann@example.org")
+        >>> store.outbox_count("2024-01-01T00:00:00Z", at_most=5, rcpt_key="ann@example.org")
         0
         """
         conditions = [f"{column} = ?" for column in where]
@@ -301,8 +305,11 @@ class Store:
         if since is not None:
             conditions.append("created_at > ?")
             params.append(since)
-        sql = "SELECT count(*) AS n FROM outbox WHERE " + " AND ".join(conditions or ["1"])
-        return self._one(sql, params)["n"]
+        rows = "SELECT 1 FROM outbox WHERE " + " AND ".join(conditions or ["1"])
+        if at_most is not None:
+            rows += " LIMIT ?"
+            params.append(at_most)
+        return self._one(f"SELECT count(*) AS n FROM ({rows})", params)["n"]
 
     def mail_suppressed(self, rcpt_key: str) -> bool:
         """Whether the recipient ``rcpt_key`` asked never to be mailed again."""
