@@ -53,9 +53,8 @@ class TwoSchema(StrictSchema):
     """``{"province": "korat", "factions": ["rama", "lao"]}``"""
 
     province = fields.String(required=True, validate=PROVINCE)
-    factions = fields.List(
-        fields.String(validate=FACTION), required=True, validate=validate.Length(equal=2)
-    )
+    factions = fields.List(fields.String(validate=FACTION), required=True,
+                           validate=validate.Length(equal=2))
 
 
 class PassSchema(StrictSchema):
@@ -73,7 +72,8 @@ class PlaySchema(StrictSchema):
     action = fields.Constant("play", required=True)
     card = fields.String(required=True, validate=validate.OneOf(CARDS))
     take = fields.Nested(FollowerSchema, required=True, allow_none=True)
-    swap = fields.List(fields.String(validate=PROVINCE), validate=validate.Length(max=2))
+    swap = fields.List(fields.String(validate=PROVINCE),
+                       validate=validate.Length(max=2))
     king = fields.String(allow_none=True, validate=PROVINCE)
     place = PlaceField()
     give = fields.Nested(FollowerSchema, allow_none=True)
