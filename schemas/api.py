@@ -55,8 +55,17 @@ def mail_address(value: str) -> None:
 class PlayerInSchema(StrictSchema):
     """A player at creation: the order of ``players`` is the seating order."""
 
-    name = fields.String(required=True, validate=[validate.Length(min=1, max=64), printable])
-    email = fields.Email(load_default=None, allow_none=True, validate=mail_address)
+    name = fields.String(
+        required=True,
+        validate=[validate.Length(min=1, max=64), printable],
+        metadata={"description": "No control characters or line breaks."},
+    )
+    email = fields.Email(
+        load_default=None,
+        allow_none=True,
+        validate=mail_address,
+        metadata={"description": "Mail this player their turns (ASCII local part)."},
+    )
 
 
 class GameCreateSchema(StrictSchema):

@@ -75,6 +75,7 @@ class MailSettings:
     retention_days: float = 30
 
     def __post_init__(self) -> None:
+        """Refuse a malformed limit or a negative retention when the app starts."""
         for name in LIMITS:
             rate(getattr(self, name))
         if self.retention_days < 0:
