@@ -196,20 +196,25 @@ def worker(interval: float) -> None:
 
 
 @main.command("mail-in")
+@click.argument("recipients", nargs=-1)
 @with_appcontext
-def mail_in() -> None:
+def mail_in(recipients: tuple[str, ...]) -> None:
     """Read one RFC 5322 message on stdin and play the move it carries (for an MTA pipe).
 
-    Exits 0 once the message is handled (applied, refused with a reply, or
-    dropped), 75 (EX_TEMPFAIL: the MTA retries) if the database is unavailable.
+    With envelope RECIPIENTS (Postfix: ``${recipient}``), the message is
+    handled once for each, like the listener does; without, the reply address
+    is taken from the header. Prints one JSON outcome per line. Exits 0 once
+    the message is handled (applied, refused with a reply, or dropped), 75
+    (EX_TEMPFAIL: the MTA retries) if the database is unavailable.
     """
     raw = sys.stdin.buffer.read(MAX_MESSAGE_BYTES + 1)
     try:
-        outcome = receive(raw, current_service(), _mail_settings())
+        for envelope in [[recipient] for recipient in recipients] or [None]:
+            outcome = receive(raw, current_service(), _mail_settings(), envelope)
+            click.echo(json.dumps(describe(outcome)))
     except sqlite3.OperationalError as error:
         click.echo(f"temporary failure: {error}", err=True)
         raise SystemExit(75) from None
-    click.echo(json.dumps(describe(outcome)))
 
 
 @main.command("smtpd")

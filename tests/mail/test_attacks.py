@@ -23,7 +23,16 @@ from server.inbound import MAX_MESSAGE_BYTES, receive
 from server.mail import rate, reply_address
 from server.service import GameService
 from server.smtpd import LISTENER_MAX_BYTES, InboundController, InboundHandler
-from tests.mail.conftest import DOMAIN, PLAYERS, Mailbox, Sink, log, mail_in, reply_to
+from tests.mail.conftest import (
+    DOMAIN,
+    PLAYERS,
+    Mailbox,
+    Sink,
+    log,
+    mail_in,
+    mail_in_outcomes,
+    reply_to,
+)
 
 
 def later(seconds: float) -> str:
@@ -205,26 +214,37 @@ def test_a_2000_deep_multipart_over_lmtp_is_answered_without_leaking_anything(
     assert (code, reply) == (250, b"2.0.0 Handled")
 
 
-def test_lmtp_answers_once_per_recipient(
-    games: GameService, mailbox: Mailbox, lmtp_port: int
-) -> None:
-    first = games.create("siam", PLAYERS, {})
-    second = games.create("siam", PLAYERS, {})
-    settings = games.notifier.settings
-    addresses = [reply_address(settings, game["id"], 0, 0) for game in (first, second)]
+def move_in_two_games(games: GameService) -> tuple[list[str], list[str], bytes]:
+    """Two new games, Ann's reply addresses in them, and one mail moving in both."""
+    ids = [games.create("siam", PLAYERS, {})["id"] for _ in range(2)]
+    addresses = [reply_address(games.notifier.settings, game_id, 0, 0) for game_id in ids]
     message = EmailMessage()
     message["From"], message["To"] = "ann@example.org", ", ".join(addresses)
     message["Subject"], message["Message-ID"] = "my moves", make_msgid()
     message.set_content("enter a1 N")
+    return ids, addresses, bytes(message)
+
+
+def test_lmtp_answers_once_per_recipient(games: GameService, lmtp_port: int) -> None:
+    ids, addresses, raw = move_in_two_games(games)
     with smtplib.LMTP("127.0.0.1", lmtp_port, timeout=10) as lmtp:
         lmtp.ehlo()
         lmtp.mail("ann@example.org")
         for address in addresses:
             assert lmtp.rcpt(address)[0] == 250
-        replies = [lmtp.data(bytes(message)), lmtp.getreply()]
+        replies = [lmtp.data(raw), lmtp.getreply()]
         assert lmtp.noop()[0] == 250, "the session is out of step"
     assert [code for code, _ in replies] == [250, 250]
-    assert [log(games, game["id"]) for game in (first, second)] == [["enter a1 N"]] * 2
+    assert [log(games, game_id) for game_id in ids] == [["enter a1 N"]] * 2
+
+
+def test_mail_in_moves_once_for_each_envelope_recipient(
+    games: GameService, db_path: str, smtp_sink: tuple[Sink, str]
+) -> None:
+    ids, addresses, raw = move_in_two_games(games)
+    outcomes = mail_in_outcomes(db_path, smtp_sink[1], raw, *addresses)
+    assert [outcome["status"] for outcome in outcomes] == ["applied"] * 2
+    assert [log(games, game_id) for game_id in ids] == [["enter a1 N"]] * 2
 
 
 def test_lmtp_refuses_a_message_too_large_to_read_once_per_recipient(
