@@ -46,7 +46,7 @@ def mail_address(value: str) -> None:
     printable(value)
     try:
         address = Address(addr_spec=value)
-    except (ValueError, HeaderParseError):
+    except (ValueError, IndexError, HeaderParseError):  # IndexError: e.g. "" or "a@"
         raise ValidationError("Not an address mail can be sent to.") from None
     if not address.username or not address.domain:
         raise ValidationError("Not an address mail can be sent to.")

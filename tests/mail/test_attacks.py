@@ -67,7 +67,13 @@ def lmtp_port(games: GameService, db_path: str) -> Iterator[int]:
 # -- addresses and names at creation ---------------------------------------------
 @pytest.mark.parametrize(
     "email",
-    ['"e\u000bve"@example.org', "eve@example.org\r\nBcc: all@example.org", "\u00e8ve@example.org"],
+    [
+        '"e\u000bve"@example.org',
+        "eve@example.org\r\nBcc: all@example.org",
+        "\u00e8ve@example.org",
+        "",
+        "eve@",
+    ],
 )
 def test_an_email_that_cannot_go_into_a_mail_header_is_refused_at_creation(
     client, email: str
