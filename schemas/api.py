@@ -5,7 +5,10 @@ The OpenAPI document at ``/api/v1/openapi.json`` is generated from these.
 
 from __future__ import annotations
 
+import unicodedata
 from datetime import UTC, datetime, timedelta
+from email.errors import HeaderParseError
+from email.headerregistry import Address
 from typing import Any
 
 from marshmallow import ValidationError, fields, validate, validates, validates_schema
@@ -16,11 +19,53 @@ from schemas.base import StrictSchema
 MAX_SEED = 2**63 - 1
 
 
+#: Unicode categories refused in names and addresses: controls, lone surrogates, line breaks.
+UNPRINTABLE = {"Cc", "Cs", "Zl", "Zp"}
+
+
+def printable(value: str) -> None:
+    """Refuse control characters, line breaks and lone surrogates (they end up in mail).
+
+    >>> printable("Ann Lee")
+    >>> printable("Ann\\nBcc: eve@example.org")
+    Traceback (most recent call last):
+    marshmallow.exceptions.ValidationError: Must not contain control characters or line breaks.
+    """
+    if any(unicodedata.category(character) in UNPRINTABLE for character in value):
+        raise ValidationError("Must not contain control characters or line breaks.")
+
+
+def mail_address(value: str) -> None:
+    """Refuse an address that cannot go into a mail header as it is.
+
+    >>> mail_address("ann@example.org")
+    >>> mail_address('"e\\u000bve"@example.org')
+    Traceback (most recent call last):
+    marshmallow.exceptions.ValidationError: Must not contain control characters or line breaks.
+    """
+    printable(value)
+    try:
+        address = Address(addr_spec=value)
+    except (ValueError, IndexError, HeaderParseError):  # IndexError: e.g. "" or "a@"
+        raise ValidationError("Not an address mail can be sent to.") from None
+    if not address.username or not address.domain:
+        raise ValidationError("Not an address mail can be sent to.")
+
+
 class PlayerInSchema(StrictSchema):
     """A player at creation: the order of ``players`` is the seating order."""
 
-    name = fields.String(required=True, validate=validate.Length(min=1, max=64))
-    email = fields.Email(load_default=None, allow_none=True)
+    name = fields.String(
+        required=True,
+        validate=[validate.Length(min=1, max=64), printable],
+        metadata={"description": "No control characters or line breaks."},
+    )
+    email = fields.Email(
+        load_default=None,
+        allow_none=True,
+        validate=mail_address,
+        metadata={"description": "Mail this player their turns (ASCII local part)."},
+    )
 
 
 class GameCreateSchema(StrictSchema):

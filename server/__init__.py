@@ -20,7 +20,7 @@ from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 
 from schemas.api import ErrorResponseSchema
 from server.errors import CODE_BY_STATUS, TurnpostError
-from server.mail import MailSettings, Notifier
+from server.mail import TUNABLE, MailSettings, Notifier, tunable_defaults
 from server.service import GameService
 from server.store import Store
 
@@ -114,12 +114,19 @@ def load_secret_key(db_path: str) -> str:
 
 
 def mail_settings(config: dict[str, Any]) -> MailSettings:
-    """Mail settings from the app config (``TURNPOST_MAIL_DOMAIN``, ``TURNPOST_BASE_URL``...)."""
+    """Mail settings from the app config (``TURNPOST_MAIL_DOMAIN``, ``TURNPOST_BASE_URL``...).
+
+    The limits and the retention come from ``TURNPOST_MAIL_<NAME>`` (e.g.
+    ``TURNPOST_MAIL_INVITES_ADDRESS``, ``TURNPOST_MAIL_RETENTION_DAYS``).
+    """
+    tuned = {name: config[f"TURNPOST_MAIL_{name.upper()}"] for name in TUNABLE}
+    tuned["retention_days"] = float(tuned["retention_days"])
     return MailSettings(
         secret=config["SECRET_KEY"],
         domain=config["TURNPOST_MAIL_DOMAIN"],
         base_url=config["TURNPOST_BASE_URL"].rstrip("/"),
         sender=config["TURNPOST_MAIL_FROM"],
+        **tuned,
     )
 
 
@@ -132,6 +139,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         TURNPOST_MAIL_DOMAIN=os.environ.get("TURNPOST_MAIL_DOMAIN", "turnpost.localhost"),
         TURNPOST_MAIL_FROM=os.environ.get("TURNPOST_MAIL_FROM", ""),
         TURNPOST_SMTP_URL=os.environ.get("TURNPOST_SMTP_URL", ""),
+        **{key: os.environ.get(key, default) for key, default in tunable_defaults().items()},
         TURNPOST_MAX_STREAMS=int(os.environ.get("TURNPOST_MAX_STREAMS", "8")),
         API_TITLE="Turnpost",
         API_VERSION="1",

@@ -73,7 +73,6 @@ class Blueprint(flask_smorest.Blueprint):
 blp = Blueprint("api", __name__, url_prefix="/api/v1", description="Turnpost turn server")
 
 
-
 def bearer_token() -> str | None:
     """The token of an ``Authorization: Bearer`` header, or ``None``."""
     header = request.headers.get("Authorization", "")
@@ -139,6 +138,7 @@ def create_game(body: dict[str, Any]) -> dict[str, Any]:
         position=body["position"],
         turn_hours=body["turn_hours"],
         deadline_policy=body["deadline_policy"],
+        client=request.remote_addr,
     )
 
 

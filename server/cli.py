@@ -18,10 +18,12 @@ from typing import Any
 import click
 from flask import current_app
 from flask.cli import FlaskGroup, with_appcontext
+from marshmallow import ValidationError
 
+from schemas.api import PlayerInSchema
 from server import create_app, current_service
 from server.deadlines import process_deadlines
-from server.delivery import deliver_due
+from server.delivery import deliver_due, forget_bodies
 from server.errors import TurnpostError
 from server.inbound import MAX_MESSAGE_BYTES, describe, receive
 from server.mail import MailSettings, reply_address
@@ -61,12 +63,15 @@ def new_game(
     base_url: str,
 ) -> None:
     """Create a game and print each seat's token and private link."""
-    players = [
+    given = [
         {"name": name, "email": emails[i] if i < len(emails) else None}
         for i, name in enumerate(names)
     ]
     try:
+        players = PlayerInSchema(many=True).load(given)
         game = current_service().create(engine, players, _parse_options(options), seed=seed)
+    except ValidationError as error:
+        raise click.ClickException(f"Please check the players: {error.messages}") from None
     except TurnpostError as error:
         raise click.ClickException(error.message) from None
     print_game(game, base_url)
@@ -157,9 +162,10 @@ def _mail_settings() -> MailSettings:
 
 
 def run_clock_and_outbox(now: str | None = None) -> tuple[int, int, int]:
-    """Apply due deadlines, then send due mail: ``(clock actions, sent, failed)``."""
+    """Apply due deadlines, forget old mail bodies, send due mail: ``(actions, sent, failed)``."""
     games = current_service()
     actions = process_deadlines(games, now)
+    forget_bodies(games.store, _mail_settings().retention_days, now)
     smtp_url = current_app.config["TURNPOST_SMTP_URL"]
     if not smtp_url:
         return len(actions), 0, 0
@@ -170,7 +176,7 @@ def run_clock_and_outbox(now: str | None = None) -> tuple[int, int, int]:
 @main.command("send-mail")
 @with_appcontext
 def send_mail() -> None:
-    """Once (e.g. from cron): apply due deadlines and reminders, then send due mail."""
+    """Once (e.g. from cron): deadlines and reminders, mail retention, then send due mail."""
     if not current_app.config["TURNPOST_SMTP_URL"]:
         click.echo("TURNPOST_SMTP_URL is not set: mail stays in the outbox.", err=True)
     actions, sent, failed = run_clock_and_outbox()
@@ -190,20 +196,25 @@ def worker(interval: float) -> None:
 
 
 @main.command("mail-in")
+@click.argument("recipients", nargs=-1)
 @with_appcontext
-def mail_in() -> None:
+def mail_in(recipients: tuple[str, ...]) -> None:
     """Read one RFC 5322 message on stdin and play the move it carries (for an MTA pipe).
 
-    Exits 0 once the message is handled (applied, refused with a reply, or
-    dropped), 75 (EX_TEMPFAIL: the MTA retries) if the database is unavailable.
+    With envelope RECIPIENTS (Postfix: ``${recipient}``), the message is
+    handled once for each, like the listener does; without, the reply address
+    is taken from the header. Prints one JSON outcome per line. Exits 0 once
+    the message is handled (applied, refused with a reply, or dropped), 75
+    (EX_TEMPFAIL: the MTA retries) if the database is unavailable.
     """
     raw = sys.stdin.buffer.read(MAX_MESSAGE_BYTES + 1)
     try:
-        outcome = receive(raw, current_service(), _mail_settings())
+        for envelope in [[recipient] for recipient in recipients] or [None]:
+            outcome = receive(raw, current_service(), _mail_settings(), envelope)
+            click.echo(json.dumps(describe(outcome)))
     except sqlite3.OperationalError as error:
         click.echo(f"temporary failure: {error}", err=True)
         raise SystemExit(75) from None
-    click.echo(json.dumps(describe(outcome)))
 
 
 @main.command("smtpd")

@@ -10,6 +10,11 @@ calls :func:`process_deadlines` with the current time (tests pass their own):
   for the seat when that is a legal move (else it reminds); ``forfeit`` ends
   the game, the late seat (and its partners) losing.
 
+A move that lands while the clock works on a game wins: the clock's skip or
+forfeit then does nothing (the game moved on), and the worker goes on. A game
+the clock fails on is logged and skipped, so it cannot stop the other games'
+clocks or the mail behind them.
+
 A seat on vacation has its clocks paused: setting a vacation moves the
 deadline of a running turn later by the length of the vacation, and a turn
 that starts during a vacation starts its clock when the vacation ends. Each
@@ -18,15 +23,19 @@ seat may take :data:`VACATION_DAYS_PER_YEAR` days per calendar year.
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from datetime import timedelta
 
+from server.clock import format_time, parse_time, utcnow
 from server.errors import TurnpostError
-from server.service import Game, GameService, format_time, parse_time, utcnow
+from server.service import Game, GameService
 
 VACATION_DAYS_PER_YEAR = 30
 HALF_TIME, TWELVE_HOURS, EXPIRED = 1, 2, 4
 PASS = {"action": "pass"}
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -43,13 +52,17 @@ def process_deadlines(games: GameService, now: str | None = None) -> list[Action
     now = now or utcnow()
     actions: list[Action] = []
     for row in games.store.timed_games():
-        game = games.load(row["id"])
-        if game.status == "active" and game.row["deadline"]:
-            actions += _process(games, game, now)
+        try:
+            actions += process_game(games, games.load(row["id"]), now)
+        except Exception:  # one broken game must not stop every other game's clock
+            log.exception("deadline of game %s failed", row["id"])
     return actions
 
 
-def _process(games: GameService, game: Game, now: str) -> list[Action]:
+def process_game(games: GameService, game: Game, now: str) -> list[Action]:
+    """Apply the clock at ``now`` to ``game`` as loaded (it may have moved on since)."""
+    if game.status != "active" or not game.row["deadline"]:
+        return []
     deadline = parse_time(game.row["deadline"])
     moment = parse_time(now)
     to_move = game.to_move
@@ -92,12 +105,24 @@ def _expire(games: GameService, game: Game, seats: list[int], now: str) -> list[
     if policy == "skip":
         skippable = [s for s in seats if PASS in game.engine.legal_moves(game.state, s)]
         if skippable:
-            games.submit_as(game.id, skippable[0], move=dict(PASS), expected_seq=game.seq, now=now)
-            return [Action(game.id, "skip", skippable[0])]
+            return _skip(games, game, skippable[0], now)
     if game.row["reminders_sent"] & EXPIRED:
         return []
     bits = game.row["reminders_sent"] | EXPIRED | HALF_TIME | TWELVE_HOURS
     return _remind(games, game, seats, bits, expired=True)
+
+
+def _skip(games: GameService, game: Game, seat: int, now: str) -> list[Action]:
+    """Pass for ``seat``, unless the game moved on since ``game`` was loaded."""
+    try:
+        games.submit_as(
+            game.id, seat, move=dict(PASS), expected_seq=game.seq, now=now, by_clock=True
+        )
+    except TurnpostError as error:
+        if error.code not in {"stale_seq", "game_over"}:
+            raise
+        return []
+    return [Action(game.id, "skip", seat)]
 
 
 def set_vacation(

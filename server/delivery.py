@@ -10,7 +10,15 @@ Each row is claimed before it is sent (its next attempt moves one lease
 ahead), so two workers never send the same row at once. A crash after the
 SMTP server accepted a mail but before the row was marked sent resends that
 mail once the lease ends, with the same Message-ID, so mail clients show it
-once; no mail is lost.
+once; no mail is lost. A row that cannot be built into a message (a poisoned
+address or header), that fails to send for a reason other than the network or
+the SMTP server, or whose recipient asked never to be mailed again, is marked
+failed with its reason and never retried; it never holds up the rows behind it.
+
+Every mail ends with a signed "never mail me again" link, also offered as a
+one-click ``List-Unsubscribe`` header (RFC 8058). After
+``TURNPOST_MAIL_RETENTION_DAYS`` a mail that is done (sent or failed) keeps
+only its headers (:func:`forget_bodies`).
 
     >>> target = parse_smtp_url("smtp+starttls://ann:pw@mail.example.org")
     >>> target.port, target.security, target.username
@@ -23,19 +31,23 @@ import smtplib
 import ssl
 from dataclasses import dataclass
 from datetime import timedelta
+from email import policy
 from email.message import EmailMessage
 from email.utils import format_datetime
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from server.mail import MailSettings, reply_address
-from server.service import format_time, parse_time, utcnow
+from server.clock import format_time, parse_time, utcnow
+from server.mail import MailSettings, recipient_key, reply_address, unsubscribe_url, with_footer
 from server.store import Store
 
 #: Seconds a claimed row is left alone before another attempt may take it.
 LEASE_SECONDS = 300
 MAX_ATTEMPTS = 8
 BATCH = 50
+#: Headers given with :meth:`~email.message.Message.set_raw` go out unfolded (a long
+#: ``List-Unsubscribe`` URL would otherwise be RFC 2047-encoded, which clients don't read).
+OUTBOUND_POLICY = policy.default.clone(refold_source="none")
 SCHEMES = {"smtp": ("plain", 25), "smtp+starttls": ("starttls", 587), "smtps": ("ssl", 465)}
 
 
@@ -74,20 +86,23 @@ def build_message(
     row: dict[str, Any], settings: MailSettings, generation: int | None
 ) -> EmailMessage:
     """The multipart (text + HTML) message of an outbox row."""
-    message = EmailMessage()
+    message = EmailMessage(policy=OUTBOUND_POLICY)
     message["From"] = settings.from_address
     message["To"] = row["to_addr"]
     message["Subject"] = row["subject"]
     message["Message-ID"] = row["message_id"]
     message["Date"] = format_datetime(parse_time(row["created_at"]))
     message["Auto-Submitted"] = "auto-generated"
+    message.set_raw("List-Unsubscribe", f"<{unsubscribe_url(settings, row['to_addr'])}>")
+    message["List-Unsubscribe-Post"] = "List-Unsubscribe=One-Click"
     if generation is not None:
         message["Reply-To"] = reply_address(settings, row["game_id"], row["seat"], generation)
     if row["in_reply_to"]:
         message["In-Reply-To"] = row["in_reply_to"]
         message["References"] = row["in_reply_to"]
-    message.set_content(row["text"])
-    message.add_alternative(row["html"], subtype="html")
+    text, html = with_footer(settings, row["to_addr"], row["text"], row["html"])
+    message.set_content(text)
+    message.add_alternative(html, subtype="html")
     return message
 
 
@@ -128,12 +143,14 @@ def claim_due(store: Store, now: str) -> list[dict[str, Any]]:
 def deliver_due(
     store: Store, settings: MailSettings, smtp_url: str, now: str | None = None
 ) -> tuple[int, int]:
-    """Send every due outbox row; returns ``(sent, failed)``. Failed rows are retried later."""
+    """Send every due outbox row; returns ``(sent, failed)``.
+
+    Rows that failed for a network or SMTP reason are retried later; others never.
+    """
     now = now or utcnow()
     rows = claim_due(store, now)
     if not rows:
         return 0, 0
-    sent = failed = 0
     try:
         smtp = connect(parse_smtp_url(smtp_url))
     except (OSError, smtplib.SMTPException, ValueError) as error:
@@ -141,17 +158,33 @@ def deliver_due(
             _failed(store, row, now, f"connect: {error}")
         return 0, len(rows)
     with smtp:
-        for row in rows:
-            try:
-                smtp.send_message(build_message(row, settings, _generation(store, row)))
-            except (OSError, smtplib.SMTPException) as error:
-                _failed(store, row, now, str(error))
-                failed += 1
-                continue
-            with store.write() as db:
-                db["outbox"].update(row["id"], {"sent_at": utcnow(), "last_error": None})
-            sent += 1
-    return sent, failed
+        sent = sum(_send(store, settings, smtp, row, now) for row in rows)
+    return sent, len(rows) - sent
+
+
+def _send(
+    store: Store, settings: MailSettings, smtp: smtplib.SMTP, row: dict[str, Any], now: str
+) -> bool:
+    """Send one claimed row; whether it was sent (a failure is recorded on the row)."""
+    if store.mail_suppressed(recipient_key(row["to_addr"])):
+        _failed(store, row, now, "the recipient asked never to be mailed again", retry=False)
+        return False
+    try:
+        message = build_message(row, settings, _generation(store, row))
+    except Exception as error:  # a poisoned row must not stop the rows behind it
+        _failed(store, row, now, f"cannot build the message: {error!r}", retry=False)
+        return False
+    try:
+        smtp.send_message(message)
+    except (OSError, smtplib.SMTPException) as error:
+        _failed(store, row, now, str(error))
+        return False
+    except Exception as error:  # e.g. an address smtplib cannot encode: retrying won't help
+        _failed(store, row, now, f"cannot send the message: {error!r}", retry=False)
+        return False
+    with store.write() as db:
+        db["outbox"].update(row["id"], {"sent_at": utcnow(), "last_error": None})
+    return True
 
 
 def _generation(store: Store, row: dict[str, Any]) -> int | None:
@@ -165,11 +198,27 @@ def _generation(store: Store, row: dict[str, Any]) -> int | None:
     return None if seat is None else seat[0]
 
 
-def _failed(store: Store, row: dict[str, Any], now: str, error: str) -> None:
+def _failed(store: Store, row: dict[str, Any], now: str, error: str, retry: bool = True) -> None:
     """Record a failed attempt and when to try again (never after ``MAX_ATTEMPTS``)."""
     attempts = row["attempts"] + 1
-    retry = None
-    if attempts < MAX_ATTEMPTS:
-        retry = format_time(parse_time(now) + backoff(attempts))
+    next_attempt = None
+    if retry and attempts < MAX_ATTEMPTS:
+        next_attempt = format_time(parse_time(now) + backoff(attempts))
     with store.write() as db:
-        db["outbox"].update(row["id"], {"last_error": error[:500], "next_attempt_at": retry})
+        db["outbox"].update(row["id"], {"last_error": error[:500], "next_attempt_at": next_attempt})
+
+
+def forget_bodies(store: Store, retention_days: float, now: str | None = None) -> int:
+    """Empty the text and HTML of done mails created over ``retention_days`` ago; how many.
+
+    A done mail was sent or will never be (failed for good); its headers stay
+    (recipient, subject, Message-ID, In-Reply-To, dates), so replies to it
+    still find their game and turn.
+    """
+    cutoff = format_time(parse_time(now or utcnow()) - timedelta(days=retention_days))
+    with store.write() as db:
+        return db.execute(
+            "UPDATE outbox SET text = '', html = '' WHERE text != '' AND created_at < ?"
+            " AND (sent_at IS NOT NULL OR next_attempt_at IS NULL)",
+            [cutoff],
+        ).rowcount

@@ -3,36 +3,47 @@
 A seat replies to ``play+<game>.<seat>.<key>@<domain>`` (the Reply-To of its
 turn mails). The move is the Subject after ``move:``, else the first line of
 the text body that is not quoted (``>``), not the line introducing a quote,
-not empty and not in the signature. The
-``In-Reply-To`` of a reply to a turn mail gives ``expected_seq``, so a late
-answer to an old turn mail is refused as stale rather than applied.
+not empty and not in the signature; an HTML-only reply is read as the text a
+mail client shows (no head, style or title, entities decoded, blockquotes
+quoted). The ``In-Reply-To`` of a reply to a turn mail gives
+``expected_seq``, so a late answer to an old turn mail is refused as stale
+rather than applied.
 
 The From header is never trusted: only the secret key in the address says who
 moves, and answers go to the seat's registered email. Bounces and
-auto-replies are dropped without an answer (no mail loops); oversized mail
-and mail with attachments are refused with an explanation.
+auto-replies are dropped without an answer (no mail loops). Mail over
+:data:`MAX_MESSAGE_BYTES`, with attachments, or that the email parser cannot
+read (nested too deeply, broken structure) is refused with an explanation;
+text in an unknown or empty character set is read as UTF-8. Refusals to one
+seat are limited (:mod:`server.mailgate`), so a seat key cannot make Turnpost
+send mail without end.
 """
 
 from __future__ import annotations
 
 import hashlib
+import logging
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from email import policy
 from email.message import EmailMessage
-from email.parser import BytesParser
+from email.parser import BytesHeaderParser, BytesParser
 from email.utils import getaddresses
+from html.parser import HTMLParser
 from typing import Any
 
 from server.errors import TurnpostError
-from server.mail import MailSettings, parse_reply_address
+from server.mail import MailSettings, parse_reply_address, plain_message_id
 from server.service import GameService
 
 MAX_MESSAGE_BYTES = 256 * 1024
 TEXT_TYPES = {"text/plain", "text/html"}
 AUTOMATIC_PRECEDENCE = {"bulk", "junk", "list", "auto_reply"}
 SUBJECT_MOVE = re.compile(r"\bmove:\s*(?P<move>.+)$", re.IGNORECASE)
-TAG = re.compile(r"<[^>]+>")
+ADDRESS_HEADERS = ("Delivered-To", "X-Original-To", "To", "Cc")
+PLAIN_TEXT_PLEASE = "please reply in plain text with your move on the first line"
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -44,6 +55,19 @@ class Outcome:
     game_id: str | None = None
     seat: int | None = None
     seq: int | None = None
+    #: For a refusal: whether the seat was mailed the reason (refusals are limited).
+    answered: bool | None = None
+
+
+@dataclass
+class Headers:
+    """What Turnpost reads from a message's header, before its body."""
+
+    subject: str = ""
+    message_id: str | None = None
+    in_reply_to: str | None = None
+    automatic: str | None = None
+    addresses: list[str] = field(default_factory=list)
 
 
 def receive(
@@ -53,20 +77,26 @@ def receive(
     recipients: list[str] | None = None,
 ) -> Outcome:
     """Apply the move in ``raw`` (``recipients``: the envelope's, if known) or explain why not."""
-    if len(raw) > MAX_MESSAGE_BYTES:
-        return Outcome("dropped", f"message over {MAX_MESSAGE_BYTES} bytes")
-    message = BytesParser(policy=policy.default).parsebytes(raw)
-    automatic = automatic_reason(message)
-    if automatic:
-        return Outcome("dropped", automatic)
-    target = find_seat(message, games, settings, recipients)
+    headers = read_headers(raw)
+    if headers is None:
+        return Outcome("dropped", "the header cannot be parsed")
+    if headers.automatic:
+        return Outcome("dropped", headers.automatic)
+    target = find_seat(headers.addresses, games, settings, recipients)
     if target is None:
         return Outcome("dropped", "no valid Turnpost reply address (unknown or revoked key)")
     game_id, seat = target
-    message_id = str(message.get("Message-ID", "")).strip() or None
-    if message_id and _already_answered(games, message_id):
+    message_id = headers.message_id
+    if message_id and games.store.outbox_replies_to(message_id, game_id, seat):
         return Outcome("duplicate", "this message was already handled", game_id, seat)
-    problem, notation = read_move_text(message)
+    if len(raw) > MAX_MESSAGE_BYTES:
+        problem, notation = (
+            f"your mail is larger than {MAX_MESSAGE_BYTES // 1024} KiB, so Turnpost did not"
+            f" read it; {PLAIN_TEXT_PLEASE}, without attachments",
+            "",
+        )
+    else:
+        problem, notation = read_move(raw, headers.subject)
     if problem:
         return _reject(games, game_id, seat, message_id, "", problem)
     try:
@@ -74,7 +104,7 @@ def receive(
             game_id,
             seat,
             notation=notation,
-            expected_seq=expected_seq(games, game_id, message),
+            expected_seq=expected_seq(games, game_id, headers.in_reply_to),
             idempotency_key=_idempotency_key(message_id),
             mail_message_id=message_id or "",
         )
@@ -83,6 +113,23 @@ def receive(
             return Outcome("dropped", error.message, game_id, seat)
         return _reject(games, game_id, seat, message_id, notation, error.message)
     return Outcome("applied", notation, game_id, seat, answer["seq"])
+
+
+def read_headers(raw: bytes) -> Headers | None:
+    """The :class:`Headers` of ``raw``, or ``None`` if the email parser fails on them."""
+    try:
+        message = BytesHeaderParser(policy=policy.default).parsebytes(raw)
+        values = [str(value) for name in ADDRESS_HEADERS for value in message.get_all(name, [])]
+        return Headers(
+            subject=str(message.get("Subject", "")),
+            message_id=plain_message_id(message.get("Message-ID")),
+            in_reply_to=plain_message_id(message.get("In-Reply-To")),
+            automatic=automatic_reason(message),
+            addresses=[address for _, address in getaddresses(values)],
+        )
+    except Exception:  # the email package fails on hostile input in many ways
+        log.warning("unreadable mail header", exc_info=True)
+        return None
 
 
 def automatic_reason(message: EmailMessage) -> str | None:
@@ -104,40 +151,44 @@ def automatic_reason(message: EmailMessage) -> str | None:
 
 
 def find_seat(
-    message: EmailMessage,
+    addresses: list[str],
     games: GameService,
     settings: MailSettings,
     recipients: list[str] | None,
 ) -> tuple[str, int] | None:
-    """The ``(game, seat)`` whose valid key is in a recipient address."""
-    headers = ("Delivered-To", "X-Original-To", "To", "Cc")
-    candidates = list(recipients or [])
-    candidates += [
-        address
-        for _, address in getaddresses(
-            [str(value) for name in headers for value in message.get_all(name, [])]
-        )
-    ]
-    for address in candidates:
+    """The ``(game, seat)`` whose valid key is in an envelope recipient or a header address."""
+    for address in [*(recipients or []), *addresses]:
         found = parse_reply_address(settings, address, games.store.mail_generation)
         if found is not None:
             return found
     return None
 
 
-def read_move_text(message: EmailMessage) -> tuple[str | None, str]:
+def read_move(raw: bytes, subject: str) -> tuple[str | None, str]:
+    """``(problem, notation)`` of the whole message ``raw``; a parser failure is a problem."""
+    try:
+        message = BytesParser(policy=policy.default).parsebytes(raw)
+        return read_move_text(message, subject)
+    except RecursionError:
+        return f"your mail is nested too deeply to read; {PLAIN_TEXT_PLEASE}", ""
+    except Exception:  # the email package fails on hostile input in many ways
+        log.warning("unreadable mail body", exc_info=True)
+        return f"Turnpost could not read your mail; {PLAIN_TEXT_PLEASE}", ""
+
+
+def read_move_text(message: EmailMessage, subject: str) -> tuple[str | None, str]:
     """``(problem, notation)``: the move from the Subject or the body, or why there is none."""
     for part in message.walk():
         if not part.is_multipart() and part.get_content_type() not in TEXT_TYPES:
             return f"attachments ({part.get_content_type()}) are not accepted", ""
-    match = SUBJECT_MOVE.search(str(message.get("Subject", "")))
+    match = SUBJECT_MOVE.search(subject)
     if match:
         return None, match["move"].strip()
     body = message.get_body(preferencelist=("plain", "html"))
-    text = "" if body is None else body.get_content()
+    text = "" if body is None else part_text(body)
     if body is not None and body.get_content_type() == "text/html":
-        text = TAG.sub("\n", text)
-    lines = [line.strip() for line in text.splitlines()]
+        text = html_text(text)
+    lines = [" ".join(line.split()) for line in text.splitlines()]
     for number, line in enumerate(lines):
         if line == "--":
             break
@@ -146,15 +197,71 @@ def read_move_text(message: EmailMessage) -> tuple[str | None, str]:
     return "no move found: write it on the first line of your reply", ""
 
 
+def part_text(part: EmailMessage) -> str:
+    """The text of a text part; an unknown or empty character set is read as UTF-8."""
+    try:
+        return part.get_content()
+    except LookupError:
+        return (part.get_payload(decode=True) or b"").decode("utf-8", "replace")
+
+
+class _VisibleText(HTMLParser):
+    """Collects the text a mail client shows of an HTML body, quotes marked with ``>``."""
+
+    HIDDEN = frozenset({"head", "title", "style", "script", "template"})
+    BREAKS = frozenset(
+        {"br", "p", "div", "li", "tr", "blockquote", "pre", "table", "h1", "h2", "h3", "h4"}
+    )
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.parts: list[str] = []
+        self.hidden = 0
+        self.quoted = 0
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self._enter(tag, 1)
+
+    def handle_endtag(self, tag: str) -> None:
+        self._enter(tag, -1)
+
+    def _enter(self, tag: str, step: int) -> None:
+        if tag in self.HIDDEN:
+            self.hidden = max(self.hidden + step, 0)
+        elif tag == "blockquote":
+            self.quoted = max(self.quoted + step, 0)
+        if tag in self.BREAKS:
+            self.parts.append("\n")
+
+    def handle_data(self, data: str) -> None:
+        if self.hidden:
+            return
+        if self.quoted:
+            data = "\n> " + data.replace("\n", "\n> ")
+        self.parts.append(data)
+
+
+def html_text(html: str) -> str:
+    """The visible text of an HTML mail body, line by line.
+
+    >>> mail = "<head><title>Re: turn</title><style>p {}</style></head><body><p>enter&nbsp;a1"
+    >>> html_text(mail + "&nbsp;N</p><blockquote>old</blockquote></body>").split()
+    ['enter', 'a1', 'N', '>', 'old']
+    """
+    parser = _VisibleText()
+    parser.feed(html)
+    parser.close()
+    return "".join(parser.parts)
+
+
 def _attribution(line: str, rest: list[str]) -> bool:
     """Whether ``line`` introduces a quote ("On Monday, Turnpost wrote:")."""
     following = next((other for other in rest if other), "")
     return line.endswith(":") and following.startswith(">")
 
 
-def expected_seq(games: GameService, game_id: str, message: EmailMessage) -> int | None:
-    """The seq of the turn mail this message answers, if it answers one of this game's."""
-    in_reply_to = str(message.get("In-Reply-To", "")).strip()
+def expected_seq(games: GameService, game_id: str, in_reply_to: str | None) -> int | None:
+    """The seq of the turn mail ``in_reply_to`` names, if it is one of this game's."""
     if not in_reply_to:
         return None
     row = games.store.outbox_by_message_id(in_reply_to)
@@ -169,11 +276,6 @@ def _idempotency_key(message_id: str | None) -> str | None:
     return "mail:" + hashlib.sha256(message_id.encode()).hexdigest()
 
 
-def _already_answered(games: GameService, message_id: str) -> bool:
-    """Whether a confirmation or refusal of ``message_id`` is already in the outbox."""
-    return games.store.outbox_replies_to(message_id) > 0
-
-
 def _reject(
     games: GameService,
     game_id: str,
@@ -182,11 +284,17 @@ def _reject(
     notation: str,
     reason: str,
 ) -> Outcome:
-    """Answer the seat with the reason; nothing is applied."""
-    game = games.load(game_id)
+    """Answer the seat with the reason (within its refusal limit); nothing is applied.
+
+    A reply carrying the seat's key counts as the player acting (see :mod:`server.mailgate`).
+    """
     with games.store.write():
-        games.queue_mail(game, seat, "rejected", message_id, notation=notation, reason=reason)
-    return Outcome("rejected", reason, game_id, seat)
+        game = games.load(game_id)
+        games.mark_acted(game, seat)
+        answered = games.queue_mail(
+            game, seat, "rejected", message_id, notation=notation, reason=reason
+        )
+    return Outcome("rejected", reason, game_id, seat, answered=answered)
 
 
 def describe(outcome: Outcome) -> dict[str, Any]:

@@ -4,7 +4,8 @@ Mails are rows of the ``outbox`` table, written in the same transaction as
 the move that caused them; ``server.delivery`` sends them later over SMTP.
 Nothing secret is stored in a row: the reply address of a seat,
 ``play+<game>.<seat>.<key>@<domain>``, is derived when the mail is sent from
-the app secret and the seat's key generation (revoking a key bumps it).
+the app secret and the seat's key generation (revoking a key bumps it), and
+so is the signed "never mail me again" link that ends every mail.
 
     >>> settings = MailSettings(secret="s3cret", domain="example.org")
     >>> address = reply_address(settings, "a1b2", 0, generation=0)
@@ -16,6 +17,7 @@ the app secret and the seat's key generation (revoking a key bumps it).
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import hmac
 import re
@@ -26,6 +28,8 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
+import limits
+from itsdangerous import BadSignature, URLSafeSerializer
 
 from engines import Engine
 
@@ -43,6 +47,12 @@ environment = jinja2.Environment(
 )
 
 
+#: The :class:`MailSettings` fields holding a limit.
+LIMITS = ("limit_address", "limit_client", "invites_address", "invites_client", "refusals_seat")
+#: The fields an operator tunes, each with the config key (and variable) ``TURNPOST_MAIL_<NAME>``.
+TUNABLE = (*LIMITS, "retention_days")
+
+
 @dataclass(frozen=True)
 class MailSettings:
     """What outbound mail needs to know about the installation."""
@@ -51,11 +61,104 @@ class MailSettings:
     domain: str = "turnpost.localhost"
     base_url: str = "http://127.0.0.1:8000"
     sender: str = ""
+    #: Mails to one recipient, in Flask-Limiter notation (see :mod:`server.mailgate`).
+    limit_address: str = "200/day"
+    #: Mails in the games created from one client address.
+    limit_client: str = "500/day"
+    #: Invitations (mails to a player who has not acted yet) to one recipient.
+    invites_address: str = "10/day"
+    #: Invitations in the games created from one client address.
+    invites_client: str = "20/day"
+    #: Refusals of emailed moves to one seat.
+    refusals_seat: str = "5/hour"
+    #: Days after which a sent mail keeps only its headers.
+    retention_days: float = 30
+
+    def __post_init__(self) -> None:
+        """Refuse a malformed limit or a negative retention when the app starts."""
+        for name in LIMITS:
+            rate(getattr(self, name))
+        if self.retention_days < 0:
+            raise ValueError("TURNPOST_MAIL_RETENTION_DAYS must be 0 or more")
 
     @property
     def from_address(self) -> str:
         """The From header of every mail."""
         return self.sender or f"Turnpost <turnpost@{self.domain}>"
+
+
+def tunable_defaults() -> dict[str, Any]:
+    """The config keys of the :data:`TUNABLE` settings with their defaults.
+
+    >>> tunable_defaults()["TURNPOST_MAIL_INVITES_ADDRESS"]
+    '10/day'
+    """
+    defaults = {field.name: field.default for field in dataclasses.fields(MailSettings)}
+    return {f"TURNPOST_MAIL_{name.upper()}": defaults[name] for name in TUNABLE}
+
+
+def rate(text: str) -> tuple[int, int]:
+    """``(count, seconds)`` of a limit in Flask-Limiter notation; ``ValueError`` if malformed.
+
+    >>> rate("5/hour"), rate("200 per day")
+    ((5, 3600), (200, 86400))
+    """
+    item = limits.parse(text)
+    return item.amount, item.get_expiry()
+
+
+def recipient_key(address: str) -> str:
+    """The mailbox an address reaches, as limits and "never mail me again" count it.
+
+    Lower case and without a ``+tag``, so that ``Ann+1@...`` and ``ann+2@...``
+    count as one recipient.
+
+    >>> recipient_key("Ann.Lee+games@Example.ORG")
+    'ann.lee@example.org'
+    """
+    local, _, domain = address.strip().lower().rpartition("@")
+    return f"{local.split('+', 1)[0]}@{domain}"
+
+
+def _unsubscribe_signer(settings: MailSettings) -> URLSafeSerializer:
+    return URLSafeSerializer(settings.secret, salt="turnpost.unsubscribe")
+
+
+def unsubscribe_url(settings: MailSettings, address: str) -> str:
+    """The signed one-click "never mail me again" link for ``address``.
+
+    >>> settings = MailSettings(secret="s3cret", base_url="https://tp.example")
+    >>> url = unsubscribe_url(settings, "Ann+x@example.org")
+    >>> url.startswith("https://tp.example/mail/unsubscribe/")
+    True
+    >>> unsubscribed(settings, url.rsplit("/", 1)[1]), unsubscribed(settings, "forged")
+    ('ann@example.org', None)
+    """
+    token = _unsubscribe_signer(settings).dumps(recipient_key(address))
+    return f"{settings.base_url}/mail/unsubscribe/{token}"
+
+
+def unsubscribed(settings: MailSettings, token: str) -> str | None:
+    """The recipient key an unsubscribe token was signed for, or ``None`` if forged."""
+    try:
+        key = _unsubscribe_signer(settings).loads(token)
+    except BadSignature:
+        return None
+    return key if isinstance(key, str) else None
+
+
+MESSAGE_ID = re.compile(r"<[^<>@\s]+@[^<>@\s]+>")
+
+
+def plain_message_id(value: object) -> str | None:
+    """``value`` as a msg-id (``<left@right>``, printable ASCII) or ``None``.
+
+    >>> plain_message_id(" <a.1@example.org> "), plain_message_id("<a\\r\\nb@x>")
+    ('<a.1@example.org>', None)
+    """
+    text = str(value or "").strip()
+    plain = len(text) <= 250 and text.isascii() and text.isprintable()
+    return text if plain and MESSAGE_ID.fullmatch(text) else None
 
 
 def mail_key(settings: MailSettings, game_id: str, seat: int, generation: int) -> str:
@@ -120,6 +223,14 @@ def render(kind: str, **context: Any) -> tuple[str, str]:
     text = environment.get_template(f"email/{kind}.txt").render(**context)
     html = environment.get_template(f"email/{kind}.html").render(**context)
     return text, html
+
+
+def with_footer(settings: MailSettings, address: str, text: str, html: str) -> tuple[str, str]:
+    """``text`` and ``html`` ending with the "never mail me again" link for ``address``."""
+    footer_text, footer_html = render("footer", unsubscribe=unsubscribe_url(settings, address))
+    before, end, after = html.rpartition("</body>")
+    html = before + footer_html + end + after if end else html + footer_html
+    return text + footer_text, html
 
 
 class Notifier:

@@ -9,37 +9,26 @@ the starting position and must reproduce the snapshot exactly.
 from __future__ import annotations
 
 import json
+import logging
 import secrets
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from typing import Any
 
 from marshmallow import ValidationError
 
 from engines import ENGINES, Engine, IllegalMove, InvalidPosition, NotationError
 from schemas.moves import load_move
+from server.clock import format_time, parse_time, utcnow
 from server.errors import TurnpostError
-from server.mail import Mail, Notifier, new_message_id
+from server.mail import Mail, Notifier, new_message_id, recipient_key
+from server.mailgate import judge
 from server.store import Store, dumps, hash_secret, new_secret
 
 #: How many recent moves a mail shows.
 RECENT_MOVES = 6
-TIME_FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"
 
-
-def utcnow() -> str:
-    """Now as an ISO 8601 UTC string with a ``Z``."""
-    return datetime.now(UTC).strftime(TIME_FORMAT)
-
-
-def parse_time(text: str) -> datetime:
-    """An ISO 8601 UTC string (as written by :func:`utcnow`) as an aware datetime."""
-    return datetime.fromisoformat(text.replace("Z", "+00:00"))
-
-
-def format_time(moment: datetime) -> str:
-    """An aware datetime as an ISO 8601 UTC string with a ``Z``."""
-    return moment.astimezone(UTC).strftime(TIME_FORMAT)
+log = logging.getLogger(__name__)
 
 
 def deadline_after(now: str, turn_hours: float) -> str:
@@ -98,11 +87,14 @@ class GameService:
         position: dict[str, Any] | None = None,
         turn_hours: float | None = None,
         deadline_policy: str = "remind",
+        client: str | None = None,
     ) -> dict[str, Any]:
         """Create a game; the answer carries each seat's token and the admin token (shown once).
 
         ``turn_hours`` gives each turn a deadline; ``deadline_policy`` says what
-        happens when it passes (see :mod:`server.deadlines`).
+        happens when it passes (see :mod:`server.deadlines`). ``client`` is the
+        address of the client creating it: the game's mails count against its
+        limits (see :mod:`server.mailgate`).
         """
         engine = self.engine(engine_id)
         if not engine.min_players <= len(players) <= engine.max_players:
@@ -134,6 +126,7 @@ class GameService:
                     "created_at": now,
                     "turn_hours": turn_hours,
                     "deadline_policy": deadline_policy,
+                    "creator_client": client,
                     **self._snapshot(engine, state, now, turn_hours),
                 }
             )
@@ -351,10 +344,12 @@ class GameService:
         idempotency_key: str | None = None,
         mail_message_id: str | None = None,
         now: str | None = None,
+        by_clock: bool = False,
     ) -> dict[str, Any]:
         """:meth:`submit` for a seat already authenticated (by token, mail key or the clock).
 
-        ``now`` is the moment of the move (default: the current time).
+        ``now`` is the moment of the move (default: the current time); ``by_clock``
+        marks a move the deadline plays for the seat (the player has not acted).
         """
         request = dumps({"move": move, "notation": notation, "expected_seq": expected_seq})
         if idempotency_key is not None:
@@ -374,6 +369,8 @@ class GameService:
                 raise TurnpostError(
                     "illegal_move", error.message, {"rule": error.rule, "move": parsed}
                 ) from None
+            if not by_clock:
+                self.mark_acted(game, seat)
             answer = self._append(game, seat, parsed, state, mail_message_id, now)
             if idempotency_key is not None:
                 self.store.insert(
@@ -480,13 +477,26 @@ class GameService:
         for mail in mails:
             self._record(game, mail)
 
+    def mark_acted(self, game: Game, seat: int) -> None:
+        """Remember that ``seat`` acted in ``game``, so its mails flow (call inside a write)."""
+        row = game.seats[seat]
+        if row["acted_at"] is None:
+            row["acted_at"] = utcnow()
+            self.store.db.execute(
+                "UPDATE seats SET acted_at = ? WHERE game_id = ? AND seat = ?",
+                [row["acted_at"], game.id, seat],
+            )
+
     def queue_mail(
         self, game: Game, seat: int, kind: str, in_reply_to: str | None, **extra: Any
-    ) -> None:
-        """Record one mail ``kind`` to ``seat`` (if it has an email); call inside a write."""
+    ) -> bool:
+        """Record one mail ``kind`` to ``seat`` if it has an email and may get it.
+
+        Call inside a write; returns whether the mail was recorded.
+        """
         row = game.seats[seat]
         if self.notifier is None or not row["email"]:
-            return
+            return False
         subject = {
             "accepted": f"Move accepted: {game.engine.name} {game.id}",
             "rejected": f"Move not played: {game.engine.name} {game.id}",
@@ -497,10 +507,17 @@ class GameService:
             kind, subject, game.engine, view, row, self.recent_moves(game), **extra
         )
         mail.in_reply_to = in_reply_to
-        self._record(game, mail)
+        return self._record(game, mail)
 
-    def _record(self, game: Game, mail: Mail) -> None:
+    def _record(self, game: Game, mail: Mail) -> bool:
+        """Put ``mail`` in the outbox unless :mod:`server.mailgate` withholds it."""
         now = utcnow()
+        client = game.row["creator_client"]
+        seat = game.seats[mail.seat]
+        verdict = judge(self.store, self.notifier.settings, seat, mail.kind, client, now)
+        if verdict.withheld:
+            log.info("%s mail of game %s withheld: %s", mail.kind, game.id, verdict.withheld)
+            return False
         self.store.insert(
             "outbox",
             {
@@ -516,8 +533,12 @@ class GameService:
                 "seq": game.seq,
                 "created_at": now,
                 "next_attempt_at": now,
+                "rcpt_key": recipient_key(mail.to),
+                "client": client,
+                "invitation": int(verdict.invitation),
             },
         )
+        return True
 
     def forfeit(self, game_id: str, seat: int, expected_seq: int) -> bool:
         """End the game because ``seat`` ran out of time: everyone else wins.

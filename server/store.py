@@ -1,4 +1,4 @@
-"""The SQLite store: games, seats, the append-only move log, idempotency keys.
+"""The SQLite store: games, seats, the append-only move log, idempotency keys, mail.
 
 One SQLite file in WAL mode (``TURNPOST_DB``, default ``./turnpost.db``),
 opened with sqlite-utils. The move log cannot be rewritten: triggers in the
@@ -6,8 +6,8 @@ database abort any UPDATE or DELETE on ``moves``.
 
     >>> store = Store.open(":memory:")
     >>> store.init()
-    >>> sorted(store.db.table_names())[:3]
-    ['games', 'idempotency', 'moves']
+    >>> sorted(store.db.table_names())
+    ['games', 'idempotency', 'mail_suppressions', 'moves', 'outbox', 'seats']
 """
 
 from __future__ import annotations
@@ -26,6 +26,13 @@ import sqlite_utils
 
 BUSY_TIMEOUT_MS = 10_000
 _WRITER_LOCKS: dict[str, threading.Lock] = {}
+
+#: Columns added after the first release, with their default: added to old databases on start.
+ADDED_COLUMNS: dict[str, dict[str, tuple[type, Any]]] = {
+    "games": {"creator_client": (str, None)},
+    "seats": {"acted_at": (str, None)},
+    "outbox": {"rcpt_key": (str, None), "client": (str, None), "invitation": (int, 0)},
+}
 
 TRIGGERS = [
     f"CREATE TRIGGER IF NOT EXISTS moves_no_{event.lower()} BEFORE {event} ON moves"
@@ -170,6 +177,12 @@ class Store:
         db["outbox"].create_index(["message_id"], unique=True, if_not_exists=True)
         db["outbox"].create_index(["sent_at", "next_attempt_at"], if_not_exists=True)
         db["outbox"].create_index(["in_reply_to"], if_not_exists=True)
+        db["mail_suppressions"].create(
+            {"rcpt_hash": str, "created_at": str},
+            pk="rcpt_hash",
+            not_null={"created_at"},
+            if_not_exists=True,
+        )
         db["idempotency"].create(
             {"game_id": str, "seat": int, "key": str, "request": str, "response": str},
             pk=("game_id", "seat", "key"),
@@ -178,6 +191,20 @@ class Store:
         )
         for trigger in TRIGGERS:
             db.execute(trigger)
+        self._add_columns()
+        for columns in (["rcpt_key", "created_at"], ["client", "created_at"], ["game_id", "seat"]):
+            db["outbox"].create_index(columns, if_not_exists=True)
+        db.execute(
+            "CREATE INDEX IF NOT EXISTS outbox_bodies ON outbox (created_at) WHERE text != ''"
+        )
+
+    def _add_columns(self) -> None:
+        """Add the :data:`ADDED_COLUMNS` a database made by an older Turnpost lacks."""
+        for table, columns in ADDED_COLUMNS.items():
+            present = self.db[table].columns_dict
+            for name, (kind, default) in columns.items():
+                if name not in present:
+                    self.db[table].add_column(name, kind, not_null_default=default)
 
     @contextmanager
     def write(self) -> Iterator[sqlite_utils.Database]:
@@ -253,10 +280,49 @@ class Store:
         """The outbox row sent with ``message_id``, or ``None``."""
         return self._one("SELECT * FROM outbox WHERE message_id = ?", [message_id])
 
-    def outbox_replies_to(self, message_id: str) -> int:
-        """How many outbox rows answer ``message_id``."""
-        row = self._one("SELECT count(*) AS n FROM outbox WHERE in_reply_to = ?", [message_id])
+    def outbox_replies_to(self, message_id: str, game_id: str, seat: int) -> int:
+        """How many outbox rows to ``seat`` of ``game_id`` answer ``message_id``."""
+        row = self._one(
+            "SELECT count(*) AS n FROM outbox WHERE in_reply_to = ? AND game_id = ? AND seat = ?",
+            [message_id, game_id, seat],
+        )
         return row["n"]
+
+    def outbox_count(
+        self, since: str | None = None, at_most: int | None = None, **where: Any
+    ) -> int:
+        """How many outbox rows match ``where`` (column = value), created after ``since``.
+
+        With ``at_most``, counting stops there (a limit check reads no more rows).
+
+        >>> store = Store.open(":memory:")
+        >>> store.init()
+        >>> store.outbox_count("2024-01-01T00:00:00Z", at_most=5, rcpt_key="ann@example.org")
+        0
+        """
+        conditions = [f"{column} = ?" for column in where]
+        params = list(where.values())
+        if since is not None:
+            conditions.append("created_at > ?")
+            params.append(since)
+        rows = "SELECT 1 FROM outbox WHERE " + " AND ".join(conditions or ["1"])
+        if at_most is not None:
+            rows += " LIMIT ?"
+            params.append(at_most)
+        return self._one(f"SELECT count(*) AS n FROM ({rows})", params)["n"]
+
+    def mail_suppressed(self, rcpt_key: str) -> bool:
+        """Whether the recipient ``rcpt_key`` asked never to be mailed again."""
+        sql = "SELECT 1 AS yes FROM mail_suppressions WHERE rcpt_hash = ?"
+        return self._one(sql, [hash_secret(rcpt_key)]) is not None
+
+    def suppress_mail(self, rcpt_key: str, now: str) -> None:
+        """Never mail ``rcpt_key`` again (only its hash is kept)."""
+        with self.write() as db:
+            db.execute(
+                "INSERT OR IGNORE INTO mail_suppressions (rcpt_hash, created_at) VALUES (?, ?)",
+                [hash_secret(rcpt_key), now],
+            )
 
     def timed_games(self) -> list[dict[str, Any]]:
         """Ids of the running games that have a turn deadline."""

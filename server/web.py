@@ -4,6 +4,10 @@ A seat's private link ``/games/<id>/seat/<token>`` stores the token in an
 HttpOnly, SameSite cookie and redirects to the plain game page, so the token
 does not stay in the address bar or in the history.
 
+Every mail ends with a signed link ``/mail/unsubscribe/<token>``: a GET asks
+for confirmation, a POST stops all mail to that address (RFC 8058 one-click,
+so mail clients post it without a CSRF token; the signature is the proof).
+
 The seat to move gets a *guided form* built from its legal moves, so that
 nobody needs to know the notation: every move is flattened into its fields
 (``action``, then e.g. ``from``, ``to``, ``facing``) and the page asks for one
@@ -35,8 +39,10 @@ from marshmallow import ValidationError
 
 from engines import ENGINES
 from schemas.api import GameCreateSchema
-from server import current_service
+from server import csrf, current_service
+from server.clock import utcnow
 from server.errors import TurnpostError
+from server.mail import unsubscribed
 from server.service import Game, GameService
 
 bp = Blueprint("web", __name__)
@@ -51,7 +57,6 @@ LISTED_MOVES = 60
 #: Player rows of the create-game form (the most seats any engine takes).
 FORM_SEATS = max(engine.max_players for engine in ENGINES.values())
 FACING_ARROWS = {"N": "\u2191", "E": "\u2192", "S": "\u2193", "W": "\u2190"}
-
 
 
 def seat_cookie(game_id: str) -> str:
@@ -72,7 +77,13 @@ def create_game() -> Any:
     games = current_service()
     try:
         body = _creation_body(request.form)
-        created = games.create(body["engine"], body["players"], body["options"], body["seed"])
+        created = games.create(
+            body["engine"],
+            body["players"],
+            body["options"],
+            body["seed"],
+            client=request.remote_addr,
+        )
     except TurnpostError as error:
         return _render_lobby(games, error=error, form=request.form), error.status
     links = [
@@ -166,6 +177,32 @@ def _field_errors(messages: Any, where: str = "") -> Iterator[str]:
         yield f"{where}: {' '.join(str(message) for message in messages)}"
     else:
         yield f"{where}: {messages}"
+
+
+# -- never mail me again ----------------------------------------------------
+@bp.route("/mail/unsubscribe/<token>")
+def unsubscribe_page(token: str) -> Response:
+    """Ask whether to stop all mail to the address the link was signed for."""
+    return _unsubscribe_response(token, done=False)
+
+
+@bp.route("/mail/unsubscribe/<token>", methods=["POST"])
+@csrf.exempt
+def unsubscribe(token: str) -> Response:
+    """Stop all mail to the address the link was signed for (one click, RFC 8058)."""
+    return _unsubscribe_response(token, done=True)
+
+
+def _unsubscribe_response(token: str, done: bool) -> Response:
+    games = current_service()
+    address = unsubscribed(games.notifier.settings, token)
+    if address is None:
+        raise TurnpostError("not_found", "This link is not valid; copy it whole from the mail.")
+    if done:
+        games.store.suppress_mail(address, utcnow())
+    response = make_response(render_template("unsubscribe.html", address=address, done=done))
+    response.headers["Cache-Control"] = "no-store"
+    return response
 
 
 # -- seats and games --------------------------------------------------------

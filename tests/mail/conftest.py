@@ -1,18 +1,24 @@
-"""Fixtures for mail tests: a real SMTP server (aiosmtpd) that keeps what it receives."""
+"""Fixtures for mail tests: a real SMTP server (aiosmtpd) that keeps what it receives,
+the players' mailboxes on it, and replies as players write them."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from email import policy
 from email.message import EmailMessage
 from email.parser import BytesParser
+from email.utils import make_msgid
 from typing import Any
 
 import pytest
 from aiosmtpd.controller import Controller
+from click.testing import CliRunner
 
 from server import create_app
+from server.cli import main
+from server.delivery import deliver_due
 from server.gunicorn import free_port
 from server.service import GameService
 from server.store import Store
@@ -65,3 +71,64 @@ def games(mail_app) -> Iterator[GameService]:
     store = Store.open(turnpost.db_path)
     yield GameService(store, turnpost.notifier)
     store.close()
+
+
+PLAYERS = [{"name": "Ann", "email": "ann@example.org"}, {"name": "Bob", "email": "bob@example.org"}]
+
+
+def reply_to(turn: EmailMessage, text: str, **headers: str) -> bytes:
+    """A human reply to ``turn`` with ``text`` on top and the turn mail quoted below."""
+    message = EmailMessage()
+    message["From"] = turn["To"]
+    message["To"] = turn["Reply-To"]
+    message["Subject"] = "Re: " + turn["Subject"]
+    message["Message-ID"] = make_msgid(domain="example.org")
+    message["In-Reply-To"] = turn["Message-ID"]
+    for name, value in headers.items():
+        del message[name.replace("_", "-")]
+        message[name.replace("_", "-")] = value
+    quoted = "\n".join("> " + line for line in turn.get_body(("plain",)).get_content().splitlines())
+    message.set_content(f"{text}\n\nOn Monday, Turnpost wrote:\n{quoted}\n")
+    return bytes(message)
+
+
+class Mailbox:
+    """The players' side: delivered mails, newest turn mail per seat."""
+
+    def __init__(self, games: GameService, sink: Sink, url: str) -> None:
+        self.games, self.sink, self.url = games, sink, url
+
+    def latest(self, address: str, subject_start: str = "Your turn") -> EmailMessage:
+        """Deliver pending mail, then the newest mail to ``address`` with that subject."""
+        deliver_due(self.games.store, self.games.notifier.settings, self.url)
+        mails = [
+            m
+            for m in self.sink.messages
+            if m["To"] == address and m["Subject"].startswith(subject_start)
+        ]
+        assert mails, f"no '{subject_start}' mail to {address}"
+        return mails[-1]
+
+
+@pytest.fixture
+def mailbox(games: GameService, smtp_sink: tuple[Sink, str]) -> Mailbox:
+    return Mailbox(games, *smtp_sink)
+
+
+def mail_in_outcomes(db_path: str, smtp_url: str, raw: bytes, *recipients: str) -> list[dict]:
+    """Run ``turnpost mail-in RECIPIENTS...`` with ``raw`` on stdin; its JSON outcomes."""
+    env = {"TURNPOST_DB": db_path, "TURNPOST_MAIL_DOMAIN": DOMAIN, "TURNPOST_SMTP_URL": smtp_url}
+    result = CliRunner().invoke(main, ["mail-in", *recipients], input=raw, env=env)
+    assert result.exit_code == 0, result.output
+    return [json.loads(line) for line in result.output.splitlines()]
+
+
+def mail_in(db_path: str, smtp_url: str, raw: bytes) -> dict:
+    """Run ``turnpost mail-in`` with ``raw`` on stdin; its JSON outcome."""
+    [outcome] = mail_in_outcomes(db_path, smtp_url, raw)
+    return outcome
+
+
+def log(games: GameService, game_id: str) -> list[str]:
+    """The notations in the log."""
+    return [m["notation"] for m in games.store.moves(game_id)]

@@ -6,16 +6,28 @@ from datetime import datetime, timedelta
 
 import pytest
 
-from server.deadlines import VACATION_DAYS_PER_YEAR, process_deadlines, set_vacation
+from server.deadlines import (
+    PASS,
+    VACATION_DAYS_PER_YEAR,
+    process_deadlines,
+    process_game,
+    set_vacation,
+)
 from server.errors import TurnpostError
 from server.service import GameService, format_time, parse_time
 
 PLAYERS = [{"name": "Ann", "email": "ann@example.org"}, {"name": "Bob", "email": "bob@example.org"}]
+#: Two opening moves: after them both players have acted, so all their mails flow.
+OPENING = ["enter a1 N", "enter e5 S"]
 
 
-def timed_game(games: GameService, policy: str, hours: float = 48) -> tuple[dict, datetime]:
-    """A Siam game with a turn clock; returns it and its first deadline."""
+def timed_game(
+    games: GameService, policy: str, hours: float = 48, opened: bool = False
+) -> tuple[dict, datetime]:
+    """A Siam game with a turn clock (after :data:`OPENING` if ``opened``); it and its deadline."""
     game = games.create("siam", PLAYERS, {}, turn_hours=hours, deadline_policy=policy)
+    for ply, notation in enumerate(OPENING if opened else []):
+        games.submit(game["id"], game["players"][ply % 2]["token"], notation=notation)
     return game, parse_time(games.load(game["id"]).row["deadline"])
 
 
@@ -38,7 +50,7 @@ def test_deadline_is_turn_hours_after_the_turn_starts(games: GameService) -> Non
 
 
 def test_reminders_at_half_time_and_twelve_hours_before_each_once(games: GameService) -> None:
-    game, deadline = timed_game(games, "remind", hours=48)
+    game, deadline = timed_game(games, "remind", hours=48, opened=True)
     assert tick(games, deadline - timedelta(hours=30)) == []
     assert tick(games, deadline - timedelta(hours=23)) == [("reminder", 0)]
     assert tick(games, deadline - timedelta(hours=22)) == []
@@ -48,7 +60,7 @@ def test_reminders_at_half_time_and_twelve_hours_before_each_once(games: GameSer
 
 
 def test_remind_policy_sends_one_expiry_reminder(games: GameService) -> None:
-    game, deadline = timed_game(games, "remind")
+    game, deadline = timed_game(games, "remind", opened=True)
     assert tick(games, deadline + timedelta(minutes=1)) == [("expired-reminder", 0)]
     assert tick(games, deadline + timedelta(hours=5)) == []
     assert games.load(game["id"]).status == "active"
@@ -56,7 +68,7 @@ def test_remind_policy_sends_one_expiry_reminder(games: GameService) -> None:
 
 
 def test_forfeit_policy_ends_the_game_once(games: GameService) -> None:
-    game, deadline = timed_game(games, "forfeit")
+    game, deadline = timed_game(games, "forfeit", opened=True)
     assert tick(games, deadline + timedelta(minutes=1)) == [("forfeit", 0)]
     assert tick(games, deadline + timedelta(hours=1)) == []
     ended = games.game_object(games.load(game["id"]), None)
@@ -162,3 +174,28 @@ def test_forfeit_in_a_partner_game_loses_for_the_whole_team(games: GameService) 
     result = games.game_object(games.load(game["id"]), None)["result"]
     assert result["forfeit"] == sorted([late, (late + 2) % 4])
     assert result["winners"] == sorted([(late + 1) % 4, (late + 3) % 4])
+
+
+def test_a_skip_deadline_racing_a_move_leaves_the_move_and_the_worker_alone(
+    games: GameService,
+) -> None:
+    players = PLAYERS + [{"name": "Cy"}]
+    game = games.create("king-of-siam", players, {}, seed=3, turn_hours=24, deadline_policy="skip")
+    seen = games.load(game["id"])  # the clock reads the game and its expired deadline...
+    late = seen.to_move[0]
+    move = next(m for m in seen.engine.legal_moves(seen.state, late) if m != PASS)
+    games.submit(game["id"], game["players"][late]["token"], move=move)  # ...the player moves...
+    expired = format_time(parse_time(seen.row["deadline"]) + timedelta(minutes=1))
+    assert process_game(games, seen, expired) == []  # ...and then the clock would skip
+    assert [m["notation"] for m in games.store.moves(game["id"])] == [seen.engine.format(move)]
+
+
+def test_a_broken_game_does_not_stop_the_other_games_clocks(games: GameService) -> None:
+    broken, _ = timed_game(games, "skip", hours=24)
+    with games.store.write() as db:
+        db.execute("UPDATE games SET state = '{}' WHERE id = ?", [broken["id"]])
+    players = PLAYERS + [{"name": "Cy"}]
+    game = games.create("king-of-siam", players, {}, seed=3, turn_hours=24, deadline_policy="skip")
+    loaded = games.load(game["id"])
+    expired = parse_time(loaded.row["deadline"]) + timedelta(minutes=1)
+    assert tick(games, expired) == [("skip", loaded.to_move[0])]

@@ -8,10 +8,12 @@ import pytest
 
 from server.gunicorn import BackgroundServer, start_background
 
-#: Rate limits far above anything the reliability tests send from one address.
+#: Rate and mail limits far above anything the reliability tests send from one address.
 UNLIMITED = {
     "TURNPOST_RATELIMIT_TOKEN": "1000000/minute",
     "TURNPOST_RATELIMIT_IP": "1000000/minute",
+    "TURNPOST_MAIL_LIMIT_ADDRESS": "1000000/day",
+    "TURNPOST_MAIL_LIMIT_CLIENT": "1000000/day",
 }
 
 
