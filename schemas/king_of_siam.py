@@ -1,7 +1,10 @@
 """Move schemas for ``king-of-siam`` (contract section 4.2), one per action.
 
-The schemas check the shape (which fields each card takes and their types);
-the engine checks the rules (which provinces, the pool, adjacency...).
+A turn is a card and its take: one ``play`` move with ``take``, or a
+``play`` without ``take`` followed by a ``take`` move (the pending take of
+the same seat). The schemas check the shape (which fields each card takes
+and their types); the engine checks the rules (which provinces, the pool,
+adjacency, whether a take is due...).
 """
 
 from __future__ import annotations
@@ -50,11 +53,11 @@ class FollowerSchema(StrictSchema):
 
 
 class TwoSchema(StrictSchema):
-    """``{"province": "korat", "factions": ["rama", "lao"]}``"""
+    """``{"province": "korat", "factions": ["rama", "lao"]}`` (one faction: a 1-for-1 swap)"""
 
     province = fields.String(required=True, validate=PROVINCE)
     factions = fields.List(fields.String(validate=FACTION), required=True,
-                           validate=validate.Length(equal=2))
+                           validate=validate.Length(min=1, max=2))
 
 
 class PassSchema(StrictSchema):
@@ -66,12 +69,13 @@ class PassSchema(StrictSchema):
 class PlaySchema(StrictSchema):
     """``{"action": "play", "card": "rama", "place": ["korat"], "take": {...}}``
 
-    Each card takes exactly its own fields (see the engine docstring).
+    Each card takes exactly its own fields (see the engine docstring). Without
+    ``take`` the card is played alone and the take follows as its own move.
     """
 
     action = fields.Constant("play", required=True)
     card = fields.String(required=True, validate=validate.OneOf(CARDS))
-    take = fields.Nested(FollowerSchema, required=True, allow_none=True)
+    take = fields.Nested(FollowerSchema, allow_none=True)
     swap = fields.List(fields.String(validate=PROVINCE),
                        validate=validate.Length(max=2))
     king = fields.String(allow_none=True, validate=PROVINCE)
@@ -101,7 +105,16 @@ class PlaySchema(StrictSchema):
             raise ValidationError(errors)
 
 
+class TakeSchema(StrictSchema):
+    """``{"action": "take", "province": "kedah", "faction": "lao"}``: the take after a card."""
+
+    action = fields.Constant("take", required=True)
+    province = fields.String(required=True, validate=PROVINCE)
+    faction = fields.String(required=True, validate=FACTION)
+
+
 MOVE_SCHEMAS = {
     "pass": PassSchema,
     "play": PlaySchema,
+    "take": TakeSchema,
 }

@@ -9,8 +9,16 @@ that can do nothing; otherwise:
 - khon_thai: ``((faction, province), ...)``, one pair per faction still in
   the pool, in faction order
 - one_vs_one: ``((province, faction), (province, faction))``
-- two_vs_one: ``(province, faction, faction, province, faction)``
+- two_vs_one: ``(province, factions, province, faction)``: ``factions`` is
+  the pair the first province gives, or one faction when no province can
+  give two (the card is then a 1-for-1 swap between adjacent provinces)
 - rama, lao, malay: ``(province, ...)``, one per follower placed
+
+Parts that can be written in either order (the two swapped tiles, the two
+sides of a 1-for-1 swap, the two factions of a pair, the provinces of a
+faction card) are put in one *canonical* order by :func:`canonical` (map
+order of provinces, then faction order): the legal keys are canonical, and
+a move in another order is read as its canonical key.
 
 :func:`deltas` turns a key into follower changes ``(province, faction, +-1)``
 on the board; the pool pays for (or receives) the net change of each faction.
@@ -18,7 +26,7 @@ on the board; the pool pays for (or receives) the net change of each faction.
 
 from __future__ import annotations
 
-from itertools import product
+from itertools import combinations_with_replacement, product
 from typing import Any
 
 from engines.base import IllegalMove, Move, State
@@ -101,8 +109,9 @@ def legal_keys(table: Table, card: str) -> list[Key]:
 
 
 def _maharacha_keys(table: Table) -> list[Key]:
+    rank = table.board.rank
     tiles = table.swappable_tiles()
-    return [(a, b, king) for a in tiles for b in tiles if a != b for king in (a, b)]
+    return [(a, b, king) for a in tiles for b in tiles if rank(a) < rank(b) for king in (a, b)]
 
 
 def _khon_thai_keys(table: Table) -> list[Key]:
@@ -113,29 +122,53 @@ def _khon_thai_keys(table: Table) -> list[Key]:
 
 
 def _one_vs_one_keys(table: Table) -> list[Key]:
-    forbidden = _undo_of(table.state.get("last_card"), "one_vs_one")
+    forbidden = _undo_of(table, "one_vs_one")
+    rank = table.board.rank
     ends = table.ends()
     return [(a, b) for a in ends for b in ends
-            if a[0] != b[0] and (a, b) not in forbidden]
+            if rank(a[0]) < rank(b[0]) and (a, b) not in forbidden]
 
 
 def _two_vs_one_keys(table: Table) -> list[Key]:
-    forbidden = _undo_of(table.state.get("last_card"), "two_vs_one")
+    """The 2-for-1 swaps; where none is legal, the 1-for-1 swaps between adjacent provinces."""
+    forbidden = _undo_of(table, "two_vs_one")
+    full = [key for key in _two_for_one_keys(table) if key not in forbidden]
+    return full or [key for key in _one_for_one_keys(table) if key not in forbidden]
+
+
+def _two_for_one_keys(table: Table) -> list[Key]:
     keys = []
     for first in table.open_provinces():
-        pairs = [(f, g) for f in FACTIONS for g in FACTIONS
+        pairs = [(f, g) for i, f in enumerate(FACTIONS) for g in FACTIONS[i:]
                  if table.count(first, f) >= 1 + (f == g) and table.count(first, g)]
-        ones = [(second, h) for second in sorted(table.board.adjacent[first])
-                for h in FACTIONS if table.count(second, h)]
-        keys += [(first, f, g, second, h) for f, g in pairs for second, h in ones
-                 if (first, *sorted((f, g)), second, h) not in forbidden]
+        ones = _neighbour_followers(table, first)
+        keys += [(first, pair, second, h) for pair in pairs for second, h in ones]
     return keys
+
+
+def _one_for_one_keys(table: Table) -> list[Key]:
+    rank = table.board.rank
+    keys = []
+    for first in table.open_provinces():
+        ones = _neighbour_followers(table, first, after=rank(first))
+        keys += [(first, (f,), second, h) for f in FACTIONS if table.count(first, f)
+                 for second, h in ones]
+    return keys
+
+
+def _neighbour_followers(table: Table, province: str, after: int = -1) -> list[tuple[str, str]]:
+    """``(neighbour, faction)`` of every follower in a neighbour of ``province``, in map
+    order, skipping neighbours whose map rank is not above ``after``."""
+    rank = table.board.rank
+    neighbours = sorted(table.board.adjacent[province], key=rank)
+    return [(second, h) for second in neighbours if rank(second) > after
+            for h in FACTIONS if table.count(second, h)]
 
 
 def _faction_keys(table: Table, faction: str) -> list[Key]:
     targets = table.faction_targets(faction)
     count = min(2, table.pool(faction)) if targets else 0
-    return list(product(targets, repeat=count)) if count else []
+    return list(combinations_with_replacement(targets, count)) if count else []
 
 
 _KEY_MAKERS = {
@@ -146,50 +179,67 @@ _KEY_MAKERS = {
 }
 
 
-def _undo_of(last: dict[str, Any] | None, card: str) -> set[Key]:
-    """Keys (2 vs 1: with sorted factions) that would undo ``last`` if it was ``card``."""
+def _undo_of(table: Table, card: str) -> set[Key]:
+    """The canonical key that would undo the previous card of the game if it was ``card``.
+
+    The undo swaps the same factions back between the same provinces: what
+    went from one province to the other goes back.
+    """
+    last = table.state.get("last_card")
     if not last or last.get("card") != card:
         return set()
     if card == "one_vs_one" and last["give"]:
         give, get = last["give"], last["get"]
-        back_a = (get["province"], give["faction"])
-        back_b = (give["province"], get["faction"])
-        return {(back_a, back_b), (back_b, back_a)}
+        back = ((get["province"], give["faction"]), (give["province"], get["faction"]))
+        return {canonical(table.board, card, back)}
     if card == "two_vs_one" and last["two"]:
         two, one = last["two"], last["one"]
-        return {(one["province"], *sorted(two["factions"]), two["province"], one["faction"])}
+        back = (one["province"], tuple(two["factions"]), two["province"], one["faction"])
+        return {canonical(table.board, card, back)}
     return set()
 
 
-# -- keys <-> move fields ---------------------------------------------------
-def move_of(card: str, key: Key, take: dict[str, str] | None) -> Move:
-    """The play of ``card`` executed as ``key`` with ``take`` (fresh objects every call)."""
-    if card == "khon_thai":
-        return {"action": "play", "card": card, "place": {f: p for f, p in key}, "take": take}
-    if card == "one_vs_one":
-        if not key:
-            return {"action": "play", "card": card, "give": None, "get": None, "take": take}
-        (p1, f1), (p2, f2) = key
-        return {"action": "play", "card": card, "give": {"province": p1, "faction": f1},
-                "get": {"province": p2, "faction": f2}, "take": take}
-    if card == "two_vs_one":
-        if not key:
-            return {"action": "play", "card": card, "two": None, "one": None, "take": take}
-        first, f, g, second, h = key
-        return {"action": "play", "card": card, "two": {"province": first, "factions": [f, g]},
-                "one": {"province": second, "faction": h}, "take": take}
+def canonical(board: Board, card: str, key: Key) -> Key:
+    """``key`` with its symmetric parts in canonical order (see the module docstring)."""
+    if not key or card == "khon_thai":
+        return key
     if card == "maharacha":
-        if not key:
-            return {"action": "play", "card": card, "swap": [], "king": None, "take": take}
-        return {"action": "play", "card": card, "swap": [key[0], key[1]], "king": key[2],
-                "take": take}
-    return {"action": "play", "card": card, "place": list(key), "take": take}
+        a, b, king = key
+        return (*sorted((a, b), key=board.rank), king)
+    if card == "one_vs_one":
+        return tuple(sorted(key, key=lambda end: board.rank(end[0])))
+    if card == "two_vs_one":
+        first, factions, second, h = key
+        if len(factions) == 1 and board.rank(second) < board.rank(first):
+            return (second, (h,), first, factions[0])
+        return (first, tuple(sorted(factions, key=FACTIONS.index)), second, h)
+    return tuple(sorted(key, key=board.rank))
+
+
+# -- keys <-> move fields ---------------------------------------------------
+def move_of(card: str, key: Key) -> Move:
+    """The play of ``card`` executed as ``key``, without the take (fresh objects every call)."""
+    return {"action": "play", "card": card, **fields_of(card, key)}
 
 
 def fields_of(card: str, key: Key) -> dict[str, Any]:
     """The card fields of ``card`` executed as ``key`` (the play without action, card, take)."""
-    move = move_of(card, key, None)
-    return {name: move[name] for name in CARD_FIELDS[card]}
+    if card == "khon_thai":
+        return {"place": {f: p for f, p in key}}
+    if card == "one_vs_one":
+        if not key:
+            return {"give": None, "get": None}
+        (p1, f1), (p2, f2) = key
+        return {"give": {"province": p1, "faction": f1}, "get": {"province": p2, "faction": f2}}
+    if card == "two_vs_one":
+        if not key:
+            return {"two": None, "one": None}
+        first, factions, second, h = key
+        return {"two": {"province": first, "factions": list(factions)},
+                "one": {"province": second, "faction": h}}
+    if card == "maharacha":
+        return {"swap": [key[0], key[1]], "king": key[2]} if key else {"swap": [], "king": None}
+    return {"place": list(key)}
 
 
 def deltas(card: str, key: Key) -> list[Delta]:
@@ -202,9 +252,9 @@ def deltas(card: str, key: Key) -> list[Delta]:
         (p1, f1), (p2, f2) = key
         return [(p1, f1, -1), (p2, f1, 1), (p2, f2, -1), (p1, f2, 1)]
     if card == "two_vs_one":
-        first, f, g, second, h = key
-        return [(first, f, -1), (first, g, -1), (second, f, 1), (second, g, 1),
-                (second, h, -1), (first, h, 1)]
+        first, factions, second, h = key
+        return [change for f in factions for change in ((first, f, -1), (second, f, 1))] + [
+            (second, h, -1), (first, h, 1)]
     return [(province, card, 1) for province in key]
 
 
@@ -237,14 +287,20 @@ def follower_ref(table: Table, value: Any, what: str) -> tuple[str, str]:
 
 
 def key_of(table: Table, card: str, move: Move) -> Key:
-    """The key of ``move``'s card fields; IllegalMove if they are malformed."""
-    expected = {"action", "card", "take", *CARD_FIELDS[card]}
-    if set(move) != expected:
-        names = ", ".join(["action", "card", *CARD_FIELDS[card], "take"])
-        raise _shape(f"A {CARD_TITLES[card]} play has exactly the fields {names}.")
+    """The canonical key of ``move``'s card fields; IllegalMove if they are malformed.
+
+    The move may carry a ``take`` (a card with its take) or not (the card alone).
+    """
+    expected = {"action", "card", *CARD_FIELDS[card]}
+    if set(move) - {"take"} != expected:
+        names = ", ".join(["action", "card", *CARD_FIELDS[card]])
+        raise _shape(f"A {CARD_TITLES[card]} play has exactly the fields {names}, and "
+                     "'take' if the take comes with it.")
     if card in FACTIONS:
-        return _faction_card_key(table, card, move["place"])
-    return _KEY_READERS[card](table, move)
+        key = _faction_card_key(table, card, move["place"])
+    else:
+        key = _KEY_READERS[card](table, move)
+    return canonical(table.board, card, key)
 
 
 def _maharacha_key(table: Table, move: Move) -> Key:
@@ -280,12 +336,13 @@ def _two_vs_one_key(table: Table, move: Move) -> Key:
     if two is None and one is None:
         return ()
     if (not isinstance(two, dict) or set(two) != {"province", "factions"}
-            or not isinstance(two["factions"], list) or len(two["factions"]) != 2):
-        raise _shape("2 vs 1 'two' must be {\"province\": p, \"factions\": [f, g]}.")
+            or not isinstance(two["factions"], list) or len(two["factions"]) not in (1, 2)):
+        raise _shape("2 vs 1 'two' must be {\"province\": p, \"factions\": [f, g]} (or "
+                     "[f] for a 1-for-1 swap).")
     first = _province(table, two["province"], "2 vs 1 'two.province'")
-    f, g = (_faction(faction, "2 vs 1 'two.factions'") for faction in two["factions"])
+    factions = tuple(_faction(f, "2 vs 1 'two.factions'") for f in two["factions"])
     second, h = follower_ref(table, one, "2 vs 1 'one'")
-    return (first, f, g, second, h)
+    return (first, factions, second, h)
 
 
 def _faction_card_key(table: Table, card: str, place: Any) -> Key:
@@ -381,18 +438,22 @@ def _explain_one_vs_one(table: Table, key: Key) -> None:
 
 
 def _explain_two_vs_one(table: Table, key: Key) -> None:
+    full = bool(_two_for_one_keys(table))
     if not key:
         raise _not_enough("two followers of a province can be swapped with one of an "
-                          "adjacent province")
-    first, f, g, second, h = key
+                          "adjacent province" if full else "no province holds two followers "
+                          "to swap, but a follower can be swapped with one of an adjacent "
+                          "province")
+    first, factions, second, h = key
     if second not in table.board.adjacent[first]:
         raise IllegalMove(f"2 vs 1: the two provinces must be adjacent, and {first} and "
                           f"{second} are not.", "two_vs_one")
-    if f == g:
-        _require_follower(table, first, f, "two_vs_one", need=2)
-    _require_follower(table, first, f, "two_vs_one")
-    _require_follower(table, first, g, "two_vs_one")
+    for f in factions:
+        _require_follower(table, first, f, "two_vs_one", need=factions.count(f))
     _require_follower(table, second, h, "two_vs_one")
+    if len(factions) == 1 and full:
+        raise _not_enough("a province holds two followers to swap with one of an adjacent "
+                          "province, so 2 vs 1 may not swap only one")
     raise _explain_swap_undo("two_vs_one")
 
 
@@ -402,16 +463,24 @@ def _explain_faction_card(table: Table, faction: str, key: Key) -> None:
     for province in key:
         _require_open(table, province)
         if province not in targets:
-            home = table.board.homes[faction]
             raise IllegalMove(f"{title}: followers go only into provinces adjacent to a "
-                              f"{title} province, or to the {title} home province ({home}) "
-                              f"while no other faction or the British control it; {province} "
-                              "is neither.", "faction_card")
+                              f"{title} province or to the {title} home province "
+                              f"({table.board.homes[faction]}), the home only while neither "
+                              "another faction nor the British control it; "
+                              f"{_why_no_target(table, faction, province)}.", "faction_card")
     possible = min(2, table.pool(faction)) if targets else 0
     if len(key) > possible:
         raise IllegalMove(f"{title}: the pool holds only {table.pool(faction)} {faction} "
                           f"follower(s).", "faction_card")
     raise _not_enough(f"{title} can place {possible} follower(s) here")
+
+
+def _why_no_target(table: Table, faction: str, province: str) -> str:
+    """Why ``province`` may not take followers of the ``faction`` card."""
+    home = table.board.homes[faction]
+    if province in table.board.adjacent[home] and table.control(home) not in (None, faction):
+        return f"{province} borders {home}, but {table.control(home)} controls it"
+    return f"{province} is adjacent to neither"
 
 
 _EXPLAINERS = {

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator
 from typing import Any
 
 from engines.base import Engine, IllegalMove, Move, State
@@ -101,6 +100,7 @@ class KingOfSiamEngine(Engine):
                          "followers": held[seat], "cards_left": len(HAND), "top_card": None,
                          "hand": list(HAND)} for seat in range(players)],
             "passes_in_a_row": 0,
+            "pending": None,
             "current_seat": aid_cards.index(min(aid_cards)),
             "last_card": None,
             "card_recency": [],
@@ -127,20 +127,23 @@ class KingOfSiamEngine(Engine):
 
     # -- play -----------------------------------------------------------
     def to_move(self, state: State) -> list[int]:
-        """The seat to play, or ``[]`` once the game is over."""
+        """The seat to play (or to take after its card), or ``[]`` once the game is over."""
         return [] if rules.is_over(state) else [state["current_seat"]]
 
     def legal_moves(self, state: State, seat: int) -> list[Move]:
-        """``pass`` and every maximal execution of each card in hand with every take."""
+        """At a turn: ``pass`` and each maximal execution of each card in hand, in one
+        canonical order and without the take; at a pending take: every follower to take."""
         if type(seat) is not int or seat not in self.to_move(state):
             return []
+        judge = _LastCard.of(state, seat)
+        if state["pending"] is not None:
+            return [{"action": "take", "province": p, "faction": f}
+                    for p, f in Table(state).ends() if not judge or judge.wins_take((p, f))]
         moves: list[Move] = [{"action": "pass"}]
-        judge = _LastCard(state, seat) if _cards_in_hands(state) == 1 else None
         table = Table(state)
         for card in dict.fromkeys(state["players"][seat]["hand"]):
-            for key, takes in _plays(table, card):
-                moves += [move_of(card, key, take and {"province": take[0], "faction": take[1]})
-                          for take in takes if not judge or judge.wins(card, key, take)]
+            moves += [move_of(card, key) for key in legal_keys(table, card)
+                      if not judge or judge.can_win(card, key)]
         return moves
 
     def apply(self, state: State, seat: int, move: Move) -> State:
@@ -150,13 +153,18 @@ class KingOfSiamEngine(Engine):
         if type(seat) is not int or seat not in self.to_move(state):
             raise IllegalMove(f"It is not seat {seat}'s turn: seat {state['current_seat']} "
                               "plays now.", "turn")
-        if not isinstance(move, dict) or move.get("action") not in ("pass", "play"):
-            raise IllegalMove("A move is {\"action\": \"pass\"} or {\"action\": \"play\", "
-                              "\"card\": ...}.", "move_shape")
+        action = move.get("action") if isinstance(move, dict) else None
+        if action not in ("pass", "play", "take"):
+            raise IllegalMove("A move is {\"action\": \"pass\"}, {\"action\": \"play\", "
+                              "\"card\": ...} or {\"action\": \"take\", ...}.", "move_shape")
+        if (action == "take") != (state["pending"] is not None):
+            raise _out_of_order(state)
         new = self.copy_state(state)
         new["auto_passed"] = []
-        if move["action"] == "play":
-            self._play(new, seat, move)
+        if action == "play":
+            _play(new, seat, move)
+        elif action == "take":
+            _answer_take(new, seat, move)
         elif set(move) == {"action"}:
             rules.pass_turn(new, seat)
         else:
@@ -195,69 +203,170 @@ class KingOfSiamEngine(Engine):
         """The move written as ``text``; with a state, province names are checked too."""
         return notation.parse_move(text, state)
 
-    # -- internals ------------------------------------------------------
-    def _play(self, state: State, seat: int, move: Move) -> None:
-        """Validate and execute a card play with its take (``state`` is a private copy)."""
-        card = move.get("card")
-        if card not in CARDS:
-            raise IllegalMove(f"'card' must be one of {', '.join(CARDS)}.", "move_shape")
-        if card not in state["players"][seat]["hand"]:
-            raise IllegalMove(f"You have no {CARD_TITLES[card]} card left: played cards never "
-                              "return to the hand.", "hand")
-        table = Table(state)
-        key = key_of(table, card, move)
-        check(table, card, key)
-        take = None if move["take"] is None else follower_ref(table, move["take"], "'take'")
-        last_card = _cards_in_hands(state) == 1
-        _execute(state, seat, card, key)
-        _take(state, seat, take)
-        if last_card and seat not in _final_winners(state):
-            raise IllegalMove("Last card: the very last action card of the game may be played "
-                              "only if it wins the game for you or your partner, and this "
-                              "play does not.", "last_card")
-
-
 class _LastCard:
-    """Whether the very last card of the game wins for ``seat`` (rule "last card").
+    """Whether the very last action card of the game wins for ``seat`` (rule "last card").
 
-    Once it is played nobody can act, so the remaining struggles are decided
-    as the board stands. The result depends only on how each open province
-    falls, in struggle order, and on the faction ``seat`` takes; plays that
-    agree on these share one full evaluation.
+    Once it is played and its follower taken nobody can act, so the remaining
+    struggles are decided as the board stands. The result depends only on
+    how each open province falls, in struggle order, and on the faction the
+    player takes: each distinct case is judged once, and plays or takes that
+    agree on it share the verdict.
     """
 
     def __init__(self, state: State, seat: int) -> None:
         self.state = state
         self.seat = seat
+        self.followers = {p: entry["followers"] for p, entry in state["provinces"].items()
+                          if entry["control"] is None}
+        self.falls = {p: rules.majority(counts) for p, counts in self.followers.items()}
         self.known: dict[tuple[Any, ...], bool] = {}
-        self.falls = {province: rules.majority(entry["followers"])
-                      for province, entry in state["provinces"].items()
-                      if entry["control"] is None}
 
-    def wins(self, card: str, key: Key, take: Take) -> bool:
-        """True if playing ``card`` as ``key`` with ``take`` makes ``seat`` (or partner) win."""
-        signature = self._signature(card, key, take)
-        if signature not in self.known:
-            trial = Engine.copy_state(self.state)
-            _execute(trial, self.seat, card, key)
-            _take(trial, self.seat, take)
-            self.known[signature] = self.seat in _final_winners(trial)
-        return self.known[signature]
+    @classmethod
+    def of(cls, state: State, seat: int) -> _LastCard | None:
+        """The judge when the rule applies: the last card is in hand, or was just played."""
+        left = _cards_in_hands(state)
+        return cls(state, seat) if left == (0 if state["pending"] else 1) else None
 
-    def _signature(self, card: str, key: Key, take: Take) -> tuple[Any, ...]:
-        provinces = self.state["provinces"]
-        changes = deltas(card, key) + ([(take[0], take[1], -1)] if take else [])
-        changed: dict[str, dict[str, int]] = {}
-        for province, faction, delta in changes:
-            counts = changed.setdefault(province, dict(provinces[province]["followers"]))
-            counts[faction] += delta
+    def can_win(self, card: str, key: Key) -> bool:
+        """True if playing ``card`` as ``key`` followed by some take wins."""
+        counts = dict(self.followers)
+        for province, faction, delta in deltas(card, key):
+            counts[province] = {**counts[province]}
+            counts[province][faction] += delta
         order = list(self.state["struggle_order"])
         if card == "maharacha" and key:
             i, j = order.index(key[0]), order.index(key[1])
             order[i], order[j] = order[j], order[i]
-        falls = dict(self.falls)
-        falls.update((province, rules.majority(counts)) for province, counts in changed.items())
-        return tuple((p, falls[p]) for p in order if p in falls), take[1] if take else None
+        return self._some_take_wins(counts, order)
+
+    def wins_take(self, take: tuple[str, str]) -> bool:
+        """True if taking ``take`` right after the last card wins."""
+        province, faction = take
+        counts = {**self.followers[province]}
+        counts[faction] -= 1
+        falls = {**self.falls, province: rules.majority(counts)}
+        return self._verdict(tuple((p, falls[p]) for p in self.state["struggle_order"]
+                                   if p in falls), faction)
+
+    def _some_take_wins(self, counts: dict[str, dict[str, int]], order: list[str]) -> bool:
+        falls = {p: (self.falls[p] if c is self.followers[p] else rules.majority(c))
+                 for p, c in counts.items()}
+        base = tuple((p, falls[p]) for p in order if p in falls)
+        index = {p: i for i, (p, _) in enumerate(base)}
+        takes = [(p, f) for p, before in counts.items() for f in FACTIONS if before[f]]
+        for province, faction in takes:
+            before = counts[province]
+            fall = rules.majority({**before, faction: before[faction] - 1})
+            case = base
+            if fall != falls[province]:
+                i = index[province]
+                case = (*base[:i], (province, fall), *base[i + 1:])
+            if self._verdict(case, faction):
+                return True
+        return not takes and self._verdict(base, None)
+
+    def _verdict(self, falls: tuple[tuple[str, str], ...], taken: str | None) -> bool:
+        """True if ``seat`` wins when the open provinces fall as ``falls`` (in order)."""
+        case = (falls, taken)
+        if case not in self.known:
+            self.known[case] = self.seat in _final_winners(self.state, self.seat, falls, taken)
+        return self.known[case]
+
+
+def _final_winners(state: State, seat: int, falls: tuple[tuple[str, str], ...],
+                   taken: str | None) -> list[int]:
+    """The winners once ``seat`` took a ``taken`` follower and the struggles fell as ``falls``."""
+    colony_at = get_board(state["map"]).colony_at
+    history = list(state["control_history"])
+    british = [entry["control"] for entry in history].count(rules.BRITISH)
+    for province, control in falls:
+        if british >= colony_at:
+            break
+        history.append({"province": province, "control": control})
+        british += control == rules.BRITISH
+    control = {entry["province"]: entry["control"] for entry in history}
+    players = [{**player, "followers": dict(player["followers"])} for player in state["players"]]
+    if taken:
+        players[seat]["followers"][taken] += 1
+    trial = {"map": state["map"], "control_history": history, "players": players,
+             "provinces": {p: {"control": control.get(p)} for p in state["provinces"]},
+             "contested": next((p for p, _ in falls if p not in control), None),
+             "card_recency": [s for s in state["card_recency"] if s != seat] + [seat]}
+    return rules.outcome(trial)["winners"]
+
+
+def _out_of_order(state: State) -> IllegalMove:
+    """The refusal of a take without a card, or of anything else while a take is due."""
+    if state["pending"] is not None:
+        return IllegalMove("After your card you must take one follower from a province before "
+                           "anything else, e.g. 'take lao kedah'.", "pending")
+    return IllegalMove("There is no follower to take now: a take follows your card (play a "
+                       "card, alone or with its take, or pass).", "pending")
+
+
+def _play(state: State, seat: int, move: Move) -> None:
+    """Validate and execute a card play, then its take if the move carries one."""
+    card = move.get("card")
+    if card not in CARDS:
+        raise IllegalMove(f"'card' must be one of {', '.join(CARDS)}.", "move_shape")
+    if card not in state["players"][seat]["hand"]:
+        raise IllegalMove(f"You have no {CARD_TITLES[card]} card left: played cards never "
+                          "return to the hand.", "hand")
+    table = Table(state)
+    key = key_of(table, card, move)
+    check(table, card, key)
+    take = move.get("take")
+    if take is not None:
+        take = follower_ref(table, take, "'take'")
+    judge = _LastCard.of(state, seat)
+    if judge and not judge.can_win(card, key):
+        raise IllegalMove("Last card: the very last action card of the game may be played "
+                          "only if it wins the game for you or your partner, and this play "
+                          "does not, whatever follower you take.", "last_card")
+    _execute(state, seat, card, key)
+    if table.ends():
+        state["pending"] = {"seat": seat, "kind": "take"}
+        if "take" in move:
+            _take(state, seat, take)
+    elif take is not None:
+        raise IllegalMove("Take: after the card no province holds a follower, so there is "
+                          "nothing to take ('take' is null, or 'take none').", "take")
+    else:
+        _end_turn(state, seat)
+
+
+def _answer_take(state: State, seat: int, move: Move) -> None:
+    """The pending take: ``{"action": "take", "province": p, "faction": f}``."""
+    if set(move) != {"action", "province", "faction"}:
+        raise IllegalMove("A take is {\"action\": \"take\", \"province\": p, "
+                          "\"faction\": f}.", "move_shape")
+    _take(state, seat, follower_ref(Table(state), {"province": move["province"],
+                                                   "faction": move["faction"]}, "The take"))
+
+
+def _take(state: State, seat: int, take: Take) -> None:
+    """Move the taken follower to ``seat`` and end its turn; IllegalMove if it may not."""
+    if take is None:
+        raise IllegalMove("After the card you must take one follower from a province: "
+                          "'take' may be null only when no province holds a follower.", "take")
+    province, faction = take
+    followers = state["provinces"][province]["followers"]
+    if not followers[faction]:
+        raise IllegalMove(f"Take: after the card {province} holds no {faction} follower to "
+                          "take.", "take")
+    judge = _LastCard.of(state, seat)
+    if judge and not judge.wins_take(take):
+        raise IllegalMove("Last card: after the very last action card of the game the take "
+                          "must win the game for you or your partner, and this one does "
+                          "not.", "last_card")
+    followers[faction] -= 1
+    state["players"][seat]["followers"][faction] += 1
+    _end_turn(state, seat)
+
+
+def _end_turn(state: State, seat: int) -> None:
+    state["pending"] = None
+    state["current_seat"] = (seat + 1) % len(state["players"])
 
 
 def _can_play(state: State, seat: int) -> bool:
@@ -268,13 +377,12 @@ def _can_play(state: State, seat: int) -> bool:
     if _cards_in_hands(state) > 1:
         return True
     judge = _LastCard(state, seat)
-    return any(judge.wins(hand[0], key, take)
-               for key, takes in _plays(Table(state), hand[0]) for take in takes)
+    return any(judge.can_win(hand[0], key) for key in legal_keys(Table(state), hand[0]))
 
 
 def _auto_pass(state: State) -> None:
     """Pass for every seat in turn whose only legal move is pass (recorded in the state)."""
-    while not rules.is_over(state):
+    while not rules.is_over(state) and state["pending"] is None:
         seat = state["current_seat"]
         if _can_play(state, seat):
             return
@@ -284,25 +392,6 @@ def _auto_pass(state: State) -> None:
 
 def _cards_in_hands(state: State) -> int:
     return sum(len(player["hand"]) for player in state["players"])
-
-
-def _plays(table: Table, card: str) -> Iterator[tuple[Key, list[Take]]]:
-    """Every legal execution of ``card`` with the takes possible after it."""
-    for key in legal_keys(table, card):
-        yield key, _takes_after(table, deltas(card, key))
-
-
-def _takes_after(table: Table, changes: list[tuple[str, str, int]]) -> list[Take]:
-    """Every ``(province, faction)`` holding a follower after ``changes`` (``[None]``: none)."""
-    changed: dict[str, dict[str, int]] = {}
-    for province, faction, delta in changes:
-        counts = changed.setdefault(province, dict(table.provinces[province]["followers"]))
-        counts[faction] += delta
-    takes: list[Take] = []
-    for province in table.board.provinces:
-        counts = changed.get(province) or table.provinces[province]["followers"]
-        takes += [(province, faction) for faction in FACTIONS if counts[faction]]
-    return takes or [None]
 
 
 def _execute(state: State, seat: int, card: str, key: Key) -> None:
@@ -325,30 +414,3 @@ def _execute(state: State, seat: int, card: str, key: Key) -> None:
     state["card_recency"] = [s for s in state["card_recency"] if s != seat] + [seat]
     state["last_card"] = {"card": card, **fields_of(card, key)}
     state["passes_in_a_row"] = 0
-    state["current_seat"] = (seat + 1) % len(state["players"])
-
-
-def _take(state: State, seat: int, take: Take) -> None:
-    """Move the taken follower to ``seat``; IllegalMove if the take is not possible."""
-    provinces = state["provinces"]
-    if take is None:
-        if any(any(entry["followers"].values()) for entry in provinces.values()):
-            raise IllegalMove("After the card you must take one follower from a province: "
-                              "'take' may be null only when no province holds a follower.",
-                              "take")
-        return
-    province, faction = take
-    if not provinces[province]["followers"][faction]:
-        raise IllegalMove(f"Take: after the card {province} holds no {faction} follower to "
-                          "take.", "take")
-    provinces[province]["followers"][faction] -= 1
-    state["players"][seat]["followers"][faction] += 1
-
-
-def _final_winners(state: State) -> list[int]:
-    """The winners once the remaining struggles are decided as they stand."""
-    trial = {**state, "provinces": {p: {**entry, "followers": dict(entry["followers"])}
-                                    for p, entry in state["provinces"].items()},
-             "pool": dict(state["pool"]), "control_history": list(state["control_history"])}
-    rules.finish_by_passing(trial)
-    return rules.outcome(trial)["winners"]

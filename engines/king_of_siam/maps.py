@@ -60,6 +60,10 @@ class Board:
     adjacent: dict[str, frozenset[str]]
     colony_at: int
 
+    def rank(self, province: str) -> int:
+        """The place of ``province`` in map order (the order of canonical moves)."""
+        return self.provinces.index(province)
+
 
 @cache
 def get_board(name: str) -> Board:

@@ -11,8 +11,9 @@ from engines.king_of_siam.maps import FACTIONS, get_board
 
 NONE = "none"
 PROVINCE_WORD = re.compile(r"^[a-z][a-z0-9-]*$")
-HINT = ("Write 'pass' or a card with its targets and the take, e.g. "
-        "'rama korat sukhothai; take lao kedah'.")
+HINT = ("Write 'pass', a card with its targets and the take (e.g. "
+        "'rama korat sukhothai; take lao kedah'), the card alone ('rama korat sukhothai') "
+        "or, after your card, the take alone ('take lao kedah').")
 
 
 # -- format -------------------------------------------------------------------
@@ -21,18 +22,20 @@ def format_move(move: Move) -> str:
     try:
         if move == {"action": "pass"}:
             return "pass"
+        if move["action"] == "take" and set(move) == {"action", "province", "faction"}:
+            return _format_take(move)
         card = move["card"]
-        if move["action"] != "play" or set(move) != {"action", "card", "take",
-                                                     *CARD_FIELDS[card]}:
+        if move["action"] != "play" or set(move) - {"take"} != {"action", "card",
+                                                                *CARD_FIELDS[card]}:
             raise NotationError(f"Not a King of Siam move: {move!r}.")
-        words = _FORMATTERS.get(card, _format_faction_card)(move)
-        return f"{card} {' '.join(words) or NONE}; take {_format_take(move['take'])}"
+        text = f"{card} {' '.join(_FORMATTERS.get(card, _format_faction_card)(move)) or NONE}"
+        return f"{text}; {_format_take(move['take'])}" if "take" in move else text
     except (KeyError, TypeError, ValueError, AttributeError) as error:
         raise NotationError(f"Not a King of Siam move: {move!r}.") from error
 
 
 def _format_take(take: dict[str, str] | None) -> str:
-    return NONE if take is None else f"{take['faction']} {take['province']}"
+    return f"take {NONE}" if take is None else f"take {take['faction']} {take['province']}"
 
 
 def _format_maharacha(move: Move) -> list[str]:
@@ -59,8 +62,9 @@ def _format_two_vs_one(move: Move) -> list[str]:
     if move["two"] is None:
         return []
     two, one = move["two"], move["one"]
-    f, g = two["factions"]
-    return [f, g, two["province"], "with", one["faction"], one["province"]]
+    if not 1 <= len(two["factions"]) <= 2:
+        raise ValueError("two factions, or one")
+    return [*two["factions"], two["province"], "with", one["faction"], one["province"]]
 
 
 def _format_faction_card(move: Move) -> list[str]:
@@ -84,14 +88,22 @@ def parse_move(text: str, state: State | None = None) -> Move:
     parts = [part.split() for part in text.lower().split(";")]
     if parts == [["pass"]]:
         return {"action": "pass"}
-    if len(parts) != 2 or not parts[0]:
+    if len(parts) > 2 or not parts[0]:
         raise NotationError(f"A card and its take are separated by one ';'. {HINT}")
+    if parts[0][0] == "take" and len(parts) == 1:
+        take = _read_take(parts[0], provinces)
+        if take is None:
+            raise NotationError("A take names a follower: 'take <faction> <province>'.")
+        return {"action": "take", **take}
     card, *words = parts[0]
     if card not in CARDS:
-        raise NotationError(f"Unknown card '{card}': use pass, {', '.join(CARDS)}.")
+        raise NotationError(f"Unknown card '{card}': use pass, take, {', '.join(CARDS)}.")
     reader = _READERS.get(card, _read_faction_card)
     fields = _empty_fields(card) if words == [NONE] else reader(words, _Words(provinces))
-    return {"action": "play", "card": card, **fields, "take": _read_take(parts[1], provinces)}
+    move = {"action": "play", "card": card, **fields}
+    if len(parts) == 2:
+        move["take"] = _read_take(parts[1], provinces)
+    return move
 
 
 class _Words:
@@ -158,12 +170,13 @@ def _read_one_vs_one(words: list[str], check: _Words) -> dict[str, Any]:
 
 
 def _read_two_vs_one(words: list[str], check: _Words) -> dict[str, Any]:
-    if len(words) != 6 or words[3] != "with":
+    if len(words) not in (5, 6) or words[-3] != "with":
         raise NotationError("Write 'two_vs_one <faction> <faction> <province> with <faction> "
-                            "<province>' or 'two_vs_one none'.")
-    return {"two": {"province": check.province(words[2]),
-                    "factions": [check.faction(words[0]), check.faction(words[1])]},
-            "one": {"province": check.province(words[5]), "faction": check.faction(words[4])}}
+                            "<province>', 'two_vs_one <faction> <province> with <faction> "
+                            "<province>' (1 for 1) or 'two_vs_one none'.")
+    return {"two": {"province": check.province(words[-4]),
+                    "factions": [check.faction(word) for word in words[:-4]]},
+            "one": {"province": check.province(words[-1]), "faction": check.faction(words[-2])}}
 
 
 def _read_faction_card(words: list[str], check: _Words) -> dict[str, Any]:

@@ -4,7 +4,7 @@ A position has the public state shape (any subset of its keys) plus
 ``to_move`` and each seat's ``hand`` inside its ``players`` entry. Left-out
 keys take their natural value: empty provinces, no control, no King marker,
 a full hand, no followers, the pool holding every follower not elsewhere,
-no passes and the holder of the lowest aid card to move.
+no passes, no pending take and the holder of the lowest aid card to move.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from engines.king_of_siam.rules import BRITISH, contested_of, is_over
 
 KEYS = frozenset({"map", "options", "provinces", "struggle_order", "contested", "pool",
                   "control_history", "players", "passes_in_a_row", "to_move", "last_card",
-                  "card_recency", "auto_passed"})
+                  "card_recency", "auto_passed", "pending"})
 PLAYER_KEYS = frozenset({"seat", "aid_card", "team", "followers", "cards_left", "top_card",
                          "hand"})
 PROVINCE_KEYS = frozenset({"followers", "control", "king_marker"})
@@ -75,6 +75,7 @@ def build(players: int, options: dict[str, Any], board: Board, position: Any) ->
     state["card_recency"] = _recency(state, position.get("card_recency"))
     state["auto_passed"] = _seats(position.get("auto_passed", []), players, "'auto_passed'")
     state["current_seat"] = _current_seat(state, position)
+    state["pending"] = _pending(state, position.get("pending"))
     if "contested" in position and position["contested"] != state["contested"]:
         raise invalid(f"'contested' must be the lowest face-up tile, {state['contested']}.")
     return state
@@ -252,6 +253,22 @@ def _recency(state: State, given: Any) -> list[int]:
         raise invalid("'card_recency' must list each seat that has played a card exactly "
                       "once, least recent first.")
     return recency
+
+
+def _pending(state: State, given: Any) -> dict[str, Any] | None:
+    """A pending take: the seat to move just played a card and must take a follower."""
+    if given is None:
+        return None
+    seat = state["current_seat"]
+    if given != {"seat": seat, "kind": "take"}:
+        raise invalid(f"'pending' must be null or {{\"seat\": {seat}, \"kind\": \"take\"}}: "
+                      "the seat to move takes a follower after its card.")
+    if state["card_recency"][-1:] != [seat] or state["passes_in_a_row"] or is_over(state):
+        raise invalid("A pending take follows a card: the seat to move must be the last to "
+                      "have played one, with no pass since, in a running game.")
+    if not Table(state).ends():
+        raise invalid("No province holds a follower, so no take can be pending.")
+    return dict(given)
 
 
 def _current_seat(state: State, position: dict[str, Any]) -> int:

@@ -354,8 +354,9 @@ def test_maharacha_without_two_swappable_tiles_is_executed_as_far_as_possible() 
     control = {p: "rama" if i % 2 else "lao" for i, p in enumerate(PROVINCES[:7])}
     state = make(board={"kedah": (1, 0, 0)}, control=control)
     moves = [m for m in ENGINE.legal_moves(state, 0) if m.get("card") == "maharacha"]
-    assert moves == [{"action": "play", "card": "maharacha", "swap": [], "king": None,
-                      "take": {"province": "kedah", "faction": "rama"}}]
+    assert moves == [{"action": "play", "card": "maharacha", "swap": [], "king": None}]
+    assert ENGINE.legal_moves(play(state, "maharacha none"), 0) == [
+        {"action": "take", "province": "kedah", "faction": "rama"}]
     state = play(state, "maharacha none; take rama kedah")
     assert held(state, 0) == (1, 0, 0)
 
@@ -480,7 +481,8 @@ def test_one_vs_one_impossible_swap_does_nothing_but_the_take() -> None:
     state = make(board={"korat": (1, 1, 0)})
     moves = [m for m in ENGINE.legal_moves(state, 0) if m.get("card") == "one_vs_one"]
     assert {m["give"] for m in moves} == {None}
-    assert len(moves) == 2
+    assert len(moves) == 1
+    assert len(ENGINE.legal_moves(ENGINE.apply(state, 0, moves[0]), 0)) == 2
     state = play(state, "one_vs_one none; take lao korat")
     assert followers(state, "korat") == (1, 0, 0) and held(state, 0) == (0, 1, 0)
 
@@ -646,9 +648,10 @@ def test_take_must_name_a_follower_that_is_there() -> None:
 def test_take_is_null_only_when_no_province_holds_a_follower() -> None:
     state = make(board={})
     moves = [m for m in ENGINE.legal_moves(state, 0) if m.get("card") == "one_vs_one"]
-    assert moves == [{"action": "play", "card": "one_vs_one", "give": None, "get": None,
-                      "take": None}]
-    play(state, "one_vs_one none; take none")
+    assert moves == [{"action": "play", "card": "one_vs_one", "give": None, "get": None}]
+    alone = ENGINE.apply(state, 0, moves[0])
+    assert alone["pending"] is None and ENGINE.to_move(alone) == [1]
+    assert play(state, "one_vs_one none; take none") == alone
 
 
 # -- Played cards ---------------------------------------------------------------
@@ -683,8 +686,11 @@ def test_last_card_example_may_be_played_only_if_it_wins() -> None:
     plays = [m for m in ENGINE.legal_moves(state, 0) if m["action"] == "play"]
     # Lao twice into korat ties 2-2; only taking a Rama gives Lao korat, and Lao
     # (3 provinces, the latest) rules with Alfred's 5 Lao followers.
-    assert plays == [{"action": "play", "card": "lao", "place": ["korat", "korat"],
-                      "take": {"province": "korat", "faction": "rama"}}]
+    assert plays == [{"action": "play", "card": "lao", "place": ["korat", "korat"]}]
+    played = play(state, "lao korat korat")
+    assert ENGINE.legal_moves(played, 0) == [
+        {"action": "take", "province": "korat", "faction": "rama"}]
+    assert refused(played, "take lao korat").rule == "last_card"
     assert refused(state, "lao korat korat; take lao korat").rule == "last_card"
     after = play(state, "lao korat korat; take rama korat")
     assert ENGINE.result(after)["winners"] == [0]
