@@ -56,8 +56,9 @@ class TwoSchema(StrictSchema):
     """``{"province": "korat", "factions": ["rama", "lao"]}`` (one faction: a 1-for-1 swap)"""
 
     province = fields.String(required=True, validate=PROVINCE)
-    factions = fields.List(fields.String(validate=FACTION), required=True,
-                           validate=validate.Length(min=1, max=2))
+    factions = fields.List(
+        fields.String(validate=FACTION), required=True, validate=validate.Length(min=1, max=2)
+    )
 
 
 class PassSchema(StrictSchema):
@@ -76,8 +77,7 @@ class PlaySchema(StrictSchema):
     action = fields.Constant("play", required=True)
     card = fields.String(required=True, validate=validate.OneOf(CARDS))
     take = fields.Nested(FollowerSchema, allow_none=True)
-    swap = fields.List(fields.String(validate=PROVINCE),
-                       validate=validate.Length(max=2))
+    swap = fields.List(fields.String(validate=PROVINCE), validate=validate.Length(max=2))
     king = fields.String(allow_none=True, validate=PROVINCE)
     place = PlaceField()
     give = fields.Nested(FollowerSchema, allow_none=True)

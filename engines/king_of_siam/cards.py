@@ -84,8 +84,11 @@ class Table:
 
     def swappable_tiles(self) -> list[str]:
         """Face-up tiles without a King marker, in struggle order."""
-        return [p for p in self.state["struggle_order"]
-                if self.provinces[p]["control"] is None and not self.provinces[p]["king_marker"]]
+        return [
+            p
+            for p in self.state["struggle_order"]
+            if self.provinces[p]["control"] is None and not self.provinces[p]["king_marker"]
+        ]
 
     def faction_targets(self, faction: str) -> list[str]:
         """Open provinces adjacent to a ``faction`` province or to its unspoilt home."""
@@ -117,16 +120,18 @@ def _maharacha_keys(table: Table) -> list[Key]:
 def _khon_thai_keys(table: Table) -> list[Key]:
     factions = [f for f in FACTIONS if table.pool(f)]
     targets = table.open_provinces()
-    return [tuple(zip(factions, combo, strict=True))
-            for combo in product(targets, repeat=len(factions))]
+    return [
+        tuple(zip(factions, combo, strict=True)) for combo in product(targets, repeat=len(factions))
+    ]
 
 
 def _one_vs_one_keys(table: Table) -> list[Key]:
     forbidden = _undo_of(table, "one_vs_one")
     rank = table.board.rank
     ends = table.ends()
-    return [(a, b) for a in ends for b in ends
-            if rank(a[0]) < rank(b[0]) and (a, b) not in forbidden]
+    return [
+        (a, b) for a in ends for b in ends if rank(a[0]) < rank(b[0]) and (a, b) not in forbidden
+    ]
 
 
 def _two_vs_one_keys(table: Table) -> list[Key]:
@@ -139,8 +144,12 @@ def _two_vs_one_keys(table: Table) -> list[Key]:
 def _two_for_one_keys(table: Table) -> list[Key]:
     keys = []
     for first in table.open_provinces():
-        pairs = [(f, g) for i, f in enumerate(FACTIONS) for g in FACTIONS[i:]
-                 if table.count(first, f) >= 1 + (f == g) and table.count(first, g)]
+        pairs = [
+            (f, g)
+            for i, f in enumerate(FACTIONS)
+            for g in FACTIONS[i:]
+            if table.count(first, f) >= 1 + (f == g) and table.count(first, g)
+        ]
         ones = _neighbour_followers(table, first)
         keys += [(first, pair, second, h) for pair in pairs for second, h in ones]
     return keys
@@ -151,8 +160,12 @@ def _one_for_one_keys(table: Table) -> list[Key]:
     keys = []
     for first in table.open_provinces():
         ones = _neighbour_followers(table, first, after=rank(first))
-        keys += [(first, (f,), second, h) for f in FACTIONS if table.count(first, f)
-                 for second, h in ones]
+        keys += [
+            (first, (f,), second, h)
+            for f in FACTIONS
+            if table.count(first, f)
+            for second, h in ones
+        ]
     return keys
 
 
@@ -161,8 +174,13 @@ def _neighbour_followers(table: Table, province: str, after: int = -1) -> list[t
     order, skipping neighbours whose map rank is not above ``after``."""
     rank = table.board.rank
     neighbours = sorted(table.board.adjacent[province], key=rank)
-    return [(second, h) for second in neighbours if rank(second) > after
-            for h in FACTIONS if table.count(second, h)]
+    return [
+        (second, h)
+        for second in neighbours
+        if rank(second) > after
+        for h in FACTIONS
+        if table.count(second, h)
+    ]
 
 
 def _faction_keys(table: Table, faction: str) -> list[Key]:
@@ -235,8 +253,10 @@ def fields_of(card: str, key: Key) -> dict[str, Any]:
         if not key:
             return {"two": None, "one": None}
         first, factions, second, h = key
-        return {"two": {"province": first, "factions": list(factions)},
-                "one": {"province": second, "faction": h}}
+        return {
+            "two": {"province": first, "factions": list(factions)},
+            "one": {"province": second, "faction": h},
+        }
     if card == "maharacha":
         return {"swap": [key[0], key[1]], "king": key[2]} if key else {"swap": [], "king": None}
     return {"place": list(key)}
@@ -254,7 +274,9 @@ def deltas(card: str, key: Key) -> list[Delta]:
     if card == "two_vs_one":
         first, factions, second, h = key
         return [change for f in factions for change in ((first, f, -1), (second, f, 1))] + [
-            (second, h, -1), (first, h, 1)]
+            (second, h, -1),
+            (first, h, 1),
+        ]
     return [(province, card, 1) for province in key]
 
 
@@ -267,8 +289,10 @@ def _province(table: Table, value: Any, what: str) -> str:
         raise _shape(f"{what} must be a province name.")
     if value not in table.provinces:
         names = ", ".join(table.board.provinces)
-        raise IllegalMove(f"'{value}' is not a province of the {table.board.name} map "
-                          f"({names}).", "unknown_province")
+        raise IllegalMove(
+            f"'{value}' is not a province of the {table.board.name} map ({names}).",
+            "unknown_province",
+        )
     return value
 
 
@@ -281,9 +305,11 @@ def _faction(value: Any, what: str) -> str:
 def follower_ref(table: Table, value: Any, what: str) -> tuple[str, str]:
     """``(province, faction)`` of a ``{"province", "faction"}`` object; IllegalMove otherwise."""
     if not isinstance(value, dict) or set(value) != {"province", "faction"}:
-        raise _shape(f"{what} must be an object {{\"province\": p, \"faction\": f}}.")
-    return (_province(table, value["province"], f"{what}.province"),
-            _faction(value["faction"], f"{what}.faction"))
+        raise _shape(f'{what} must be an object {{"province": p, "faction": f}}.')
+    return (
+        _province(table, value["province"], f"{what}.province"),
+        _faction(value["faction"], f"{what}.faction"),
+    )
 
 
 def key_of(table: Table, card: str, move: Move) -> Key:
@@ -294,8 +320,10 @@ def key_of(table: Table, card: str, move: Move) -> Key:
     expected = {"action", "card", *CARD_FIELDS[card]}
     if set(move) - {"take"} != expected:
         names = ", ".join(["action", "card", *CARD_FIELDS[card]])
-        raise _shape(f"A {CARD_TITLES[card]} play has exactly the fields {names}, and "
-                     "'take' if the take comes with it.")
+        raise _shape(
+            f"A {CARD_TITLES[card]} play has exactly the fields {names}, and "
+            "'take' if the take comes with it."
+        )
     if card in FACTIONS:
         key = _faction_card_key(table, card, move["place"])
     else:
@@ -309,8 +337,11 @@ def _maharacha_key(table: Table, move: Move) -> Key:
         raise _shape("Maharacha 'swap' must list two province tiles (or none).")
     if not swap:
         if king is not None:
-            raise IllegalMove("Maharacha: the King marker goes on one of the two swapped "
-                              "tiles, so without a swap there is no King marker.", "maharacha")
+            raise IllegalMove(
+                "Maharacha: the King marker goes on one of the two swapped "
+                "tiles, so without a swap there is no King marker.",
+                "maharacha",
+            )
         return ()
     a, b = (_province(table, tile, "Maharacha 'swap'") for tile in swap)
     return (a, b, _province(table, king, "Maharacha 'king'"))
@@ -320,8 +351,9 @@ def _khon_thai_key(table: Table, move: Move) -> Key:
     place = move["place"]
     if not isinstance(place, dict) or not set(place) <= set(FACTIONS):
         raise _shape("Khon Thai 'place' must map factions (rama, lao, malay) to provinces.")
-    return tuple((f, _province(table, place[f], f"Khon Thai 'place.{f}'"))
-                 for f in FACTIONS if f in place)
+    return tuple(
+        (f, _province(table, place[f], f"Khon Thai 'place.{f}'")) for f in FACTIONS if f in place
+    )
 
 
 def _one_vs_one_key(table: Table, move: Move) -> Key:
@@ -335,10 +367,16 @@ def _two_vs_one_key(table: Table, move: Move) -> Key:
     two, one = move["two"], move["one"]
     if two is None and one is None:
         return ()
-    if (not isinstance(two, dict) or set(two) != {"province", "factions"}
-            or not isinstance(two["factions"], list) or len(two["factions"]) not in (1, 2)):
-        raise _shape("2 vs 1 'two' must be {\"province\": p, \"factions\": [f, g]} (or "
-                     "[f] for a 1-for-1 swap).")
+    if (
+        not isinstance(two, dict)
+        or set(two) != {"province", "factions"}
+        or not isinstance(two["factions"], list)
+        or len(two["factions"]) not in (1, 2)
+    ):
+        raise _shape(
+            '2 vs 1 \'two\' must be {"province": p, "factions": [f, g]} (or '
+            "[f] for a 1-for-1 swap)."
+        )
     first = _province(table, two["province"], "2 vs 1 'two.province'")
     factions = tuple(_faction(f, "2 vs 1 'two.factions'") for f in two["factions"])
     second, h = follower_ref(table, one, "2 vs 1 'one'")
@@ -368,8 +406,10 @@ def check(table: Table, card: str, key: Key) -> None:
         _explain_faction_card(table, card, key)
     else:
         _EXPLAINERS[card](table, key)
-    raise IllegalMove(f"{AS_FAR_AS_POSSIBLE}: this is not a legal execution of "
-                      f"{CARD_TITLES[card]}.", "as_far_as_possible")
+    raise IllegalMove(
+        f"{AS_FAR_AS_POSSIBLE}: this is not a legal execution of {CARD_TITLES[card]}.",
+        "as_far_as_possible",
+    )
 
 
 def _not_enough(what: str) -> IllegalMove:
@@ -379,8 +419,10 @@ def _not_enough(what: str) -> IllegalMove:
 def _require_open(table: Table, province: str) -> None:
     control = table.control(province)
     if control is not None:
-        raise IllegalMove(f"No follower may be put into {province}: it is already controlled "
-                          f"({control}).", "controlled_province")
+        raise IllegalMove(
+            f"No follower may be put into {province}: it is already controlled ({control}).",
+            "controlled_province",
+        )
 
 
 def _explain_maharacha(table: Table, key: Key) -> None:
@@ -391,25 +433,33 @@ def _explain_maharacha(table: Table, key: Key) -> None:
         raise IllegalMove("Maharacha swaps two different province tiles.", "maharacha")
     for tile in (a, b):
         if table.control(tile) is not None:
-            raise IllegalMove(f"Maharacha swaps face-up tiles only: the struggle for {tile} "
-                              "is over and its tile is face down.", "maharacha")
+            raise IllegalMove(
+                f"Maharacha swaps face-up tiles only: the struggle for {tile} "
+                "is over and its tile is face down.",
+                "maharacha",
+            )
         if table.provinces[tile]["king_marker"]:
-            raise IllegalMove(f"Maharacha: a tile already marked with a King cannot be "
-                              f"swapped ({tile}).", "maharacha")
+            raise IllegalMove(
+                f"Maharacha: a tile already marked with a King cannot be swapped ({tile}).",
+                "maharacha",
+            )
     if king not in (a, b):
-        raise IllegalMove("Maharacha: the King marker goes on one of the two swapped tiles.",
-                          "maharacha")
+        raise IllegalMove(
+            "Maharacha: the King marker goes on one of the two swapped tiles.", "maharacha"
+        )
 
 
 def _explain_khon_thai(table: Table, key: Key) -> None:
     placed = dict(key)
     for faction in FACTIONS:
         if faction in placed and not table.pool(faction):
-            raise IllegalMove(f"Khon Thai: the pool has no {faction} follower to place.",
-                              "khon_thai")
+            raise IllegalMove(
+                f"Khon Thai: the pool has no {faction} follower to place.", "khon_thai"
+            )
         if faction not in placed and table.pool(faction):
-            raise _not_enough(f"the pool still holds a {faction} follower, so Khon Thai "
-                              "must place one")
+            raise _not_enough(
+                f"the pool still holds a {faction} follower, so Khon Thai must place one"
+            )
     for province in placed.values():
         _require_open(table, province)
 
@@ -421,9 +471,12 @@ def _require_follower(table: Table, province: str, faction: str, card: str, need
 
 
 def _explain_swap_undo(card: str) -> IllegalMove:
-    return IllegalMove(f"{CARD_TITLES[card]} right after a {CARD_TITLES[card]} may not undo it: "
-                       "swapping the same factions back between the same provinces is "
-                       "forbidden.", "undo_swap")
+    return IllegalMove(
+        f"{CARD_TITLES[card]} right after a {CARD_TITLES[card]} may not undo it: "
+        "swapping the same factions back between the same provinces is "
+        "forbidden.",
+        "undo_swap",
+    )
 
 
 def _explain_one_vs_one(table: Table, key: Key) -> None:
@@ -440,20 +493,27 @@ def _explain_one_vs_one(table: Table, key: Key) -> None:
 def _explain_two_vs_one(table: Table, key: Key) -> None:
     full = bool(_two_for_one_keys(table))
     if not key:
-        raise _not_enough("two followers of a province can be swapped with one of an "
-                          "adjacent province" if full else "no province holds two followers "
-                          "to swap, but a follower can be swapped with one of an adjacent "
-                          "province")
+        raise _not_enough(
+            "two followers of a province can be swapped with one of an adjacent province"
+            if full
+            else "no province holds two followers "
+            "to swap, but a follower can be swapped with one of an adjacent "
+            "province"
+        )
     first, factions, second, h = key
     if second not in table.board.adjacent[first]:
-        raise IllegalMove(f"2 vs 1: the two provinces must be adjacent, and {first} and "
-                          f"{second} are not.", "two_vs_one")
+        raise IllegalMove(
+            f"2 vs 1: the two provinces must be adjacent, and {first} and {second} are not.",
+            "two_vs_one",
+        )
     for f in factions:
         _require_follower(table, first, f, "two_vs_one", need=factions.count(f))
     _require_follower(table, second, h, "two_vs_one")
     if len(factions) == 1 and full:
-        raise _not_enough("a province holds two followers to swap with one of an adjacent "
-                          "province, so 2 vs 1 may not swap only one")
+        raise _not_enough(
+            "a province holds two followers to swap with one of an adjacent "
+            "province, so 2 vs 1 may not swap only one"
+        )
     raise _explain_swap_undo("two_vs_one")
 
 
@@ -463,15 +523,20 @@ def _explain_faction_card(table: Table, faction: str, key: Key) -> None:
     for province in key:
         _require_open(table, province)
         if province not in targets:
-            raise IllegalMove(f"{title}: followers go only into provinces adjacent to a "
-                              f"{title} province or to the {title} home province "
-                              f"({table.board.homes[faction]}), the home only while neither "
-                              "another faction nor the British control it; "
-                              f"{_why_no_target(table, faction, province)}.", "faction_card")
+            raise IllegalMove(
+                f"{title}: followers go only into provinces adjacent to a "
+                f"{title} province or to the {title} home province "
+                f"({table.board.homes[faction]}), the home only while neither "
+                "another faction nor the British control it; "
+                f"{_why_no_target(table, faction, province)}.",
+                "faction_card",
+            )
     possible = min(2, table.pool(faction)) if targets else 0
     if len(key) > possible:
-        raise IllegalMove(f"{title}: the pool holds only {table.pool(faction)} {faction} "
-                          f"follower(s).", "faction_card")
+        raise IllegalMove(
+            f"{title}: the pool holds only {table.pool(faction)} {faction} follower(s).",
+            "faction_card",
+        )
     raise _not_enough(f"{title} can place {possible} follower(s) here")
 
 

@@ -58,8 +58,11 @@ def _seeded_provinces(board: Board, bag: list[str]) -> dict[str, Any]:
         drawn = Counter(bag.pop() for _ in range(2 if home else 4))
         if home:
             drawn[home] += 2
-        provinces[province] = {"followers": {f: drawn[f] for f in FACTIONS},
-                               "control": None, "king_marker": False}
+        provinces[province] = {
+            "followers": {f: drawn[f] for f in FACTIONS},
+            "control": None,
+            "king_marker": False,
+        }
     return provinces
 
 
@@ -81,8 +84,7 @@ class KingOfSiamEngine(Engine):
         rng = Rng(seed)
         aid_cards = rng.shuffled([1, 2, 3, 4] if players == 4 else [1, 2, 3])[:players]
         held = [aid_followers(aid_cards, seat) for seat in range(players)]
-        stock = {f: followers_per_faction(players) - 2 - sum(h[f] for h in held)
-                 for f in FACTIONS}
+        stock = {f: followers_per_faction(players) - 2 - sum(h[f] for h in held) for f in FACTIONS}
         bag = rng.shuffled([f for f in FACTIONS for _ in range(stock[f])])
         provinces = _seeded_provinces(board, bag)
         order = rng.shuffled(board.provinces)
@@ -95,10 +97,18 @@ class KingOfSiamEngine(Engine):
             "contested": order[0],
             "pool": {f: pool[f] for f in FACTIONS},
             "control_history": [],
-            "players": [{"seat": seat, "aid_card": aid_cards[seat],
-                         "team": seat % 2 if players == 4 else None,
-                         "followers": held[seat], "cards_left": len(HAND), "top_card": None,
-                         "hand": list(HAND)} for seat in range(players)],
+            "players": [
+                {
+                    "seat": seat,
+                    "aid_card": aid_cards[seat],
+                    "team": seat % 2 if players == 4 else None,
+                    "followers": held[seat],
+                    "cards_left": len(HAND),
+                    "top_card": None,
+                    "hand": list(HAND),
+                }
+                for seat in range(players)
+            ],
             "passes_in_a_row": 0,
             "pending": None,
             "current_seat": aid_cards.index(min(aid_cards)),
@@ -137,13 +147,19 @@ class KingOfSiamEngine(Engine):
             return []
         judge = _LastCard.of(state, seat)
         if state["pending"] is not None:
-            return [{"action": "take", "province": p, "faction": f}
-                    for p, f in Table(state).ends() if not judge or judge.wins_take((p, f))]
+            return [
+                {"action": "take", "province": p, "faction": f}
+                for p, f in Table(state).ends()
+                if not judge or judge.wins_take((p, f))
+            ]
         moves: list[Move] = [{"action": "pass"}]
         table = Table(state)
         for card in dict.fromkeys(state["players"][seat]["hand"]):
-            moves += [move_of(card, key) for key in legal_keys(table, card)
-                      if not judge or judge.can_win(card, key)]
+            moves += [
+                move_of(card, key)
+                for key in legal_keys(table, card)
+                if not judge or judge.can_win(card, key)
+            ]
         return moves
 
     def apply(self, state: State, seat: int, move: Move) -> State:
@@ -151,12 +167,16 @@ class KingOfSiamEngine(Engine):
         if rules.is_over(state):
             raise IllegalMove("The game is over.", "game_over")
         if type(seat) is not int or seat not in self.to_move(state):
-            raise IllegalMove(f"It is not seat {seat}'s turn: seat {state['current_seat']} "
-                              "plays now.", "turn")
+            raise IllegalMove(
+                f"It is not seat {seat}'s turn: seat {state['current_seat']} plays now.", "turn"
+            )
         action = move.get("action") if isinstance(move, dict) else None
         if action not in ("pass", "play", "take"):
-            raise IllegalMove("A move is {\"action\": \"pass\"}, {\"action\": \"play\", "
-                              "\"card\": ...} or {\"action\": \"take\", ...}.", "move_shape")
+            raise IllegalMove(
+                'A move is {"action": "pass"}, {"action": "play", '
+                '"card": ...} or {"action": "take", ...}.',
+                "move_shape",
+            )
         if (action == "take") != (state["pending"] is not None):
             raise _out_of_order(state)
         new = self.copy_state(state)
@@ -168,7 +188,7 @@ class KingOfSiamEngine(Engine):
         elif set(move) == {"action"}:
             rules.pass_turn(new, seat)
         else:
-            raise IllegalMove("A pass has no other field than \"action\".", "move_shape")
+            raise IllegalMove('A pass has no other field than "action".', "move_shape")
         _auto_pass(new)
         return new
 
@@ -186,8 +206,9 @@ class KingOfSiamEngine(Engine):
 
     def view(self, state: State, seat: int | None) -> dict[str, Any]:
         """Everything public, plus ``hand`` for ``seat``; never the rng or another hand."""
-        public = self.copy_state({key: value for key, value in state.items()
-                                  if key not in ("rng", "current_seat")})
+        public = self.copy_state(
+            {key: value for key, value in state.items() if key not in ("rng", "current_seat")}
+        )
         for player in public["players"]:
             del player["hand"]
         if type(seat) is int and 0 <= seat < len(state["players"]):
@@ -203,6 +224,7 @@ class KingOfSiamEngine(Engine):
         """The move written as ``text``; with a state, province names are checked too."""
         return notation.parse_move(text, state)
 
+
 class _LastCard:
     """Whether the very last action card of the game wins for ``seat`` (rule "last card").
 
@@ -216,8 +238,11 @@ class _LastCard:
     def __init__(self, state: State, seat: int) -> None:
         self.state = state
         self.seat = seat
-        self.followers = {p: entry["followers"] for p, entry in state["provinces"].items()
-                          if entry["control"] is None}
+        self.followers = {
+            p: entry["followers"]
+            for p, entry in state["provinces"].items()
+            if entry["control"] is None
+        }
         self.falls = {p: rules.majority(counts) for p, counts in self.followers.items()}
         self.known: dict[tuple[Any, ...], bool] = {}
 
@@ -245,12 +270,15 @@ class _LastCard:
         counts = {**self.followers[province]}
         counts[faction] -= 1
         falls = {**self.falls, province: rules.majority(counts)}
-        return self._verdict(tuple((p, falls[p]) for p in self.state["struggle_order"]
-                                   if p in falls), faction)
+        return self._verdict(
+            tuple((p, falls[p]) for p in self.state["struggle_order"] if p in falls), faction
+        )
 
     def _some_take_wins(self, counts: dict[str, dict[str, int]], order: list[str]) -> bool:
-        falls = {p: (self.falls[p] if c is self.followers[p] else rules.majority(c))
-                 for p, c in counts.items()}
+        falls = {
+            p: (self.falls[p] if c is self.followers[p] else rules.majority(c))
+            for p, c in counts.items()
+        }
         base = tuple((p, falls[p]) for p in order if p in falls)
         index = {p: i for i, (p, _) in enumerate(base)}
         takes = [(p, f) for p, before in counts.items() for f in FACTIONS if before[f]]
@@ -260,7 +288,7 @@ class _LastCard:
             case = base
             if fall != falls[province]:
                 i = index[province]
-                case = (*base[:i], (province, fall), *base[i + 1:])
+                case = (*base[:i], (province, fall), *base[i + 1 :])
             if self._verdict(case, faction):
                 return True
         return not takes and self._verdict(base, None)
@@ -273,8 +301,9 @@ class _LastCard:
         return self.known[case]
 
 
-def _final_winners(state: State, seat: int, falls: tuple[tuple[str, str], ...],
-                   taken: str | None) -> list[int]:
+def _final_winners(
+    state: State, seat: int, falls: tuple[tuple[str, str], ...], taken: str | None
+) -> list[int]:
     """The winners once ``seat`` took a ``taken`` follower and the struggles fell as ``falls``."""
     colony_at = get_board(state["map"]).colony_at
     history = list(state["control_history"])
@@ -288,20 +317,30 @@ def _final_winners(state: State, seat: int, falls: tuple[tuple[str, str], ...],
     players = [{**player, "followers": dict(player["followers"])} for player in state["players"]]
     if taken:
         players[seat]["followers"][taken] += 1
-    trial = {"map": state["map"], "control_history": history, "players": players,
-             "provinces": {p: {"control": control.get(p)} for p in state["provinces"]},
-             "contested": next((p for p, _ in falls if p not in control), None),
-             "card_recency": [s for s in state["card_recency"] if s != seat] + [seat]}
+    trial = {
+        "map": state["map"],
+        "control_history": history,
+        "players": players,
+        "provinces": {p: {"control": control.get(p)} for p in state["provinces"]},
+        "contested": next((p for p, _ in falls if p not in control), None),
+        "card_recency": [s for s in state["card_recency"] if s != seat] + [seat],
+    }
     return rules.outcome(trial)["winners"]
 
 
 def _out_of_order(state: State) -> IllegalMove:
     """The refusal of a take without a card, or of anything else while a take is due."""
     if state["pending"] is not None:
-        return IllegalMove("After your card you must take one follower from a province before "
-                           "anything else, e.g. 'take lao kedah'.", "pending")
-    return IllegalMove("There is no follower to take now: a take follows your card (play a "
-                       "card, alone or with its take, or pass).", "pending")
+        return IllegalMove(
+            "After your card you must take one follower from a province before "
+            "anything else, e.g. 'take lao kedah'.",
+            "pending",
+        )
+    return IllegalMove(
+        "There is no follower to take now: a take follows your card (play a "
+        "card, alone or with its take, or pass).",
+        "pending",
+    )
 
 
 def _play(state: State, seat: int, move: Move) -> None:
@@ -310,8 +349,10 @@ def _play(state: State, seat: int, move: Move) -> None:
     if card not in CARDS:
         raise IllegalMove(f"'card' must be one of {', '.join(CARDS)}.", "move_shape")
     if card not in state["players"][seat]["hand"]:
-        raise IllegalMove(f"You have no {CARD_TITLES[card]} card left: played cards never "
-                          "return to the hand.", "hand")
+        raise IllegalMove(
+            f"You have no {CARD_TITLES[card]} card left: played cards never return to the hand.",
+            "hand",
+        )
     table = Table(state)
     key = key_of(table, card, move)
     check(table, card, key)
@@ -320,17 +361,23 @@ def _play(state: State, seat: int, move: Move) -> None:
         take = follower_ref(table, take, "'take'")
     judge = _LastCard.of(state, seat)
     if judge and not judge.can_win(card, key):
-        raise IllegalMove("Last card: the very last action card of the game may be played "
-                          "only if it wins the game for you or your partner, and this play "
-                          "does not, whatever follower you take.", "last_card")
+        raise IllegalMove(
+            "Last card: the very last action card of the game may be played "
+            "only if it wins the game for you or your partner, and this play "
+            "does not, whatever follower you take.",
+            "last_card",
+        )
     _execute(state, seat, card, key)
     if table.ends():
         state["pending"] = {"seat": seat, "kind": "take"}
         if "take" in move:
             _take(state, seat, take)
     elif take is not None:
-        raise IllegalMove("Take: after the card no province holds a follower, so there is "
-                          "nothing to take ('take' is null, or 'take none').", "take")
+        raise IllegalMove(
+            "Take: after the card no province holds a follower, so there is "
+            "nothing to take ('take' is null, or 'take none').",
+            "take",
+        )
     else:
         _end_turn(state, seat)
 
@@ -338,27 +385,40 @@ def _play(state: State, seat: int, move: Move) -> None:
 def _answer_take(state: State, seat: int, move: Move) -> None:
     """The pending take: ``{"action": "take", "province": p, "faction": f}``."""
     if set(move) != {"action", "province", "faction"}:
-        raise IllegalMove("A take is {\"action\": \"take\", \"province\": p, "
-                          "\"faction\": f}.", "move_shape")
-    _take(state, seat, follower_ref(Table(state), {"province": move["province"],
-                                                   "faction": move["faction"]}, "The take"))
+        raise IllegalMove(
+            'A take is {"action": "take", "province": p, "faction": f}.', "move_shape"
+        )
+    _take(
+        state,
+        seat,
+        follower_ref(
+            Table(state), {"province": move["province"], "faction": move["faction"]}, "The take"
+        ),
+    )
 
 
 def _take(state: State, seat: int, take: Take) -> None:
     """Move the taken follower to ``seat`` and end its turn; IllegalMove if it may not."""
     if take is None:
-        raise IllegalMove("After the card you must take one follower from a province: "
-                          "'take' may be null only when no province holds a follower.", "take")
+        raise IllegalMove(
+            "After the card you must take one follower from a province: "
+            "'take' may be null only when no province holds a follower.",
+            "take",
+        )
     province, faction = take
     followers = state["provinces"][province]["followers"]
     if not followers[faction]:
-        raise IllegalMove(f"Take: after the card {province} holds no {faction} follower to "
-                          "take.", "take")
+        raise IllegalMove(
+            f"Take: after the card {province} holds no {faction} follower to take.", "take"
+        )
     judge = _LastCard.of(state, seat)
     if judge and not judge.wins_take(take):
-        raise IllegalMove("Last card: after the very last action card of the game the take "
-                          "must win the game for you or your partner, and this one does "
-                          "not.", "last_card")
+        raise IllegalMove(
+            "Last card: after the very last action card of the game the take "
+            "must win the game for you or your partner, and this one does "
+            "not.",
+            "last_card",
+        )
     followers[faction] -= 1
     state["players"][seat]["followers"][faction] += 1
     _end_turn(state, seat)

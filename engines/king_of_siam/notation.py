@@ -11,9 +11,11 @@ from engines.king_of_siam.maps import FACTIONS, get_board
 
 NONE = "none"
 PROVINCE_WORD = re.compile(r"^[a-z][a-z0-9-]*$")
-HINT = ("Write 'pass', a card with its targets and the take (e.g. "
-        "'rama korat sukhothai; take lao kedah'), the card alone ('rama korat sukhothai') "
-        "or, after your card, the take alone ('take lao kedah').")
+HINT = (
+    "Write 'pass', a card with its targets and the take (e.g. "
+    "'rama korat sukhothai; take lao kedah'), the card alone ('rama korat sukhothai') "
+    "or, after your card, the take alone ('take lao kedah')."
+)
 
 
 # -- format -------------------------------------------------------------------
@@ -25,8 +27,11 @@ def format_move(move: Move) -> str:
         if move["action"] == "take" and set(move) == {"action", "province", "faction"}:
             return _format_take(move)
         card = move["card"]
-        if move["action"] != "play" or set(move) - {"take"} != {"action", "card",
-                                                                *CARD_FIELDS[card]}:
+        if move["action"] != "play" or set(move) - {"take"} != {
+            "action",
+            "card",
+            *CARD_FIELDS[card],
+        }:
             raise NotationError(f"Not a King of Siam move: {move!r}.")
         text = f"{card} {' '.join(_FORMATTERS.get(card, _format_faction_card)(move)) or NONE}"
         return f"{text}; {_format_take(move['take'])}" if "take" in move else text
@@ -47,8 +52,7 @@ def _format_maharacha(move: Move) -> list[str]:
 
 def _format_khon_thai(move: Move) -> list[str]:
     place = move["place"]
-    return [word for faction in FACTIONS if faction in place
-            for word in (faction, place[faction])]
+    return [word for faction in FACTIONS if faction in place for word in (faction, place[faction])]
 
 
 def _format_one_vs_one(move: Move) -> list[str]:
@@ -138,51 +142,66 @@ def _read_take(words: list[str], provinces: tuple[str, ...] | None) -> dict[str,
     if words == ["take", NONE]:
         return None
     if len(words) != 3 or words[0] != "take":
-        raise NotationError("After ';' write the take: 'take <faction> <province>' or "
-                            "'take none'.")
+        raise NotationError("After ';' write the take: 'take <faction> <province>' or 'take none'.")
     check = _Words(provinces)
     return {"province": check.province(words[2]), "faction": check.faction(words[1])}
 
 
 def _read_maharacha(words: list[str], check: _Words) -> dict[str, Any]:
     if len(words) != 5 or words[0] != "swap" or words[3] != "king":
-        raise NotationError("Write 'maharacha swap <province> <province> king <province>' or "
-                            "'maharacha none'.")
-    return {"swap": [check.province(words[1]), check.province(words[2])],
-            "king": check.province(words[4])}
+        raise NotationError(
+            "Write 'maharacha swap <province> <province> king <province>' or 'maharacha none'."
+        )
+    return {
+        "swap": [check.province(words[1]), check.province(words[2])],
+        "king": check.province(words[4]),
+    }
 
 
 def _read_khon_thai(words: list[str], check: _Words) -> dict[str, Any]:
     pairs = list(zip(words[::2], words[1::2], strict=False))
     factions = [faction for faction, _ in pairs]
     if len(words) % 2 or len(set(factions)) != len(factions):
-        raise NotationError("Write 'khon_thai <faction> <province> ...' with each faction "
-                            "at most once, or 'khon_thai none'.")
+        raise NotationError(
+            "Write 'khon_thai <faction> <province> ...' with each faction "
+            "at most once, or 'khon_thai none'."
+        )
     return {"place": {check.faction(f): check.province(p) for f, p in pairs}}
 
 
 def _read_one_vs_one(words: list[str], check: _Words) -> dict[str, Any]:
     if len(words) != 5 or words[2] != "with":
-        raise NotationError("Write 'one_vs_one <faction> <province> with <faction> "
-                            "<province>' or 'one_vs_one none'.")
-    return {"give": {"province": check.province(words[1]), "faction": check.faction(words[0])},
-            "get": {"province": check.province(words[4]), "faction": check.faction(words[3])}}
+        raise NotationError(
+            "Write 'one_vs_one <faction> <province> with <faction> "
+            "<province>' or 'one_vs_one none'."
+        )
+    return {
+        "give": {"province": check.province(words[1]), "faction": check.faction(words[0])},
+        "get": {"province": check.province(words[4]), "faction": check.faction(words[3])},
+    }
 
 
 def _read_two_vs_one(words: list[str], check: _Words) -> dict[str, Any]:
     if len(words) not in (5, 6) or words[-3] != "with":
-        raise NotationError("Write 'two_vs_one <faction> <faction> <province> with <faction> "
-                            "<province>', 'two_vs_one <faction> <province> with <faction> "
-                            "<province>' (1 for 1) or 'two_vs_one none'.")
-    return {"two": {"province": check.province(words[-4]),
-                    "factions": [check.faction(word) for word in words[:-4]]},
-            "one": {"province": check.province(words[-1]), "faction": check.faction(words[-2])}}
+        raise NotationError(
+            "Write 'two_vs_one <faction> <faction> <province> with <faction> "
+            "<province>', 'two_vs_one <faction> <province> with <faction> "
+            "<province>' (1 for 1) or 'two_vs_one none'."
+        )
+    return {
+        "two": {
+            "province": check.province(words[-4]),
+            "factions": [check.faction(word) for word in words[:-4]],
+        },
+        "one": {"province": check.province(words[-1]), "faction": check.faction(words[-2])},
+    }
 
 
 def _read_faction_card(words: list[str], check: _Words) -> dict[str, Any]:
     if not 1 <= len(words) <= 2:
-        raise NotationError("Write '<faction card> <province> [<province>]' or "
-                            "'<faction card> none'.")
+        raise NotationError(
+            "Write '<faction card> <province> [<province>]' or '<faction card> none'."
+        )
     return {"place": [check.province(word) for word in words]}
 
 

@@ -17,11 +17,25 @@ from engines.king_of_siam.cards import CARDS, HAND, Table, fields_of, key_of
 from engines.king_of_siam.maps import FACTIONS, Board
 from engines.king_of_siam.rules import BRITISH, contested_of, is_over
 
-KEYS = frozenset({"map", "options", "provinces", "struggle_order", "contested", "pool",
-                  "control_history", "players", "passes_in_a_row", "to_move", "last_card",
-                  "card_recency", "auto_passed", "pending"})
-PLAYER_KEYS = frozenset({"seat", "aid_card", "team", "followers", "cards_left", "top_card",
-                         "hand"})
+KEYS = frozenset(
+    {
+        "map",
+        "options",
+        "provinces",
+        "struggle_order",
+        "contested",
+        "pool",
+        "control_history",
+        "players",
+        "passes_in_a_row",
+        "to_move",
+        "last_card",
+        "card_recency",
+        "auto_passed",
+        "pending",
+    }
+)
+PLAYER_KEYS = frozenset({"seat", "aid_card", "team", "followers", "cards_left", "top_card", "hand"})
 PROVINCE_KEYS = frozenset({"followers", "control", "king_marker"})
 CONTROLS = (*FACTIONS, BRITISH)
 
@@ -64,9 +78,12 @@ def build(players: int, options: dict[str, Any], board: Board, position: Any) ->
         raise invalid(f"The position's map differs from the game's map ({board.name}).")
     if position.get("options", options) != options:
         raise invalid("The position's options differ from the game's options.")
-    state: State = {"map": board.name, "options": options,
-                    "provinces": _provinces(board, position.get("provinces")),
-                    "players": _players(players, position.get("players"))}
+    state: State = {
+        "map": board.name,
+        "options": options,
+        "provinces": _provinces(board, position.get("provinces")),
+        "players": _players(players, position.get("players")),
+    }
     _order_and_history(state, board, position)
     state["pool"] = _pool(state, players, position.get("pool"))
     _check_king_markers(state)
@@ -82,8 +99,11 @@ def build(players: int, options: dict[str, Any], board: Board, position: Any) ->
 
 
 def _provinces(board: Board, given: Any) -> dict[str, Any]:
-    given = _object(given if given is not None else {}, frozenset(board.provinces),
-                    "'provinces' (keys must be provinces of the map)")
+    given = _object(
+        given if given is not None else {},
+        frozenset(board.provinces),
+        "'provinces' (keys must be provinces of the map)",
+    )
     provinces = {}
     for province in board.provinces:
         what = f"province {province}"
@@ -93,13 +113,14 @@ def _provinces(board: Board, given: Any) -> dict[str, Any]:
         if control not in (None, *CONTROLS):
             raise invalid(f"The control of {province} must be null, a faction or british.")
         if control is not None and any(followers.values()):
-            raise invalid(f"{province} is controlled ({control}), so its followers went to "
-                          "the pool: it must hold none.")
+            raise invalid(
+                f"{province} is controlled ({control}), so its followers went to "
+                "the pool: it must hold none."
+            )
         marker = entry.get("king_marker", False)
         if type(marker) is not bool:
             raise invalid(f"The king_marker of {province} must be true or false.")
-        provinces[province] = {"followers": followers, "control": control,
-                               "king_marker": marker}
+        provinces[province] = {"followers": followers, "control": control, "king_marker": marker}
     return provinces
 
 
@@ -128,12 +149,19 @@ def _player(seat: int, players: int, given: Any) -> dict[str, Any]:
         raise invalid(f"{what}.team must be {team} (4 players: seats 0+2 against 1+3).")
     hand = _hand(given, what)
     top_card = given.get("top_card")
-    if top_card is not None and (top_card not in CARDS
-                                 or hand.count(top_card) >= HAND.count(top_card)):
+    if top_card is not None and (
+        top_card not in CARDS or hand.count(top_card) >= HAND.count(top_card)
+    ):
         raise invalid(f"{what}.top_card must be null or a card that seat has played.")
-    return {"seat": seat, "aid_card": aid_card, "team": team,
-            "followers": _followers(given.get("followers"), f"{what}.followers"),
-            "cards_left": len(hand), "top_card": top_card, "hand": hand}
+    return {
+        "seat": seat,
+        "aid_card": aid_card,
+        "team": team,
+        "followers": _followers(given.get("followers"), f"{what}.followers"),
+        "cards_left": len(hand),
+        "top_card": top_card,
+        "hand": hand,
+    }
 
 
 def _hand(given: dict[str, Any], what: str) -> list[str]:
@@ -166,27 +194,35 @@ def _order_and_history(state: State, board: Board, position: dict[str, Any]) -> 
     if not isinstance(order, list) or sorted(order, key=str) != sorted(board.provinces):
         raise invalid("'struggle_order' must list every province of the map once.")
     if order[: len(decided)] != decided:
-        raise invalid("The decided struggles are the first tiles of 'struggle_order', in the "
-                      "order of 'control_history'.")
+        raise invalid(
+            "The decided struggles are the first tiles of 'struggle_order', in the "
+            "order of 'control_history'."
+        )
     state["struggle_order"] = list(order)
     state["control_history"] = [dict(entry) for entry in history]
     state["contested"] = contested_of(state)
     british = [entry["control"] for entry in history[:-1]].count(BRITISH)
     if british >= board.colony_at:
-        raise invalid(f"The game ended when the British took {board.colony_at} provinces: "
-                      "no struggle follows.")
+        raise invalid(
+            f"The game ended when the British took {board.colony_at} provinces: "
+            "no struggle follows."
+        )
 
 
 def _check_history(history: Any, provinces: dict[str, Any], controlled: list[str]) -> None:
     if not isinstance(history, list):
-        raise invalid("'control_history' must be a list of {\"province\", \"control\"}.")
+        raise invalid('\'control_history\' must be a list of {"province", "control"}.')
     for entry in history:
         entry = _object(entry, frozenset({"province", "control"}), "a control_history entry")
         province = entry.get("province")
-        if (not isinstance(province, str) or province not in provinces
-                or provinces[province]["control"] != entry.get("control")):
-            raise invalid("Each control_history entry must name a controlled province and its "
-                          "control.")
+        if (
+            not isinstance(province, str)
+            or province not in provinces
+            or provinces[province]["control"] != entry.get("control")
+        ):
+            raise invalid(
+                "Each control_history entry must name a controlled province and its control."
+            )
     if sorted(entry["province"] for entry in history) != sorted(controlled):
         raise invalid("'control_history' must list every controlled province exactly once.")
 
@@ -195,15 +231,18 @@ def _pool(state: State, players: int, given: Any) -> dict[str, int]:
     total = 16 if players == 2 else 18
     placed = Counter()
     for holder in [entry["followers"] for entry in state["provinces"].values()] + [
-            player["followers"] for player in state["players"]]:
+        player["followers"] for player in state["players"]
+    ]:
         placed.update(holder)
     remainder = {f: total - placed[f] for f in FACTIONS}
     pool = remainder if given is None else _followers(given, "'pool'")
     for faction in FACTIONS:
         if pool[faction] != remainder[faction] or remainder[faction] < 0:
-            raise invalid(f"Followers are not conserved: the game has {total} {faction} "
-                          f"followers, but provinces, players and pool hold "
-                          f"{placed[faction] + pool[faction]}.")
+            raise invalid(
+                f"Followers are not conserved: the game has {total} {faction} "
+                f"followers, but provinces, players and pool hold "
+                f"{placed[faction] + pool[faction]}."
+            )
     return pool
 
 
@@ -211,15 +250,17 @@ def _check_king_markers(state: State) -> None:
     markers = sum(entry["king_marker"] for entry in state["provinces"].values())
     played = sum("maharacha" not in player["hand"] for player in state["players"])
     if markers > played:
-        raise invalid(f"{markers} King marker(s) on the tiles, but only {played} Maharacha "
-                      "card(s) played.")
+        raise invalid(
+            f"{markers} King marker(s) on the tiles, but only {played} Maharacha card(s) played."
+        )
 
 
 def _passes(value: Any, players: int) -> int:
     value = 0 if value is None else value
     if not _is_count(value) or value >= players:
-        raise invalid(f"'passes_in_a_row' must be 0 to {players - 1}: at {players} the "
-                      "struggle is decided.")
+        raise invalid(
+            f"'passes_in_a_row' must be 0 to {players - 1}: at {players} the struggle is decided."
+        )
     return value
 
 
@@ -239,8 +280,7 @@ def _last_card(state: State, given: Any) -> dict[str, Any] | None:
 
 
 def _seats(value: Any, players: int, what: str) -> list[int]:
-    if not isinstance(value, list) or not all(type(s) is int and 0 <= s < players
-                                              for s in value):
+    if not isinstance(value, list) or not all(type(s) is int and 0 <= s < players for s in value):
         raise invalid(f"{what} must be a list of seats 0 to {players - 1}.")
     return list(value)
 
@@ -250,8 +290,10 @@ def _recency(state: State, given: Any) -> list[int]:
     played = [p["seat"] for p in players if len(p["hand"]) < len(HAND)]
     recency = played if given is None else _seats(given, len(players), "'card_recency'")
     if sorted(recency) != played:
-        raise invalid("'card_recency' must list each seat that has played a card exactly "
-                      "once, least recent first.")
+        raise invalid(
+            "'card_recency' must list each seat that has played a card exactly "
+            "once, least recent first."
+        )
     return recency
 
 
@@ -261,11 +303,15 @@ def _pending(state: State, given: Any) -> dict[str, Any] | None:
         return None
     seat = state["current_seat"]
     if given != {"seat": seat, "kind": "take"}:
-        raise invalid(f"'pending' must be null or {{\"seat\": {seat}, \"kind\": \"take\"}}: "
-                      "the seat to move takes a follower after its card.")
+        raise invalid(
+            f'\'pending\' must be null or {{"seat": {seat}, "kind": "take"}}: '
+            "the seat to move takes a follower after its card."
+        )
     if state["card_recency"][-1:] != [seat] or state["passes_in_a_row"] or is_over(state):
-        raise invalid("A pending take follows a card: the seat to move must be the last to "
-                      "have played one, with no pass since, in a running game.")
+        raise invalid(
+            "A pending take follows a card: the seat to move must be the last to "
+            "have played one, with no pass since, in a running game."
+        )
     if not Table(state).ends():
         raise invalid("No province holds a follower, so no take can be pending.")
     return dict(given)
