@@ -13,7 +13,7 @@ from typing import Any
 
 from marshmallow import ValidationError, fields, validate, validates_schema
 
-from engines.king_of_siam.cards import CARD_FIELDS, CARDS
+from engines.king_of_siam.cards import CARD_FIELDS, CARDS, FIELD_SETS
 from engines.king_of_siam.maps import FACTIONS
 from schemas.base import StrictSchema
 
@@ -71,7 +71,9 @@ class PlaySchema(StrictSchema):
     """``{"action": "play", "card": "rama", "place": ["korat"], "take": {...}}``
 
     Each card takes exactly its own fields (see the engine docstring). Without
-    ``take`` the card is played alone and the take follows as its own move.
+    ``take`` the card is played alone and the take follows as its own move; a
+    1 vs 1 with ``give`` alone or a 2 vs 1 with ``two`` alone is a first step
+    (the other side follows as a ``swap`` move).
     """
 
     action = fields.Constant("play", required=True)
@@ -92,8 +94,11 @@ class PlaySchema(StrictSchema):
         if card not in CARD_FIELDS:
             return
         wanted = set(CARD_FIELDS[card])
-        errors = {name: [f"Not a field of {card}."] for name in PLAY_FIELDS & set(data) - wanted}
-        errors |= {name: [f"Missing: {card} needs it."] for name in wanted - set(data)}
+        given = PLAY_FIELDS & set(data)
+        errors = {}
+        if given not in FIELD_SETS[card]:
+            errors = {name: [f"Not a field of {card}."] for name in given - wanted}
+            errors |= {name: [f"Missing: {card} needs it."] for name in wanted - given}
         if card == "maharacha" and len(data.get("swap") or []) == 1:
             errors["swap"] = ["Two provinces, or none."]
         place = data.get("place")
@@ -105,16 +110,30 @@ class PlaySchema(StrictSchema):
             raise ValidationError(errors)
 
 
-class TakeSchema(StrictSchema):
+class TakeSchema(FollowerSchema):
     """``{"action": "take", "province": "kedah", "faction": "lao"}``: the take after a card."""
 
     action = fields.Constant("take", required=True)
-    province = fields.String(required=True, validate=PROVINCE)
-    faction = fields.String(required=True, validate=FACTION)
+
+
+class SwapSchema(FollowerSchema):
+    """``{"action": "swap", "province": "kedah", "faction": "lao"}``: the other side of a
+    1 vs 1 or 2 vs 1 played in steps."""
+
+    action = fields.Constant("swap", required=True)
+
+
+class PlaceSchema(FollowerSchema):
+    """``{"action": "place", "faction": "lao", "province": "kedah"}``: the next faction of a
+    Khon Thai played in steps."""
+
+    action = fields.Constant("place", required=True)
 
 
 MOVE_SCHEMAS = {
     "pass": PassSchema,
     "play": PlaySchema,
     "take": TakeSchema,
+    "swap": SwapSchema,
+    "place": PlaceSchema,
 }

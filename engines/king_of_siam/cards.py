@@ -53,6 +53,10 @@ CARD_TITLES = {
     "malay": "Malay",
 }
 AS_FAR_AS_POSSIBLE = "A card must be executed as far as legally possible"
+ONLY_ONE = (
+    "a province holds two followers to swap with one of an adjacent province, so 2 vs 1 "
+    "may not swap only one"
+)
 
 Key = tuple[Any, ...]
 Delta = tuple[str, str, int]
@@ -111,6 +115,15 @@ def legal_keys(table: Table, card: str) -> list[Key]:
     return keys or [()]
 
 
+def is_legal(table: Table, card: str, key: Key) -> bool:
+    """True if the canonical ``key`` is in :func:`legal_keys` (Khon Thai: without listing them)."""
+    if card == "khon_thai":
+        in_pool = [f for f in FACTIONS if table.pool(f)]
+        placed = [faction for faction, _ in key]
+        return placed == in_pool and all(table.control(p) is None for _, p in key)
+    return key in legal_keys(table, card)
+
+
 def _maharacha_keys(table: Table) -> list[Key]:
     rank = table.board.rank
     tiles = table.swappable_tiles()
@@ -139,6 +152,12 @@ def _two_vs_one_keys(table: Table) -> list[Key]:
     forbidden = _undo_of(table, "two_vs_one")
     full = [key for key in _two_for_one_keys(table) if key not in forbidden]
     return full or [key for key in _one_for_one_keys(table) if key not in forbidden]
+
+
+def two_for_one_exists(table: Table) -> bool:
+    """True if 2 vs 1 can swap two followers now (so a 1-for-1 swap is not enough)."""
+    keys = _two_vs_one_keys(table)
+    return bool(keys) and len(keys[0][1]) == 2
 
 
 def _two_for_one_keys(table: Table) -> list[Key]:
@@ -227,10 +246,11 @@ def canonical(board: Board, card: str, key: Key) -> Key:
     if card == "one_vs_one":
         return tuple(sorted(key, key=lambda end: board.rank(end[0])))
     if card == "two_vs_one":
-        first, factions, second, h = key
-        if len(factions) == 1 and board.rank(second) < board.rank(first):
-            return (second, (h,), first, factions[0])
-        return (first, tuple(sorted(factions, key=FACTIONS.index)), second, h)
+        first, factions, *one = key
+        factions = tuple(sorted(factions, key=FACTIONS.index))
+        if one and len(factions) == 1 and board.rank(one[0]) < board.rank(first):
+            return (one[0], (one[1],), first, factions[0])
+        return (first, factions, *one)
     return tuple(sorted(key, key=board.rank))
 
 
@@ -247,16 +267,14 @@ def fields_of(card: str, key: Key) -> dict[str, Any]:
     if card == "one_vs_one":
         if not key:
             return {"give": None, "get": None}
-        (p1, f1), (p2, f2) = key
-        return {"give": {"province": p1, "faction": f1}, "get": {"province": p2, "faction": f2}}
+        ends = [{"province": p, "faction": f} for p, f in key]
+        return dict(zip(("give", "get"), ends, strict=False))
     if card == "two_vs_one":
         if not key:
             return {"two": None, "one": None}
-        first, factions, second, h = key
-        return {
-            "two": {"province": first, "factions": list(factions)},
-            "one": {"province": second, "faction": h},
-        }
+        first, factions, *one = key
+        two = {"two": {"province": first, "factions": list(factions)}}
+        return {**two, "one": {"province": one[0], "faction": one[1]}} if one else two
     if card == "maharacha":
         return {"swap": [key[0], key[1]], "king": key[2]} if key else {"swap": [], "king": None}
     return {"place": list(key)}
@@ -315,10 +333,12 @@ def follower_ref(table: Table, value: Any, what: str) -> tuple[str, str]:
 def key_of(table: Table, card: str, move: Move) -> Key:
     """The canonical key of ``move``'s card fields; IllegalMove if they are malformed.
 
-    The move may carry a ``take`` (a card with its take) or not (the card alone).
+    The move may carry a ``take`` (a card with its take) or not (the card alone);
+    a 1 vs 1 without ``get`` and a 2 vs 1 without ``one`` give the key of
+    their first step (see :mod:`.steps`).
     """
-    expected = {"action", "card", *CARD_FIELDS[card]}
-    if set(move) - {"take"} != expected:
+    fields = set(move) - {"action", "card", "take"}
+    if fields not in FIELD_SETS[card]:
         names = ", ".join(["action", "card", *CARD_FIELDS[card]])
         raise _shape(
             f"A {CARD_TITLES[card]} play has exactly the fields {names}, and "
@@ -357,15 +377,20 @@ def _khon_thai_key(table: Table, move: Move) -> Key:
 
 
 def _one_vs_one_key(table: Table, move: Move) -> Key:
-    give, get = move["give"], move["get"]
-    if give is None and get is None:
+    give = move["give"]
+    if "get" not in move:
+        return (follower_ref(table, give, "1 vs 1 'give'"),)
+    if give is None and move["get"] is None:
         return ()
-    return (follower_ref(table, give, "1 vs 1 'give'"), follower_ref(table, get, "1 vs 1 'get'"))
+    return (
+        follower_ref(table, give, "1 vs 1 'give'"),
+        follower_ref(table, move["get"], "1 vs 1 'get'"),
+    )
 
 
 def _two_vs_one_key(table: Table, move: Move) -> Key:
-    two, one = move["two"], move["one"]
-    if two is None and one is None:
+    two, one = move["two"], move.get("one")
+    if two is None and one is None and "one" in move:
         return ()
     if (
         not isinstance(two, dict)
@@ -379,8 +404,9 @@ def _two_vs_one_key(table: Table, move: Move) -> Key:
         )
     first = _province(table, two["province"], "2 vs 1 'two.province'")
     factions = tuple(_faction(f, "2 vs 1 'two.factions'") for f in two["factions"])
-    second, h = follower_ref(table, one, "2 vs 1 'one'")
-    return (first, factions, second, h)
+    if "one" not in move:
+        return (first, factions)
+    return (first, factions, *follower_ref(table, one, "2 vs 1 'one'"))
 
 
 def _faction_card_key(table: Table, card: str, place: Any) -> Key:
@@ -389,6 +415,11 @@ def _faction_card_key(table: Table, card: str, place: Any) -> Key:
     return tuple(_province(table, p, f"{CARD_TITLES[card]} 'place'") for p in place)
 
 
+#: The card fields a play may carry: all of them, or (1 vs 1, 2 vs 1) the first step's.
+FIELD_SETS = {
+    card: [set(names), {names[0]}] if card in ("one_vs_one", "two_vs_one") else [set(names)]
+    for card, names in CARD_FIELDS.items()
+}
 _KEY_READERS = {
     "maharacha": _maharacha_key,
     "khon_thai": _khon_thai_key,
@@ -400,7 +431,7 @@ _KEY_READERS = {
 # -- why an execution is not legal -----------------------------------------
 def check(table: Table, card: str, key: Key) -> None:
     """Raise IllegalMove naming the rule if ``key`` is not a legal execution of ``card``."""
-    if key in legal_keys(table, card):
+    if is_legal(table, card, key):
         return
     if card in FACTIONS:
         _explain_faction_card(table, card, key)
@@ -412,7 +443,8 @@ def check(table: Table, card: str, key: Key) -> None:
     )
 
 
-def _not_enough(what: str) -> IllegalMove:
+def not_enough(what: str) -> IllegalMove:
+    """The refusal of an execution that does less than the card can."""
     return IllegalMove(f"{AS_FAR_AS_POSSIBLE}: {what}.", "as_far_as_possible")
 
 
@@ -427,7 +459,7 @@ def _require_open(table: Table, province: str) -> None:
 
 def _explain_maharacha(table: Table, key: Key) -> None:
     if not key:
-        raise _not_enough("two face-up province tiles without a King marker can be swapped")
+        raise not_enough("two face-up province tiles without a King marker can be swapped")
     a, b, king = key
     if a == b:
         raise IllegalMove("Maharacha swaps two different province tiles.", "maharacha")
@@ -451,20 +483,21 @@ def _explain_maharacha(table: Table, key: Key) -> None:
 
 def _explain_khon_thai(table: Table, key: Key) -> None:
     placed = dict(key)
-    for faction in FACTIONS:
-        if faction in placed and not table.pool(faction):
+    for faction, province in key:
+        if not table.pool(faction):
             raise IllegalMove(
                 f"Khon Thai: the pool has no {faction} follower to place.", "khon_thai"
             )
+        _require_open(table, province)
+    for faction in FACTIONS:
         if faction not in placed and table.pool(faction):
-            raise _not_enough(
+            raise not_enough(
                 f"the pool still holds a {faction} follower, so Khon Thai must place one"
             )
-    for province in placed.values():
-        _require_open(table, province)
 
 
-def _require_follower(table: Table, province: str, faction: str, card: str, need: int = 1) -> None:
+def require_follower(table: Table, province: str, faction: str, card: str, need: int = 1) -> None:
+    """IllegalMove unless ``province`` holds ``need`` followers of ``faction`` for ``card``."""
     if table.count(province, faction) < need:
         what = f"two {faction} followers" if need == 2 else f"a {faction} follower"
         raise IllegalMove(f"{CARD_TITLES[card]}: {province} does not hold {what} to swap.", card)
@@ -481,24 +514,23 @@ def _explain_swap_undo(card: str) -> IllegalMove:
 
 def _explain_one_vs_one(table: Table, key: Key) -> None:
     if not key:
-        raise _not_enough("two followers of different provinces can be swapped")
+        raise not_enough("two followers of different provinces can be swapped")
     (p1, f1), (p2, f2) = key
     if p1 == p2:
         raise IllegalMove("1 vs 1 swaps followers of two different provinces.", "one_vs_one")
-    _require_follower(table, p1, f1, "one_vs_one")
-    _require_follower(table, p2, f2, "one_vs_one")
+    require_follower(table, p1, f1, "one_vs_one")
+    require_follower(table, p2, f2, "one_vs_one")
     raise _explain_swap_undo("one_vs_one")
 
 
 def _explain_two_vs_one(table: Table, key: Key) -> None:
-    full = bool(_two_for_one_keys(table))
+    full = two_for_one_exists(table)
     if not key:
-        raise _not_enough(
+        raise not_enough(
             "two followers of a province can be swapped with one of an adjacent province"
             if full
-            else "no province holds two followers "
-            "to swap, but a follower can be swapped with one of an adjacent "
-            "province"
+            else "no province holds two followers to swap, but a follower can be swapped "
+            "with one of an adjacent province"
         )
     first, factions, second, h = key
     if second not in table.board.adjacent[first]:
@@ -507,13 +539,10 @@ def _explain_two_vs_one(table: Table, key: Key) -> None:
             "two_vs_one",
         )
     for f in factions:
-        _require_follower(table, first, f, "two_vs_one", need=factions.count(f))
-    _require_follower(table, second, h, "two_vs_one")
+        require_follower(table, first, f, "two_vs_one", need=factions.count(f))
+    require_follower(table, second, h, "two_vs_one")
     if len(factions) == 1 and full:
-        raise _not_enough(
-            "a province holds two followers to swap with one of an adjacent "
-            "province, so 2 vs 1 may not swap only one"
-        )
+        raise not_enough(ONLY_ONE)
     raise _explain_swap_undo("two_vs_one")
 
 
@@ -537,7 +566,7 @@ def _explain_faction_card(table: Table, faction: str, key: Key) -> None:
             f"{title}: the pool holds only {table.pool(faction)} {faction} follower(s).",
             "faction_card",
         )
-    raise _not_enough(f"{title} can place {possible} follower(s) here")
+    raise not_enough(f"{title} can place {possible} follower(s) here")
 
 
 def _why_no_target(table: Table, faction: str, province: str) -> str:

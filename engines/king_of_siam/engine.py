@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from functools import cache
 from typing import Any
 
 from engines.base import Engine, IllegalMove, Move, State
@@ -22,6 +23,17 @@ from engines.king_of_siam.cards import (
     move_of,
 )
 from engines.king_of_siam.maps import FACTIONS, MAPS, Board, get_board
+from engines.king_of_siam.steps import (
+    STEPS,
+    check_steps,
+    first_steps,
+    fitting,
+    head,
+    is_complete,
+    joined,
+    next_steps,
+    rest,
+)
 from engines.rng import Rng
 
 AID_FOLLOWERS = {1: ("rama", "lao"), 2: ("lao", "malay"), 3: ("malay", "rama")}
@@ -141,26 +153,20 @@ class KingOfSiamEngine(Engine):
         return [] if rules.is_over(state) else [state["current_seat"]]
 
     def legal_moves(self, state: State, seat: int) -> list[Move]:
-        """At a turn: ``pass`` and each maximal execution of each card in hand, in one
-        canonical order and without the take; at a pending take: every follower to take."""
+        """The moves of ``seat`` now, one per outcome (see "Moves" in the package docstring).
+
+        At a turn: ``pass`` and each card play, in canonical order, without its take
+        (Khon Thai, 1 vs 1 and 2 vs 1 by their first step); at a pending decision:
+        its answers.
+        """
         if type(seat) is not int or seat not in self.to_move(state):
             return []
-        judge = _LastCard.of(state, seat)
-        if state["pending"] is not None:
-            return [
-                {"action": "take", "province": p, "faction": f}
-                for p, f in Table(state).ends()
-                if not judge or judge.wins_take((p, f))
-            ]
-        moves: list[Move] = [{"action": "pass"}]
-        table = Table(state)
-        for card in dict.fromkeys(state["players"][seat]["hand"]):
-            moves += [
-                move_of(card, key)
-                for key in legal_keys(table, card)
-                if not judge or judge.can_win(card, key)
-            ]
-        return moves
+        pending = state["pending"]
+        if pending is None:
+            return _turn_moves(state, seat)
+        if pending["kind"] == "take":
+            return _take_moves(state, seat)
+        return _step_moves(state, seat)
 
     def apply(self, state: State, seat: int, move: Move) -> State:
         """The state after ``seat`` plays ``move`` and any automatic passes that follow."""
@@ -171,20 +177,22 @@ class KingOfSiamEngine(Engine):
                 f"It is not seat {seat}'s turn: seat {state['current_seat']} plays now.", "turn"
             )
         action = move.get("action") if isinstance(move, dict) else None
-        if action not in ("pass", "play", "take"):
+        if action not in ("pass", "play", *ANSWERS):
             raise IllegalMove(
-                'A move is {"action": "pass"}, {"action": "play", '
-                '"card": ...} or {"action": "take", ...}.',
+                'A move is {"action": "pass"}, {"action": "play", "card": ...} or, after a '
+                'card, {"action": "take"}, {"action": "swap"} or {"action": "place"} with '
+                "its follower.",
                 "move_shape",
             )
-        if (action == "take") != (state["pending"] is not None):
-            raise _out_of_order(state)
+        waiting = state["pending"]["kind"] if state["pending"] else None
+        if waiting != (action if action in ANSWERS else None):
+            raise _out_of_order(state, action)
         new = self.copy_state(state)
         new["auto_passed"] = []
-        if action == "play":
+        if action in ANSWERS:
+            ANSWERS[action](new, seat, move)
+        elif action == "play":
             _play(new, seat, move)
-        elif action == "take":
-            _answer_take(new, seat, move)
         elif set(move) == {"action"}:
             rules.pass_turn(new, seat)
         else:
@@ -225,86 +233,95 @@ class KingOfSiamEngine(Engine):
         return notation.parse_move(text, state)
 
 
+#: How a province falls if its struggle is decided now, and after taking one follower of
+#: each faction it holds: ``(fall, ((faction, fall after taking one), ...))``.
+Profile = tuple[str, tuple[tuple[str, str], ...]]
+
+
+@cache
+def _profile(counts: tuple[int, ...]) -> Profile:
+    followers = dict(zip(FACTIONS, counts, strict=True))
+    takes = tuple(
+        (f, rules.majority({**followers, f: followers[f] - 1})) for f in FACTIONS if followers[f]
+    )
+    return rules.majority(followers), takes
+
+
 class _LastCard:
     """Whether the very last action card of the game wins for ``seat`` (rule "last card").
 
     Once it is played and its follower taken nobody can act, so the remaining
-    struggles are decided as the board stands. The result depends only on
-    how each open province falls, in struggle order, and on the faction the
-    player takes: each distinct case is judged once, and plays or takes that
-    agree on it share the verdict.
+    struggles are decided as the board stands: the result depends only on how
+    the open provinces fall, in struggle order, and on the faction the player
+    takes. A play is judged by the :data:`Profile` of each open province in
+    struggle order (what it falls to, now and after each possible take); each
+    distinct sequence of profiles, and each distinct sequence of falls with a
+    taken faction, is judged once, and the plays and takes that agree on it
+    share the verdict.
     """
 
     def __init__(self, state: State, seat: int) -> None:
         self.state = state
         self.seat = seat
-        self.followers = {
-            p: entry["followers"]
-            for p, entry in state["provinces"].items()
-            if entry["control"] is None
-        }
-        self.falls = {p: rules.majority(counts) for p, counts in self.followers.items()}
-        self.known: dict[tuple[Any, ...], bool] = {}
+        provinces = state["provinces"]
+        self.open = [p for p in state["struggle_order"] if provinces[p]["control"] is None]
+        self.counts = {p: tuple(provinces[p]["followers"].values()) for p in self.open}
+        self.plays: dict[tuple[Profile, ...], bool] = {}
+        self.cases: dict[tuple[tuple[str, ...], str | None], bool] = {}
 
     @classmethod
     def of(cls, state: State, seat: int) -> _LastCard | None:
         """The judge when the rule applies: the last card is in hand, or was just played."""
-        left = _cards_in_hands(state)
-        return cls(state, seat) if left == (0 if state["pending"] else 1) else None
+        taking = state["pending"] is not None and state["pending"]["kind"] == "take"
+        return cls(state, seat) if _cards_in_hands(state) == (0 if taking else 1) else None
 
     def can_win(self, card: str, key: Key) -> bool:
         """True if playing ``card`` as ``key`` followed by some take wins."""
-        counts = dict(self.followers)
+        counts = dict(self.counts)
         for province, faction, delta in deltas(card, key):
-            counts[province] = {**counts[province]}
-            counts[province][faction] += delta
-        order = list(self.state["struggle_order"])
+            changed = list(counts[province])
+            changed[FACTIONS.index(faction)] += delta
+            counts[province] = tuple(changed)
+        order = self.open
         if card == "maharacha" and key:
-            i, j = order.index(key[0]), order.index(key[1])
-            order[i], order[j] = order[j], order[i]
-        return self._some_take_wins(counts, order)
+            swapped = {key[0]: key[1], key[1]: key[0]}
+            order = [swapped.get(p, p) for p in order]
+        profiles = tuple(_profile(counts[p]) for p in order)
+        if profiles not in self.plays:
+            self.plays[profiles] = self._some_take_wins(profiles)
+        return self.plays[profiles]
 
     def wins_take(self, take: tuple[str, str]) -> bool:
         """True if taking ``take`` right after the last card wins."""
         province, faction = take
-        counts = {**self.followers[province]}
-        counts[faction] -= 1
-        falls = {**self.falls, province: rules.majority(counts)}
-        return self._verdict(
-            tuple((p, falls[p]) for p in self.state["struggle_order"] if p in falls), faction
+        falls = [_profile(self.counts[p])[0] for p in self.open]
+        falls[self.open.index(province)] = dict(_profile(self.counts[province])[1])[faction]
+        return self._verdict(tuple(falls), faction)
+
+    def _some_take_wins(self, profiles: tuple[Profile, ...]) -> bool:
+        falls = tuple(fall for fall, _ in profiles)
+        if not any(takes for _, takes in profiles):
+            return self._verdict(falls, None)
+        return any(
+            self._verdict((*falls[:i], after, *falls[i + 1 :]), faction)
+            for i, (_, takes) in enumerate(profiles)
+            for faction, after in takes
         )
 
-    def _some_take_wins(self, counts: dict[str, dict[str, int]], order: list[str]) -> bool:
-        falls = {
-            p: (self.falls[p] if c is self.followers[p] else rules.majority(c))
-            for p, c in counts.items()
-        }
-        base = tuple((p, falls[p]) for p in order if p in falls)
-        index = {p: i for i, (p, _) in enumerate(base)}
-        takes = [(p, f) for p, before in counts.items() for f in FACTIONS if before[f]]
-        for province, faction in takes:
-            before = counts[province]
-            fall = rules.majority({**before, faction: before[faction] - 1})
-            case = base
-            if fall != falls[province]:
-                i = index[province]
-                case = (*base[:i], (province, fall), *base[i + 1 :])
-            if self._verdict(case, faction):
-                return True
-        return not takes and self._verdict(base, None)
-
-    def _verdict(self, falls: tuple[tuple[str, str], ...], taken: str | None) -> bool:
+    def _verdict(self, falls: tuple[str, ...], taken: str | None) -> bool:
         """True if ``seat`` wins when the open provinces fall as ``falls`` (in order)."""
         case = (falls, taken)
-        if case not in self.known:
-            self.known[case] = self.seat in _final_winners(self.state, self.seat, falls, taken)
-        return self.known[case]
+        if case not in self.cases:
+            decided = tuple(zip(self.open, falls, strict=True))
+            self.cases[case] = self.seat in _final_winners(self.state, self.seat, decided, taken)
+        return self.cases[case]
 
 
 def _final_winners(
     state: State, seat: int, falls: tuple[tuple[str, str], ...], taken: str | None
 ) -> list[int]:
-    """The winners once ``seat`` took a ``taken`` follower and the struggles fell as ``falls``."""
+    """The winners once ``seat`` took a ``taken`` follower and the open provinces fell as
+    ``falls`` (``(province, control)`` in struggle order, until the British hold Siam)."""
     colony_at = get_board(state["map"]).colony_at
     history = list(state["control_history"])
     british = [entry["control"] for entry in history].count(rules.BRITISH)
@@ -328,23 +345,89 @@ def _final_winners(
     return rules.outcome(trial)["winners"]
 
 
-def _out_of_order(state: State) -> IllegalMove:
-    """The refusal of a take without a card, or of anything else while a take is due."""
+def _turn_moves(state: State, seat: int) -> list[Move]:
+    """``pass`` and the first step of each legal execution of each card in hand."""
+    judge = _LastCard.of(state, seat)
+    table = Table(state)
+    moves: list[Move] = [{"action": "pass"}]
+    for card in dict.fromkeys(state["players"][seat]["hand"]):
+        if judge:
+            winning = [key for key in legal_keys(table, card) if judge.can_win(card, key)]
+            firsts = list(dict.fromkeys(head(card, key) for key in winning))
+        else:
+            firsts = first_steps(table, card)
+        moves += [move_of(card, first) for first in firsts]
+    return moves
+
+
+def _take_moves(state: State, seat: int) -> list[Move]:
+    """Every follower on the board (after the last card: those whose take wins)."""
+    judge = _LastCard.of(state, seat)
+    return [
+        {"action": "take", "province": province, "faction": faction}
+        for province, faction in Table(state).ends()
+        if not judge or judge.wins_take((province, faction))
+    ]
+
+
+def _step_moves(state: State, seat: int) -> list[Move]:
+    """The next steps of the card played in steps (see :mod:`.steps`)."""
+    pending = state["pending"]
+    card = pending["card"]
+    table = Table(state)
+    partial = _pending_key(table, pending)
+    judge = _LastCard.of(state, seat)
+    if judge:
+        winning = [key for key in fitting(table, card, partial) if judge.can_win(card, key)]
+        steps = list(dict.fromkeys(rest(card, partial, key) for key in winning))
+    else:
+        steps = next_steps(table, card, partial)
+    if card == "khon_thai":
+        return [
+            {"action": "place", "faction": faction, "province": province}
+            for faction, province in steps
+        ]
+    return [
+        {"action": "swap", "province": province, "faction": faction} for province, faction in steps
+    ]
+
+
+def _pending_key(table: Table, pending: dict[str, Any]) -> Key:
+    """The key of the steps made so far of the card in ``pending``."""
+    fields = {name: value for name, value in pending.items() if name not in ("seat", "kind")}
+    return key_of(table, pending["card"], {"action": "play", **fields})
+
+
+#: What the game waits for, by pending kind (for refusals).
+WAITING = {
+    "take": "After your card you must take one follower from a province before anything "
+    "else, e.g. 'take lao kedah'.",
+    "swap": "Your swap card goes on: name the follower on the other side of the swap "
+    "first, e.g. 'swap lao kedah'.",
+    "place": "Your Khon Thai goes on: place the next faction's follower first, e.g. "
+    "'place lao kedah'.",
+}
+
+
+def _out_of_order(state: State, action: str) -> IllegalMove:
+    """The refusal of an answer with nothing pending, or of anything else while waiting."""
     if state["pending"] is not None:
+        return IllegalMove(WAITING[state["pending"]["kind"]], "pending")
+    if action == "take":
         return IllegalMove(
-            "After your card you must take one follower from a province before "
-            "anything else, e.g. 'take lao kedah'.",
+            "There is no follower to take now: a take follows your card (play a card, "
+            "alone or with its take, or pass).",
             "pending",
         )
     return IllegalMove(
-        "There is no follower to take now: a take follows your card (play a "
-        "card, alone or with its take, or pass).",
+        f"There is nothing to {action} now: '{action}' goes on with a Khon Thai, 1 vs 1 or "
+        "2 vs 1 card played in steps.",
         "pending",
     )
 
 
 def _play(state: State, seat: int, move: Move) -> None:
-    """Validate and execute a card play, then its take if the move carries one."""
+    """Validate a card play: carry it out (and its take, if given) or make its first step."""
     card = move.get("card")
     if card not in CARDS:
         raise IllegalMove(f"'card' must be one of {', '.join(CARDS)}.", "move_shape")
@@ -355,18 +438,60 @@ def _play(state: State, seat: int, move: Move) -> None:
         )
     table = Table(state)
     key = key_of(table, card, move)
+    if is_complete(table, card, key):
+        _card(state, seat, table, card, key, move)
+    elif "take" not in move:
+        _first_step(state, seat, table, card, key)
+    elif card == "khon_thai":
+        check(table, card, key)  # names the faction the pool still holds
+    else:
+        raise IllegalMove(
+            f"The take follows the whole card: give every part of the {CARD_TITLES[card]} "
+            "with the take, or leave out 'take' and go on step by step.",
+            "take",
+        )
+
+
+def _first_step(state: State, seat: int, table: Table, card: str, partial: Key) -> None:
+    """Record the steps ``partial`` of ``card`` as pending; IllegalMove if none can go on."""
+    check_steps(table, card, partial)
+    judge = _LastCard.of(state, seat)
+    if judge and not any(judge.can_win(card, key) for key in fitting(table, card, partial)):
+        raise _last_card_refusal()
+    state["pending"] = {"seat": seat, "kind": STEPS[card], "card": card, **fields_of(card, partial)}
+
+
+def _answer_step(state: State, seat: int, move: Move) -> None:
+    """The next step of a card played in steps: ``{"action": "swap" | "place", ...}``."""
+    action = move["action"]
+    if set(move) != {"action", "province", "faction"}:
+        raise IllegalMove(
+            f'A {action} step is {{"action": "{action}", "province": p, "faction": f}}.',
+            "move_shape",
+        )
+    pending = state["pending"]
+    card = pending["card"]
+    table = Table(state)
+    province, faction = follower_ref(
+        table, {"province": move["province"], "faction": move["faction"]}, f"The {action}"
+    )
+    step = (faction, province) if card == "khon_thai" else (province, faction)
+    key = joined(table, card, _pending_key(table, pending), step)
+    if is_complete(table, card, key):
+        _card(state, seat, table, card, key, {})
+    else:
+        _first_step(state, seat, table, card, key)
+
+
+def _card(state: State, seat: int, table: Table, card: str, key: Key, move: Move) -> None:
+    """Carry out the complete execution ``key``, then the take of ``move`` if it has one."""
     check(table, card, key)
     take = move.get("take")
     if take is not None:
         take = follower_ref(table, take, "'take'")
     judge = _LastCard.of(state, seat)
     if judge and not judge.can_win(card, key):
-        raise IllegalMove(
-            "Last card: the very last action card of the game may be played "
-            "only if it wins the game for you or your partner, and this play "
-            "does not, whatever follower you take.",
-            "last_card",
-        )
+        raise _last_card_refusal()
     _execute(state, seat, card, key)
     if table.ends():
         state["pending"] = {"seat": seat, "kind": "take"}
@@ -382,19 +507,25 @@ def _play(state: State, seat: int, move: Move) -> None:
         _end_turn(state, seat)
 
 
+def _last_card_refusal() -> IllegalMove:
+    return IllegalMove(
+        "Last card: the very last action card of the game may be played only if it wins the "
+        "game for you or your partner, and this play does not, whatever follower you take.",
+        "last_card",
+    )
+
+
 def _answer_take(state: State, seat: int, move: Move) -> None:
     """The pending take: ``{"action": "take", "province": p, "faction": f}``."""
     if set(move) != {"action", "province", "faction"}:
         raise IllegalMove(
             'A take is {"action": "take", "province": p, "faction": f}.', "move_shape"
         )
-    _take(
-        state,
-        seat,
-        follower_ref(
-            Table(state), {"province": move["province"], "faction": move["faction"]}, "The take"
-        ),
-    )
+    follower = {"province": move["province"], "faction": move["faction"]}
+    _take(state, seat, follower_ref(Table(state), follower, "The take"))
+
+
+ANSWERS = {"take": _answer_take, "swap": _answer_step, "place": _answer_step}
 
 
 def _take(state: State, seat: int, take: Take) -> None:

@@ -62,7 +62,12 @@ class Board:
 
     def rank(self, province: str) -> int:
         """The place of ``province`` in map order (the order of canonical moves)."""
-        return self.provinces.index(province)
+        return _ranks(self.name)[province]
+
+
+@cache
+def _ranks(name: str) -> dict[str, int]:
+    return {province: i for i, province in enumerate(MAPS[name]["provinces"])}
 
 
 @cache

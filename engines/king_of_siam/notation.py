@@ -6,7 +6,7 @@ import re
 from typing import Any
 
 from engines.base import Move, NotationError, State
-from engines.king_of_siam.cards import CARD_FIELDS, CARDS
+from engines.king_of_siam.cards import CARDS, FIELD_SETS
 from engines.king_of_siam.maps import FACTIONS, get_board
 
 NONE = "none"
@@ -14,8 +14,11 @@ PROVINCE_WORD = re.compile(r"^[a-z][a-z0-9-]*$")
 HINT = (
     "Write 'pass', a card with its targets and the take (e.g. "
     "'rama korat sukhothai; take lao kedah'), the card alone ('rama korat sukhothai') "
-    "or, after your card, the take alone ('take lao kedah')."
+    "or, after your card, the next step ('take lao kedah', 'swap lao kedah', "
+    "'place lao kedah')."
 )
+#: The answers to a pending decision, each naming one follower: ``<word> <faction> <province>``.
+ANSWERS = ("take", "swap", "place")
 
 
 # -- format -------------------------------------------------------------------
@@ -24,14 +27,11 @@ def format_move(move: Move) -> str:
     try:
         if move == {"action": "pass"}:
             return "pass"
-        if move["action"] == "take" and set(move) == {"action", "province", "faction"}:
-            return _format_take(move)
+        if move["action"] in ANSWERS and set(move) == {"action", "province", "faction"}:
+            return f"{move['action']} {move['faction']} {move['province']}"
         card = move["card"]
-        if move["action"] != "play" or set(move) - {"take"} != {
-            "action",
-            "card",
-            *CARD_FIELDS[card],
-        }:
+        fields = set(move) - {"action", "card", "take"}
+        if move["action"] != "play" or fields not in FIELD_SETS[card]:
             raise NotationError(f"Not a King of Siam move: {move!r}.")
         text = f"{card} {' '.join(_FORMATTERS.get(card, _format_faction_card)(move)) or NONE}"
         return f"{text}; {_format_take(move['take'])}" if "take" in move else text
@@ -56,19 +56,24 @@ def _format_khon_thai(move: Move) -> list[str]:
 
 
 def _format_one_vs_one(move: Move) -> list[str]:
-    if move["give"] is None:
+    give = move["give"]
+    if give is None and move["get"] is None:
         return []
-    give, get = move["give"], move["get"]
-    return [give["faction"], give["province"], "with", get["faction"], get["province"]]
+    return [give["faction"], give["province"], *_format_with(move.get("get"))]
 
 
 def _format_two_vs_one(move: Move) -> list[str]:
-    if move["two"] is None:
+    two = move["two"]
+    if two is None and move["one"] is None:
         return []
-    two, one = move["two"], move["one"]
     if not 1 <= len(two["factions"]) <= 2:
         raise ValueError("two factions, or one")
-    return [*two["factions"], two["province"], "with", one["faction"], one["province"]]
+    return [*two["factions"], two["province"], *_format_with(move.get("one"))]
+
+
+def _format_with(other: dict[str, str] | None) -> list[str]:
+    """``with <faction> <province>``, or nothing for a first step."""
+    return [] if other is None else ["with", other["faction"], other["province"]]
 
 
 def _format_faction_card(move: Move) -> list[str]:
@@ -94,11 +99,8 @@ def parse_move(text: str, state: State | None = None) -> Move:
         return {"action": "pass"}
     if len(parts) > 2 or not parts[0]:
         raise NotationError(f"A card and its take are separated by one ';'. {HINT}")
-    if parts[0][0] == "take" and len(parts) == 1:
-        take = _read_take(parts[0], provinces)
-        if take is None:
-            raise NotationError("A take names a follower: 'take <faction> <province>'.")
-        return {"action": "take", **take}
+    if parts[0][0] in ANSWERS and len(parts) == 1:
+        return _read_answer(parts[0], provinces)
     card, *words = parts[0]
     if card not in CARDS:
         raise NotationError(f"Unknown card '{card}': use pass, take, {', '.join(CARDS)}.")
@@ -138,6 +140,18 @@ def _empty_fields(card: str) -> dict[str, Any]:
     }.get(card, {"place": []})
 
 
+def _read_answer(words: list[str], provinces: tuple[str, ...] | None) -> dict[str, str]:
+    action = words[0]
+    if len(words) != 3:
+        raise NotationError(f"Write '{action} <faction> <province>'.")
+    check = _Words(provinces)
+    return {
+        "action": action,
+        "province": check.province(words[2]),
+        "faction": check.faction(words[1]),
+    }
+
+
 def _read_take(words: list[str], provinces: tuple[str, ...] | None) -> dict[str, str] | None:
     if words == ["take", NONE]:
         return None
@@ -170,31 +184,35 @@ def _read_khon_thai(words: list[str], check: _Words) -> dict[str, Any]:
 
 
 def _read_one_vs_one(words: list[str], check: _Words) -> dict[str, Any]:
-    if len(words) != 5 or words[2] != "with":
+    if len(words) not in (2, 5) or words[2:3] not in ([], ["with"]):
         raise NotationError(
-            "Write 'one_vs_one <faction> <province> with <faction> "
-            "<province>' or 'one_vs_one none'."
+            "Write 'one_vs_one <faction> <province> with <faction> <province>', its first "
+            "step 'one_vs_one <faction> <province>' or 'one_vs_one none'."
         )
-    return {
-        "give": {"province": check.province(words[1]), "faction": check.faction(words[0])},
-        "get": {"province": check.province(words[4]), "faction": check.faction(words[3])},
-    }
+    move = {"give": {"province": check.province(words[1]), "faction": check.faction(words[0])}}
+    if len(words) == 5:
+        move["get"] = {"province": check.province(words[4]), "faction": check.faction(words[3])}
+    return move
 
 
 def _read_two_vs_one(words: list[str], check: _Words) -> dict[str, Any]:
-    if len(words) not in (5, 6) or words[-3] != "with":
+    two, one = (words[:-3], words[-2:]) if "with" in words else (words, None)
+    if len(two) not in (2, 3) or (one is not None and words[-3] != "with"):
         raise NotationError(
-            "Write 'two_vs_one <faction> <faction> <province> with <faction> "
-            "<province>', 'two_vs_one <faction> <province> with <faction> "
-            "<province>' (1 for 1) or 'two_vs_one none'."
+            "Write 'two_vs_one <faction> <faction> <province> with <faction> <province>', "
+            "'two_vs_one <faction> <province> with <faction> <province>' (1 for 1), the "
+            "first step alone ('two_vs_one <faction> <faction> <province>') or "
+            "'two_vs_one none'."
         )
-    return {
+    move = {
         "two": {
-            "province": check.province(words[-4]),
-            "factions": [check.faction(word) for word in words[:-4]],
-        },
-        "one": {"province": check.province(words[-1]), "faction": check.faction(words[-2])},
+            "province": check.province(two[-1]),
+            "factions": [check.faction(word) for word in two[:-1]],
+        }
     }
+    if one is not None:
+        move["one"] = {"province": check.province(one[1]), "faction": check.faction(one[0])}
+    return move
 
 
 def _read_faction_card(words: list[str], check: _Words) -> dict[str, Any]:

@@ -16,6 +16,7 @@ from engines.base import IllegalMove, InvalidPosition, State
 from engines.king_of_siam.cards import CARDS, HAND, Table, fields_of, key_of
 from engines.king_of_siam.maps import FACTIONS, Board
 from engines.king_of_siam.rules import BRITISH, contested_of, is_over
+from engines.king_of_siam.steps import STEPS, fitting, is_complete
 
 KEYS = frozenset(
     {
@@ -298,19 +299,47 @@ def _recency(state: State, given: Any) -> list[int]:
 
 
 def _pending(state: State, given: Any) -> dict[str, Any] | None:
-    """A pending take: the seat to move just played a card and must take a follower."""
+    """The pending decision of the seat to move: its take, or the next step of its card."""
     if given is None:
         return None
     seat = state["current_seat"]
-    if given != {"seat": seat, "kind": "take"}:
+    if not isinstance(given, dict) or given.get("seat") != seat or is_over(state):
         raise invalid(
-            f'\'pending\' must be null or {{"seat": {seat}, "kind": "take"}}: '
-            "the seat to move takes a follower after its card."
+            f"'pending' must be null or a decision of seat {seat}, the seat to move, "
+            "in a running game."
         )
-    if state["card_recency"][-1:] != [seat] or state["passes_in_a_row"] or is_over(state):
+    if given.get("kind") == "take":
+        return _pending_take(state, given)
+    card = given.get("card")
+    if card not in STEPS or given.get("kind") != STEPS[card]:
         raise invalid(
-            "A pending take follows a card: the seat to move must be the last to "
-            "have played one, with no pass since, in a running game."
+            '\'pending\' is {"seat", "kind": "take"}, or the next step of a card '
+            'played in steps: kind "place" (khon_thai) or "swap" (one_vs_one, '
+            "two_vs_one) with the card and its fields so far."
+        )
+    if card not in state["players"][seat]["hand"]:
+        raise invalid(f"'pending': seat {seat} holds no {card} card to play in steps.")
+    fields = {name: value for name, value in given.items() if name not in ("seat", "kind")}
+    table = Table(state)
+    try:
+        key = key_of(table, card, {"action": "play", **fields})
+        if is_complete(table, card, key):
+            raise invalid(f"'pending': this {card} is complete, so no step is pending.")
+        fitting(table, card, key)
+    except IllegalMove as error:
+        raise invalid(f"'pending': {error.message}") from error
+    return {"seat": seat, "kind": STEPS[card], "card": card, **fields_of(card, key)}
+
+
+def _pending_take(state: State, given: dict[str, Any]) -> dict[str, Any]:
+    """A pending take: the seat to move just played a card and must take a follower."""
+    seat = state["current_seat"]
+    if set(given) != {"seat", "kind"}:
+        raise invalid('A pending take is {"seat": <the seat to move>, "kind": "take"}.')
+    if state["card_recency"][-1:] != [seat] or state["passes_in_a_row"]:
+        raise invalid(
+            "A pending take follows a card: the seat to move must be the last to have "
+            "played one, with no pass since."
         )
     if not Table(state).ends():
         raise invalid("No province holds a follower, so no take can be pending.")

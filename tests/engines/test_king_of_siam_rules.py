@@ -418,7 +418,10 @@ def test_khon_thai_faction_without_followers_in_pool_is_not_moved() -> None:
     state = make(board=board, held=[(0, 2, 0), (0, 0, 0), (0, 0, 0)])
     assert state["pool"]["lao"] == 0
     moves = [m for m in ENGINE.legal_moves(state, 0) if m.get("card") == "khon_thai"]
-    assert moves and all(set(m["place"]) == {"rama", "malay"} for m in moves)
+    assert moves and all(set(m["place"]) == {"rama"} for m in moves)
+    placing = play(state, "khon_thai rama kedah")
+    assert {m["faction"] for m in ENGINE.legal_moves(placing, 0)} == {"malay"}
+    assert refused(placing, "place lao kedah").rule == "khon_thai"
     error = refused(state, "khon_thai rama kedah lao kedah malay kedah; take lao kedah")
     assert error.rule == "khon_thai"
     state = play(state, "khon_thai rama korat malay korat; take lao kedah")
@@ -443,9 +446,14 @@ def test_no_follower_may_be_put_into_a_controlled_province() -> None:
     state = make(board=BOARD, control={"chanthaburi": "rama"})
     error = refused(state, "khon_thai rama chanthaburi lao kedah malay kedah; take lao kedah")
     assert error.rule == "controlled_province"
+    assert refused(play(state, "khon_thai rama korat"), "place lao chanthaburi").rule == (
+        "controlled_province"
+    )
     for move in ENGINE.legal_moves(state, 0):
         if move.get("card") == "khon_thai":
             assert "chanthaburi" not in move["place"].values()
+            placing = ENGINE.apply(state, 0, move)
+            assert all(m["province"] != "chanthaburi" for m in ENGINE.legal_moves(placing, 0))
 
 
 # -- 1 vs 1 -------------------------------------------------------------------
