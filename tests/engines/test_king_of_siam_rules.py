@@ -172,6 +172,17 @@ def test_setup_player_with_lowest_aid_card_starts() -> None:
             assert ENGINE.to_move(state) == [cards.index(min(cards))]
 
 
+def test_setup_lowest_aid_card_starts_when_card_1_is_not_dealt() -> None:
+    # Two players get two of the cards 1-3: without card 1, the holder of card 2 starts.
+    without_one = [
+        s for s in range(30) if 1 not in [p["aid_card"] for p in ENGINE.setup(2, {}, s)["players"]]
+    ]
+    assert without_one
+    for seed in without_one:
+        state = ENGINE.setup(2, {}, seed)
+        assert ENGINE.to_move(state) == [[p["aid_card"] for p in state["players"]].index(2)]
+
+
 def test_setup_four_players_sit_in_partnerships_opposite_each_other() -> None:
     assert [p["team"] for p in ENGINE.setup(4, {}, 1)["players"]] == [0, 1, 0, 1]
     assert [p["team"] for p in ENGINE.setup(3, {}, 1)["players"]] == [None] * 3
@@ -579,6 +590,45 @@ def test_two_vs_one_impossible_swap_does_nothing_but_the_take() -> None:
     assert held(state, 0) == (0, 0, 1)
 
 
+# "It is permitted to play an action card which is wholly or partly illegal to execute.
+# In such a case, the action of the card is executed as far as legally possible."
+LONE = {"korat": (1, 0, 0), "sukhothai": (0, 1, 0), "kedah": (0, 0, 1)}
+
+
+def test_two_vs_one_executed_as_far_as_legally_possible_swaps_one_for_one() -> None:
+    # No province holds two followers: swapping one follower with one of an adjacent
+    # province is the fullest legal execution (korat and sukhothai are adjacent;
+    # kedah's only neighbour is empty).
+    state = make(board=LONE)
+    moves = [m for m in ENGINE.legal_moves(state, 0) if m.get("card") == "two_vs_one"]
+    two = {"province": "sukhothai", "factions": ["lao"]}
+    assert moves == [{"action": "play", "card": "two_vs_one", "two": two}]
+    assert ENGINE.legal_moves(ENGINE.apply(state, 0, moves[0]), 0) == [
+        {"action": "swap", "province": "korat", "faction": "rama"}
+    ]
+    after = play(state, "two_vs_one rama korat with lao sukhothai; take malay kedah")
+    assert followers(after, "korat") == (0, 1, 0) and followers(after, "sukhothai") == (1, 0, 0)
+    assert after == play(state, "two_vs_one lao sukhothai with rama korat; take malay kedah")
+    error = refused(state, "two_vs_one none; take malay kedah")
+    assert error.rule == "as_far_as_possible" and "adjacent" in error.message
+
+
+def test_two_vs_one_one_for_one_is_refused_while_two_followers_can_be_swapped() -> None:
+    error = refused(make(board=BOARD), "two_vs_one rama korat with malay sukhothai; take lao kedah")
+    assert error.rule == "as_far_as_possible" and "may not swap only one" in error.message
+
+
+def test_two_vs_one_one_for_one_may_not_undo_the_previous_one_for_one() -> None:
+    state = play(
+        make(board={**LONE, "chiang-mai": (0, 1, 0)}),
+        "two_vs_one rama korat with lao sukhothai; take malay kedah",
+    )
+    error = refused(state, "two_vs_one lao korat with rama sukhothai; take lao chiang-mai")
+    assert error.rule == "undo_swap"
+    state = play(state, "two_vs_one rama sukhothai with lao chiang-mai; take lao korat")
+    assert followers(state, "chiang-mai") == (1, 0, 0)
+
+
 # -- Rama, Lao, Malay ----------------------------------------------------------
 def test_rama_puts_two_followers_adjacent_to_the_rama_home_province() -> None:
     state = make(board=BOARD)
@@ -597,8 +647,12 @@ def test_rama_both_followers_may_go_into_one_province() -> None:
 
 
 def test_rama_not_adjacent_to_home_or_rama_province_is_refused() -> None:
+    # "He can only choose provinces which are adjacent to an already controlled Rama
+    # province or which are adjacent to the Rama home province": the refusal says so.
     error = refused(make(board=BOARD), "rama kedah korat; take lao korat")
-    assert error.rule == "faction_card" and "kedah" in error.message
+    assert error.rule == "faction_card"
+    assert "adjacent to a Rama province or to the Rama home province (ayutthaya)" in (error.message)
+    assert "kedah is adjacent to neither" in error.message
 
 
 def test_rama_adjacent_to_an_already_controlled_rama_province() -> None:
@@ -619,6 +673,7 @@ def test_rama_home_controlled_by_another_faction_or_british_is_no_base() -> None
         assert targets == set()
         error = refused(state, "rama korat korat; take lao korat")
         assert error.rule == "faction_card"
+        assert f"korat borders ayutthaya, but {owner} controls it" in error.message
         play(state, "rama none; take lao korat")
 
 
