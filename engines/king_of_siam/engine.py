@@ -265,7 +265,7 @@ class _LastCard:
         self.seat = seat
         provinces = state["provinces"]
         self.open = [p for p in state["struggle_order"] if provinces[p]["control"] is None]
-        self.counts = {p: tuple(provinces[p]["followers"].values()) for p in self.open}
+        self.counts = {p: tuple(provinces[p]["followers"][f] for f in FACTIONS) for p in self.open}
         self.plays: dict[tuple[Profile, ...], bool] = {}
         self.cases: dict[tuple[tuple[str, ...], str | None], bool] = {}
 

@@ -14,6 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from marshmallow import ValidationError
 
+import engines.king_of_siam
 from engines.base import IllegalMove, InvalidPosition, NotationError
 from engines.king_of_siam import KingOfSiamEngine
 from engines.king_of_siam.cards import CARDS, HAND
@@ -113,6 +114,8 @@ def test_random_legal_games_keep_every_invariant(players: int, seed: int, data: 
             ENGINE.legal_moves(state, other) == [] for other in range(players) if other != seat
         )
         check_views(state)
+        stored = json.loads(canonical(state))  # as stored: keys in another order
+        assert ENGINE.legal_moves(stored, seat) == moves
         sample = moves[:: max(1, len(moves) // 15)]
         check_notation_and_schema(state, sample)
         if data.draw(st.integers(0, 3)) == 0 and state["pending"] is None:
@@ -338,7 +341,27 @@ DOC_EXAMPLES = {
     "rama korat sukhothai": {"action": "play", "card": "rama", "place": ["korat", "sukhothai"]},
     "one_vs_one none": {"action": "play", "card": "one_vs_one", "give": None, "get": None},
     "take lao kedah": {"action": "take", "province": "kedah", "faction": "lao"},
+    "khon_thai rama korat": {"action": "play", "card": "khon_thai", "place": {"rama": "korat"}},
+    "place lao kedah": {"action": "place", "faction": "lao", "province": "kedah"},
+    "one_vs_one rama korat": {
+        "action": "play",
+        "card": "one_vs_one",
+        "give": {"province": "korat", "faction": "rama"},
+    },
+    "two_vs_one rama lao korat": {
+        "action": "play",
+        "card": "two_vs_one",
+        "two": {"province": "korat", "factions": ["rama", "lao"]},
+    },
+    "swap malay sukhothai": {"action": "swap", "province": "sukhothai", "faction": "malay"},
 }
+
+
+def test_notation_examples_are_the_documented_ones() -> None:
+    doc = engines.king_of_siam.__doc__
+    block = doc[doc.index("Notation (") :].split("::\n\n", 1)[1].split("\n\n", 1)[0]
+    documented = [line.split("  (")[0].strip() for line in block.splitlines()]
+    assert len(documented) == len(DOC_EXAMPLES) and set(documented) == set(DOC_EXAMPLES)
 
 
 @pytest.mark.parametrize("text", list(DOC_EXAMPLES))

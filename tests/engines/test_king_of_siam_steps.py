@@ -15,7 +15,6 @@ from engines.base import IllegalMove, InvalidPosition
 from engines.king_of_siam import KingOfSiamEngine
 from engines.king_of_siam.cards import CARDS, HAND
 from engines.king_of_siam.maps import FACTIONS, MAPS
-from schemas.king_of_siam import MOVE_SCHEMAS
 from tests.engines.test_king_of_siam_rules import BOARD, followers, held, make, play, refused
 
 ENGINE = KingOfSiamEngine()
@@ -291,39 +290,7 @@ def test_the_take_follows_the_whole_card() -> None:
     assert refused(first, "pass").rule == "pending"
 
 
-# -- notation, schemas and positions ------------------------------------------------------
-@pytest.mark.parametrize(
-    "text, move",
-    [
-        (
-            "khon_thai rama korat",
-            {"action": "play", "card": "khon_thai", "place": {"rama": "korat"}},
-        ),
-        (
-            "one_vs_one rama korat",
-            {
-                "action": "play",
-                "card": "one_vs_one",
-                "give": {"province": "korat", "faction": "rama"},
-            },
-        ),
-        (
-            "two_vs_one rama lao korat",
-            {
-                "action": "play",
-                "card": "two_vs_one",
-                "two": {"province": "korat", "factions": ["rama", "lao"]},
-            },
-        ),
-        ("swap lao kedah", {"action": "swap", "province": "kedah", "faction": "lao"}),
-        ("place lao kedah", {"action": "place", "faction": "lao", "province": "kedah"}),
-    ],
-)
-def test_notation_of_steps_round_trips_and_passes_the_schema(text: str, move: dict) -> None:
-    assert ENGINE.parse(text) == move and ENGINE.format(move) == text
-    assert MOVE_SCHEMAS[move["action"]]().load(dict(move)) == move
-
-
+# -- positions ------------------------------------------------------
 @pytest.mark.parametrize(
     "pending",
     [
