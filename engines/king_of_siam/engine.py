@@ -398,21 +398,23 @@ def _pending_key(table: Table, pending: dict[str, Any]) -> Key:
     return key_of(table, pending["card"], {"action": "play", **fields})
 
 
-#: What the game waits for, by pending kind (for refusals).
+#: What the game waits for, by pending kind (for refusals); ``{card}``: the card's title.
 WAITING = {
     "take": "After your card you must take one follower from a province before anything "
     "else, e.g. 'take lao kedah'.",
-    "swap": "Your swap card goes on: name the follower on the other side of the swap "
-    "first, e.g. 'swap lao kedah'.",
-    "place": "Your Khon Thai goes on: place the next faction's follower first, e.g. "
+    "swap": "Your {card} goes on: name the follower on the other side of the swap first, "
+    "e.g. 'swap lao kedah'.",
+    "place": "Your Khon Thai goes on: place the follower of the next faction first, e.g. "
     "'place lao kedah'.",
 }
 
 
 def _out_of_order(state: State, action: str) -> IllegalMove:
     """The refusal of an answer with nothing pending, or of anything else while waiting."""
-    if state["pending"] is not None:
-        return IllegalMove(WAITING[state["pending"]["kind"]], "pending")
+    pending = state["pending"]
+    if pending is not None:
+        title = CARD_TITLES.get(pending.get("card"), "")
+        return IllegalMove(WAITING[pending["kind"]].format(card=title), "pending")
     if action == "take":
         return IllegalMove(
             "There is no follower to take now: a take follows your card (play a card, "
