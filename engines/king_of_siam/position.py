@@ -13,7 +13,7 @@ from collections import Counter
 from typing import Any
 
 from engines.base import IllegalMove, InvalidPosition, State
-from engines.king_of_siam.cards import CARDS, HAND, Table, fields_of, key_of
+from engines.king_of_siam.cards import CARD_FIELDS, CARDS, HAND, Table, fields_of, key_of
 from engines.king_of_siam.maps import FACTIONS, Board
 from engines.king_of_siam.rules import BRITISH, contested_of, is_over
 from engines.king_of_siam.steps import STEPS, fitting, is_complete
@@ -273,6 +273,10 @@ def _last_card(state: State, given: Any) -> dict[str, Any] | None:
     card = given["card"]
     if all(player["hand"].count(card) == HAND.count(card) for player in state["players"]):
         raise invalid(f"'last_card' is {card}, but no seat has played it.")
+    if set(given) != {"card", *CARD_FIELDS[card]}:
+        raise invalid(
+            f"'last_card' has the card and all its fields: {', '.join(CARD_FIELDS[card])}."
+        )
     try:
         key = key_of(Table(state), card, {**given, "action": "play", "take": None})
     except IllegalMove as error:

@@ -665,3 +665,58 @@ def test_from_position_raises_only_invalid_position_on_junk(position: Any) -> No
         return
     assert conserved(state)
     assert json.loads(json.dumps(state)) == state
+
+
+followers_ = st.fixed_dictionaries(
+    {"province": st.sampled_from(PROVINCES), "faction": st.sampled_from(FACTIONS)}
+)
+decision_parts = st.one_of(
+    st.none(),
+    st.integers(0, 3),
+    st.sampled_from([*PROVINCES, *FACTIONS, *CARDS, "take", "swap", "place"]),
+    followers_,
+    st.fixed_dictionaries(
+        {
+            "province": st.sampled_from(PROVINCES),
+            "factions": st.lists(st.sampled_from(FACTIONS), max_size=3),
+        }
+    ),
+    st.lists(st.sampled_from(PROVINCES), max_size=3),
+    st.dictionaries(st.sampled_from(FACTIONS), st.sampled_from(PROVINCES)),
+)
+
+
+@st.composite
+def decisions(draw: Any) -> Any:
+    """A card with some of the fields of any card, maybe with a seat and a kind: near misses
+    of a pending step or of a previous card."""
+    names = ["give", "get", "two", "one", "place", "swap", "king", "x"]
+    fields = draw(st.lists(st.sampled_from(names), unique=True, max_size=3))
+    value = {"card": draw(st.sampled_from(CARDS)), **{n: draw(decision_parts) for n in fields}}
+    if draw(st.booleans()):
+        value |= {
+            "seat": draw(st.integers(0, 3)),
+            "kind": draw(st.sampled_from(["take", "swap", "place"])),
+        }
+    return value
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    key=st.sampled_from(["pending", "last_card"]),
+    junk=decisions() | decision_parts,
+    seed=st.integers(0, 50),
+    steps=st.integers(5, 40),
+)
+def test_from_position_refuses_junk_decisions_or_plays_on(
+    key: str, junk: Any, seed: int, steps: int
+) -> None:
+    position = as_position(random_state(3, seed, steps))
+    position[key] = junk
+    try:
+        state = ENGINE.from_position(3, {}, 1, position)
+    except InvalidPosition:
+        return
+    for seat in ENGINE.to_move(state):
+        for move in ENGINE.legal_moves(state, seat)[:5]:
+            ENGINE.apply(state, seat, move)

@@ -342,3 +342,28 @@ def test_positions_may_hold_a_pending_decision(pending: dict[str, Any]) -> None:
 def test_positions_refuse_a_pending_decision_that_cannot_be(pending: Any) -> None:
     with pytest.raises(InvalidPosition):
         make(board=BOARD, pending=pending)
+
+
+def test_positions_refuse_a_last_card_that_is_only_a_first_step() -> None:
+    hands = [[c for c in HAND if c != "one_vs_one"], list(HAND), list(HAND)]
+    give = {"province": "korat", "faction": "rama"}
+    with pytest.raises(InvalidPosition):
+        make(
+            board=BOARD,
+            hands=hands,
+            to_move=1,
+            card_recency=[0],
+            last_card={"card": "one_vs_one", "give": give},
+        )
+    state = make(
+        board=BOARD,
+        hands=hands,
+        to_move=1,
+        card_recency=[0],
+        last_card={
+            "card": "one_vs_one",
+            "give": give,
+            "get": {"province": "kedah", "faction": "lao"},
+        },
+    )
+    assert ENGINE.legal_moves(state, 1)
