@@ -189,7 +189,7 @@ def mutated(move: dict[str, Any], data: Any) -> dict[str, Any]:
     steps=st.integers(0, 30),
     data=st.data(),
 )
-def test_apply_accepts_exactly_the_legal_moves(
+def test_apply_accepts_the_legal_moves_and_their_other_orders_only(
     players: int, seed: int, steps: int, data: Any
 ) -> None:
     state = random_state(players, seed, steps)
