@@ -1,7 +1,10 @@
 """Move schemas for ``king-of-siam`` (contract section 4.2), one per action.
 
-The schemas check the shape (which fields each card takes and their types);
-the engine checks the rules (which provinces, the pool, adjacency...).
+A turn is a card and its take: one ``play`` move with ``take``, or a
+``play`` without ``take`` followed by a ``take`` move (the pending take of
+the same seat). The schemas check the shape (which fields each card takes
+and their types); the engine checks the rules (which provinces, the pool,
+adjacency, whether a take is due...).
 """
 
 from __future__ import annotations
@@ -10,7 +13,7 @@ from typing import Any
 
 from marshmallow import ValidationError, fields, validate, validates_schema
 
-from engines.king_of_siam.cards import CARD_FIELDS, CARDS
+from engines.king_of_siam.cards import CARD_FIELDS, CARDS, FIELD_SETS
 from engines.king_of_siam.maps import FACTIONS
 from schemas.base import StrictSchema
 
@@ -50,11 +53,12 @@ class FollowerSchema(StrictSchema):
 
 
 class TwoSchema(StrictSchema):
-    """``{"province": "korat", "factions": ["rama", "lao"]}``"""
+    """``{"province": "korat", "factions": ["rama", "lao"]}`` (one faction: a 1-for-1 swap)"""
 
     province = fields.String(required=True, validate=PROVINCE)
-    factions = fields.List(fields.String(validate=FACTION), required=True,
-                           validate=validate.Length(equal=2))
+    factions = fields.List(
+        fields.String(validate=FACTION), required=True, validate=validate.Length(min=1, max=2)
+    )
 
 
 class PassSchema(StrictSchema):
@@ -66,14 +70,16 @@ class PassSchema(StrictSchema):
 class PlaySchema(StrictSchema):
     """``{"action": "play", "card": "rama", "place": ["korat"], "take": {...}}``
 
-    Each card takes exactly its own fields (see the engine docstring).
+    Each card takes exactly its own fields (see the engine docstring). Without
+    ``take`` the card is played alone and the take follows as its own move; a
+    1 vs 1 with ``give`` alone or a 2 vs 1 with ``two`` alone is a first step
+    (the other side follows as a ``swap`` move).
     """
 
     action = fields.Constant("play", required=True)
     card = fields.String(required=True, validate=validate.OneOf(CARDS))
-    take = fields.Nested(FollowerSchema, required=True, allow_none=True)
-    swap = fields.List(fields.String(validate=PROVINCE),
-                       validate=validate.Length(max=2))
+    take = fields.Nested(FollowerSchema, allow_none=True)
+    swap = fields.List(fields.String(validate=PROVINCE), validate=validate.Length(max=2))
     king = fields.String(allow_none=True, validate=PROVINCE)
     place = PlaceField()
     give = fields.Nested(FollowerSchema, allow_none=True)
@@ -88,8 +94,11 @@ class PlaySchema(StrictSchema):
         if card not in CARD_FIELDS:
             return
         wanted = set(CARD_FIELDS[card])
-        errors = {name: [f"Not a field of {card}."] for name in PLAY_FIELDS & set(data) - wanted}
-        errors |= {name: [f"Missing: {card} needs it."] for name in wanted - set(data)}
+        given = PLAY_FIELDS & set(data)
+        errors = {}
+        if given not in FIELD_SETS[card]:
+            errors = {name: [f"Not a field of {card}."] for name in given - wanted}
+            errors |= {name: [f"Missing: {card} needs it."] for name in wanted - given}
         if card == "maharacha" and len(data.get("swap") or []) == 1:
             errors["swap"] = ["Two provinces, or none."]
         place = data.get("place")
@@ -101,7 +110,30 @@ class PlaySchema(StrictSchema):
             raise ValidationError(errors)
 
 
+class TakeSchema(FollowerSchema):
+    """``{"action": "take", "province": "kedah", "faction": "lao"}``: the take after a card."""
+
+    action = fields.Constant("take", required=True)
+
+
+class SwapSchema(FollowerSchema):
+    """``{"action": "swap", "province": "kedah", "faction": "lao"}``: the other side of a
+    1 vs 1 or 2 vs 1 played in steps."""
+
+    action = fields.Constant("swap", required=True)
+
+
+class PlaceSchema(FollowerSchema):
+    """``{"action": "place", "faction": "lao", "province": "kedah"}``: the next faction of a
+    Khon Thai played in steps."""
+
+    action = fields.Constant("place", required=True)
+
+
 MOVE_SCHEMAS = {
     "pass": PassSchema,
     "play": PlaySchema,
+    "take": TakeSchema,
+    "swap": SwapSchema,
+    "place": PlaceSchema,
 }

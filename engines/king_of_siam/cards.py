@@ -9,8 +9,16 @@ that can do nothing; otherwise:
 - khon_thai: ``((faction, province), ...)``, one pair per faction still in
   the pool, in faction order
 - one_vs_one: ``((province, faction), (province, faction))``
-- two_vs_one: ``(province, faction, faction, province, faction)``
+- two_vs_one: ``(province, factions, province, faction)``: ``factions`` is
+  the pair the first province gives, or one faction when no province can
+  give two (the card is then a 1-for-1 swap between adjacent provinces)
 - rama, lao, malay: ``(province, ...)``, one per follower placed
+
+Parts that can be written in either order (the two swapped tiles, the two
+sides of a 1-for-1 swap, the two factions of a pair, the provinces of a
+faction card) are put in one *canonical* order by :func:`canonical` (map
+order of provinces, then faction order): the legal keys are canonical, and
+a move in another order is read as its canonical key.
 
 :func:`deltas` turns a key into follower changes ``(province, faction, +-1)``
 on the board; the pool pays for (or receives) the net change of each faction.
@@ -18,7 +26,7 @@ on the board; the pool pays for (or receives) the net change of each faction.
 
 from __future__ import annotations
 
-from itertools import product
+from itertools import combinations_with_replacement, product
 from typing import Any
 
 from engines.base import IllegalMove, Move, State
@@ -45,6 +53,10 @@ CARD_TITLES = {
     "malay": "Malay",
 }
 AS_FAR_AS_POSSIBLE = "A card must be executed as far as legally possible"
+ONLY_ONE = (
+    "a province holds two followers to swap with one of an adjacent province, so 2 vs 1 "
+    "may not swap only one"
+)
 
 Key = tuple[Any, ...]
 Delta = tuple[str, str, int]
@@ -76,8 +88,11 @@ class Table:
 
     def swappable_tiles(self) -> list[str]:
         """Face-up tiles without a King marker, in struggle order."""
-        return [p for p in self.state["struggle_order"]
-                if self.provinces[p]["control"] is None and not self.provinces[p]["king_marker"]]
+        return [
+            p
+            for p in self.state["struggle_order"]
+            if self.provinces[p]["control"] is None and not self.provinces[p]["king_marker"]
+        ]
 
     def faction_targets(self, faction: str) -> list[str]:
         """Open provinces adjacent to a ``faction`` province or to its unspoilt home."""
@@ -100,42 +115,97 @@ def legal_keys(table: Table, card: str) -> list[Key]:
     return keys or [()]
 
 
+def is_legal(table: Table, card: str, key: Key) -> bool:
+    """True if the canonical ``key`` is in :func:`legal_keys` (Khon Thai: without listing them)."""
+    if card == "khon_thai":
+        in_pool = [f for f in FACTIONS if table.pool(f)]
+        placed = [faction for faction, _ in key]
+        return placed == in_pool and all(table.control(p) is None for _, p in key)
+    return key in legal_keys(table, card)
+
+
 def _maharacha_keys(table: Table) -> list[Key]:
+    rank = table.board.rank
     tiles = table.swappable_tiles()
-    return [(a, b, king) for a in tiles for b in tiles if a != b for king in (a, b)]
+    return [(a, b, king) for a in tiles for b in tiles if rank(a) < rank(b) for king in (a, b)]
 
 
 def _khon_thai_keys(table: Table) -> list[Key]:
     factions = [f for f in FACTIONS if table.pool(f)]
     targets = table.open_provinces()
-    return [tuple(zip(factions, combo, strict=True))
-            for combo in product(targets, repeat=len(factions))]
+    return [
+        tuple(zip(factions, combo, strict=True)) for combo in product(targets, repeat=len(factions))
+    ]
 
 
 def _one_vs_one_keys(table: Table) -> list[Key]:
-    forbidden = _undo_of(table.state.get("last_card"), "one_vs_one")
+    forbidden = _undo_of(table, "one_vs_one")
+    rank = table.board.rank
     ends = table.ends()
-    return [(a, b) for a in ends for b in ends
-            if a[0] != b[0] and (a, b) not in forbidden]
+    return [
+        (a, b) for a in ends for b in ends if rank(a[0]) < rank(b[0]) and (a, b) not in forbidden
+    ]
 
 
 def _two_vs_one_keys(table: Table) -> list[Key]:
-    forbidden = _undo_of(table.state.get("last_card"), "two_vs_one")
+    """The 2-for-1 swaps; where none is legal, the 1-for-1 swaps between adjacent provinces."""
+    forbidden = _undo_of(table, "two_vs_one")
+    full = [key for key in _two_for_one_keys(table) if key not in forbidden]
+    return full or [key for key in _one_for_one_keys(table) if key not in forbidden]
+
+
+def two_for_one_exists(table: Table) -> bool:
+    """True if 2 vs 1 can swap two followers now (so a 1-for-1 swap is not enough)."""
+    keys = _two_vs_one_keys(table)
+    return bool(keys) and len(keys[0][1]) == 2
+
+
+def _two_for_one_keys(table: Table) -> list[Key]:
     keys = []
     for first in table.open_provinces():
-        pairs = [(f, g) for f in FACTIONS for g in FACTIONS
-                 if table.count(first, f) >= 1 + (f == g) and table.count(first, g)]
-        ones = [(second, h) for second in sorted(table.board.adjacent[first])
-                for h in FACTIONS if table.count(second, h)]
-        keys += [(first, f, g, second, h) for f, g in pairs for second, h in ones
-                 if (first, *sorted((f, g)), second, h) not in forbidden]
+        pairs = [
+            (f, g)
+            for i, f in enumerate(FACTIONS)
+            for g in FACTIONS[i:]
+            if table.count(first, f) >= 1 + (f == g) and table.count(first, g)
+        ]
+        ones = _neighbour_followers(table, first)
+        keys += [(first, pair, second, h) for pair in pairs for second, h in ones]
     return keys
+
+
+def _one_for_one_keys(table: Table) -> list[Key]:
+    rank = table.board.rank
+    keys = []
+    for first in table.open_provinces():
+        ones = _neighbour_followers(table, first, after=rank(first))
+        keys += [
+            (first, (f,), second, h)
+            for f in FACTIONS
+            if table.count(first, f)
+            for second, h in ones
+        ]
+    return keys
+
+
+def _neighbour_followers(table: Table, province: str, after: int = -1) -> list[tuple[str, str]]:
+    """``(neighbour, faction)`` of every follower in a neighbour of ``province``, in map
+    order, skipping neighbours whose map rank is not above ``after``."""
+    rank = table.board.rank
+    neighbours = sorted(table.board.adjacent[province], key=rank)
+    return [
+        (second, h)
+        for second in neighbours
+        if rank(second) > after
+        for h in FACTIONS
+        if table.count(second, h)
+    ]
 
 
 def _faction_keys(table: Table, faction: str) -> list[Key]:
     targets = table.faction_targets(faction)
     count = min(2, table.pool(faction)) if targets else 0
-    return list(product(targets, repeat=count)) if count else []
+    return list(combinations_with_replacement(targets, count)) if count else []
 
 
 _KEY_MAKERS = {
@@ -146,50 +216,68 @@ _KEY_MAKERS = {
 }
 
 
-def _undo_of(last: dict[str, Any] | None, card: str) -> set[Key]:
-    """Keys (2 vs 1: with sorted factions) that would undo ``last`` if it was ``card``."""
+def _undo_of(table: Table, card: str) -> set[Key]:
+    """The canonical key that would undo the previous card of the game if it was ``card``.
+
+    The undo swaps the same factions back between the same provinces: what
+    went from one province to the other goes back.
+    """
+    last = table.state.get("last_card")
     if not last or last.get("card") != card:
         return set()
     if card == "one_vs_one" and last["give"]:
         give, get = last["give"], last["get"]
-        back_a = (get["province"], give["faction"])
-        back_b = (give["province"], get["faction"])
-        return {(back_a, back_b), (back_b, back_a)}
+        back = ((get["province"], give["faction"]), (give["province"], get["faction"]))
+        return {canonical(table.board, card, back)}
     if card == "two_vs_one" and last["two"]:
         two, one = last["two"], last["one"]
-        return {(one["province"], *sorted(two["factions"]), two["province"], one["faction"])}
+        back = (one["province"], tuple(two["factions"]), two["province"], one["faction"])
+        return {canonical(table.board, card, back)}
     return set()
 
 
-# -- keys <-> move fields ---------------------------------------------------
-def move_of(card: str, key: Key, take: dict[str, str] | None) -> Move:
-    """The play of ``card`` executed as ``key`` with ``take`` (fresh objects every call)."""
-    if card == "khon_thai":
-        return {"action": "play", "card": card, "place": {f: p for f, p in key}, "take": take}
-    if card == "one_vs_one":
-        if not key:
-            return {"action": "play", "card": card, "give": None, "get": None, "take": take}
-        (p1, f1), (p2, f2) = key
-        return {"action": "play", "card": card, "give": {"province": p1, "faction": f1},
-                "get": {"province": p2, "faction": f2}, "take": take}
-    if card == "two_vs_one":
-        if not key:
-            return {"action": "play", "card": card, "two": None, "one": None, "take": take}
-        first, f, g, second, h = key
-        return {"action": "play", "card": card, "two": {"province": first, "factions": [f, g]},
-                "one": {"province": second, "faction": h}, "take": take}
+def canonical(board: Board, card: str, key: Key) -> Key:
+    """``key`` with its symmetric parts in canonical order (see the module docstring)."""
+    if not key or card == "khon_thai":
+        return key
     if card == "maharacha":
-        if not key:
-            return {"action": "play", "card": card, "swap": [], "king": None, "take": take}
-        return {"action": "play", "card": card, "swap": [key[0], key[1]], "king": key[2],
-                "take": take}
-    return {"action": "play", "card": card, "place": list(key), "take": take}
+        a, b, king = key
+        return (*sorted((a, b), key=board.rank), king)
+    if card == "one_vs_one":
+        return tuple(sorted(key, key=lambda end: board.rank(end[0])))
+    if card == "two_vs_one":
+        first, factions, *one = key
+        factions = tuple(sorted(factions, key=FACTIONS.index))
+        if one and len(factions) == 1 and board.rank(one[0]) < board.rank(first):
+            return (one[0], (one[1],), first, factions[0])
+        return (first, factions, *one)
+    return tuple(sorted(key, key=board.rank))
+
+
+# -- keys <-> move fields ---------------------------------------------------
+def move_of(card: str, key: Key) -> Move:
+    """The play of ``card`` executed as ``key``, without the take (fresh objects every call)."""
+    return {"action": "play", "card": card, **fields_of(card, key)}
 
 
 def fields_of(card: str, key: Key) -> dict[str, Any]:
     """The card fields of ``card`` executed as ``key`` (the play without action, card, take)."""
-    move = move_of(card, key, None)
-    return {name: move[name] for name in CARD_FIELDS[card]}
+    if card == "khon_thai":
+        return {"place": {f: p for f, p in key}}
+    if card == "one_vs_one":
+        if not key:
+            return {"give": None, "get": None}
+        ends = [{"province": p, "faction": f} for p, f in key]
+        return dict(zip(("give", "get"), ends, strict=False))
+    if card == "two_vs_one":
+        if not key:
+            return {"two": None, "one": None}
+        first, factions, *one = key
+        two = {"two": {"province": first, "factions": list(factions)}}
+        return {**two, "one": {"province": one[0], "faction": one[1]}} if one else two
+    if card == "maharacha":
+        return {"swap": [key[0], key[1]], "king": key[2]} if key else {"swap": [], "king": None}
+    return {"place": list(key)}
 
 
 def deltas(card: str, key: Key) -> list[Delta]:
@@ -202,9 +290,11 @@ def deltas(card: str, key: Key) -> list[Delta]:
         (p1, f1), (p2, f2) = key
         return [(p1, f1, -1), (p2, f1, 1), (p2, f2, -1), (p1, f2, 1)]
     if card == "two_vs_one":
-        first, f, g, second, h = key
-        return [(first, f, -1), (first, g, -1), (second, f, 1), (second, g, 1),
-                (second, h, -1), (first, h, 1)]
+        first, factions, second, h = key
+        return [change for f in factions for change in ((first, f, -1), (second, f, 1))] + [
+            (second, h, -1),
+            (first, h, 1),
+        ]
     return [(province, card, 1) for province in key]
 
 
@@ -217,8 +307,10 @@ def _province(table: Table, value: Any, what: str) -> str:
         raise _shape(f"{what} must be a province name.")
     if value not in table.provinces:
         names = ", ".join(table.board.provinces)
-        raise IllegalMove(f"'{value}' is not a province of the {table.board.name} map "
-                          f"({names}).", "unknown_province")
+        raise IllegalMove(
+            f"'{value}' is not a province of the {table.board.name} map ({names}).",
+            "unknown_province",
+        )
     return value
 
 
@@ -231,20 +323,32 @@ def _faction(value: Any, what: str) -> str:
 def follower_ref(table: Table, value: Any, what: str) -> tuple[str, str]:
     """``(province, faction)`` of a ``{"province", "faction"}`` object; IllegalMove otherwise."""
     if not isinstance(value, dict) or set(value) != {"province", "faction"}:
-        raise _shape(f"{what} must be an object {{\"province\": p, \"faction\": f}}.")
-    return (_province(table, value["province"], f"{what}.province"),
-            _faction(value["faction"], f"{what}.faction"))
+        raise _shape(f'{what} must be an object {{"province": p, "faction": f}}.')
+    return (
+        _province(table, value["province"], f"{what}.province"),
+        _faction(value["faction"], f"{what}.faction"),
+    )
 
 
 def key_of(table: Table, card: str, move: Move) -> Key:
-    """The key of ``move``'s card fields; IllegalMove if they are malformed."""
-    expected = {"action", "card", "take", *CARD_FIELDS[card]}
-    if set(move) != expected:
-        names = ", ".join(["action", "card", *CARD_FIELDS[card], "take"])
-        raise _shape(f"A {CARD_TITLES[card]} play has exactly the fields {names}.")
+    """The canonical key of ``move``'s card fields; IllegalMove if they are malformed.
+
+    The move may carry a ``take`` (a card with its take) or not (the card alone);
+    a 1 vs 1 without ``get`` and a 2 vs 1 without ``one`` give the key of
+    their first step (see :mod:`.steps`).
+    """
+    fields = set(move) - {"action", "card", "take"}
+    if fields not in FIELD_SETS[card]:
+        names = ", ".join(["action", "card", *CARD_FIELDS[card]])
+        raise _shape(
+            f"A {CARD_TITLES[card]} play has exactly the fields {names}, and "
+            "'take' if the take comes with it."
+        )
     if card in FACTIONS:
-        return _faction_card_key(table, card, move["place"])
-    return _KEY_READERS[card](table, move)
+        key = _faction_card_key(table, card, move["place"])
+    else:
+        key = _KEY_READERS[card](table, move)
+    return canonical(table.board, card, key)
 
 
 def _maharacha_key(table: Table, move: Move) -> Key:
@@ -253,8 +357,11 @@ def _maharacha_key(table: Table, move: Move) -> Key:
         raise _shape("Maharacha 'swap' must list two province tiles (or none).")
     if not swap:
         if king is not None:
-            raise IllegalMove("Maharacha: the King marker goes on one of the two swapped "
-                              "tiles, so without a swap there is no King marker.", "maharacha")
+            raise IllegalMove(
+                "Maharacha: the King marker goes on one of the two swapped "
+                "tiles, so without a swap there is no King marker.",
+                "maharacha",
+            )
         return ()
     a, b = (_province(table, tile, "Maharacha 'swap'") for tile in swap)
     return (a, b, _province(table, king, "Maharacha 'king'"))
@@ -264,28 +371,42 @@ def _khon_thai_key(table: Table, move: Move) -> Key:
     place = move["place"]
     if not isinstance(place, dict) or not set(place) <= set(FACTIONS):
         raise _shape("Khon Thai 'place' must map factions (rama, lao, malay) to provinces.")
-    return tuple((f, _province(table, place[f], f"Khon Thai 'place.{f}'"))
-                 for f in FACTIONS if f in place)
+    return tuple(
+        (f, _province(table, place[f], f"Khon Thai 'place.{f}'")) for f in FACTIONS if f in place
+    )
 
 
 def _one_vs_one_key(table: Table, move: Move) -> Key:
-    give, get = move["give"], move["get"]
-    if give is None and get is None:
+    give = move["give"]
+    if "get" not in move:
+        return (follower_ref(table, give, "1 vs 1 'give'"),)
+    if give is None and move["get"] is None:
         return ()
-    return (follower_ref(table, give, "1 vs 1 'give'"), follower_ref(table, get, "1 vs 1 'get'"))
+    return (
+        follower_ref(table, give, "1 vs 1 'give'"),
+        follower_ref(table, move["get"], "1 vs 1 'get'"),
+    )
 
 
 def _two_vs_one_key(table: Table, move: Move) -> Key:
-    two, one = move["two"], move["one"]
-    if two is None and one is None:
+    two, one = move["two"], move.get("one")
+    if two is None and one is None and "one" in move:
         return ()
-    if (not isinstance(two, dict) or set(two) != {"province", "factions"}
-            or not isinstance(two["factions"], list) or len(two["factions"]) != 2):
-        raise _shape("2 vs 1 'two' must be {\"province\": p, \"factions\": [f, g]}.")
+    if (
+        not isinstance(two, dict)
+        or set(two) != {"province", "factions"}
+        or not isinstance(two["factions"], list)
+        or len(two["factions"]) not in (1, 2)
+    ):
+        raise _shape(
+            '2 vs 1 \'two\' must be {"province": p, "factions": [f, g]} (or '
+            "[f] for a 1-for-1 swap)."
+        )
     first = _province(table, two["province"], "2 vs 1 'two.province'")
-    f, g = (_faction(faction, "2 vs 1 'two.factions'") for faction in two["factions"])
-    second, h = follower_ref(table, one, "2 vs 1 'one'")
-    return (first, f, g, second, h)
+    factions = tuple(_faction(f, "2 vs 1 'two.factions'") for f in two["factions"])
+    if "one" not in move:
+        return (first, factions)
+    return (first, factions, *follower_ref(table, one, "2 vs 1 'one'"))
 
 
 def _faction_card_key(table: Table, card: str, place: Any) -> Key:
@@ -294,6 +415,11 @@ def _faction_card_key(table: Table, card: str, place: Any) -> Key:
     return tuple(_province(table, p, f"{CARD_TITLES[card]} 'place'") for p in place)
 
 
+#: The card fields a play may carry: all of them, or (1 vs 1, 2 vs 1) the first step's.
+FIELD_SETS = {
+    card: [set(names), {names[0]}] if card in ("one_vs_one", "two_vs_one") else [set(names)]
+    for card, names in CARD_FIELDS.items()
+}
 _KEY_READERS = {
     "maharacha": _maharacha_key,
     "khon_thai": _khon_thai_key,
@@ -305,94 +431,118 @@ _KEY_READERS = {
 # -- why an execution is not legal -----------------------------------------
 def check(table: Table, card: str, key: Key) -> None:
     """Raise IllegalMove naming the rule if ``key`` is not a legal execution of ``card``."""
-    if key in legal_keys(table, card):
+    if is_legal(table, card, key):
         return
     if card in FACTIONS:
         _explain_faction_card(table, card, key)
     else:
         _EXPLAINERS[card](table, key)
-    raise IllegalMove(f"{AS_FAR_AS_POSSIBLE}: this is not a legal execution of "
-                      f"{CARD_TITLES[card]}.", "as_far_as_possible")
+    raise IllegalMove(
+        f"{AS_FAR_AS_POSSIBLE}: this is not a legal execution of {CARD_TITLES[card]}.",
+        "as_far_as_possible",
+    )
 
 
-def _not_enough(what: str) -> IllegalMove:
+def not_enough(what: str) -> IllegalMove:
+    """The refusal of an execution that does less than the card can."""
     return IllegalMove(f"{AS_FAR_AS_POSSIBLE}: {what}.", "as_far_as_possible")
 
 
 def _require_open(table: Table, province: str) -> None:
     control = table.control(province)
     if control is not None:
-        raise IllegalMove(f"No follower may be put into {province}: it is already controlled "
-                          f"({control}).", "controlled_province")
+        raise IllegalMove(
+            f"No follower may be put into {province}: it is already controlled ({control}).",
+            "controlled_province",
+        )
 
 
 def _explain_maharacha(table: Table, key: Key) -> None:
     if not key:
-        raise _not_enough("two face-up province tiles without a King marker can be swapped")
+        raise not_enough("two face-up province tiles without a King marker can be swapped")
     a, b, king = key
     if a == b:
         raise IllegalMove("Maharacha swaps two different province tiles.", "maharacha")
     for tile in (a, b):
         if table.control(tile) is not None:
-            raise IllegalMove(f"Maharacha swaps face-up tiles only: the struggle for {tile} "
-                              "is over and its tile is face down.", "maharacha")
+            raise IllegalMove(
+                f"Maharacha swaps face-up tiles only: the struggle for {tile} "
+                "is over and its tile is face down.",
+                "maharacha",
+            )
         if table.provinces[tile]["king_marker"]:
-            raise IllegalMove(f"Maharacha: a tile already marked with a King cannot be "
-                              f"swapped ({tile}).", "maharacha")
+            raise IllegalMove(
+                f"Maharacha: a tile already marked with a King cannot be swapped ({tile}).",
+                "maharacha",
+            )
     if king not in (a, b):
-        raise IllegalMove("Maharacha: the King marker goes on one of the two swapped tiles.",
-                          "maharacha")
+        raise IllegalMove(
+            "Maharacha: the King marker goes on one of the two swapped tiles.", "maharacha"
+        )
 
 
 def _explain_khon_thai(table: Table, key: Key) -> None:
     placed = dict(key)
-    for faction in FACTIONS:
-        if faction in placed and not table.pool(faction):
-            raise IllegalMove(f"Khon Thai: the pool has no {faction} follower to place.",
-                              "khon_thai")
-        if faction not in placed and table.pool(faction):
-            raise _not_enough(f"the pool still holds a {faction} follower, so Khon Thai "
-                              "must place one")
-    for province in placed.values():
+    for faction, province in key:
+        if not table.pool(faction):
+            raise IllegalMove(
+                f"Khon Thai: the pool has no {faction} follower to place.", "khon_thai"
+            )
         _require_open(table, province)
+    for faction in FACTIONS:
+        if faction not in placed and table.pool(faction):
+            raise not_enough(
+                f"the pool still holds a {faction} follower, so Khon Thai must place one"
+            )
 
 
-def _require_follower(table: Table, province: str, faction: str, card: str, need: int = 1) -> None:
+def require_follower(table: Table, province: str, faction: str, card: str, need: int = 1) -> None:
+    """IllegalMove unless ``province`` holds ``need`` followers of ``faction`` for ``card``."""
     if table.count(province, faction) < need:
         what = f"two {faction} followers" if need == 2 else f"a {faction} follower"
         raise IllegalMove(f"{CARD_TITLES[card]}: {province} does not hold {what} to swap.", card)
 
 
 def _explain_swap_undo(card: str) -> IllegalMove:
-    return IllegalMove(f"{CARD_TITLES[card]} right after a {CARD_TITLES[card]} may not undo it: "
-                       "swapping the same factions back between the same provinces is "
-                       "forbidden.", "undo_swap")
+    return IllegalMove(
+        f"{CARD_TITLES[card]} right after a {CARD_TITLES[card]} may not undo it: "
+        "swapping the same factions back between the same provinces is "
+        "forbidden.",
+        "undo_swap",
+    )
 
 
 def _explain_one_vs_one(table: Table, key: Key) -> None:
     if not key:
-        raise _not_enough("two followers of different provinces can be swapped")
+        raise not_enough("two followers of different provinces can be swapped")
     (p1, f1), (p2, f2) = key
     if p1 == p2:
         raise IllegalMove("1 vs 1 swaps followers of two different provinces.", "one_vs_one")
-    _require_follower(table, p1, f1, "one_vs_one")
-    _require_follower(table, p2, f2, "one_vs_one")
+    require_follower(table, p1, f1, "one_vs_one")
+    require_follower(table, p2, f2, "one_vs_one")
     raise _explain_swap_undo("one_vs_one")
 
 
 def _explain_two_vs_one(table: Table, key: Key) -> None:
+    full = two_for_one_exists(table)
     if not key:
-        raise _not_enough("two followers of a province can be swapped with one of an "
-                          "adjacent province")
-    first, f, g, second, h = key
+        raise not_enough(
+            "two followers of a province can be swapped with one of an adjacent province"
+            if full
+            else "no province holds two followers to swap, but a follower can be swapped "
+            "with one of an adjacent province"
+        )
+    first, factions, second, h = key
     if second not in table.board.adjacent[first]:
-        raise IllegalMove(f"2 vs 1: the two provinces must be adjacent, and {first} and "
-                          f"{second} are not.", "two_vs_one")
-    if f == g:
-        _require_follower(table, first, f, "two_vs_one", need=2)
-    _require_follower(table, first, f, "two_vs_one")
-    _require_follower(table, first, g, "two_vs_one")
-    _require_follower(table, second, h, "two_vs_one")
+        raise IllegalMove(
+            f"2 vs 1: the two provinces must be adjacent, and {first} and {second} are not.",
+            "two_vs_one",
+        )
+    for f in factions:
+        require_follower(table, first, f, "two_vs_one", need=factions.count(f))
+    require_follower(table, second, h, "two_vs_one")
+    if len(factions) == 1 and full:
+        raise not_enough(ONLY_ONE)
     raise _explain_swap_undo("two_vs_one")
 
 
@@ -402,16 +552,29 @@ def _explain_faction_card(table: Table, faction: str, key: Key) -> None:
     for province in key:
         _require_open(table, province)
         if province not in targets:
-            home = table.board.homes[faction]
-            raise IllegalMove(f"{title}: followers go only into provinces adjacent to a "
-                              f"{title} province, or to the {title} home province ({home}) "
-                              f"while no other faction or the British control it; {province} "
-                              "is neither.", "faction_card")
+            raise IllegalMove(
+                f"{title}: followers go only into provinces adjacent to a "
+                f"{title} province or to the {title} home province "
+                f"({table.board.homes[faction]}), the home only while neither "
+                "another faction nor the British control it; "
+                f"{_why_no_target(table, faction, province)}.",
+                "faction_card",
+            )
     possible = min(2, table.pool(faction)) if targets else 0
     if len(key) > possible:
-        raise IllegalMove(f"{title}: the pool holds only {table.pool(faction)} {faction} "
-                          f"follower(s).", "faction_card")
-    raise _not_enough(f"{title} can place {possible} follower(s) here")
+        raise IllegalMove(
+            f"{title}: the pool holds only {table.pool(faction)} {faction} follower(s).",
+            "faction_card",
+        )
+    raise not_enough(f"{title} can place {possible} follower(s) here")
+
+
+def _why_no_target(table: Table, faction: str, province: str) -> str:
+    """Why ``province`` may not take followers of the ``faction`` card."""
+    home = table.board.homes[faction]
+    if province in table.board.adjacent[home] and table.control(home) not in (None, faction):
+        return f"{province} borders {home}, but {table.control(home)} controls it"
+    return f"{province} is adjacent to neither"
 
 
 _EXPLAINERS = {

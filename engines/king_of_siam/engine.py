@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator
+from functools import cache
 from typing import Any
 
 from engines.base import Engine, IllegalMove, Move, State
@@ -23,6 +23,17 @@ from engines.king_of_siam.cards import (
     move_of,
 )
 from engines.king_of_siam.maps import FACTIONS, MAPS, Board, get_board
+from engines.king_of_siam.steps import (
+    STEPS,
+    check_steps,
+    first_steps,
+    fitting,
+    head,
+    is_complete,
+    joined,
+    next_steps,
+    rest,
+)
 from engines.rng import Rng
 
 AID_FOLLOWERS = {1: ("rama", "lao"), 2: ("lao", "malay"), 3: ("malay", "rama")}
@@ -59,8 +70,11 @@ def _seeded_provinces(board: Board, bag: list[str]) -> dict[str, Any]:
         drawn = Counter(bag.pop() for _ in range(2 if home else 4))
         if home:
             drawn[home] += 2
-        provinces[province] = {"followers": {f: drawn[f] for f in FACTIONS},
-                               "control": None, "king_marker": False}
+        provinces[province] = {
+            "followers": {f: drawn[f] for f in FACTIONS},
+            "control": None,
+            "king_marker": False,
+        }
     return provinces
 
 
@@ -82,8 +96,7 @@ class KingOfSiamEngine(Engine):
         rng = Rng(seed)
         aid_cards = rng.shuffled([1, 2, 3, 4] if players == 4 else [1, 2, 3])[:players]
         held = [aid_followers(aid_cards, seat) for seat in range(players)]
-        stock = {f: followers_per_faction(players) - 2 - sum(h[f] for h in held)
-                 for f in FACTIONS}
+        stock = {f: followers_per_faction(players) - 2 - sum(h[f] for h in held) for f in FACTIONS}
         bag = rng.shuffled([f for f in FACTIONS for _ in range(stock[f])])
         provinces = _seeded_provinces(board, bag)
         order = rng.shuffled(board.provinces)
@@ -96,11 +109,20 @@ class KingOfSiamEngine(Engine):
             "contested": order[0],
             "pool": {f: pool[f] for f in FACTIONS},
             "control_history": [],
-            "players": [{"seat": seat, "aid_card": aid_cards[seat],
-                         "team": seat % 2 if players == 4 else None,
-                         "followers": held[seat], "cards_left": len(HAND), "top_card": None,
-                         "hand": list(HAND)} for seat in range(players)],
+            "players": [
+                {
+                    "seat": seat,
+                    "aid_card": aid_cards[seat],
+                    "team": seat % 2 if players == 4 else None,
+                    "followers": held[seat],
+                    "cards_left": len(HAND),
+                    "top_card": None,
+                    "hand": list(HAND),
+                }
+                for seat in range(players)
+            ],
             "passes_in_a_row": 0,
+            "pending": None,
             "current_seat": aid_cards.index(min(aid_cards)),
             "last_card": None,
             "card_recency": [],
@@ -127,40 +149,54 @@ class KingOfSiamEngine(Engine):
 
     # -- play -----------------------------------------------------------
     def to_move(self, state: State) -> list[int]:
-        """The seat to play, or ``[]`` once the game is over."""
+        """The seat to play (or to take after its card), or ``[]`` once the game is over."""
         return [] if rules.is_over(state) else [state["current_seat"]]
 
     def legal_moves(self, state: State, seat: int) -> list[Move]:
-        """``pass`` and every maximal execution of each card in hand with every take."""
+        """The moves of ``seat`` now, one per outcome (see "Moves" in the package docstring).
+
+        At a turn: ``pass`` and each card play, in canonical order, without its take
+        (Khon Thai, 1 vs 1 and 2 vs 1 by their first step); at a pending decision:
+        its answers.
+        """
         if type(seat) is not int or seat not in self.to_move(state):
             return []
-        moves: list[Move] = [{"action": "pass"}]
-        judge = _LastCard(state, seat) if _cards_in_hands(state) == 1 else None
-        table = Table(state)
-        for card in dict.fromkeys(state["players"][seat]["hand"]):
-            for key, takes in _plays(table, card):
-                moves += [move_of(card, key, take and {"province": take[0], "faction": take[1]})
-                          for take in takes if not judge or judge.wins(card, key, take)]
-        return moves
+        pending = state["pending"]
+        if pending is None:
+            return _turn_moves(state, seat)
+        if pending["kind"] == "take":
+            return _take_moves(state, seat)
+        return _step_moves(state, seat)
 
     def apply(self, state: State, seat: int, move: Move) -> State:
         """The state after ``seat`` plays ``move`` and any automatic passes that follow."""
         if rules.is_over(state):
             raise IllegalMove("The game is over.", "game_over")
         if type(seat) is not int or seat not in self.to_move(state):
-            raise IllegalMove(f"It is not seat {seat}'s turn: seat {state['current_seat']} "
-                              "plays now.", "turn")
-        if not isinstance(move, dict) or move.get("action") not in ("pass", "play"):
-            raise IllegalMove("A move is {\"action\": \"pass\"} or {\"action\": \"play\", "
-                              "\"card\": ...}.", "move_shape")
+            raise IllegalMove(
+                f"It is not seat {seat}'s turn: seat {state['current_seat']} plays now.", "turn"
+            )
+        action = move.get("action") if isinstance(move, dict) else None
+        if action not in ("pass", "play", *ANSWERS):
+            raise IllegalMove(
+                'A move is {"action": "pass"}, {"action": "play", "card": ...} or, after a '
+                'card, {"action": "take"}, {"action": "swap"} or {"action": "place"} with '
+                "its follower.",
+                "move_shape",
+            )
+        waiting = state["pending"]["kind"] if state["pending"] else None
+        if waiting != (action if action in ANSWERS else None):
+            raise _out_of_order(state, action)
         new = self.copy_state(state)
         new["auto_passed"] = []
-        if move["action"] == "play":
-            self._play(new, seat, move)
+        if action in ANSWERS:
+            ANSWERS[action](new, seat, move)
+        elif action == "play":
+            _play(new, seat, move)
         elif set(move) == {"action"}:
             rules.pass_turn(new, seat)
         else:
-            raise IllegalMove("A pass has no other field than \"action\".", "move_shape")
+            raise IllegalMove('A pass has no other field than "action".', "move_shape")
         _auto_pass(new)
         return new
 
@@ -178,8 +214,9 @@ class KingOfSiamEngine(Engine):
 
     def view(self, state: State, seat: int | None) -> dict[str, Any]:
         """Everything public, plus ``hand`` for ``seat``; never the rng or another hand."""
-        public = self.copy_state({key: value for key, value in state.items()
-                                  if key not in ("rng", "current_seat")})
+        public = self.copy_state(
+            {key: value for key, value in state.items() if key not in ("rng", "current_seat")}
+        )
         for player in public["players"]:
             del player["hand"]
         if type(seat) is int and 0 <= seat < len(state["players"]):
@@ -195,69 +232,334 @@ class KingOfSiamEngine(Engine):
         """The move written as ``text``; with a state, province names are checked too."""
         return notation.parse_move(text, state)
 
-    # -- internals ------------------------------------------------------
-    def _play(self, state: State, seat: int, move: Move) -> None:
-        """Validate and execute a card play with its take (``state`` is a private copy)."""
-        card = move.get("card")
-        if card not in CARDS:
-            raise IllegalMove(f"'card' must be one of {', '.join(CARDS)}.", "move_shape")
-        if card not in state["players"][seat]["hand"]:
-            raise IllegalMove(f"You have no {CARD_TITLES[card]} card left: played cards never "
-                              "return to the hand.", "hand")
-        table = Table(state)
-        key = key_of(table, card, move)
-        check(table, card, key)
-        take = None if move["take"] is None else follower_ref(table, move["take"], "'take'")
-        last_card = _cards_in_hands(state) == 1
-        _execute(state, seat, card, key)
-        _take(state, seat, take)
-        if last_card and seat not in _final_winners(state):
-            raise IllegalMove("Last card: the very last action card of the game may be played "
-                              "only if it wins the game for you or your partner, and this "
-                              "play does not.", "last_card")
+
+#: How a province falls if its struggle is decided now, and after taking one follower of
+#: each faction it holds: ``(fall, ((faction, fall after taking one), ...))``.
+Profile = tuple[str, tuple[tuple[str, str], ...]]
+
+
+@cache
+def _profile(counts: tuple[int, ...]) -> Profile:
+    followers = dict(zip(FACTIONS, counts, strict=True))
+    takes = tuple(
+        (f, rules.majority({**followers, f: followers[f] - 1})) for f in FACTIONS if followers[f]
+    )
+    return rules.majority(followers), takes
 
 
 class _LastCard:
-    """Whether the very last card of the game wins for ``seat`` (rule "last card").
+    """Whether the very last action card of the game wins for ``seat`` (rule "last card").
 
-    Once it is played nobody can act, so the remaining struggles are decided
-    as the board stands. The result depends only on how each open province
-    falls, in struggle order, and on the faction ``seat`` takes; plays that
-    agree on these share one full evaluation.
+    Once it is played and its follower taken nobody can act, so the remaining
+    struggles are decided as the board stands: the result depends only on how
+    the open provinces fall, in struggle order, and on the faction the player
+    takes. A play is judged by the :data:`Profile` of each open province in
+    struggle order (what it falls to, now and after each possible take); each
+    distinct sequence of profiles, and each distinct sequence of falls with a
+    taken faction, is judged once, and the plays and takes that agree on it
+    share the verdict.
     """
 
     def __init__(self, state: State, seat: int) -> None:
         self.state = state
         self.seat = seat
-        self.known: dict[tuple[Any, ...], bool] = {}
-        self.falls = {province: rules.majority(entry["followers"])
-                      for province, entry in state["provinces"].items()
-                      if entry["control"] is None}
+        provinces = state["provinces"]
+        self.open = [p for p in state["struggle_order"] if provinces[p]["control"] is None]
+        self.counts = {p: tuple(provinces[p]["followers"][f] for f in FACTIONS) for p in self.open}
+        self.plays: dict[tuple[Profile, ...], bool] = {}
+        self.cases: dict[tuple[tuple[str, ...], str | None], bool] = {}
 
-    def wins(self, card: str, key: Key, take: Take) -> bool:
-        """True if playing ``card`` as ``key`` with ``take`` makes ``seat`` (or partner) win."""
-        signature = self._signature(card, key, take)
-        if signature not in self.known:
-            trial = Engine.copy_state(self.state)
-            _execute(trial, self.seat, card, key)
-            _take(trial, self.seat, take)
-            self.known[signature] = self.seat in _final_winners(trial)
-        return self.known[signature]
+    @classmethod
+    def of(cls, state: State, seat: int) -> _LastCard | None:
+        """The judge when the rule applies: the last card is in hand, or was just played."""
+        taking = state["pending"] is not None and state["pending"]["kind"] == "take"
+        return cls(state, seat) if _cards_in_hands(state) == (0 if taking else 1) else None
 
-    def _signature(self, card: str, key: Key, take: Take) -> tuple[Any, ...]:
-        provinces = self.state["provinces"]
-        changes = deltas(card, key) + ([(take[0], take[1], -1)] if take else [])
-        changed: dict[str, dict[str, int]] = {}
-        for province, faction, delta in changes:
-            counts = changed.setdefault(province, dict(provinces[province]["followers"]))
-            counts[faction] += delta
-        order = list(self.state["struggle_order"])
+    def can_win(self, card: str, key: Key) -> bool:
+        """True if playing ``card`` as ``key`` followed by some take wins."""
+        counts = dict(self.counts)
+        for province, faction, delta in deltas(card, key):
+            changed = list(counts[province])
+            changed[FACTIONS.index(faction)] += delta
+            counts[province] = tuple(changed)
+        order = self.open
         if card == "maharacha" and key:
-            i, j = order.index(key[0]), order.index(key[1])
-            order[i], order[j] = order[j], order[i]
-        falls = dict(self.falls)
-        falls.update((province, rules.majority(counts)) for province, counts in changed.items())
-        return tuple((p, falls[p]) for p in order if p in falls), take[1] if take else None
+            swapped = {key[0]: key[1], key[1]: key[0]}
+            order = [swapped.get(p, p) for p in order]
+        profiles = tuple(_profile(counts[p]) for p in order)
+        if profiles not in self.plays:
+            self.plays[profiles] = self._some_take_wins(profiles)
+        return self.plays[profiles]
+
+    def wins_take(self, take: tuple[str, str]) -> bool:
+        """True if taking ``take`` right after the last card wins."""
+        province, faction = take
+        falls = [_profile(self.counts[p])[0] for p in self.open]
+        falls[self.open.index(province)] = dict(_profile(self.counts[province])[1])[faction]
+        return self._verdict(tuple(falls), faction)
+
+    def _some_take_wins(self, profiles: tuple[Profile, ...]) -> bool:
+        falls = tuple(fall for fall, _ in profiles)
+        if not any(takes for _, takes in profiles):
+            return self._verdict(falls, None)
+        return any(
+            self._verdict((*falls[:i], after, *falls[i + 1 :]), faction)
+            for i, (_, takes) in enumerate(profiles)
+            for faction, after in takes
+        )
+
+    def _verdict(self, falls: tuple[str, ...], taken: str | None) -> bool:
+        """True if ``seat`` wins when the open provinces fall as ``falls`` (in order)."""
+        case = (falls, taken)
+        if case not in self.cases:
+            decided = tuple(zip(self.open, falls, strict=True))
+            self.cases[case] = self.seat in _final_winners(self.state, self.seat, decided, taken)
+        return self.cases[case]
+
+
+def _final_winners(
+    state: State, seat: int, falls: tuple[tuple[str, str], ...], taken: str | None
+) -> list[int]:
+    """The winners once ``seat`` took a ``taken`` follower and the open provinces fell as
+    ``falls`` (``(province, control)`` in struggle order, until the British hold Siam)."""
+    colony_at = get_board(state["map"]).colony_at
+    history = list(state["control_history"])
+    british = [entry["control"] for entry in history].count(rules.BRITISH)
+    for province, control in falls:
+        if british >= colony_at:
+            break
+        history.append({"province": province, "control": control})
+        british += control == rules.BRITISH
+    control = {entry["province"]: entry["control"] for entry in history}
+    players = [{**player, "followers": dict(player["followers"])} for player in state["players"]]
+    if taken:
+        players[seat]["followers"][taken] += 1
+    trial = {
+        "map": state["map"],
+        "control_history": history,
+        "players": players,
+        "provinces": {p: {"control": control.get(p)} for p in state["provinces"]},
+        "contested": next((p for p, _ in falls if p not in control), None),
+        "card_recency": [s for s in state["card_recency"] if s != seat] + [seat],
+    }
+    return rules.outcome(trial)["winners"]
+
+
+def _turn_moves(state: State, seat: int) -> list[Move]:
+    """``pass`` and the first step of each legal execution of each card in hand."""
+    judge = _LastCard.of(state, seat)
+    table = Table(state)
+    moves: list[Move] = [{"action": "pass"}]
+    for card in dict.fromkeys(state["players"][seat]["hand"]):
+        if judge:
+            winning = [key for key in legal_keys(table, card) if judge.can_win(card, key)]
+            firsts = list(dict.fromkeys(head(card, key) for key in winning))
+        else:
+            firsts = first_steps(table, card)
+        moves += [move_of(card, first) for first in firsts]
+    return moves
+
+
+def _take_moves(state: State, seat: int) -> list[Move]:
+    """Every follower on the board (after the last card: those whose take wins)."""
+    judge = _LastCard.of(state, seat)
+    return [
+        {"action": "take", "province": province, "faction": faction}
+        for province, faction in Table(state).ends()
+        if not judge or judge.wins_take((province, faction))
+    ]
+
+
+def _step_moves(state: State, seat: int) -> list[Move]:
+    """The next steps of the card played in steps (see :mod:`.steps`)."""
+    pending = state["pending"]
+    card = pending["card"]
+    table = Table(state)
+    partial = _pending_key(table, pending)
+    judge = _LastCard.of(state, seat)
+    if judge:
+        winning = [key for key in fitting(table, card, partial) if judge.can_win(card, key)]
+        steps = list(dict.fromkeys(rest(card, partial, key) for key in winning))
+    else:
+        steps = next_steps(table, card, partial)
+    if card == "khon_thai":
+        return [
+            {"action": "place", "faction": faction, "province": province}
+            for faction, province in steps
+        ]
+    return [
+        {"action": "swap", "province": province, "faction": faction} for province, faction in steps
+    ]
+
+
+def _pending_key(table: Table, pending: dict[str, Any]) -> Key:
+    """The key of the steps made so far of the card in ``pending``."""
+    fields = {name: value for name, value in pending.items() if name not in ("seat", "kind")}
+    return key_of(table, pending["card"], {"action": "play", **fields})
+
+
+#: What the game waits for, by pending kind (for refusals); ``{card}``: the card's title.
+WAITING = {
+    "take": "After your card you must take one follower from a province before anything "
+    "else, e.g. 'take lao kedah'.",
+    "swap": "Your {card} goes on: name the follower on the other side of the swap first, "
+    "e.g. 'swap lao kedah'.",
+    "place": "Your Khon Thai goes on: place the follower of the next faction first, e.g. "
+    "'place lao kedah'.",
+}
+
+
+def _out_of_order(state: State, action: str) -> IllegalMove:
+    """The refusal of an answer with nothing pending, or of anything else while waiting."""
+    pending = state["pending"]
+    if pending is not None:
+        title = CARD_TITLES.get(pending.get("card"), "")
+        return IllegalMove(WAITING[pending["kind"]].format(card=title), "pending")
+    if action == "take":
+        return IllegalMove(
+            "There is no follower to take now: a take follows your card (play a card, "
+            "alone or with its take, or pass).",
+            "pending",
+        )
+    return IllegalMove(
+        f"There is nothing to {action} now: '{action}' goes on with a Khon Thai, 1 vs 1 or "
+        "2 vs 1 card played in steps.",
+        "pending",
+    )
+
+
+def _play(state: State, seat: int, move: Move) -> None:
+    """Validate a card play: carry it out (and its take, if given) or make its first step."""
+    card = move.get("card")
+    if card not in CARDS:
+        raise IllegalMove(f"'card' must be one of {', '.join(CARDS)}.", "move_shape")
+    if card not in state["players"][seat]["hand"]:
+        raise IllegalMove(
+            f"You have no {CARD_TITLES[card]} card left: played cards never return to the hand.",
+            "hand",
+        )
+    table = Table(state)
+    key = key_of(table, card, move)
+    if is_complete(table, card, key):
+        _card(state, seat, table, card, key, move)
+    elif "take" not in move:
+        _first_step(state, seat, table, card, key)
+    elif card == "khon_thai":
+        check(table, card, key)  # names the faction the pool still holds
+    else:
+        raise IllegalMove(
+            f"The take follows the whole card: give every part of the {CARD_TITLES[card]} "
+            "with the take, or leave out 'take' and go on step by step.",
+            "take",
+        )
+
+
+def _first_step(state: State, seat: int, table: Table, card: str, partial: Key) -> None:
+    """Record the steps ``partial`` of ``card`` as pending; IllegalMove if none can go on."""
+    check_steps(table, card, partial)
+    judge = _LastCard.of(state, seat)
+    if judge and not any(judge.can_win(card, key) for key in fitting(table, card, partial)):
+        raise _last_card_refusal()
+    state["pending"] = {"seat": seat, "kind": STEPS[card], "card": card, **fields_of(card, partial)}
+
+
+def _answer_step(state: State, seat: int, move: Move) -> None:
+    """The next step of a card played in steps: ``{"action": "swap" | "place", ...}``."""
+    action = move["action"]
+    if set(move) != {"action", "province", "faction"}:
+        raise IllegalMove(
+            f'A {action} step is {{"action": "{action}", "province": p, "faction": f}}.',
+            "move_shape",
+        )
+    pending = state["pending"]
+    card = pending["card"]
+    table = Table(state)
+    province, faction = follower_ref(
+        table, {"province": move["province"], "faction": move["faction"]}, f"The {action}"
+    )
+    step = (faction, province) if card == "khon_thai" else (province, faction)
+    key = joined(table, card, _pending_key(table, pending), step)
+    if is_complete(table, card, key):
+        _card(state, seat, table, card, key, {})
+    else:
+        _first_step(state, seat, table, card, key)
+
+
+def _card(state: State, seat: int, table: Table, card: str, key: Key, move: Move) -> None:
+    """Carry out the complete execution ``key``, then the take of ``move`` if it has one."""
+    check(table, card, key)
+    take = move.get("take")
+    if take is not None:
+        take = follower_ref(table, take, "'take'")
+    judge = _LastCard.of(state, seat)
+    if judge and not judge.can_win(card, key):
+        raise _last_card_refusal()
+    _execute(state, seat, card, key)
+    if table.ends():
+        state["pending"] = {"seat": seat, "kind": "take"}
+        if "take" in move:
+            _take(state, seat, take)
+    elif take is not None:
+        raise IllegalMove(
+            "Take: after the card no province holds a follower, so there is "
+            "nothing to take ('take' is null, or 'take none').",
+            "take",
+        )
+    else:
+        _end_turn(state, seat)
+
+
+def _last_card_refusal() -> IllegalMove:
+    return IllegalMove(
+        "Last card: the very last action card of the game may be played only if it wins the "
+        "game for you or your partner, and this play does not, whatever follower you take.",
+        "last_card",
+    )
+
+
+def _answer_take(state: State, seat: int, move: Move) -> None:
+    """The pending take: ``{"action": "take", "province": p, "faction": f}``."""
+    if set(move) != {"action", "province", "faction"}:
+        raise IllegalMove(
+            'A take is {"action": "take", "province": p, "faction": f}.', "move_shape"
+        )
+    follower = {"province": move["province"], "faction": move["faction"]}
+    _take(state, seat, follower_ref(Table(state), follower, "The take"))
+
+
+ANSWERS = {"take": _answer_take, "swap": _answer_step, "place": _answer_step}
+
+
+def _take(state: State, seat: int, take: Take) -> None:
+    """Move the taken follower to ``seat`` and end its turn; IllegalMove if it may not."""
+    if take is None:
+        raise IllegalMove(
+            "After the card you must take one follower from a province: "
+            "'take' may be null only when no province holds a follower.",
+            "take",
+        )
+    province, faction = take
+    followers = state["provinces"][province]["followers"]
+    if not followers[faction]:
+        raise IllegalMove(
+            f"Take: after the card {province} holds no {faction} follower to take.", "take"
+        )
+    judge = _LastCard.of(state, seat)
+    if judge and not judge.wins_take(take):
+        raise IllegalMove(
+            "Last card: after the very last action card of the game the take "
+            "must win the game for you or your partner, and this one does "
+            "not.",
+            "last_card",
+        )
+    followers[faction] -= 1
+    state["players"][seat]["followers"][faction] += 1
+    _end_turn(state, seat)
+
+
+def _end_turn(state: State, seat: int) -> None:
+    state["pending"] = None
+    state["current_seat"] = (seat + 1) % len(state["players"])
 
 
 def _can_play(state: State, seat: int) -> bool:
@@ -268,13 +570,12 @@ def _can_play(state: State, seat: int) -> bool:
     if _cards_in_hands(state) > 1:
         return True
     judge = _LastCard(state, seat)
-    return any(judge.wins(hand[0], key, take)
-               for key, takes in _plays(Table(state), hand[0]) for take in takes)
+    return any(judge.can_win(hand[0], key) for key in legal_keys(Table(state), hand[0]))
 
 
 def _auto_pass(state: State) -> None:
     """Pass for every seat in turn whose only legal move is pass (recorded in the state)."""
-    while not rules.is_over(state):
+    while not rules.is_over(state) and state["pending"] is None:
         seat = state["current_seat"]
         if _can_play(state, seat):
             return
@@ -284,25 +585,6 @@ def _auto_pass(state: State) -> None:
 
 def _cards_in_hands(state: State) -> int:
     return sum(len(player["hand"]) for player in state["players"])
-
-
-def _plays(table: Table, card: str) -> Iterator[tuple[Key, list[Take]]]:
-    """Every legal execution of ``card`` with the takes possible after it."""
-    for key in legal_keys(table, card):
-        yield key, _takes_after(table, deltas(card, key))
-
-
-def _takes_after(table: Table, changes: list[tuple[str, str, int]]) -> list[Take]:
-    """Every ``(province, faction)`` holding a follower after ``changes`` (``[None]``: none)."""
-    changed: dict[str, dict[str, int]] = {}
-    for province, faction, delta in changes:
-        counts = changed.setdefault(province, dict(table.provinces[province]["followers"]))
-        counts[faction] += delta
-    takes: list[Take] = []
-    for province in table.board.provinces:
-        counts = changed.get(province) or table.provinces[province]["followers"]
-        takes += [(province, faction) for faction in FACTIONS if counts[faction]]
-    return takes or [None]
 
 
 def _execute(state: State, seat: int, card: str, key: Key) -> None:
@@ -325,30 +607,3 @@ def _execute(state: State, seat: int, card: str, key: Key) -> None:
     state["card_recency"] = [s for s in state["card_recency"] if s != seat] + [seat]
     state["last_card"] = {"card": card, **fields_of(card, key)}
     state["passes_in_a_row"] = 0
-    state["current_seat"] = (seat + 1) % len(state["players"])
-
-
-def _take(state: State, seat: int, take: Take) -> None:
-    """Move the taken follower to ``seat``; IllegalMove if the take is not possible."""
-    provinces = state["provinces"]
-    if take is None:
-        if any(any(entry["followers"].values()) for entry in provinces.values()):
-            raise IllegalMove("After the card you must take one follower from a province: "
-                              "'take' may be null only when no province holds a follower.",
-                              "take")
-        return
-    province, faction = take
-    if not provinces[province]["followers"][faction]:
-        raise IllegalMove(f"Take: after the card {province} holds no {faction} follower to "
-                          "take.", "take")
-    provinces[province]["followers"][faction] -= 1
-    state["players"][seat]["followers"][faction] += 1
-
-
-def _final_winners(state: State) -> list[int]:
-    """The winners once the remaining struggles are decided as they stand."""
-    trial = {**state, "provinces": {p: {**entry, "followers": dict(entry["followers"])}
-                                    for p, entry in state["provinces"].items()},
-             "pool": dict(state["pool"]), "control_history": list(state["control_history"])}
-    rules.finish_by_passing(trial)
-    return rules.outcome(trial)["winners"]

@@ -60,6 +60,15 @@ class Board:
     adjacent: dict[str, frozenset[str]]
     colony_at: int
 
+    def rank(self, province: str) -> int:
+        """The place of ``province`` in map order (the order of canonical moves)."""
+        return _ranks(self.name)[province]
+
+
+@cache
+def _ranks(name: str) -> dict[str, int]:
+    return {province: i for i, province in enumerate(MAPS[name]["provinces"])}
+
 
 @cache
 def get_board(name: str) -> Board:

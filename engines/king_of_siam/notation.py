@@ -6,13 +6,19 @@ import re
 from typing import Any
 
 from engines.base import Move, NotationError, State
-from engines.king_of_siam.cards import CARD_FIELDS, CARDS
+from engines.king_of_siam.cards import CARDS, FIELD_SETS
 from engines.king_of_siam.maps import FACTIONS, get_board
 
 NONE = "none"
 PROVINCE_WORD = re.compile(r"^[a-z][a-z0-9-]*$")
-HINT = ("Write 'pass' or a card with its targets and the take, e.g. "
-        "'rama korat sukhothai; take lao kedah'.")
+HINT = (
+    "Write 'pass', a card with its targets and the take (e.g. "
+    "'rama korat sukhothai; take lao kedah'), the card alone ('rama korat sukhothai') "
+    "or, after your card, the next step ('take lao kedah', 'swap lao kedah', "
+    "'place lao kedah')."
+)
+#: The answers to a pending decision, each naming one follower: ``<word> <faction> <province>``.
+ANSWERS = ("take", "swap", "place")
 
 
 # -- format -------------------------------------------------------------------
@@ -21,18 +27,20 @@ def format_move(move: Move) -> str:
     try:
         if move == {"action": "pass"}:
             return "pass"
+        if move["action"] in ANSWERS and set(move) == {"action", "province", "faction"}:
+            return f"{move['action']} {move['faction']} {move['province']}"
         card = move["card"]
-        if move["action"] != "play" or set(move) != {"action", "card", "take",
-                                                     *CARD_FIELDS[card]}:
+        fields = set(move) - {"action", "card", "take"}
+        if move["action"] != "play" or fields not in FIELD_SETS[card]:
             raise NotationError(f"Not a King of Siam move: {move!r}.")
-        words = _FORMATTERS.get(card, _format_faction_card)(move)
-        return f"{card} {' '.join(words) or NONE}; take {_format_take(move['take'])}"
+        text = f"{card} {' '.join(_FORMATTERS.get(card, _format_faction_card)(move)) or NONE}"
+        return f"{text}; {_format_take(move['take'])}" if "take" in move else text
     except (KeyError, TypeError, ValueError, AttributeError) as error:
         raise NotationError(f"Not a King of Siam move: {move!r}.") from error
 
 
 def _format_take(take: dict[str, str] | None) -> str:
-    return NONE if take is None else f"{take['faction']} {take['province']}"
+    return f"take {NONE}" if take is None else f"take {take['faction']} {take['province']}"
 
 
 def _format_maharacha(move: Move) -> list[str]:
@@ -44,23 +52,28 @@ def _format_maharacha(move: Move) -> list[str]:
 
 def _format_khon_thai(move: Move) -> list[str]:
     place = move["place"]
-    return [word for faction in FACTIONS if faction in place
-            for word in (faction, place[faction])]
+    return [word for faction in FACTIONS if faction in place for word in (faction, place[faction])]
 
 
 def _format_one_vs_one(move: Move) -> list[str]:
-    if move["give"] is None:
+    give = move["give"]
+    if give is None and move["get"] is None:
         return []
-    give, get = move["give"], move["get"]
-    return [give["faction"], give["province"], "with", get["faction"], get["province"]]
+    return [give["faction"], give["province"], *_format_with(move.get("get"))]
 
 
 def _format_two_vs_one(move: Move) -> list[str]:
-    if move["two"] is None:
+    two = move["two"]
+    if two is None and move["one"] is None:
         return []
-    two, one = move["two"], move["one"]
-    f, g = two["factions"]
-    return [f, g, two["province"], "with", one["faction"], one["province"]]
+    if not 1 <= len(two["factions"]) <= 2:
+        raise ValueError("two factions, or one")
+    return [*two["factions"], two["province"], *_format_with(move.get("one"))]
+
+
+def _format_with(other: dict[str, str] | None) -> list[str]:
+    """``with <faction> <province>``, or nothing for a first step."""
+    return [] if other is None else ["with", other["faction"], other["province"]]
 
 
 def _format_faction_card(move: Move) -> list[str]:
@@ -84,14 +97,19 @@ def parse_move(text: str, state: State | None = None) -> Move:
     parts = [part.split() for part in text.lower().split(";")]
     if parts == [["pass"]]:
         return {"action": "pass"}
-    if len(parts) != 2 or not parts[0]:
+    if len(parts) > 2 or not parts[0]:
         raise NotationError(f"A card and its take are separated by one ';'. {HINT}")
+    if parts[0][0] in ANSWERS and len(parts) == 1:
+        return _read_answer(parts[0], provinces)
     card, *words = parts[0]
     if card not in CARDS:
-        raise NotationError(f"Unknown card '{card}': use pass, {', '.join(CARDS)}.")
+        raise NotationError(f"Unknown card '{card}': use pass, take, {', '.join(CARDS)}.")
     reader = _READERS.get(card, _read_faction_card)
     fields = _empty_fields(card) if words == [NONE] else reader(words, _Words(provinces))
-    return {"action": "play", "card": card, **fields, "take": _read_take(parts[1], provinces)}
+    move = {"action": "play", "card": card, **fields}
+    if len(parts) == 2:
+        move["take"] = _read_take(parts[1], provinces)
+    return move
 
 
 class _Words:
@@ -122,54 +140,86 @@ def _empty_fields(card: str) -> dict[str, Any]:
     }.get(card, {"place": []})
 
 
+def _read_answer(words: list[str], provinces: tuple[str, ...] | None) -> dict[str, str]:
+    action = words[0]
+    if len(words) != 3:
+        raise NotationError(f"Write '{action} <faction> <province>'.")
+    check = _Words(provinces)
+    return {
+        "action": action,
+        "province": check.province(words[2]),
+        "faction": check.faction(words[1]),
+    }
+
+
 def _read_take(words: list[str], provinces: tuple[str, ...] | None) -> dict[str, str] | None:
     if words == ["take", NONE]:
         return None
     if len(words) != 3 or words[0] != "take":
-        raise NotationError("After ';' write the take: 'take <faction> <province>' or "
-                            "'take none'.")
+        raise NotationError("After ';' write the take: 'take <faction> <province>' or 'take none'.")
     check = _Words(provinces)
     return {"province": check.province(words[2]), "faction": check.faction(words[1])}
 
 
 def _read_maharacha(words: list[str], check: _Words) -> dict[str, Any]:
     if len(words) != 5 or words[0] != "swap" or words[3] != "king":
-        raise NotationError("Write 'maharacha swap <province> <province> king <province>' or "
-                            "'maharacha none'.")
-    return {"swap": [check.province(words[1]), check.province(words[2])],
-            "king": check.province(words[4])}
+        raise NotationError(
+            "Write 'maharacha swap <province> <province> king <province>' or 'maharacha none'."
+        )
+    return {
+        "swap": [check.province(words[1]), check.province(words[2])],
+        "king": check.province(words[4]),
+    }
 
 
 def _read_khon_thai(words: list[str], check: _Words) -> dict[str, Any]:
     pairs = list(zip(words[::2], words[1::2], strict=False))
     factions = [faction for faction, _ in pairs]
     if len(words) % 2 or len(set(factions)) != len(factions):
-        raise NotationError("Write 'khon_thai <faction> <province> ...' with each faction "
-                            "at most once, or 'khon_thai none'.")
+        raise NotationError(
+            "Write 'khon_thai <faction> <province> ...' with each faction "
+            "at most once, or 'khon_thai none'."
+        )
     return {"place": {check.faction(f): check.province(p) for f, p in pairs}}
 
 
 def _read_one_vs_one(words: list[str], check: _Words) -> dict[str, Any]:
-    if len(words) != 5 or words[2] != "with":
-        raise NotationError("Write 'one_vs_one <faction> <province> with <faction> "
-                            "<province>' or 'one_vs_one none'.")
-    return {"give": {"province": check.province(words[1]), "faction": check.faction(words[0])},
-            "get": {"province": check.province(words[4]), "faction": check.faction(words[3])}}
+    if len(words) not in (2, 5) or words[2:3] not in ([], ["with"]):
+        raise NotationError(
+            "Write 'one_vs_one <faction> <province> with <faction> <province>', its first "
+            "step 'one_vs_one <faction> <province>' or 'one_vs_one none'."
+        )
+    move = {"give": {"province": check.province(words[1]), "faction": check.faction(words[0])}}
+    if len(words) == 5:
+        move["get"] = {"province": check.province(words[4]), "faction": check.faction(words[3])}
+    return move
 
 
 def _read_two_vs_one(words: list[str], check: _Words) -> dict[str, Any]:
-    if len(words) != 6 or words[3] != "with":
-        raise NotationError("Write 'two_vs_one <faction> <faction> <province> with <faction> "
-                            "<province>' or 'two_vs_one none'.")
-    return {"two": {"province": check.province(words[2]),
-                    "factions": [check.faction(words[0]), check.faction(words[1])]},
-            "one": {"province": check.province(words[5]), "faction": check.faction(words[4])}}
+    two, one = (words[:-3], words[-2:]) if "with" in words else (words, None)
+    if len(two) not in (2, 3) or (one is not None and words[-3] != "with"):
+        raise NotationError(
+            "Write 'two_vs_one <faction> <faction> <province> with <faction> <province>', "
+            "'two_vs_one <faction> <province> with <faction> <province>' (1 for 1), the "
+            "first step alone ('two_vs_one <faction> <faction> <province>') or "
+            "'two_vs_one none'."
+        )
+    move = {
+        "two": {
+            "province": check.province(two[-1]),
+            "factions": [check.faction(word) for word in two[:-1]],
+        }
+    }
+    if one is not None:
+        move["one"] = {"province": check.province(one[1]), "faction": check.faction(one[0])}
+    return move
 
 
 def _read_faction_card(words: list[str], check: _Words) -> dict[str, Any]:
     if not 1 <= len(words) <= 2:
-        raise NotationError("Write '<faction card> <province> [<province>]' or "
-                            "'<faction card> none'.")
+        raise NotationError(
+            "Write '<faction card> <province> [<province>]' or '<faction card> none'."
+        )
     return {"place": [check.province(word) for word in words]}
 
 

@@ -44,8 +44,9 @@ def resolve_struggle(state: State) -> None:
 
 def control_tally(state: State) -> Counter[str]:
     """How many provinces each faction and the British control."""
-    return Counter(entry["control"] for entry in state["provinces"].values()
-                   if entry["control"] is not None)
+    return Counter(
+        entry["control"] for entry in state["provinces"].values() if entry["control"] is not None
+    )
 
 
 def is_over(state: State) -> bool:
@@ -121,11 +122,20 @@ def _faction_result(state: State, tally: Counter[str]) -> dict[str, Any]:
 
     seats = sorted(range(len(held)), key=key)
     best = [seat for seat in seats if key(seat) == key(seats[0])]
-    reason = (f"{ruling.capitalize()} rules Siam with {tally[ruling]} provinces"
-              f"{_ruling_tie_note(ranking, tally)}. "
-              f"{_player_note(seats, key, ruling, second)}")
-    return _finish(state, best, seats, reason, ruling, ranking,
-                   {str(seat): held[seat][ruling] for seat in range(len(held))})
+    reason = (
+        f"{ruling.capitalize()} rules Siam with {tally[ruling]} provinces"
+        f"{_ruling_tie_note(ranking, tally)}. "
+        f"{_player_note(seats, key, ruling, second)}"
+    )
+    return _finish(
+        state,
+        best,
+        seats,
+        reason,
+        ruling,
+        ranking,
+        {str(seat): held[seat][ruling] for seat in range(len(held))},
+    )
 
 
 def _ruling_tie_note(ranking: list[str], tally: Counter[str]) -> str:
@@ -135,25 +145,32 @@ def _ruling_tie_note(ranking: list[str], tally: Counter[str]) -> str:
     return f" (tied with {' and '.join(tied)}, but it gained control of a province last)"
 
 
-def _player_note(seats: list[int], key: Callable[[int], tuple[int, ...]], ruling: str,
-                 second: str | None) -> str:
+def _player_note(
+    seats: list[int], key: Callable[[int], tuple[int, ...]], ruling: str, second: str | None
+) -> str:
     """Why the best seat(s) won, naming the tie-break that decided."""
     first = key(seats[0])
     most = [seat for seat in seats if key(seat)[0] == first[0]]
     if len(most) == 1:
         return f"Seat {seats[0]} has the most {ruling.capitalize()} followers ({-first[0]})."
-    note = (f"{_seat_list(sorted(most)).capitalize()} tie with {-first[0]} "
-            f"{ruling.capitalize()} followers")
+    note = (
+        f"{_seat_list(sorted(most)).capitalize()} tie with {-first[0]} "
+        f"{ruling.capitalize()} followers"
+    )
     still = [seat for seat in most if key(seat)[:2] == first[:2]]
     if len(still) == 1:
         return note + f"; seat {seats[0]} has the most {second.capitalize()} followers of them."
     if second:
-        note += (f"; {_seat_list(sorted(still))} also tie with {-first[1]} "
-                 f"{second.capitalize()} followers")
+        note += (
+            f"; {_seat_list(sorted(still))} also tie with {-first[1]} "
+            f"{second.capitalize()} followers"
+        )
     if key(still[1]) == first:
         return note + "; no rule breaks the tie, so they share the win."
-    return (note + f"; the tied player who played an action card last loses, so seat "
-            f"{seats[0]}, whose last card lies furthest back, wins.")
+    return (
+        note + f"; the tied player who played an action card last loses, so seat "
+        f"{seats[0]}, whose last card lies furthest back, wins."
+    )
 
 
 def _colony_result(state: State) -> dict[str, Any]:
@@ -174,25 +191,47 @@ def _colony_result(state: State) -> dict[str, Any]:
     seats = sorted(range(players), key=lambda seat: (key(seat), -recency(seat)))
     best = [seat for seat in seats if key(seat) == key(seats[0])]
     who = "team" if partners else "player"
-    reason = (f"Siam is a British colony: the British control "
-              f"{control_tally(state)[BRITISH]} provinces. The {who} with the most complete "
-              f"sets of followers ({sets[seats[0]]}) wins")
+    reason = (
+        f"Siam is a British colony: the British control "
+        f"{control_tally(state)[BRITISH]} provinces. The {who} with the most complete "
+        f"sets of followers ({sets[seats[0]]}) wins"
+    )
     tied = [seat for seat in seats if key(seat)[0] == key(seats[0])[0]]
     if len(tied) > len(best):
         reason += f"; of the tied {who}s, the one who played an action card last wins"
     elif len(best) > (2 if partners else 1):
         reason += f"; the tied {who}s share the win"
-    return _finish(state, best, seats, reason + f": {_seat_list(sorted(best))}.", BRITISH, [],
-                   {str(seat): sets[seat] for seat in range(players)})
+    return _finish(
+        state,
+        best,
+        seats,
+        reason + f": {_seat_list(sorted(best))}.",
+        BRITISH,
+        [],
+        {str(seat): sets[seat] for seat in range(players)},
+    )
 
 
-def _finish(state: State, best: list[int], ranking: list[int], reason: str, ruling: str,
-            factions: list[str], scores: dict[str, int]) -> dict[str, Any]:
+def _finish(
+    state: State,
+    best: list[int],
+    ranking: list[int],
+    reason: str,
+    ruling: str,
+    factions: list[str],
+    scores: dict[str, int],
+) -> dict[str, Any]:
     """The result dict; with 4 players a winner's partner wins too."""
     winners = set(best)
     if len(state["players"]) == 4:
         winners |= {(seat + 2) % 4 for seat in best}
         if len(winners) > len(best):
             reason += f" Partners share the win: {_seat_list(sorted(winners))}."
-    return {"winners": sorted(winners), "scores": scores, "reason": reason, "ruling": ruling,
-            "faction_ranking": factions, "ranking": ranking}
+    return {
+        "winners": sorted(winners),
+        "scores": scores,
+        "reason": reason,
+        "ruling": ruling,
+        "faction_ranking": factions,
+        "ranking": ranking,
+    }

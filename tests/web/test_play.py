@@ -236,10 +236,16 @@ def test_foreign_king_move_through_the_guided_form(
 def test_king_of_siam_move_through_the_guided_form(
     live_server: BackgroundServer, new_context: Callable[[], BrowserContext], screenshots: Path
 ) -> None:
-    page, _, notation = guided_move_in(
+    page, game, notation = guided_move_in(
         live_server, new_context(), "king-of-siam", ["Ann", "Bob", "Cor"], {"action": "play"}
     )
-    assert notation.split(";")[1].startswith(" take")
+    assert ";" not in notation, "the card alone: its take is the next decision"
+    expect(page.locator("#status")).to_contain_text("your turn")
+    take = play_guided(page, {})
+    assert take.startswith("take ")
+    moves = requests.get(live_server.api(f"/games/{game['id']}/moves"), timeout=10).json()
+    assert [move["notation"] for move in moves] == [notation, take]
+    assert [move["seat"] for move in moves] == [game["to_move"][0]] * 2
     board_screenshot(page, screenshots, "king-of-siam")
 
 
