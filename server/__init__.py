@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import flask_smorest
-from flask import Flask, current_app, jsonify, render_template, request
+from flask import Flask, Response, current_app, jsonify, make_response, render_template, request
 from flask_wtf.csrf import CSRFError, CSRFProtect
 from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 
@@ -70,20 +70,28 @@ class Api(flask_smorest.Api):
 
     ERROR_SCHEMA = ErrorResponseSchema
 
-    def handle_http_exception(self, error: HTTPException) -> Any:
-        """``{"error": {...}}`` for API paths, a small HTML page elsewhere."""
+    def handle_http_exception(self, error: HTTPException) -> Response:
+        """``{"error": {...}}`` for API paths, a small HTML page elsewhere.
+
+        The exception's own headers are kept (``Allow`` on a ``405``).
+        """
         code = CODE_BY_STATUS.get(error.code or 500, "bad_request")
-        return error_response(TurnpostError(code, error.description or error.name), error.code)
+        response = error_response(TurnpostError(code, error.description or error.name), error.code)
+        for name, value in error.get_headers():
+            if name.lower() != "content-type":
+                response.headers[name] = value
+        return response
 
 
-def error_response(error: TurnpostError, status: int | None = None) -> Any:
+def error_response(error: TurnpostError, status: int | None = None) -> Response:
     """The contract's error body (JSON) or, outside the API, an HTML error page."""
     status = status or error.status
     if request.path.startswith("/api/"):
         response = jsonify(error.body())
-        response.status_code = status
-        return response
-    return render_template("error.html", error=error), status
+    else:
+        response = make_response(render_template("error.html", error=error))
+    response.status_code = status
+    return response
 
 
 def load_secret_key(db_path: str) -> str:
@@ -184,10 +192,10 @@ def refuse_oversized_chunked_body() -> None:
         raise RequestEntityTooLarge()
 
 
-def _csrf_error(error: CSRFError) -> Any:
+def _csrf_error(error: CSRFError) -> Response:
     return error_response(TurnpostError("bad_request", f"CSRF check failed: {error.description}"))
 
 
-def _unexpected_error(error: Exception) -> Any:
+def _unexpected_error(error: Exception) -> Response:
     current_app.logger.exception("unexpected error")
     return error_response(TurnpostError("internal_error", "Something went wrong on our side."))

@@ -32,6 +32,7 @@ from schemas.api import (
 from server import current_service
 from server.deadlines import set_vacation
 from server.errors import TurnpostError
+from server.jsontext import load_untrusted
 from server.service import format_time
 from server.store import Store
 
@@ -45,11 +46,8 @@ class ContractParser(FlaskParser):
     """Reads JSON bodies whatever the Content-Type and reports errors in the contract's shape."""
 
     def load_json(self, req: Any, schema: Schema) -> Any:
-        """The body as a JSON object, or ``400 bad_request``."""
-        try:
-            data = json.loads(req.get_data(cache=True) or b"null")
-        except (ValueError, UnicodeDecodeError):
-            raise TurnpostError("bad_request", "The body is not valid JSON.") from None
+        """The body as a JSON object, or ``400 bad_request`` (see :mod:`server.jsontext`)."""
+        data = load_untrusted(req.get_data(cache=True) or b"null")
         if not isinstance(data, dict):
             raise TurnpostError("bad_request", "The body must be a JSON object.")
         return data
@@ -71,7 +69,6 @@ class Blueprint(flask_smorest.Blueprint):
 
 
 blp = Blueprint("api", __name__, url_prefix="/api/v1", description="Turnpost turn server")
-
 
 
 def bearer_token() -> str | None:
@@ -232,7 +229,7 @@ def events(query: dict[str, Any], game_id: str) -> Response:
     """An event stream: one ``move`` event per appended move; resumes after ``Last-Event-ID``."""
     games = current_service()
     game = games.load(game_id)
-    last = query.get("last_event_id") or _last_event_id()
+    last = last_event_id(query)
     factory = current_app.extensions["turnpost"]
     if not factory.streams.acquire(blocking=False):
         raise TurnpostError(
@@ -247,10 +244,23 @@ def events(query: dict[str, Any], game_id: str) -> Response:
     return response
 
 
-def _last_event_id() -> int:
-    """The ``Last-Event-ID`` header as a seq; anything else (or out of range) counts as 0."""
-    value = request.headers.get("Last-Event-ID", "0")
-    return int(value) if value.isdigit() and int(value) <= MAX_SEED else 0
+def last_event_id(query: dict[str, Any]) -> int:
+    """The seq to resume after: the ``Last-Event-ID`` header, else ``?last_event_id``, else 0.
+
+    The header wins: a browser reconnecting repeats the URL it was given and
+    sends the id of the last event it saw. A header that is not an event id
+    (ASCII digits up to the largest seq) is ``400 bad_request``.
+    """
+    header = request.headers.get("Last-Event-ID", "").strip()
+    if not header:
+        return query.get("last_event_id", 0)
+    if not (header.isascii() and header.isdigit() and int(header) <= MAX_SEED):
+        raise TurnpostError(
+            "bad_request",
+            "Last-Event-ID must be the id of an event: a move number (0 or more).",
+            {"Last-Event-ID": [header[:40]]},
+        )
+    return int(header)
 
 
 def _event_stream(factory: Any, game_id: str, last: int) -> Iterator[str]:

@@ -121,8 +121,6 @@ def rate_limited(error: RateLimitExceeded) -> Any:
         ),
         429,
     )
-    if isinstance(response, tuple):
-        response = current_app.make_response(response)
     response.headers["Retry-After"] = str(error.limit.limit.get_expiry())
     return response
 

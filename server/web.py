@@ -37,6 +37,7 @@ from engines import ENGINES
 from schemas.api import GameCreateSchema
 from server import current_service
 from server.errors import TurnpostError
+from server.jsontext import load_untrusted
 from server.service import Game, GameService
 
 bp = Blueprint("web", __name__)
@@ -51,7 +52,6 @@ LISTED_MOVES = 60
 #: Player rows of the create-game form (the most seats any engine takes).
 FORM_SEATS = max(engine.max_players for engine in ENGINES.values())
 FACING_ARROWS = {"N": "\u2191", "E": "\u2192", "S": "\u2193", "W": "\u2190"}
-
 
 
 def seat_cookie(game_id: str) -> str:
@@ -118,8 +118,8 @@ def _creation_body(form: Mapping[str, str]) -> dict[str, Any]:
         if name or email:
             players.append({"name": name, "email": email or None})
     try:
-        options = json.loads(form.get("options", "").strip() or "{}")
-    except (ValueError, RecursionError):
+        options = load_untrusted(form.get("options", "").strip() or "{}")
+    except TurnpostError:
         raise TurnpostError(
             "invalid_request", 'Options must be a JSON object, e.g. {"cross_rule": false}.'
         ) from None

@@ -334,3 +334,91 @@ def test_html_pages_carry_security_headers(server: BackgroundServer) -> None:
     api = requests.get(server.api("/engines"), timeout=10)
     assert api.headers["X-Content-Type-Options"] == "nosniff"
     assert "Content-Security-Policy" not in api.headers
+
+
+# -- hostile inputs that gave 500 (issue 11) ---------------------------------------------
+DEEP = "[" * 1000 + "]" * 1000
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        DEEP,
+        '{"engine": "siam", "players": [{"name": "A"}, {"name": "B"}], "options": {"x": '
+        + DEEP
+        + "}}",
+        '{"engine": "king-of-siam", "players": [{"name": "A"}, {"name": "B"}], "position": '
+        + '{"a": ' * 500
+        + "1"
+        + "}" * 501,
+    ],
+    ids=["bare", "options", "position"],
+)
+def test_json_nested_a_thousand_deep_is_a_bad_request(server: BackgroundServer, body: str) -> None:
+    """Was ``RecursionError`` in the body parser: a 500."""
+    response = requests.post(server.api("/games"), data=body, timeout=10)
+    assert (response.status_code, error_code(response)) == (400, "bad_request")
+    assert "deeper than" in response.json()["error"]["message"]
+
+
+def test_a_deep_move_is_a_bad_request_and_appends_nothing(server: BackgroundServer) -> None:
+    game = create_siam(server)
+    for move in (
+        '{"action": ' + DEEP + "}",
+        '{"action": "pass", "x": ' + "[" * 40 + "]" * 40 + "}",
+    ):
+        response = requests.post(
+            server.api(f"/games/{game['id']}/moves"),
+            data='{"move": ' + move + "}",
+            headers=auth(game["players"][0]["token"]),
+            timeout=10,
+        )
+        assert (response.status_code, error_code(response)) == (400, "bad_request")
+    assert read(server, f"/games/{game['id']}/moves").json() == []
+
+
+def test_a_lone_surrogate_in_any_json_text_is_a_bad_request(server: BackgroundServer) -> None:
+    """``\\ud800`` is valid JSON syntax but no text: SQLite could not store it (a 500)."""
+    game = create_siam(server)
+    moved = requests.post(
+        server.api(f"/games/{game['id']}/moves"),
+        data='{"notation": "enter a1 \\ud800"}',
+        headers=auth(game["players"][0]["token"]),
+        timeout=10,
+    )
+    created = requests.post(
+        server.api("/games"),
+        data='{"engine": "siam", "players": [{"name": "\\ud800"}, {"name": "B"}]}',
+        timeout=10,
+    )
+    for response in (moved, created):
+        assert (response.status_code, error_code(response)) == (400, "bad_request")
+
+
+@pytest.mark.parametrize(
+    "value", ["\u00b2".encode("latin-1"), "\u00b2".encode(), b"-1", b"1e3", b"12x", b"%d" % 2**63]
+)
+def test_a_malformed_last_event_id_is_a_bad_request(server: BackgroundServer, value: bytes) -> None:
+    """``Last-Event-ID: ²`` passed ``isdigit()`` and broke ``int()``: a 500."""
+    game = create_siam(server)
+    with requests.get(
+        server.api(f"/games/{game['id']}/events"),
+        headers={"Last-Event-ID": value},
+        stream=True,
+        timeout=10,
+    ) as response:
+        assert response.status_code == 400
+        assert error_code(response) == "bad_request"
+
+
+def test_405_answers_say_which_methods_are_allowed(server: BackgroundServer) -> None:
+    game = create_siam(server)
+    for method, path in [
+        ("DELETE", server.api("/engines")),
+        ("PUT", server.api(f"/games/{game['id']}")),
+        ("DELETE", f"{server.url}/games/{game['id']}"),
+    ]:
+        response = requests.request(method, path, timeout=10)
+        assert response.status_code == 405, path
+        allowed = {m.strip() for m in response.headers["Allow"].split(",")}
+        assert "GET" in allowed and method not in allowed

@@ -382,7 +382,7 @@ def test_overlong_idempotency_key_is_refused(live_server: BackgroundServer) -> N
     assert log_length(live_server, game) == 0
 
 
-def test_event_ids_beyond_sqlite_integers_are_refused_or_ignored(
+def test_event_ids_beyond_sqlite_integers_are_refused(
     live_server: BackgroundServer,
 ) -> None:
     game = create_siam(live_server)
@@ -393,7 +393,9 @@ def test_event_ids_beyond_sqlite_integers_are_refused_or_ignored(
     url = live_server.api(f"/games/{game['id']}/events")
     too_big = requests.get(url, params={"last_event_id": 2**63}, timeout=10)
     assert (too_big.status_code, error_code(too_big)) == (422, "invalid_request")
-    stream = requests.get(url, headers={"Last-Event-ID": str(2**64)}, timeout=10)
+    header = requests.get(url, headers={"Last-Event-ID": str(2**64)}, timeout=10)
+    assert (header.status_code, error_code(header)) == (400, "bad_request")
+    stream = requests.get(url, headers={"Last-Event-ID": "0"}, timeout=10)
     assert stream.status_code == 200 and "id: 1\nevent: move" in stream.text
 
 
