@@ -166,13 +166,13 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     from server import api, web
     from server.limits import init_protection
 
-    init_protection(app)
     rest = Api(app)
     rest.spec.components.security_scheme("bearer", {"type": "http", "scheme": "bearer"})
     rest.register_blueprint(api.blp)
+    app.register_blueprint(web.bp)
+    init_protection(app)
     csrf.exempt(api.blp)
     csrf.init_app(app)
-    app.register_blueprint(web.bp)
     app.before_request(refuse_oversized_chunked_body)
     app.register_error_handler(TurnpostError, error_response)
     app.register_error_handler(CSRFError, _csrf_error)

@@ -255,8 +255,82 @@ def test_rate_limit_per_token(limited) -> None:
 
 
 def read_log_length(client, path: str) -> int:
-    """The number of logged moves of the game at ``path`` (an anonymous request)."""
-    return len(client.get(f"{path}/moves").get_json())
+    """The number of logged moves of the game at ``path`` (from another address)."""
+    return len(client.get(f"{path}/moves", environ_base=ELSEWHERE).get_json())
+
+
+ELSEWHERE = {"REMOTE_ADDR": "10.0.0.9"}
+
+
+def test_a_seat_token_does_not_escape_the_address_limit(limited) -> None:
+    """Issue 11: any seat token (as Bearer or cookie) used to lift the per-IP limit."""
+    games = [
+        limited.post(
+            "/api/v1/games", json={"engine": "siam", "players": [{"name": "A"}, {"name": "B"}]}
+        ).get_json()
+        for _ in range(2)
+    ]
+    seats = [(game["id"], p["token"]) for game in games for p in game["players"]]
+    answers = [limited.get(f"/api/v1/games/{gid}", headers=auth(token)) for gid, token in seats]
+    assert [a.status_code for a in answers[:3]] == [200, 200, 200]  # 2 creations + 3 reads
+    assert_rate_limited(answers[3])
+    limited.set_cookie(f"turnpost_seat_{games[0]['id']}", seats[0][1])
+    assert limited.get(f"/games/{games[0]['id']}").status_code == 429
+    assert limited.get(f"/api/v1/games/{games[1]['id']}", environ_base=ELSEWHERE).status_code == 200
+
+
+def test_game_creation_has_its_own_limit_per_address(db_path: str) -> None:
+    """Issue 11: 400 games from one address in 20 s, each handing out tokens and mail."""
+    app = create_app(
+        {"TURNPOST_DB": db_path, "TESTING": True, "TURNPOST_RATELIMIT_CREATE": "3/hour"}
+    )
+    client = app.test_client()
+    body = {"engine": "siam", "players": [{"name": "A"}, {"name": "B"}]}
+    statuses = [client.post("/api/v1/games", json=body).status_code for _ in range(3)]
+    assert statuses == [201, 201, 201]
+    assert_rate_limited(client.post("/api/v1/games", json=body))
+    form = {"engine": "siam", "name0": "A", "name1": "B", "csrf_token": "unchecked"}
+    app.config["WTF_CSRF_ENABLED"] = False
+    assert client.post("/games", data=form).status_code == 429, "the lobby form shares the limit"
+    assert client.get("/api/v1/engines").status_code == 200, "other requests still pass"
+    assert client.post("/api/v1/games", json=body, environ_base=ELSEWHERE).status_code == 201
+    assert app.config["TURNPOST_RATELIMIT_CREATE"] == "3/hour"
+
+
+def test_the_default_creation_limit_is_ten_an_hour(db_path: str, monkeypatch) -> None:
+    monkeypatch.delenv("TURNPOST_RATELIMIT_CREATE")
+    app = create_app({"TURNPOST_DB": db_path, "TESTING": True})
+    assert app.config["TURNPOST_RATELIMIT_CREATE"] == "10/hour"
+
+
+def test_large_answers_cost_more_than_one_request(db_path: str) -> None:
+    """Issue 11: a King of Siam ``legal-moves`` answer is megabytes and 0.1 s of CPU.
+
+    The token may make 600 requests a minute, but each such answer counts as
+    about a hundred of them, so after a few of them the token is refused
+    before any work is done, while another player's token is served.
+    """
+    app = create_app(
+        {"TURNPOST_DB": db_path, "TESTING": True, "TURNPOST_RATELIMIT_IP": "100000/minute"}
+    )
+    client = app.test_client()
+    body = {"engine": "king-of-siam", "players": [{"name": "A"}, {"name": "B"}], "seed": 3}
+    game = client.post("/api/v1/games", json=body).get_json()
+    seat = game["to_move"][0]
+    hog = auth(game["players"][seat]["token"])
+    path = f"/api/v1/games/{game['id']}"
+    served = []
+    for _ in range(30):
+        answer = client.get(f"{path}/legal-moves", headers=hog)
+        if answer.status_code != 200:
+            break
+        served.append(len(answer.data))
+    assert_rate_limited(answer)
+    assert 1 <= len(served) <= 600 * 32 * 1024 // min(served) + 1
+    assert sum(served) > 1_000_000, "the answers were large"
+    other = auth(game["players"][1 - seat]["token"])
+    assert client.get(path, headers=other).status_code == 200
+    assert client.get(f"{path}/legal-moves", headers=other).status_code == 200
 
 
 def test_made_up_tokens_count_against_the_address(limited) -> None:
