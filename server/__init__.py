@@ -14,12 +14,22 @@ from pathlib import Path
 from typing import Any
 
 import flask_smorest
-from flask import Flask, Response, current_app, jsonify, make_response, render_template, request
+from flask import (
+    Flask,
+    Response,
+    current_app,
+    g,
+    jsonify,
+    make_response,
+    render_template,
+    request,
+)
 from flask_wtf.csrf import CSRFError, CSRFProtect
 from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 
 from schemas.api import ErrorResponseSchema
 from server.errors import CODE_BY_STATUS, TurnpostError
+from server.events import Feed
 from server.mail import MailSettings, Notifier
 from server.service import GameService
 from server.store import Store
@@ -31,32 +41,44 @@ csrf = CSRFProtect()
 
 
 class Turnpost:
-    """The app's handle on its database: one connection per server thread, kept open.
+    """The app's handle on its database and its event feed.
 
     Opening and closing SQLite per request costs more than a whole move (the
-    close checkpoints the WAL), so each thread keeps its connection. An
-    in-memory database (doctests) is one shared connection.
+    close checkpoints the WAL), so connections are kept open in a small pool:
+    a request (or a command) borrows one on first use and gives it back when
+    its app context ends. This works the same under gevent, where every
+    request is a greenlet and ``threading.local`` would be per greenlet, as
+    under threads. The pool holds as many connections as requests ever ran at
+    once in this process. An in-memory database (doctests) is one shared
+    connection.
     """
 
-    def __init__(self, db_path: str, max_streams: int) -> None:
+    def __init__(self, db_path: str, feed: Feed) -> None:
         self.db_path = db_path
+        self.feed = feed
         self.notifier: Notifier | None = None
-        #: Open event streams each hold a server thread; past this many, ``429``.
-        self.streams = threading.BoundedSemaphore(max_streams)
-        self._local = threading.local()
+        self._idle: list[Store] = []
+        self._lock = threading.Lock()
         self._memory_store = Store.open(db_path) if db_path == ":memory:" else None
 
     def store(self) -> Store:
-        """This thread's store, opened on first use."""
+        """The store of the current app context, borrowed from the pool on first use."""
         if self._memory_store is not None:
             return self._memory_store
-        store = getattr(self._local, "store", None)
-        if store is None:
-            store = self._local.store = Store.open(self.db_path)
-        return store
+        if "turnpost_store" not in g:
+            with self._lock:
+                g.turnpost_store = self._idle.pop() if self._idle else Store.open(self.db_path)
+        return g.turnpost_store
+
+    def give_back(self, _error: BaseException | None = None) -> None:
+        """Return the app context's store to the pool (at the end of every app context)."""
+        store = g.pop("turnpost_store", None)
+        if store is not None:
+            with self._lock:
+                self._idle.append(store)
 
     def service(self) -> GameService:
-        """A game service on this thread's store, recording mails in the outbox."""
+        """A game service on this context's store, recording mails in the outbox."""
         return GameService(self.store(), self.notifier)
 
 
@@ -140,7 +162,10 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         TURNPOST_MAIL_DOMAIN=os.environ.get("TURNPOST_MAIL_DOMAIN", "turnpost.localhost"),
         TURNPOST_MAIL_FROM=os.environ.get("TURNPOST_MAIL_FROM", ""),
         TURNPOST_SMTP_URL=os.environ.get("TURNPOST_SMTP_URL", ""),
-        TURNPOST_MAX_STREAMS=int(os.environ.get("TURNPOST_MAX_STREAMS", "8")),
+        TURNPOST_MAX_STREAMS=int(os.environ.get("TURNPOST_MAX_STREAMS", "1000")),
+        TURNPOST_MAX_STREAMS_PER_CLIENT=int(
+            os.environ.get("TURNPOST_MAX_STREAMS_PER_CLIENT", "10")
+        ),
         API_TITLE="Turnpost",
         API_VERSION="1",
         OPENAPI_VERSION="3.0.3",
@@ -155,10 +180,16 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         WTF_CSRF_TIME_LIMIT=None,
     )
     app.config.update(config or {})
-    turnpost = Turnpost(app.config["TURNPOST_DB"], app.config["TURNPOST_MAX_STREAMS"])
+    feed = Feed(
+        app.config["TURNPOST_DB"],
+        app.config["TURNPOST_MAX_STREAMS"],
+        app.config["TURNPOST_MAX_STREAMS_PER_CLIENT"],
+    )
+    turnpost = Turnpost(app.config["TURNPOST_DB"], feed)
     app.extensions["turnpost"] = turnpost
-    store = turnpost.store()
-    store.init()
+    app.teardown_appcontext(turnpost.give_back)
+    with app.app_context():
+        turnpost.store().init()
     if not app.config.get("SECRET_KEY"):
         app.config["SECRET_KEY"] = load_secret_key(turnpost.db_path)
     turnpost.notifier = Notifier(mail_settings(app.config))

@@ -88,7 +88,9 @@ class Store:
 
     def __init__(self, db: sqlite_utils.Database, path: str = ":memory:") -> None:
         self.db = db
-        self._writer_lock = _WRITER_LOCKS.setdefault(os.path.abspath(path), threading.Lock())
+        # per process: a lock inherited through fork would be the parent's kind of lock
+        key = f"{os.getpid()}:{os.path.abspath(path)}"
+        self._writer_lock = _WRITER_LOCKS.setdefault(key, threading.Lock())
 
     @classmethod
     def open(cls, path: str) -> Store:

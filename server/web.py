@@ -36,6 +36,7 @@ from marshmallow import ValidationError
 from engines import ENGINES
 from schemas.api import GameCreateSchema
 from server import current_service
+from server.cooperative import offload
 from server.errors import TurnpostError
 from server.jsontext import load_untrusted
 from server.service import Game, GameService
@@ -228,11 +229,11 @@ def _render_game(
     game = games.load(game_id)
     seat = _seat_from_cookie(games, game)
     at = request.args.get("at", type=int)
-    view = games.game_object(game, seat, at=at)
+    view = offload(games.game_object, game, seat, at)
     playing = seat is not None and at is None and seat in view["to_move"]
     guide = None
     if playing:
-        legal = games.legal_moves(game, seat)["moves"]
+        legal = offload(games.legal_moves, game, seat)["moves"]
         guide = build_guide(game, legal, _picks(request.args), view["state"])
     return render_template(
         "game.html",

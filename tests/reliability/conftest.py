@@ -8,19 +8,18 @@ import pytest
 
 from server.gunicorn import BackgroundServer, start_background
 
-#: Rate limits far above anything the reliability tests send from one address.
+#: Rate limits (and event streams per address) far above anything the reliability tests
+#: send from one address.
 UNLIMITED = {
     "TURNPOST_RATELIMIT_TOKEN": "1000000/minute",
     "TURNPOST_RATELIMIT_IP": "1000000/minute",
+    "TURNPOST_MAX_STREAMS_PER_CLIENT": "100000",
 }
 
 
 def start_unlimited(db_path: str) -> BackgroundServer:
     """A gunicorn server on ``db_path`` with :data:`UNLIMITED` rate limits."""
-    with pytest.MonkeyPatch.context() as patch:
-        for name, value in UNLIMITED.items():
-            patch.setenv(name, value)
-        return start_background(db_path)
+    return start_background(db_path, environment=UNLIMITED)
 
 
 @pytest.fixture(scope="module")

@@ -496,3 +496,37 @@ def test_405_answers_say_which_methods_are_allowed(server: BackgroundServer) -> 
         assert response.status_code == 405, path
         allowed = {m.strip() for m in response.headers["Allow"].split(",")}
         assert "GET" in allowed and method not in allowed
+
+
+# -- event streams --------------------------------------------------------------------------
+def test_one_client_cannot_take_every_event_stream(db_path: str) -> None:
+    """Issue 11: one client holding 20 sockets took the 8 streams of a worker from everyone."""
+    app = create_app(
+        {
+            "TURNPOST_DB": db_path,
+            "TESTING": True,
+            "TURNPOST_MAX_STREAMS": 5,
+            "TURNPOST_MAX_STREAMS_PER_CLIENT": 2,
+        }
+    )
+    client = app.test_client()
+    body = {"engine": "siam", "players": [{"name": "A"}, {"name": "B"}]}
+    url = f"/api/v1/games/{client.post('/api/v1/games', json=body).get_json()['id']}/events"
+    hog = [client.get(url, buffered=False) for _ in range(20)]
+    assert [r.status_code for r in hog[:2]] == [200, 200]
+    assert {r.status_code for r in hog[2:]} == {429}
+    assert all(error_code_of(r) == "rate_limited" for r in hog[2:])
+    others = [
+        client.get(url, buffered=False, environ_base={"REMOTE_ADDR": f"10.0.0.{i}"})
+        for i in range(4)
+    ]
+    assert [r.status_code for r in others] == [200, 200, 200, 429], "5 in all per worker"
+    hog[0].close()
+    assert client.get(url, buffered=False).status_code == 200, "a closed stream is given back"
+    for response in [*hog, *others]:
+        response.close()
+
+
+def error_code_of(response: Any) -> str:
+    """The error code of a Flask test client's error answer."""
+    return response.get_json()["error"]["code"]
