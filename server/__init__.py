@@ -24,8 +24,10 @@ from flask import (
     render_template,
     request,
 )
+from flask.sessions import SecureCookieSessionInterface
 from flask_wtf.csrf import CSRFError, CSRFProtect
 from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
+from werkzeug.middleware.proxy_fix import ProxyFix
 
 from schemas.api import ErrorResponseSchema
 from server.errors import CODE_BY_STATUS, TurnpostError
@@ -80,6 +82,18 @@ class Turnpost:
     def service(self) -> GameService:
         """A game service on this context's store, recording mails in the outbox."""
         return GameService(self.store(), self.notifier)
+
+
+class TlsAwareSessions(SecureCookieSessionInterface):
+    """Flask's signed-cookie sessions, ``Secure`` whenever the request came over TLS.
+
+    The session holds the CSRF token of the forms. Behind a TLS proxy the
+    request is seen as secure only with ``TURNPOST_PROXY_HOPS`` set.
+    """
+
+    def get_cookie_secure(self, app: Flask) -> bool:
+        """``SESSION_COOKIE_SECURE``, or true for a request made over https."""
+        return bool(app.config["SESSION_COOKIE_SECURE"]) or request.is_secure
 
 
 def current_service() -> GameService:
@@ -171,9 +185,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         OPENAPI_VERSION="3.0.3",
         OPENAPI_URL_PREFIX="/api",
         OPENAPI_JSON_PATH="v1/openapi.json",
-        OPENAPI_SWAGGER_UI_PATH=None,
-        OPENAPI_REDOC_PATH="docs",
-        OPENAPI_REDOC_URL="https://cdn.jsdelivr.net/npm/redoc@2/bundles/redoc.standalone.js",
+        TURNPOST_PROXY_HOPS=int(os.environ.get("TURNPOST_PROXY_HOPS", "0")),
         MAX_CONTENT_LENGTH=MAX_BODY_BYTES,
         SESSION_COOKIE_HTTPONLY=True,
         SESSION_COOKIE_SAMESITE="Lax",
@@ -194,13 +206,14 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         app.config["SECRET_KEY"] = load_secret_key(turnpost.db_path)
     turnpost.notifier = Notifier(mail_settings(app.config))
 
-    from server import api, web
+    from server import api, docs, web
     from server.limits import init_protection
 
     rest = Api(app)
     rest.spec.components.security_scheme("bearer", {"type": "http", "scheme": "bearer"})
     rest.register_blueprint(api.blp)
     app.register_blueprint(web.bp)
+    app.register_blueprint(docs.bp)
     init_protection(app)
     csrf.exempt(api.blp)
     csrf.init_app(app)
@@ -208,7 +221,21 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.register_error_handler(TurnpostError, error_response)
     app.register_error_handler(CSRFError, _csrf_error)
     app.register_error_handler(Exception, _unexpected_error)
+    app.session_interface = TlsAwareSessions()
+    trust_proxies(app, app.config["TURNPOST_PROXY_HOPS"])
     return app
+
+
+def trust_proxies(app: Flask, hops: int) -> None:
+    """Believe ``hops`` reverse proxies' ``X-Forwarded-For/-Proto/-Host/-Port`` headers.
+
+    With ``TURNPOST_PROXY_HOPS=1`` behind nginx or Caddy, the client address
+    (rate limits, stream caps) is the visitor's, not the proxy's, and a page
+    served over https is secure (``Secure`` cookies). Never set it when
+    clients reach the server directly: they could then choose their address.
+    """
+    if hops > 0:
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=hops, x_proto=hops, x_host=hops, x_port=hops)
 
 
 def refuse_oversized_chunked_body() -> None:

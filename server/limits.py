@@ -61,7 +61,7 @@ import os
 import time
 from typing import Any
 
-from flask import Flask, Response, current_app, g, request
+from flask import Flask, Response, g, request
 from flask_limiter import ApplicationLimit, Limiter, RateLimitExceeded
 
 from server import error_response
@@ -77,6 +77,8 @@ DEFAULTS = {
 EXEMPT_ENDPOINTS = frozenset({"web.health"})
 #: The views that create a game (the API's and the lobby form's), under one creation limit.
 CREATE_ENDPOINTS = ("api.create_game", "web.create_game")
+#: Views whose answers hold a token although the request carries none (in a header or cookie).
+PRIVATE_ENDPOINTS = frozenset({*CREATE_ENDPOINTS, "web.claim_seat"})
 #: An answer costs one request per started block of this many bytes...
 COST_BYTES = 32 * 1024
 #: ... or per started slice of this much CPU time, whichever is more.
@@ -89,11 +91,12 @@ PAGE_CSP = (
     "default-src 'none'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
     "form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
 )
-#: The API docs page runs ReDoc from its CDN, which needs scripts, workers and fetching the spec.
+#: The API docs page runs Swagger UI from this origin (:mod:`server.docs`): scripts from here
+#: only, and it fetches the OpenAPI document (and "try it out" requests) from here only.
 DOCS_CSP = (
-    "default-src 'none'; script-src {cdn}; style-src 'self' 'unsafe-inline'; "
-    "img-src 'self' data: https:; font-src https: data:; connect-src 'self'; "
-    "worker-src blob:; frame-ancestors 'none'; base-uri 'none'"
+    "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
+    "img-src 'self' data:; connect-src 'self'; form-action 'self'; "
+    "frame-ancestors 'none'; base-uri 'none'"
 )
 HTML_HEADERS = {
     "X-Frame-Options": "DENY",
@@ -170,27 +173,23 @@ def rate_limited(error: RateLimitExceeded) -> Any:
 
 
 def security_headers(response: Response) -> Response:
-    """Add ``nosniff`` to every answer; framing, referrer and CSP rules to HTML pages."""
+    """Add ``nosniff`` to every answer; framing, referrer and CSP rules to HTML pages.
+
+    An answer to a request that carries a token (a seat's view with its hand,
+    its legal moves, a seat link's page) or that creates a game (the tokens)
+    is ``Cache-Control: no-store``: no browser or proxy cache keeps it (see
+    :data:`PRIVATE_ENDPOINTS`).
+    """
     response.headers.setdefault("X-Content-Type-Options", "nosniff")
+    if request_token() is not None or request.endpoint in PRIVATE_ENDPOINTS:
+        response.headers["Cache-Control"] = "no-store"
     if response.mimetype != "text/html":
         return response
     for name, value in HTML_HEADERS.items():
         response.headers.setdefault(name, value)
-    policy = PAGE_CSP
-    if request.path == "/api/docs":
-        policy = DOCS_CSP.format(cdn=_origin(current_app.config["OPENAPI_REDOC_URL"]))
+    policy = DOCS_CSP if request.blueprint == "docs" else PAGE_CSP
     response.headers.setdefault("Content-Security-Policy", policy)
     return response
-
-
-def _origin(url: str) -> str:
-    """The scheme and host of ``url``.
-
-    >>> _origin("https://cdn.example.org/redoc.js")
-    'https://cdn.example.org'
-    """
-    scheme, _, rest = url.partition("://")
-    return f"{scheme}://{rest.split('/', 1)[0]}"
 
 
 def init_protection(app: Flask) -> Limiter:

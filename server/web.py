@@ -53,6 +53,8 @@ LISTED_MOVES = 60
 #: Player rows of the create-game form (the most seats any engine takes).
 FORM_SEATS = max(engine.max_players for engine in ENGINES.values())
 FACING_ARROWS = {"N": "\u2191", "E": "\u2192", "S": "\u2193", "W": "\u2190"}
+#: ``Sec-Fetch-Site`` values of a navigation started by another site.
+FOREIGN_SITES = frozenset({"cross-site", "same-site"})
 
 
 def seat_cookie(game_id: str) -> str:
@@ -176,13 +178,32 @@ def health() -> Response:
     return Response("ok\n", mimetype="text/plain")
 
 
-@bp.route("/games/<game_id>/seat/<token>")
+@bp.route("/games/<game_id>/seat/<token>", methods=["GET", "POST"])
 def claim_seat(game_id: str, token: str) -> Response:
-    """Remember a seat token in a cookie, then show the game without the token in the URL."""
+    """Remember a seat token in a cookie, then show the game without the token in the URL.
+
+    A link opened from another site (``Sec-Fetch-Site: cross-site`` or
+    ``same-site``), or one that would replace the seat this browser already
+    plays in this game, only shows a page asking to confirm with a
+    CSRF-protected button: a hostile page cannot silently make a visitor play
+    for someone else's seat (login CSRF). Links opened from a mail program,
+    typed or pasted (``none``) take effect at once.
+    """
     games = current_service()
     game = games.load(game_id)
-    games.authenticate(game, token)
-    response = redirect(url_for("web.game_page", game_id=game_id))
+    seat = games.authenticate(game, token)
+    held = request.cookies.get(seat_cookie(game_id))
+    foreign = request.headers.get("Sec-Fetch-Site") in FOREIGN_SITES
+    if request.method == "GET" and held != token and (foreign or held is not None):
+        current = _seat_or_none(games, game, held)
+        page = render_template(
+            "claim.html",
+            game=game,
+            name=game.seats[seat]["name"],
+            current=None if current is None else game.seats[current]["name"],
+        )
+        return make_response(page)
+    response = redirect(url_for("web.game_page", game_id=game_id), 303)
     response.set_cookie(
         seat_cookie(game_id),
         token,
@@ -227,7 +248,7 @@ def _render_game(
     games: GameService, game_id: str, error: TurnpostError | None = None, notation: str = ""
 ) -> str:
     game = games.load(game_id)
-    seat = _seat_from_cookie(games, game)
+    seat = _seat_or_none(games, game, request.cookies.get(seat_cookie(game.id)))
     at = request.args.get("at", type=int)
     view = offload(games.game_object, game, seat, at)
     playing = seat is not None and at is None and seat in view["to_move"]
@@ -252,10 +273,8 @@ def _render_game(
     )
 
 
-def _seat_from_cookie(games: GameService, game: Game) -> int | None:
-    token = request.cookies.get(seat_cookie(game.id))
-    if token is None:
-        return None
+def _seat_or_none(games: GameService, game: Game, token: str | None) -> int | None:
+    """The seat of ``token`` in ``game``; ``None`` without a token or for a wrong one."""
     try:
         return games.authenticate(game, token)
     except TurnpostError:

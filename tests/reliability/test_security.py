@@ -403,8 +403,7 @@ def test_html_pages_carry_security_headers(server: BackgroundServer) -> None:
         assert "frame-ancestors 'none'" in policy and "default-src 'none'" in policy
         assert "script-src" not in policy, "Turnpost's pages run no script"
         assert "style-src 'self' 'unsafe-inline'" in policy
-    docs = requests.get(f"{server.url}/api/docs", timeout=10)
-    assert "script-src https://cdn.jsdelivr.net;" in docs.headers["Content-Security-Policy"]
+        assert "http" not in policy, "no foreign origin"
     api = requests.get(server.api("/engines"), timeout=10)
     assert api.headers["X-Content-Type-Options"] == "nosniff"
     assert "Content-Security-Policy" not in api.headers
@@ -530,3 +529,108 @@ def test_one_client_cannot_take_every_event_stream(db_path: str) -> None:
 def error_code_of(response: Any) -> str:
     """The error code of a Flask test client's error answer."""
     return response.get_json()["error"]["code"]
+
+
+# -- cookies, caches and the seat link (issue 11) ------------------------------------------
+def test_a_cross_site_seat_link_asks_before_taking_the_seat(server: BackgroundServer) -> None:
+    """Login CSRF: a hostile page linking to ``/games/G/seat/ITS_TOKEN`` swapped the
+    visitor's seat cookie, so the visitor then played for the attacker's seat."""
+    game = create_siam(server)
+    mine, theirs = (p["token"] for p in game["players"])
+    base = f"{server.url}/games/{game['id']}/seat"
+    browser = requests.Session()
+    browser.get(f"{base}/{mine}", headers={"Sec-Fetch-Site": "none"}, timeout=10)
+    assert browser.cookies.get(f"turnpost_seat_{game['id']}") == mine
+    for site in ("cross-site", "same-site", "none", "same-origin"):
+        lured = browser.get(f"{base}/{theirs}", headers={"Sec-Fetch-Site": site}, timeout=10)
+        assert lured.status_code == 200 and 'id="claim"' in lured.text, site
+        assert "This browser plays as <strong>Ann</strong>" in lured.text
+        assert lured.headers["Cache-Control"] == "no-store"
+        assert browser.cookies.get(f"turnpost_seat_{game['id']}") == mine, site
+    forged = browser.post(f"{base}/{theirs}", data={"csrf_token": "forged"}, timeout=10)
+    assert forged.status_code == 400
+    assert browser.cookies.get(f"turnpost_seat_{game['id']}") == mine
+    csrf = re.search(r'name="csrf_token" value="([^"]+)"', lured.text).group(1)
+    confirmed = browser.post(f"{base}/{theirs}", data={"csrf_token": csrf}, timeout=10)
+    assert confirmed.status_code == 200 and confirmed.url.endswith(f"/games/{game['id']}")
+    assert browser.cookies.get(f"turnpost_seat_{game['id']}") == theirs
+
+
+def test_a_first_seat_link_from_another_site_asks_too(server: BackgroundServer) -> None:
+    game = create_siam(server)
+    link = f"{server.url}/games/{game['id']}/seat/{game['players'][1]['token']}"
+    browser = requests.Session()
+    page = browser.get(link, headers={"Sec-Fetch-Site": "cross-site"}, timeout=10)
+    assert 'id="claim"' in page.text and "Play as Bob" in page.text
+    cookie = f"turnpost_seat_{game['id']}"
+    assert cookie not in browser.cookies
+    direct = browser.get(link, headers={"Sec-Fetch-Site": "none"}, timeout=10)
+    assert direct.url.endswith(f"/games/{game['id']}") and cookie in browser.cookies
+
+
+def test_answers_holding_a_hand_or_a_token_are_not_stored(server: BackgroundServer) -> None:
+    game = create(server, "bangkok-klongs", 2, seed=5)
+    token = game["players"][game["to_move"][0]]["token"]
+    gid = game["id"]
+    private = [
+        read(server, f"/games/{gid}", token),
+        read(server, f"/games/{gid}/legal-moves", token),
+        read(server, f"/games/{gid}?at=0", token),
+        requests.post(
+            server.api("/games"),
+            json={"engine": "siam", "players": [{"name": "A"}, {"name": "B"}]},
+            timeout=10,
+        ),
+    ]
+    browser = requests.Session()
+    browser.get(f"{server.url}/games/{gid}/seat/{token}", timeout=10)
+    private.append(browser.get(f"{server.url}/games/{gid}", timeout=10))
+    for response in private:
+        assert response.headers["Cache-Control"] == "no-store", response.url
+    public = read(server, f"/games/{gid}")
+    assert "no-store" not in public.headers.get("Cache-Control", "")
+
+
+def test_cookies_are_secure_behind_a_tls_proxy(db_path: str) -> None:
+    """Behind a TLS proxy ``request.is_secure`` was never true: no ``Secure`` cookie."""
+    app = create_app({"TURNPOST_DB": db_path, "TURNPOST_PROXY_HOPS": 1})
+    client = app.test_client()
+    game = client.post(
+        "/api/v1/games", json={"engine": "siam", "players": [{"name": "A"}, {"name": "B"}]}
+    ).get_json()
+    proxied = {"X-Forwarded-Proto": "https", "X-Forwarded-For": "203.0.113.7"}
+    lobby = client.get("/", headers=proxied)
+    seat = client.get(
+        f"/games/{game['id']}/seat/{game['players'][0]['token']}",
+        headers={**proxied, "Sec-Fetch-Site": "none"},
+    )
+    for response in (lobby, seat):
+        cookie = response.headers["Set-Cookie"]
+        assert "Secure" in cookie and "HttpOnly" in cookie, cookie
+    plain = create_app({"TURNPOST_DB": db_path}).test_client().get("/", headers=proxied)
+    assert "Secure" not in plain.headers["Set-Cookie"], "no proxy is trusted by default"
+
+
+def test_the_client_address_behind_a_proxy_is_the_forwarded_one(db_path: str) -> None:
+    app = create_app(
+        {"TURNPOST_DB": db_path, "TURNPOST_PROXY_HOPS": 1, "TURNPOST_RATELIMIT_IP": "2/minute"}
+    )
+    client = app.test_client()
+    for address in ("203.0.113.7", "203.0.113.8"):
+        forwarded = {"X-Forwarded-For": address}
+        statuses = [client.get("/api/v1/engines", headers=forwarded).status_code for _ in range(3)]
+        assert statuses == [200, 200, 429], address
+
+
+def test_the_api_docs_load_nothing_from_other_origins(server: BackgroundServer) -> None:
+    """``/api/docs`` loaded a floating ``redoc@2`` from a CDN without SRI."""
+    page = requests.get(f"{server.url}/api/docs", timeout=10)
+    assert page.status_code == 200
+    policy = page.headers["Content-Security-Policy"]
+    assert "script-src 'self';" in policy and "http" not in policy
+    sources = re.findall(r'(?:src|href)="([^"]+)"', page.text)
+    assert sources and all(source.startswith("/api/docs/") for source in sources)
+    for source in sources:
+        asset = requests.get(f"{server.url}{source}", timeout=10)
+        assert asset.status_code == 200 and len(asset.content) > 100, source
+    assert requests.get(f"{server.url}/api/docs/swagger/index.html", timeout=10).status_code == 404
