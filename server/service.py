@@ -102,7 +102,10 @@ class GameService:
         """Create a game; the answer carries each seat's token and the admin token (shown once).
 
         ``turn_hours`` gives each turn a deadline; ``deadline_policy`` says what
-        happens when it passes (see :mod:`server.deadlines`).
+        happens when it passes (see :mod:`server.deadlines`). A ``seed`` or a
+        ``position`` chosen by the creator is shown in the game object
+        (``seeded``, ``from_position``): whoever chose it may know what the
+        game hides.
         """
         engine = self.engine(engine_id)
         if not engine.min_players <= len(players) <= engine.max_players:
@@ -115,8 +118,8 @@ class GameService:
             merged = engine.options(options)
         except ValueError as error:
             raise TurnpostError("invalid_request", str(error), {"options": [str(error)]}) from None
-        seed = secrets.randbits(63) if seed is None else seed
-        state = self._initial_state(engine, len(players), merged, seed, position)
+        state_seed = secrets.randbits(63) if seed is None else seed
+        state = self._initial_state(engine, len(players), merged, state_seed, position)
         game_id = secrets.token_hex(6)
         tokens = [new_secret() for _ in players]
         admin_token = new_secret()
@@ -127,7 +130,8 @@ class GameService:
                     "id": game_id,
                     "engine": engine.id,
                     "options": dumps(merged),
-                    "seed": seed,
+                    "seed": state_seed,
+                    "seeded": seed is not None,
                     "position": None if position is None else dumps(position),
                     "seq": 0,
                     "admin_token_hash": hash_secret(admin_token),
@@ -255,6 +259,8 @@ class GameService:
             "result": result,
             "deadline": row["deadline"],
             "options": json.loads(row["options"]),
+            "seeded": bool(row["seeded"]),
+            "from_position": row["position"] is not None,
             "state": game.engine.view(state, seat),
             "created_at": row["created_at"],
             "updated_at": row["updated_at"],

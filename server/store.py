@@ -122,6 +122,7 @@ class Store:
                 "engine": str,
                 "options": str,
                 "seed": int,
+                "seeded": int,
                 "position": str,
                 "status": str,
                 "seq": int,
@@ -137,10 +138,12 @@ class Store:
                 "updated_at": str,
             },
             pk="id",
-            not_null={"engine", "options", "seed", "status", "seq", "state", "to_move"},
-            defaults={"reminders_sent": 0},
+            not_null={"engine", "options", "seed", "seeded", "status", "seq", "state", "to_move"},
+            defaults={"reminders_sent": 0, "seeded": 0},
             if_not_exists=True,
         )
+        if "seeded" not in db["games"].columns_dict:  # a database made before the column
+            db["games"].add_column("seeded", int, not_null_default=0)
         db["seats"].create(
             {
                 "game_id": str,
@@ -302,7 +305,8 @@ class Store:
     def recent_games(self, limit: int = 50) -> list[dict[str, Any]]:
         """The most recently updated games."""
         return self._all(
-            "SELECT id, engine, status, seq, updated_at FROM games"
+            "SELECT id, engine, status, seq, seeded, position IS NOT NULL AS from_position,"
+            " updated_at FROM games"
             " ORDER BY updated_at DESC LIMIT ?",
             [limit],
         )

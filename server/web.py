@@ -75,7 +75,7 @@ def create_game() -> Any:
     games = current_service()
     try:
         body = _creation_body(request.form)
-        created = games.create(body["engine"], body["players"], body["options"], body["seed"])
+        created = games.create(body["engine"], body["players"], body["options"])
     except TurnpostError as error:
         return _render_lobby(games, error=error, form=request.form), error.status
     links = [
@@ -103,6 +103,7 @@ def _render_lobby(
         "lobby.html",
         engines=list(ENGINES.values()),
         engine_names={engine.id: engine.name for engine in ENGINES.values()},
+        hidden={engine.id: engine.hidden_information for engine in ENGINES.values()},
         open_games=[row for row in recent if row["status"] == "active"],
         closed_games=[row for row in recent if row["status"] != "active"],
         seats=range(FORM_SEATS),
@@ -126,15 +127,7 @@ def _creation_body(form: Mapping[str, str]) -> dict[str, Any]:
         raise TurnpostError(
             "invalid_request", 'Options must be a JSON object, e.g. {"cross_rule": false}.'
         ) from None
-    seed = form.get("seed", "").strip()
-    if seed and whole_number(seed) is None:
-        raise TurnpostError("invalid_request", "The seed must be a whole number (or empty).")
-    body = {
-        "engine": form.get("engine", ""),
-        "players": players,
-        "options": options,
-        "seed": whole_number(seed),
-    }
+    body = {"engine": form.get("engine", ""), "players": players, "options": options}
     try:
         return GameCreateSchema().load(body)
     except ValidationError as error:

@@ -23,21 +23,13 @@ ENGINE = KingOfSiamEngine()
 PROVINCES = MAPS["siam-1874"]["provinces"]
 
 
-def make(
-    players: int = 3,
-    board: dict[str, tuple[int, int, int]] | None = None,
-    control: dict[str, str] | None = None,
-    hands: list[list[str]] | None = None,
-    held: list[tuple[int, int, int]] | None = None,
-    to_move: int | None = 0,
-    marked: list[str] = (),
-    **extra: Any,
-) -> dict[str, Any]:
+def make(players: int = 3, board: dict[str, tuple[int, int, int]] | None = None,
+         control: dict[str, str] | None = None, hands: list[list[str]] | None = None,
+         held: list[tuple[int, int, int]] | None = None, to_move: int | None = 0,
+         marked: list[str] = (), **extra: Any) -> dict[str, Any]:
     """A state from a position: ``board`` followers, ``control`` (in history order), hands."""
-    provinces: dict[str, Any] = {
-        p: {"followers": dict(zip(FACTIONS, counts, strict=True))}
-        for p, counts in (board or {}).items()
-    }
+    provinces: dict[str, Any] = {p: {"followers": dict(zip(FACTIONS, counts, strict=True))}
+                                 for p, counts in (board or {}).items()}
     for province in marked:
         provinces.setdefault(province, {})["king_marker"] = True
     for province, owner in (control or {}).items():
@@ -104,17 +96,8 @@ def test_setup_every_player_receives_one_set_of_eight_action_cards() -> None:
     state = ENGINE.setup(4, {"map": "siam-1874"}, 3)
     for player in state["players"]:
         assert Counter(player["hand"]) == Counter(
-            [
-                "maharacha",
-                "khon_thai",
-                "khon_thai",
-                "one_vs_one",
-                "two_vs_one",
-                "rama",
-                "lao",
-                "malay",
-            ]
-        )
+            ["maharacha", "khon_thai", "khon_thai", "one_vs_one", "two_vs_one",
+             "rama", "lao", "malay"])
         assert player["cards_left"] == 8 and player["top_card"] is None
 
 
@@ -216,17 +199,16 @@ BOARD = {"korat": (2, 1, 0), "kedah": (0, 2, 1), "sukhothai": (1, 1, 1)}
 def test_pass_table_example_charles_starts_the_next_struggle() -> None:
     # Alfred (seat 0), Benjamin (1), Charles (2); the contested tile is korat.
     state = make(board=BOARD, struggle_order=["korat", *[p for p in PROVINCES if p != "korat"]])
-    state = play(state, "pass")  # 1. Alfred passes
-    state = play(state, "pass")  # 1. Benjamin passes
-    state = play(
-        state, "malay nakhon-si-thammarat nakhon-si-thammarat; take lao kedah"
-    )  # 1. Charles acts
-    state = play(state, "pass")  # 2. Alfred passes
+    state = play(state, "pass")                                     # 1. Alfred passes
+    state = play(state, "pass")                                     # 1. Benjamin passes
+    state = play(state, "malay nakhon-si-thammarat nakhon-si-thammarat; "
+                 "take lao kedah")                                  # 1. Charles acts
+    state = play(state, "pass")                                     # 2. Alfred passes
     state = play(state, "khon_thai rama kedah lao kedah malay kedah; take lao kedah")
     assert state["control_history"] == []
-    state = play(state, "pass")  # 2. Charles passes
-    state = play(state, "pass")  # 3. Alfred passes
-    state = play(state, "pass")  # 3. Benjamin: finish
+    state = play(state, "pass")                                     # 2. Charles passes
+    state = play(state, "pass")                                     # 3. Alfred passes
+    state = play(state, "pass")                                     # 3. Benjamin: finish
     assert state["control_history"] == [{"province": "korat", "control": "rama"}]
     assert state["contested"] != "korat"
     assert ENGINE.to_move(state) == [2]
@@ -299,12 +281,8 @@ def decide(state: dict[str, Any]) -> dict[str, Any]:
 
 
 def test_struggle_faction_with_most_followers_gains_control() -> None:
-    state = decide(
-        make(
-            board={"korat": (1, 3, 2)},
-            struggle_order=["korat", *[p for p in PROVINCES if p != "korat"]],
-        )
-    )
+    state = decide(make(board={"korat": (1, 3, 2)}, struggle_order=["korat", *[
+        p for p in PROVINCES if p != "korat"]]))
     assert state["provinces"]["korat"]["control"] == "lao"
 
 
@@ -331,16 +309,8 @@ def test_struggle_tile_turned_face_down_next_tile_contested() -> None:
 
 
 # -- 5 Actions: Maharacha ---------------------------------------------------
-ORDER = [
-    "korat",
-    "kedah",
-    "sukhothai",
-    "chiang-mai",
-    "luang-prabang",
-    "ayutthaya",
-    "chanthaburi",
-    "nakhon-si-thammarat",
-]
+ORDER = ["korat", "kedah", "sukhothai", "chiang-mai", "luang-prabang", "ayutthaya",
+         "chanthaburi", "nakhon-si-thammarat"]
 
 
 def test_maharacha_swaps_two_face_up_tiles_and_puts_a_king_on_one() -> None:
@@ -384,15 +354,8 @@ def test_maharacha_without_two_swappable_tiles_is_executed_as_far_as_possible() 
     control = {p: "rama" if i % 2 else "lao" for i, p in enumerate(PROVINCES[:7])}
     state = make(board={"kedah": (1, 0, 0)}, control=control)
     moves = [m for m in ENGINE.legal_moves(state, 0) if m.get("card") == "maharacha"]
-    assert moves == [
-        {
-            "action": "play",
-            "card": "maharacha",
-            "swap": [],
-            "king": None,
-            "take": {"province": "kedah", "faction": "rama"},
-        }
-    ]
+    assert moves == [{"action": "play", "card": "maharacha", "swap": [], "king": None,
+                      "take": {"province": "kedah", "faction": "rama"}}]
     state = play(state, "maharacha none; take rama kedah")
     assert held(state, 0) == (1, 0, 0)
 
@@ -523,44 +486,40 @@ def test_one_vs_one_impossible_swap_does_nothing_but_the_take() -> None:
 
 
 def test_one_vs_one_doing_nothing_while_a_swap_is_possible_is_refused() -> None:
-    assert (
-        refused(make(board=BOARD), "one_vs_one none; take lao kedah").rule == "as_far_as_possible"
-    )
+    assert refused(make(board=BOARD), "one_vs_one none; take lao kedah").rule == \
+        "as_far_as_possible"
 
 
 # -- 2 vs 1 -------------------------------------------------------------------
 def test_two_vs_one_swaps_two_followers_with_one_of_an_adjacent_province() -> None:
-    state = play(
-        make(board=BOARD), "two_vs_one rama lao korat with malay sukhothai; take rama korat"
-    )
+    state = play(make(board=BOARD), "two_vs_one rama lao korat with malay sukhothai; "
+                 "take rama korat")
     assert followers(state, "korat") == (0, 0, 1)
     assert followers(state, "sukhothai") == (2, 2, 0)
 
 
 def test_two_vs_one_same_colour_followers_may_be_swapped() -> None:
-    state = play(
-        make(board=BOARD), "two_vs_one rama rama korat with rama sukhothai; take lao korat"
-    )
+    state = play(make(board=BOARD), "two_vs_one rama rama korat with rama sukhothai; "
+                 "take lao korat")
     assert followers(state, "korat") == (1, 0, 0)
     assert followers(state, "sukhothai") == (2, 1, 1)
 
 
 def test_two_vs_one_provinces_must_be_adjacent() -> None:
-    error = refused(make(board=BOARD), "two_vs_one rama lao korat with malay kedah; take lao kedah")
+    error = refused(make(board=BOARD), "two_vs_one rama lao korat with malay kedah; "
+                    "take lao kedah")
     assert error.rule == "two_vs_one" and "adjacent" in error.message
 
 
 def test_two_vs_one_needs_two_followers_in_the_first_province() -> None:
-    error = refused(
-        make(board=BOARD), "two_vs_one lao lao korat with malay sukhothai; take lao kedah"
-    )
+    error = refused(make(board=BOARD), "two_vs_one lao lao korat with malay sukhothai; "
+                    "take lao kedah")
     assert error.rule == "two_vs_one"
 
 
 def test_two_vs_one_right_after_two_vs_one_may_not_undo_it() -> None:
-    state = play(
-        make(board=BOARD), "two_vs_one rama lao korat with malay sukhothai; take lao kedah"
-    )
+    state = play(make(board=BOARD), "two_vs_one rama lao korat with malay sukhothai; "
+                 "take lao kedah")
     error = refused(state, "two_vs_one lao rama sukhothai with malay korat; take lao kedah")
     assert error.rule == "undo_swap"
     state = play(state, "two_vs_one rama lao sukhothai with rama korat; take lao kedah")
@@ -578,9 +537,8 @@ def test_two_vs_one_impossible_swap_does_nothing_but_the_take() -> None:
 # -- Rama, Lao, Malay ----------------------------------------------------------
 def test_rama_puts_two_followers_adjacent_to_the_rama_home_province() -> None:
     state = make(board=BOARD)
-    targets = {
-        p for m in ENGINE.legal_moves(state, 0) if m.get("card") == "rama" for p in m["place"]
-    }
+    targets = {p for m in ENGINE.legal_moves(state, 0) if m.get("card") == "rama"
+               for p in m["place"]}
     assert targets == {"sukhothai", "korat", "chanthaburi", "nakhon-si-thammarat"}
     after = play(state, "rama chanthaburi nakhon-si-thammarat; take rama korat")
     assert followers(after, "chanthaburi") == (1, 0, 0)
@@ -599,9 +557,8 @@ def test_rama_not_adjacent_to_home_or_rama_province_is_refused() -> None:
 
 def test_rama_adjacent_to_an_already_controlled_rama_province() -> None:
     state = make(board=BOARD, control={"luang-prabang": "rama"})
-    targets = {
-        p for m in ENGINE.legal_moves(state, 0) if m.get("card") == "rama" for p in m["place"]
-    }
+    targets = {p for m in ENGINE.legal_moves(state, 0) if m.get("card") == "rama"
+               for p in m["place"]}
     assert "chiang-mai" in targets
     play(state, "rama chiang-mai korat; take lao korat")
 
@@ -609,9 +566,8 @@ def test_rama_adjacent_to_an_already_controlled_rama_province() -> None:
 def test_rama_home_controlled_by_another_faction_or_british_is_no_base() -> None:
     for owner in ("lao", "british"):
         state = make(board=BOARD, control={"ayutthaya": owner})
-        targets = {
-            p for m in ENGINE.legal_moves(state, 0) if m.get("card") == "rama" for p in m["place"]
-        }
+        targets = {p for m in ENGINE.legal_moves(state, 0) if m.get("card") == "rama"
+                   for p in m["place"]}
         assert targets == set()
         error = refused(state, "rama korat korat; take lao korat")
         assert error.rule == "faction_card"
@@ -620,9 +576,8 @@ def test_rama_home_controlled_by_another_faction_or_british_is_no_base() -> None
 
 def test_rama_home_controlled_by_rama_still_serves_as_base() -> None:
     state = make(board=BOARD, control={"ayutthaya": "rama"})
-    targets = {
-        p for m in ENGINE.legal_moves(state, 0) if m.get("card") == "rama" for p in m["place"]
-    }
+    targets = {p for m in ENGINE.legal_moves(state, 0) if m.get("card") == "rama"
+               for p in m["place"]}
     assert targets == {"sukhothai", "korat", "chanthaburi", "nakhon-si-thammarat"}
 
 
@@ -658,9 +613,8 @@ def test_rama_with_empty_pool_does_nothing_but_the_take() -> None:
 def test_lao_and_malay_cards_work_from_their_own_home_provinces() -> None:
     state = make(board=BOARD)
     lao = {p for m in ENGINE.legal_moves(state, 0) if m.get("card") == "lao" for p in m["place"]}
-    malay = {
-        p for m in ENGINE.legal_moves(state, 0) if m.get("card") == "malay" for p in m["place"]
-    }
+    malay = {p for m in ENGINE.legal_moves(state, 0) if m.get("card") == "malay"
+             for p in m["place"]}
     assert lao == {"chiang-mai", "sukhothai", "korat"}
     assert malay == {"nakhon-si-thammarat"}
     state = play(state, "malay nakhon-si-thammarat nakhon-si-thammarat; take lao kedah")
@@ -692,9 +646,8 @@ def test_take_must_name_a_follower_that_is_there() -> None:
 def test_take_is_null_only_when_no_province_holds_a_follower() -> None:
     state = make(board={})
     moves = [m for m in ENGINE.legal_moves(state, 0) if m.get("card") == "one_vs_one"]
-    assert moves == [
-        {"action": "play", "card": "one_vs_one", "give": None, "get": None, "take": None}
-    ]
+    assert moves == [{"action": "play", "card": "one_vs_one", "give": None, "get": None,
+                      "take": None}]
     play(state, "one_vs_one none; take none")
 
 
@@ -710,15 +663,9 @@ def test_played_action_cards_are_never_returned_to_the_player() -> None:
 
 
 # -- The last card ---------------------------------------------------------------
-LAST_CONTROL = {
-    "chiang-mai": "rama",
-    "luang-prabang": "lao",
-    "sukhothai": "rama",
-    "chanthaburi": "lao",
-    "kedah": "malay",
-    "nakhon-si-thammarat": "british",
-    "ayutthaya": "rama",
-}
+LAST_CONTROL = {"chiang-mai": "rama", "luang-prabang": "lao", "sukhothai": "rama",
+                "chanthaburi": "lao", "kedah": "malay", "nakhon-si-thammarat": "british",
+                "ayutthaya": "rama"}
 
 
 def last_card_position(players: int = 3, holder: int = 0) -> dict[str, Any]:
@@ -726,14 +673,8 @@ def last_card_position(players: int = 3, holder: int = 0) -> dict[str, Any]:
     hands = [[] for _ in range(players)]
     hands[holder] = ["lao"]
     held = [(0, 5, 0), (5, 0, 0), (0, 0, 3), (0, 0, 0)][:players]
-    return make(
-        players=players,
-        board={"korat": (2, 0, 0)},
-        control=LAST_CONTROL,
-        hands=hands,
-        held=held,
-        to_move=holder,
-    )
+    return make(players=players, board={"korat": (2, 0, 0)}, control=LAST_CONTROL,
+                hands=hands, held=held, to_move=holder)
 
 
 def test_last_card_example_may_be_played_only_if_it_wins() -> None:
@@ -742,14 +683,8 @@ def test_last_card_example_may_be_played_only_if_it_wins() -> None:
     plays = [m for m in ENGINE.legal_moves(state, 0) if m["action"] == "play"]
     # Lao twice into korat ties 2-2; only taking a Rama gives Lao korat, and Lao
     # (3 provinces, the latest) rules with Alfred's 5 Lao followers.
-    assert plays == [
-        {
-            "action": "play",
-            "card": "lao",
-            "place": ["korat", "korat"],
-            "take": {"province": "korat", "faction": "rama"},
-        }
-    ]
+    assert plays == [{"action": "play", "card": "lao", "place": ["korat", "korat"],
+                      "take": {"province": "korat", "faction": "rama"}}]
     assert refused(state, "lao korat korat; take lao korat").rule == "last_card"
     after = play(state, "lao korat korat; take rama korat")
     assert ENGINE.result(after)["winners"] == [0]
@@ -765,13 +700,8 @@ def test_last_card_holder_who_cannot_win_passes_and_the_game_ends() -> None:
 
 def test_last_card_that_can_never_win_is_passed_automatically() -> None:
     hands = [["malay"], [], []]
-    state = make(
-        board={"korat": (2, 0, 0)},
-        control=LAST_CONTROL,
-        hands=hands,
-        held=[(0, 0, 1), (5, 0, 0), (0, 0, 3)],
-        to_move=0,
-    )
+    state = make(board={"korat": (2, 0, 0)}, control=LAST_CONTROL, hands=hands,
+                 held=[(0, 0, 1), (5, 0, 0), (0, 0, 3)], to_move=0)
     assert ENGINE.result(state) is not None
     assert state["auto_passed"] == [0, 1, 2]
     assert ENGINE.result(state)["winners"] == [1]
@@ -787,40 +717,25 @@ def test_last_card_may_be_played_when_it_wins_for_the_partner() -> None:
 
 
 # -- 7 Winning the game ------------------------------------------------------------
-def finished(
-    players: int,
-    control: dict[str, str],
-    held: list[tuple[int, int, int]],
-    card_recency: list[int] | None = None,
-) -> dict[str, Any]:
+def finished(players: int, control: dict[str, str], held: list[tuple[int, int, int]],
+             card_recency: list[int] | None = None) -> dict[str, Any]:
     """A finished game: ``control`` in the order the struggles were decided."""
-    hands = [
-        list(HAND) if card_recency is not None and seat not in card_recency else []
-        for seat in range(players)
-    ]
+    hands = [list(HAND) if card_recency is not None and seat not in card_recency else []
+             for seat in range(players)]
     extra = {"card_recency": card_recency} if card_recency is not None else {}
-    return make(players=players, control=control, held=held, hands=hands, to_move=None, **extra)
+    return make(players=players, control=control, held=held, hands=hands, to_move=None,
+                **extra)
 
 
-COLONY = {
-    "korat": "british",
-    "kedah": "rama",
-    "sukhothai": "british",
-    "chiang-mai": "british",
-    "luang-prabang": "lao",
-    "ayutthaya": "british",
-}
+COLONY = {"korat": "british", "kedah": "rama", "sukhothai": "british", "chiang-mai": "british",
+          "luang-prabang": "lao", "ayutthaya": "british"}
 
 
 def test_game_ends_immediately_when_the_british_control_four_provinces_example() -> None:
     control = dict(list(COLONY.items())[:-1])
     order = [*control, "ayutthaya", "chanthaburi", "nakhon-si-thammarat"]
-    state = make(
-        board={"ayutthaya": (1, 1, 0), "kedah": (0, 0, 0)},
-        control=control,
-        struggle_order=order,
-        held=[(1, 1, 1), (0, 0, 0), (0, 0, 0)],
-    )
+    state = make(board={"ayutthaya": (1, 1, 0), "kedah": (0, 0, 0)}, control=control,
+                 struggle_order=order, held=[(1, 1, 1), (0, 0, 0), (0, 0, 0)])
     state = decide(state)
     assert ENGINE.to_move(state) == []
     assert ENGINE.result(state)["ruling"] == "british"
@@ -859,16 +774,9 @@ def test_four_player_colony_tie_won_by_the_team_that_played_a_card_last() -> Non
     assert ENGINE.result(finished(4, COLONY, held, [0, 2, 1, 3]))["winners"] == [1, 3]
 
 
-FACTION_RULE = {
-    "korat": "rama",
-    "kedah": "malay",
-    "sukhothai": "lao",
-    "chiang-mai": "rama",
-    "luang-prabang": "lao",
-    "ayutthaya": "rama",
-    "chanthaburi": "british",
-    "nakhon-si-thammarat": "malay",
-}
+FACTION_RULE = {"korat": "rama", "kedah": "malay", "sukhothai": "lao", "chiang-mai": "rama",
+                "luang-prabang": "lao", "ayutthaya": "rama", "chanthaburi": "british",
+                "nakhon-si-thammarat": "malay"}
 
 
 def test_the_faction_controlling_the_most_provinces_reigns() -> None:
@@ -881,16 +789,9 @@ def test_the_faction_controlling_the_most_provinces_reigns() -> None:
 
 def test_tie_on_provinces_example_rama_gained_control_last_and_reigns() -> None:
     # Lao and Rama both hold three provinces; Rama took the last one.
-    control = {
-        "korat": "lao",
-        "kedah": "rama",
-        "sukhothai": "lao",
-        "chiang-mai": "rama",
-        "luang-prabang": "lao",
-        "ayutthaya": "malay",
-        "chanthaburi": "british",
-        "nakhon-si-thammarat": "rama",
-    }
+    control = {"korat": "lao", "kedah": "rama", "sukhothai": "lao", "chiang-mai": "rama",
+               "luang-prabang": "lao", "ayutthaya": "malay", "chanthaburi": "british",
+               "nakhon-si-thammarat": "rama"}
     result = ENGINE.result(finished(3, control, [(1, 0, 0), (0, 3, 0), (0, 0, 0)]))
     assert result["ruling"] == "rama"
     assert result["faction_ranking"] == ["rama", "lao", "malay"]
@@ -898,16 +799,9 @@ def test_tie_on_provinces_example_rama_gained_control_last_and_reigns() -> None:
 
 
 def test_lao_tie_example_alfred_wins_with_more_followers_of_second_ranked_rama() -> None:
-    control = {
-        "korat": "lao",
-        "kedah": "rama",
-        "sukhothai": "lao",
-        "chiang-mai": "rama",
-        "luang-prabang": "lao",
-        "ayutthaya": "malay",
-        "chanthaburi": "british",
-        "nakhon-si-thammarat": "british",
-    }
+    control = {"korat": "lao", "kedah": "rama", "sukhothai": "lao", "chiang-mai": "rama",
+               "luang-prabang": "lao", "ayutthaya": "malay", "chanthaburi": "british",
+               "nakhon-si-thammarat": "british"}
     held = [(2, 4, 0), (1, 4, 3), (0, 1, 5)]
     result = ENGINE.result(finished(3, control, held))
     assert result["ruling"] == "lao" and result["faction_ranking"][1] == "rama"

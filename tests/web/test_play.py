@@ -322,9 +322,9 @@ def test_the_api_docs_render_with_other_origins_blocked(
     violations: list[str] = []
     page.on(
         "console",
-        lambda message: violations.append(message.text)
-        if "Content Security Policy" in message.text
-        else None,
+        lambda message: (
+            violations.append(message.text) if "Content Security Policy" in message.text else None
+        ),
     )
     page.goto(f"{live_server.url}/api/docs")
     expect(page.locator(".swagger-ui .info .title")).to_contain_text("Turnpost")
