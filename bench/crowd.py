@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import multiprocessing
 import random
+import time
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -35,6 +36,8 @@ class Tally:
     slow_connections: int = 0
     cut_off: int = 0
     errors: int = 0
+    #: CPU seconds the crowd's process used (it shares the machine with the server).
+    cpu_seconds: float = 0.0
 
 
 class Crowd:
@@ -152,7 +155,9 @@ def crowd_process(
 ) -> None:
     """The child process's body: run the crowd, then report its tally."""
     crowd = Crowd(host, port, games, stop)
-    results.put(asdict(asyncio.run(crowd.run(slow_clients, listeners))))
+    tally = asyncio.run(crowd.run(slow_clients, listeners))
+    tally.cpu_seconds = time.process_time()
+    results.put(asdict(tally))
 
 
 def start_crowd(

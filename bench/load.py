@@ -335,7 +335,8 @@ def main() -> None:
             f"  crowd: {tally['streams']:,} streams opened ({tally['refused_streams']} refused, "
             f"{tally['ended_streams']} ended by their game), {tally['events']:,} move events "
             f"received; {tally['slow_connections']:,} slow connections, {tally['cut_off']:,} cut "
-            f"off by the header deadline; {tally['errors']} connection errors"
+            f"off by the header deadline; {tally['errors']} connection errors; the crowd's "
+            f"process used {tally['cpu_seconds']:.0f} s of CPU"
         )
     print(
         f"per-move latency: move 10 {at_10 * 1000:.1f} ms, move {args.long_game} "
