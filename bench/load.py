@@ -1,26 +1,28 @@
-"""Sustained mixed load against gunicorn, printed as figures (never pass/fail).
+"""Sustained mixed load against gunicorn, with and without a crowd, as figures (never pass/fail).
 
-    .venv/bin/python bench/load.py [--seconds 20] [--movers 8] [--readers 4] [--listeners 8]
-                                   [--games 40] [--workers 2] [--threads 16]
+    .venv/bin/python bench/load.py [--seconds 20] [--movers 8] [--readers 4] [--games 40]
+                                   [--slow-clients 200] [--listeners 1000] [--workers 2]
 
-Starts the app under gunicorn on a temporary database (rate limits raised
-through the environment so that they stay out of the way; the limiter still
-runs), then measures in one run:
+Starts the app under gunicorn (the serving model of ``turnpost serve``) on a
+temporary database (limits raised through the environment so that they stay
+out of the way; the limiter still runs), then measures in one run:
 
-1. the trivial-route ceiling: ``GET /healthz`` requests per second;
+1. the ratio base: requests per second of a bare Flask app (``bench/bare.py``)
+   served the same way (gunicorn, gevent workers), and of Turnpost's trivial
+   ``GET /healthz``, from the same client threads;
 2. the mixed load for ``--seconds``: movers play random legal Siam games
    (moves chosen locally by the engine) spread over ``--games`` games at once;
    readers fetch the public and seat views, the move log and legal moves of
-   random games; listeners follow the event streams of active games. Figures:
-   moves/s, reads/s, p50/p99 latency of each, events received, and errors
-   (every answer that is not the expected 2xx; it should be 0);
-3. per-move cost as one game grows: median latency around move 10 and move
+   random games. Figures: moves/s, reads/s, p50/p99 latency of each, and
+   errors (every answer that is not the expected 2xx; it should be 0);
+3. the same mixed load again while a crowd (``bench/crowd.py``, its own
+   process) holds ``--slow-clients`` connections that send one header line
+   every 3 s and ``--listeners`` event streams of the active games (skipped
+   when both are 0);
+4. per-move cost as one game grows: median latency around move 10 and move
    ``--long-game`` (from ``bench/moves.py``);
-4. the server's memory: RSS of the gunicorn master and workers, sampled from
+5. the server's memory: RSS of the gunicorn master and workers, sampled from
    ``/proc`` every half second across the whole run.
-
-Each listener holds one server thread (``gthread`` workers), so keep
-``--listeners`` well under ``--workers`` x ``--threads``.
 """
 
 from __future__ import annotations
@@ -28,7 +30,9 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import resource
 import statistics
+import subprocess
 import sys
 import tempfile
 import threading
@@ -41,6 +45,7 @@ import requests
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench.crowd import start_crowd  # noqa: E402
 from bench.moves import (  # noqa: E402
     SIAM,
     UNLIMITED,
@@ -50,10 +55,10 @@ from bench.moves import (  # noqa: E402
     run_threads,
     trivial_requests_per_second,
 )
-from server.gunicorn import BackgroundServer, start_background  # noqa: E402
+from server.gunicorn import ROOT, BackgroundServer, free_port, start_background  # noqa: E402
 
-#: Seconds without a line after which a listener leaves an event stream.
-QUIET_SECONDS = 2.0
+#: Seconds the crowd gets to connect before the crowded phase is measured.
+CROWD_RAMP_SECONDS = 5.0
 
 
 def server_rss_bytes(master: int) -> int:
@@ -114,16 +119,17 @@ class Game:
 
 @dataclass
 class Load:
-    """The shared state of one mixed-load run: games, latencies, errors, events."""
+    """The shared state of one mixed-load run: games, latencies, errors."""
 
     server: BackgroundServer
-    deadline: float
+    deadline: float = 0.0
     games: list[Game] = field(default_factory=list)
     moves: list[float] = field(default_factory=list)
     reads: list[float] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
-    events: int = 0
     lock: threading.Lock = field(default_factory=threading.Lock)
+    #: New games are announced here to the crowd's listeners (if there is a crowd).
+    announce: Any = None
 
     def running(self) -> bool:
         """Whether the run's time is not up yet."""
@@ -154,10 +160,12 @@ class Load:
         return response.status_code == ok
 
     def fresh_game(self, session: requests.Session) -> Game:
-        """A new game, shared with the readers and listeners."""
+        """A new game, shared with the readers and the crowd's listeners."""
         game = Game(new_game(session, self.server))
         with self.lock:
             self.games.append(game)
+        if self.announce is not None:
+            self.announce.put(game.id)
         return game
 
     def active_games(self) -> list[Game]:
@@ -166,10 +174,9 @@ class Load:
             return [game for game in self.games if SIAM.to_move(game.state)]
 
 
-def mover(load: Load, index: int, per_mover: int) -> None:
-    """Play ``per_mover`` games at once, one move at a time in turn; replace finished games."""
+def mover(load: Load, index: int, games: list[Game]) -> None:
+    """Play ``games`` at once, one move at a time in turn; replace finished games."""
     rng, session = random.Random(index), requests.Session()
-    games = [load.fresh_game(session) for _ in range(per_mover)]
     while load.running():
         for slot, game in enumerate(games):
             if not SIAM.to_move(game.state):
@@ -199,46 +206,52 @@ def reader(load: Load, index: int) -> None:
         load.timed(load.reads, 200, session, "GET", url, headers=headers)
 
 
-def listener(load: Load, index: int) -> None:
-    """Follow the event stream of an active game, counting ``move`` events.
-
-    A stream quiet for ``QUIET_SECONDS`` (its game ended, or the run did) is left for
-    another game; that is not an error.
-    """
-    rng = random.Random(20_000 + index)
-    while load.running():
-        games = load.active_games()
-        if not games:
-            time.sleep(0.01)
-            continue
-        url = load.server.api(f"/games/{rng.choice(games).id}/events")
-        try:
-            with requests.get(url, stream=True, timeout=(10, QUIET_SECONDS)) as stream:
-                stream.raise_for_status()
-                for line in stream.iter_lines():
-                    if line.startswith(b"event: move"):
-                        with load.lock:
-                            load.events += 1
-                    if not load.running():
-                        break
-        except requests.ConnectionError as error:
-            if "timed out" not in str(error):
-                with load.lock:
-                    load.errors.append(f"events: {error!r}")
-        except requests.RequestException as error:
-            with load.lock:
-                load.errors.append(f"events: {error!r}")
-
-
-def mixed_load(server: BackgroundServer, args: argparse.Namespace) -> Load:
-    """Run movers, readers and listeners together for ``args.seconds``."""
-    load = Load(server, time.perf_counter() + args.seconds)
+def mixed_load(
+    server: BackgroundServer, args: argparse.Namespace, announce: Any = None, ramp: float = 0.0
+) -> Load:
+    """Create the games, wait ``ramp`` seconds, then run movers and readers for ``args.seconds``."""
+    load = Load(server, announce=announce)
+    session = requests.Session()
     per_mover = max(1, args.games // args.movers)
-    roles = [(mover, i, per_mover) for i in range(args.movers)]
+    games = [[load.fresh_game(session) for _ in range(per_mover)] for _ in range(args.movers)]
+    time.sleep(ramp)
+    roles = [(mover, i, games[i]) for i in range(args.movers)]
     roles += [(reader, i) for i in range(args.readers)]
-    roles += [(listener, i) for i in range(args.listeners)]
+    load.deadline = time.perf_counter() + args.seconds
     run_threads(lambda i: roles[i][0](load, *roles[i][1:]), len(roles))
     return load
+
+
+def crowded_load(server: BackgroundServer, args: argparse.Namespace) -> tuple[Load, dict]:
+    """The mixed load while the crowd holds its slow clients and event streams."""
+    process, games, stop, results = start_crowd(server.url, args.slow_clients, args.listeners)
+    try:
+        load = mixed_load(server, args, announce=games, ramp=CROWD_RAMP_SECONDS)
+    finally:
+        stop.set()
+        tally = results.get(timeout=30)
+        process.join(timeout=10)
+    return load, tally
+
+
+def bare_flask_requests_per_second(seconds: float, clients: int, workers: int) -> float:
+    """Requests per second of ``bench/bare.py`` under gunicorn's gevent workers, like Turnpost."""
+    port = free_port()
+    command = [sys.executable, "-m", "gunicorn", "-k", "gevent", "-w", str(workers)]
+    command += ["-b", f"127.0.0.1:{port}", "--keep-alive", "5", "bench.bare:app"]
+    process = subprocess.Popen(command, cwd=ROOT, stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}/"
+    try:
+        for _ in range(100):
+            try:
+                requests.get(url, timeout=1)
+                break
+            except requests.ConnectionError:
+                time.sleep(0.1)
+        return trivial_requests_per_second(url, seconds, clients)
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
 
 
 def report(label: str, latencies: list[float], seconds: float) -> str:
@@ -249,54 +262,82 @@ def report(label: str, latencies: list[float], seconds: float) -> str:
     return f"{label}: {len(latencies) / seconds:,.0f}/s, p50 {p50:.1f} ms, p99 {p99:.1f} ms"
 
 
+def raise_file_limit() -> None:
+    """Let this process hold the crowd's sockets (soft limit up to the hard one)."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+
+
+def print_phase(label: str, load: Load, seconds: float, base: float) -> None:
+    """The figures of one mixed-load phase."""
+    moves_per_second = len(load.moves) / seconds
+    print(f"{label}:")
+    print("  " + report("moves", load.moves, seconds))
+    print("  " + report("reads", load.reads, seconds))
+    print(f"  games played: {len(load.games)}, errors: {len(load.errors)}")
+    for error in load.errors[:5]:
+        print(f"    {error}")
+    all_per_second = (len(load.moves) + len(load.reads)) / seconds
+    print(
+        f"  ratio to bare Flask: moves {moves_per_second / base:.2f}, "
+        f"all requests {all_per_second / base:.2f}"
+    )
+
+
 def main() -> None:
     """Run every measurement and print the figures."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=float, default=20.0)
     parser.add_argument("--movers", type=int, default=8)
     parser.add_argument("--readers", type=int, default=4)
-    parser.add_argument("--listeners", type=int, default=8)
     parser.add_argument("--games", type=int, default=40)
+    parser.add_argument("--slow-clients", type=int, default=0)
+    parser.add_argument("--listeners", type=int, default=0)
     parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--threads", type=int, default=16)
     parser.add_argument("--long-game", type=int, default=1000)
     args = parser.parse_args()
 
+    raise_file_limit()
     os.environ.update(UNLIMITED)
     load_before = os.getloadavg()[0]
+    ceiling_seconds = min(args.seconds, 5.0)
+    bare = bare_flask_requests_per_second(ceiling_seconds, args.movers, args.workers)
+    crowd = args.slow_clients or args.listeners
     with tempfile.TemporaryDirectory() as folder:
-        server = start_background(
-            str(Path(folder) / "load.db"), workers=args.workers, threads=args.threads
-        )
+        server = start_background(str(Path(folder) / "load.db"), workers=args.workers)
         sampler = MemorySampler(server.process.pid)
         sampler.start()
         try:
-            ceiling = trivial_requests_per_second(server, min(args.seconds, 5.0), args.movers)
-            load = mixed_load(server, args)
+            ceiling = trivial_requests_per_second(
+                f"{server.url}/healthz", ceiling_seconds, args.movers
+            )
+            quiet = mixed_load(server, args)
+            crowded, tally = crowded_load(server, args) if crowd else (None, {})
             at_10, at_long = growth(server, args.long_game)
         finally:
             memory = sampler.stop()
             server.stop()
 
-    requests_per_second = (len(load.moves) + len(load.reads)) / args.seconds
-    moves_per_second = len(load.moves) / args.seconds
     print(
-        f"setup: {args.workers} workers x {args.threads} threads; {args.movers} movers over "
-        f"{args.games} games, {args.readers} readers, {args.listeners} event listeners, "
-        f"{args.seconds:.0f} s; load average {load_before:.1f} before, "
-        f"{os.getloadavg()[0]:.1f} after ({os.cpu_count()} CPUs)"
+        f"setup: {args.workers} gevent workers; {args.movers} movers over {args.games} games, "
+        f"{args.readers} readers, {args.seconds:.0f} s per phase; crowd: {args.slow_clients} "
+        f"slow clients, {args.listeners} event listeners; load average {load_before:.1f} "
+        f"before, {os.getloadavg()[0]:.1f} after ({os.cpu_count()} CPUs)"
     )
-    print(f"trivial route: {ceiling:,.0f} req/s ({args.movers} clients)")
-    print(report("moves", load.moves, args.seconds))
-    print(report("reads", load.reads, args.seconds))
-    print(f"games played: {len(load.games)}, move events received: {load.events:,}")
-    print(f"errors: {len(load.errors)}")
-    for error in load.errors[:5]:
-        print(f"  {error}")
     print(
-        f"ratio to trivial: moves {moves_per_second / ceiling:.2f}, "
-        f"all requests {requests_per_second / ceiling:.2f}"
+        f"bare Flask: {bare:,.0f} req/s; Turnpost /healthz: {ceiling:,.0f} req/s "
+        f"({args.movers} clients)"
     )
+    print_phase("without the crowd", quiet, args.seconds, bare)
+    if crowded is not None:
+        print_phase("with the crowd", crowded, args.seconds, bare)
+        print(
+            f"  crowd: {tally['streams']:,} streams opened ({tally['refused_streams']} refused, "
+            f"{tally['ended_streams']} ended by their game), {tally['events']:,} move events "
+            f"received; {tally['slow_connections']:,} slow connections, {tally['cut_off']:,} cut "
+            f"off by the header deadline; {tally['errors']} connection errors; the crowd's "
+            f"process used {tally['cpu_seconds']:.0f} s of CPU"
+        )
     print(
         f"per-move latency: move 10 {at_10 * 1000:.1f} ms, move {args.long_game} "
         f"{at_long * 1000:.1f} ms, ratio {at_long / at_10:.2f}"

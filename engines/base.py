@@ -84,6 +84,9 @@ class Engine(ABC):
     default_options: dict[str, Any] = {}
     #: For options that name one of a few things (a map, a board): the allowed names.
     option_choices: dict[str, Collection[str]] = {}
+    #: What the game hides from a seat, in words for players ("" when nothing is hidden).
+    #: Whoever chose a game's seed or starting position can know it: players are warned.
+    hidden_information: str = ""
 
     # -- creation -------------------------------------------------------
     def options(self, given: dict[str, Any] | None) -> dict[str, Any]:

@@ -198,6 +198,17 @@ class GameSchema(StrictSchema):
     )
     deadline = fields.String(allow_none=True, required=True)
     options = fields.Dict(required=True)
+    seeded = fields.Boolean(
+        required=True,
+        metadata={
+            "description": "The creator chose the seed (so they can know any hidden card, tile"
+            " or draw order); false when the server drew it."
+        },
+    )
+    from_position = fields.Boolean(
+        required=True,
+        metadata={"description": "The game started from a position given by its creator."},
+    )
     state = fields.Dict(
         required=True, metadata={"description": "The engine's view for the caller."}
     )

@@ -14,12 +14,24 @@ from pathlib import Path
 from typing import Any
 
 import flask_smorest
-from flask import Flask, current_app, jsonify, render_template, request
+from flask import (
+    Flask,
+    Response,
+    current_app,
+    g,
+    jsonify,
+    make_response,
+    render_template,
+    request,
+)
+from flask.sessions import SecureCookieSessionInterface
 from flask_wtf.csrf import CSRFError, CSRFProtect
 from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
+from werkzeug.middleware.proxy_fix import ProxyFix
 
 from schemas.api import ErrorResponseSchema
 from server.errors import CODE_BY_STATUS, TurnpostError
+from server.events import Feed
 from server.mail import TUNABLE, MailSettings, Notifier, tunable_defaults
 from server.service import GameService
 from server.store import Store
@@ -31,33 +43,57 @@ csrf = CSRFProtect()
 
 
 class Turnpost:
-    """The app's handle on its database: one connection per server thread, kept open.
+    """The app's handle on its database and its event feed.
 
     Opening and closing SQLite per request costs more than a whole move (the
-    close checkpoints the WAL), so each thread keeps its connection. An
-    in-memory database (doctests) is one shared connection.
+    close checkpoints the WAL), so connections are kept open in a small pool:
+    a request (or a command) borrows one on first use and gives it back when
+    its app context ends. This works the same under gevent, where every
+    request is a greenlet and ``threading.local`` would be per greenlet, as
+    under threads. The pool holds as many connections as requests ever ran at
+    once in this process. An in-memory database (doctests) is one shared
+    connection.
     """
 
-    def __init__(self, db_path: str, max_streams: int) -> None:
+    def __init__(self, db_path: str, feed: Feed) -> None:
         self.db_path = db_path
+        self.feed = feed
         self.notifier: Notifier | None = None
-        #: Open event streams each hold a server thread; past this many, ``429``.
-        self.streams = threading.BoundedSemaphore(max_streams)
-        self._local = threading.local()
+        self._idle: list[Store] = []
+        self._lock = threading.Lock()
         self._memory_store = Store.open(db_path) if db_path == ":memory:" else None
 
     def store(self) -> Store:
-        """This thread's store, opened on first use."""
+        """The store of the current app context, borrowed from the pool on first use."""
         if self._memory_store is not None:
             return self._memory_store
-        store = getattr(self._local, "store", None)
-        if store is None:
-            store = self._local.store = Store.open(self.db_path)
-        return store
+        if "turnpost_store" not in g:
+            with self._lock:
+                g.turnpost_store = self._idle.pop() if self._idle else Store.open(self.db_path)
+        return g.turnpost_store
+
+    def give_back(self, _error: BaseException | None = None) -> None:
+        """Return the app context's store to the pool (at the end of every app context)."""
+        store = g.pop("turnpost_store", None)
+        if store is not None:
+            with self._lock:
+                self._idle.append(store)
 
     def service(self) -> GameService:
-        """A game service on this thread's store, recording mails in the outbox."""
+        """A game service on this context's store, recording mails in the outbox."""
         return GameService(self.store(), self.notifier)
+
+
+class TlsAwareSessions(SecureCookieSessionInterface):
+    """Flask's signed-cookie sessions, ``Secure`` whenever the request came over TLS.
+
+    The session holds the CSRF token of the forms. Behind a TLS proxy the
+    request is seen as secure only with ``TURNPOST_PROXY_HOPS`` set.
+    """
+
+    def get_cookie_secure(self, app: Flask) -> bool:
+        """``SESSION_COOKIE_SECURE``, or true for a request made over https."""
+        return bool(app.config["SESSION_COOKIE_SECURE"]) or request.is_secure
 
 
 def current_service() -> GameService:
@@ -70,20 +106,28 @@ class Api(flask_smorest.Api):
 
     ERROR_SCHEMA = ErrorResponseSchema
 
-    def handle_http_exception(self, error: HTTPException) -> Any:
-        """``{"error": {...}}`` for API paths, a small HTML page elsewhere."""
+    def handle_http_exception(self, error: HTTPException) -> Response:
+        """``{"error": {...}}`` for API paths, a small HTML page elsewhere.
+
+        The exception's own headers are kept (``Allow`` on a ``405``).
+        """
         code = CODE_BY_STATUS.get(error.code or 500, "bad_request")
-        return error_response(TurnpostError(code, error.description or error.name), error.code)
+        response = error_response(TurnpostError(code, error.description or error.name), error.code)
+        for name, value in error.get_headers():
+            if name.lower() != "content-type":
+                response.headers[name] = value
+        return response
 
 
-def error_response(error: TurnpostError, status: int | None = None) -> Any:
+def error_response(error: TurnpostError, status: int | None = None) -> Response:
     """The contract's error body (JSON) or, outside the API, an HTML error page."""
     status = status or error.status
     if request.path.startswith("/api/"):
         response = jsonify(error.body())
-        response.status_code = status
-        return response
-    return render_template("error.html", error=error), status
+    else:
+        response = make_response(render_template("error.html", error=error))
+    response.status_code = status
+    return response
 
 
 def load_secret_key(db_path: str) -> str:
@@ -140,44 +184,66 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         TURNPOST_MAIL_FROM=os.environ.get("TURNPOST_MAIL_FROM", ""),
         TURNPOST_SMTP_URL=os.environ.get("TURNPOST_SMTP_URL", ""),
         **{key: os.environ.get(key, default) for key, default in tunable_defaults().items()},
-        TURNPOST_MAX_STREAMS=int(os.environ.get("TURNPOST_MAX_STREAMS", "8")),
+        TURNPOST_MAX_STREAMS=int(os.environ.get("TURNPOST_MAX_STREAMS", "1000")),
+        TURNPOST_MAX_STREAMS_PER_CLIENT=int(
+            os.environ.get("TURNPOST_MAX_STREAMS_PER_CLIENT", "10")
+        ),
         API_TITLE="Turnpost",
         API_VERSION="1",
         OPENAPI_VERSION="3.0.3",
         OPENAPI_URL_PREFIX="/api",
         OPENAPI_JSON_PATH="v1/openapi.json",
-        OPENAPI_SWAGGER_UI_PATH=None,
-        OPENAPI_REDOC_PATH="docs",
-        OPENAPI_REDOC_URL="https://cdn.jsdelivr.net/npm/redoc@2/bundles/redoc.standalone.js",
+        TURNPOST_PROXY_HOPS=int(os.environ.get("TURNPOST_PROXY_HOPS", "0")),
         MAX_CONTENT_LENGTH=MAX_BODY_BYTES,
         SESSION_COOKIE_HTTPONLY=True,
         SESSION_COOKIE_SAMESITE="Lax",
         WTF_CSRF_TIME_LIMIT=None,
     )
     app.config.update(config or {})
-    turnpost = Turnpost(app.config["TURNPOST_DB"], app.config["TURNPOST_MAX_STREAMS"])
+    feed = Feed(
+        app.config["TURNPOST_DB"],
+        app.config["TURNPOST_MAX_STREAMS"],
+        app.config["TURNPOST_MAX_STREAMS_PER_CLIENT"],
+    )
+    turnpost = Turnpost(app.config["TURNPOST_DB"], feed)
     app.extensions["turnpost"] = turnpost
-    store = turnpost.store()
-    store.init()
+    app.teardown_appcontext(turnpost.give_back)
+    with app.app_context():
+        turnpost.store().init()
     if not app.config.get("SECRET_KEY"):
         app.config["SECRET_KEY"] = load_secret_key(turnpost.db_path)
     turnpost.notifier = Notifier(mail_settings(app.config))
 
-    from server import api, web
+    from server import api, docs, web
     from server.limits import init_protection
 
-    init_protection(app)
     rest = Api(app)
     rest.spec.components.security_scheme("bearer", {"type": "http", "scheme": "bearer"})
     rest.register_blueprint(api.blp)
+    app.register_blueprint(web.bp)
+    app.register_blueprint(docs.bp)
+    init_protection(app)
     csrf.exempt(api.blp)
     csrf.init_app(app)
-    app.register_blueprint(web.bp)
     app.before_request(refuse_oversized_chunked_body)
     app.register_error_handler(TurnpostError, error_response)
     app.register_error_handler(CSRFError, _csrf_error)
     app.register_error_handler(Exception, _unexpected_error)
+    app.session_interface = TlsAwareSessions()
+    trust_proxies(app, app.config["TURNPOST_PROXY_HOPS"])
     return app
+
+
+def trust_proxies(app: Flask, hops: int) -> None:
+    """Believe ``hops`` reverse proxies' ``X-Forwarded-For/-Proto/-Host/-Port`` headers.
+
+    With ``TURNPOST_PROXY_HOPS=1`` behind nginx or Caddy, the client address
+    (rate limits, stream caps) is the visitor's, not the proxy's, and a page
+    served over https is secure (``Secure`` cookies). Never set it when
+    clients reach the server directly: they could then choose their address.
+    """
+    if hops > 0:
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=hops, x_proto=hops, x_host=hops, x_port=hops)
 
 
 def refuse_oversized_chunked_body() -> None:
@@ -192,10 +258,10 @@ def refuse_oversized_chunked_body() -> None:
         raise RequestEntityTooLarge()
 
 
-def _csrf_error(error: CSRFError) -> Any:
+def _csrf_error(error: CSRFError) -> Response:
     return error_response(TurnpostError("bad_request", f"CSRF check failed: {error.description}"))
 
 
-def _unexpected_error(error: Exception) -> Any:
+def _unexpected_error(error: Exception) -> Response:
     current_app.logger.exception("unexpected error")
     return error_response(TurnpostError("internal_error", "Something went wrong on our side."))

@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import json
-import time
-from collections.abc import Iterator
 from typing import Any
 
 import flask_smorest
-from flask import Response, current_app, request, stream_with_context
+from flask import Response, current_app, request
 from marshmallow import Schema, ValidationError
 from webargs.flaskparser import FlaskParser
 
@@ -30,26 +27,20 @@ from schemas.api import (
     VacationSetSchema,
 )
 from server import current_service
+from server.cooperative import offload
 from server.deadlines import set_vacation
 from server.errors import TurnpostError
+from server.events import end_event, move_event
+from server.jsontext import load_untrusted
 from server.service import format_time
-from server.store import Store
-
-#: Seconds between keep-alive comments on the event stream (the contract asks for <= 15).
-KEEPALIVE_SECONDS = 5.0
-#: Seconds between looks at the log for new moves while streaming events.
-POLL_SECONDS = 0.25
 
 
 class ContractParser(FlaskParser):
     """Reads JSON bodies whatever the Content-Type and reports errors in the contract's shape."""
 
     def load_json(self, req: Any, schema: Schema) -> Any:
-        """The body as a JSON object, or ``400 bad_request``."""
-        try:
-            data = json.loads(req.get_data(cache=True) or b"null")
-        except (ValueError, UnicodeDecodeError):
-            raise TurnpostError("bad_request", "The body is not valid JSON.") from None
+        """The body as a JSON object, or ``400 bad_request`` (see :mod:`server.jsontext`)."""
+        data = load_untrusted(req.get_data(cache=True) or b"null")
         if not isinstance(data, dict):
             raise TurnpostError("bad_request", "The body must be a JSON object.")
         return data
@@ -152,7 +143,7 @@ def read_game(query: dict[str, Any], game_id: str) -> dict[str, Any]:
     games = current_service()
     game = games.load(game_id)
     seat = games.authenticate(game, bearer_token())
-    return games.game_object(game, seat, at=query.get("at"))
+    return offload(games.game_object, game, seat, query.get("at"))
 
 
 @blp.route("/games/<game_id>/abort", methods=["POST"])
@@ -207,7 +198,7 @@ def legal_moves(game_id: str) -> dict[str, Any]:
     seat = games.authenticate(game, bearer_token())
     if seat is None:
         raise TurnpostError("unauthorized", "A seat token is needed for legal moves.")
-    return games.legal_moves(game, seat)
+    return offload(games.legal_moves, game, seat)
 
 
 @blp.route("/games/<game_id>/vacation", methods=["POST"])
@@ -227,51 +218,46 @@ def vacation(body: dict[str, Any], game_id: str) -> dict[str, Any]:
 @blp.route("/games/<game_id>/events")
 @blp.arguments(EventsQuerySchema, location="query")
 @blp.response(200, content_type="text/event-stream", description="Server-sent events")
-@errors(404, 429)
+@blp.alt_response(204, description="The game is over and the client has seen every event")
+@errors(400, 404, 429)
 def events(query: dict[str, Any], game_id: str) -> Response:
-    """An event stream: one ``move`` event per appended move; resumes after ``Last-Event-ID``."""
+    """An event stream: a ``move`` event per appended move, a final ``end`` event when the game
+    is over; resumes after ``Last-Event-ID`` (see :mod:`server.events`)."""
     games = current_service()
     game = games.load(game_id)
-    last = query.get("last_event_id") or _last_event_id()
-    factory = current_app.extensions["turnpost"]
-    if not factory.streams.acquire(blocking=False):
-        raise TurnpostError(
-            "rate_limited", "Too many open event streams on this server; retry in a minute."
-        )
+    last = last_event_id(query)
+    if game.status != "active" and last >= game.seq:
+        return Response(status=204)  # an EventSource stops reconnecting on 204
+    client = request.remote_addr or "unknown"
+    subscription = current_app.extensions["turnpost"].feed.subscribe(game.id, client, last)
+    for row in games.store.moves(game.id, after=last):
+        subscription.deliver_move(row["seq"], move_event(row))
+    row = games.store.game(game.id, columns="seq, status, result")
+    if row["status"] != "active":
+        subscription.deliver_end(end_event(row))
     response = Response(
-        stream_with_context(_event_stream(factory, game.id, last)),
+        subscription.stream(),
         mimetype="text/event-stream",
         headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
     )
-    response.call_on_close(factory.streams.release)
+    response.call_on_close(subscription.close)
     return response
 
 
-def _last_event_id() -> int:
-    """The ``Last-Event-ID`` header as a seq; anything else (or out of range) counts as 0."""
-    value = request.headers.get("Last-Event-ID", "0")
-    return int(value) if value.isdigit() and int(value) <= MAX_SEED else 0
+def last_event_id(query: dict[str, Any]) -> int:
+    """The seq to resume after: the ``Last-Event-ID`` header, else ``?last_event_id``, else 0.
 
-
-def _event_stream(factory: Any, game_id: str, last: int) -> Iterator[str]:
-    """Yield each move after ``last`` as an event, with keep-alives, until the game ends."""
-    store = Store.open(factory.db_path)
-    try:
-        yield "retry: 2000\n: connected\n\n"
-        quiet_since = time.monotonic()
-        while True:
-            status = store.game(game_id, columns="status")["status"]
-            for entry in store.moves(game_id, after=last):
-                last = entry["seq"]
-                data = {key: entry[key] for key in ("seq", "seat", "notation", "status")}
-                data["to_move"] = json.loads(entry["to_move"])
-                yield f"id: {last}\nevent: move\ndata: {json.dumps(data)}\n\n"
-                quiet_since = time.monotonic()
-            if status != "active":
-                return
-            if time.monotonic() - quiet_since >= KEEPALIVE_SECONDS:
-                yield ": keep-alive\n\n"
-                quiet_since = time.monotonic()
-            time.sleep(POLL_SECONDS)
-    finally:
-        store.close()
+    The header wins: a browser reconnecting repeats the URL it was given and
+    sends the id of the last event it saw. A header that is not an event id
+    (ASCII digits up to the largest seq) is ``400 bad_request``.
+    """
+    header = request.headers.get("Last-Event-ID", "").strip()
+    if not header:
+        return query.get("last_event_id", 0)
+    if not (header.isascii() and header.isdigit() and int(header) <= MAX_SEED):
+        raise TurnpostError(
+            "bad_request",
+            "Last-Event-ID must be the id of an event: a move number (0 or more).",
+            {"Last-Event-ID": [header[:40]]},
+        )
+    return int(header)

@@ -25,6 +25,7 @@ from server import create_app, current_service
 from server.deadlines import process_deadlines
 from server.delivery import deliver_due, forget_bodies
 from server.errors import TurnpostError
+from server.gunicorn import WORKER_CONNECTIONS, run
 from server.inbound import MAX_MESSAGE_BYTES, describe, receive
 from server.mail import MailSettings, reply_address
 from server.service import Game, GameService
@@ -134,16 +135,19 @@ def export(game_id: str) -> None:
 @main.command("serve")
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", default=8000, show_default=True)
-@click.option("--workers", default=2, show_default=True)
-@click.option("--threads", default=16, show_default=True)
+@click.option("--workers", default=2, show_default=True, help="gunicorn worker processes.")
+@click.option(
+    "--connections",
+    default=WORKER_CONNECTIONS,
+    show_default=True,
+    help="Connections each worker holds at once (event streams included).",
+)
 @click.option(
     "--demo/--no-demo", default=False, help="Create a demo Siam game and print its links."
 )
 @with_appcontext
-def serve(host: str, port: int, workers: int, threads: int, demo: bool) -> None:
-    """Serve the app with gunicorn (threaded workers, so event streams don't block moves)."""
-    from server.gunicorn import run
-
+def serve(host: str, port: int, workers: int, connections: int, demo: bool) -> None:
+    """Serve the app with gunicorn's gevent workers (see ``server/gunicorn.py``)."""
     base_url = f"http://{host}:{port}"
     if demo:
         game = current_service().create("siam", [{"name": "Ann"}, {"name": "Bob"}], {})
@@ -154,7 +158,7 @@ def serve(host: str, port: int, workers: int, threads: int, demo: bool) -> None:
             f'-d \'{{"notation": "enter a1 N"}}\' {base_url}/api/v1/games/{game["id"]}/moves'
         )
     click.echo(f"Serving {base_url} (API docs at {base_url}/api/docs); Ctrl-C stops.")
-    run(current_app.config["TURNPOST_DB"], host, port, workers, threads)
+    run(current_app.config["TURNPOST_DB"], host, port, workers, connections)
 
 
 def _mail_settings() -> MailSettings:

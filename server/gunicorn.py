@@ -1,4 +1,21 @@
-"""Run the app under gunicorn from Python (used by ``turnpost serve`` and the tests)."""
+"""Run the app under gunicorn from Python (used by ``turnpost serve`` and the tests).
+
+The serving model: gunicorn with **gevent workers** (2 by default). Every
+connection is a greenlet, not a thread, so a worker holds thousands of open
+connections for the memory of a few: 1,000 event streams and hundreds of
+slow clients take no thread away from moves and reads. gunicorn's gevent
+worker reads each request's line and headers under a deadline of
+``keepalive`` seconds (:data:`HEADER_SECONDS`): a client that sends one
+header line every few seconds is cut off then, and never held a thread.
+Each worker accepts up to :data:`WORKER_CONNECTIONS` connections and serves
+at most ``TURNPOST_MAX_STREAMS`` event streams (``TURNPOST_MAX_STREAMS_PER_CLIENT``
+per address), all fed by one poller per worker (:mod:`server.events`).
+
+A greenlet runs until it waits for I/O, so CPU-heavy work holds its worker's
+loop: :func:`server.cooperative.offload` runs the heaviest (legal-move lists,
+replays) in a real thread, and the rate limits charge large answers more
+(:mod:`server.limits`).
+"""
 
 from __future__ import annotations
 
@@ -36,15 +53,24 @@ class TurnpostServer(BaseApplication):
         return create_app()
 
 
-def run(db_path: str, host: str, port: int, workers: int = 2, threads: int = 16) -> None:
-    """Serve ``db_path`` on ``host:port`` until stopped."""
+#: Connections one worker holds at once: event streams, idle keep-alives, slow clients, requests.
+WORKER_CONNECTIONS = 2000
+#: Seconds a client has to send a request's line and headers (also the keep-alive idle time).
+HEADER_SECONDS = 5
+
+
+def run(
+    db_path: str, host: str, port: int, workers: int = 2, connections: int = WORKER_CONNECTIONS
+) -> None:
+    """Serve ``db_path`` on ``host:port`` with gevent workers until stopped."""
     os.environ["TURNPOST_DB"] = db_path
     TurnpostServer(
         {
             "bind": f"{host}:{port}",
             "workers": workers,
-            "threads": threads,
-            "worker_class": "gthread",
+            "worker_class": "gevent",
+            "worker_connections": connections,
+            "keepalive": HEADER_SECONDS,
             "timeout": 60,
             "graceful_timeout": 5,
             "accesslog": None,
@@ -82,22 +108,22 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def start_background(db_path: str, workers: int = 2, threads: int = 16) -> BackgroundServer:
+def start_background(
+    db_path: str, workers: int = 2, environment: dict[str, str] | None = None
+) -> BackgroundServer:
     """Start gunicorn in a child process on a free port and wait until it answers.
 
+    ``environment`` adds variables to the server's environment (e.g. limits).
     Its stderr goes to ``<db_path>.<port>.log`` (a file, so that a busy log can
     never block the server the way an unread pipe does).
     """
     port = free_port()
     log_path = Path(f"{db_path}.{port}.log")
-    code = (
-        "from server.gunicorn import run; "
-        f"run({db_path!r}, '127.0.0.1', {port}, {workers}, {threads})"
-    )
+    code = f"from server.gunicorn import run; run({db_path!r}, '127.0.0.1', {port}, {workers})"
     process = subprocess.Popen(
         [sys.executable, "-c", code],
         cwd=ROOT,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        env={**os.environ, **(environment or {}), "PYTHONPATH": str(ROOT)},
         stdout=subprocess.DEVNULL,
         stderr=log_path.open("wb"),
     )

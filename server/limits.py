@@ -1,13 +1,27 @@
 """Rate limits (Flask-Limiter) and security headers on HTML pages.
 
-:func:`init_protection` installs both on an app. Two limits count every
+:func:`init_protection` installs both on an app. Limits that count every
 request, whatever its route:
 
+- **per IP**: every request counts against the client's address, with or
+  without a token (a token is no way around it: tokens cost one game
+  creation each, and creation has its own limit);
 - **per seat token**: a request carrying a token (``Authorization: Bearer``,
-  or a seat cookie of the web pages) counts against that token;
-- **per IP**: a request without a known seat token (anonymous reads, game
-  creation, the admin token, a wrong token) counts against the client's
-  address, so that inventing tokens does not escape the limits.
+  or a seat cookie of the web pages) also counts against that token, so one
+  player's runaway client cannot use up the address of a whole household.
+
+**Cost, not only counts.** A request counts once, and more if its answer is
+large or its work heavy: it costs ``max(answer bytes / 32 KiB, CPU time /
+20 ms)`` requests, rounded up (see :func:`request_cost`), charged to every
+limit it counted against once it is answered. An answer of 3.4 MB (what a
+King of Siam ``legal-moves`` answer was before turns were split into
+decisions) costs about 100 requests, so a client that spends its budget on
+large answers is refused (cheaply, before any work) until the window turns
+over, while other tokens and addresses are served as before.
+
+**Game creation** has its own, stricter limit per address
+(``TURNPOST_RATELIMIT_CREATE``), for the API and the lobby form together:
+each game hands out tokens and may send mail.
 
 Past a limit the answer is ``429`` with the contract's error body
 ``{"error": {"code": "rate_limited", ...}}`` (an HTML page outside the API)
@@ -16,18 +30,22 @@ and a ``Retry-After`` header. ``GET /healthz`` is never limited.
 App config keys (each also read from an environment variable of the same
 name when the config does not set it, so a gunicorn server can be tuned):
 
-``TURNPOST_RATELIMIT_TOKEN``
-    limit per seat token, Flask-Limiter notation (default ``600/minute``).
 ``TURNPOST_RATELIMIT_IP``
-    limit per client address (default ``1200/minute``).
+    limit per client address, Flask-Limiter notation (default ``1200/minute``).
+``TURNPOST_RATELIMIT_TOKEN``
+    limit per seat token (default ``600/minute``).
+``TURNPOST_RATELIMIT_CREATE``
+    game creations per client address (default ``10/hour``).
+``TURNPOST_COST_BYTES``
+    answer bytes that cost one request (default ``32768``).
 
 Flask-Limiter's own keys apply too, e.g. ``RATELIMIT_ENABLED=False`` switches
 limiting off and ``RATELIMIT_STORAGE_URI`` picks the storage. The default is
 in-memory storage: each gunicorn worker counts on its own, so with ``N``
 workers a client may get up to ``N`` times a limit before every worker
 refuses it. Point ``RATELIMIT_STORAGE_URI`` at Redis or Memcached for exact
-limits across workers. Behind a reverse proxy, wrap the app in Werkzeug's
-``ProxyFix`` so that the client address is not the proxy's.
+limits across workers. Behind a reverse proxy, set ``TURNPOST_PROXY_HOPS``
+(see :mod:`server`) so that the client address is not the proxy's.
 
     >>> from server import create_app
     >>> app = create_app({"TURNPOST_DB": ":memory:", "TURNPOST_RATELIMIT_IP": "1/minute"})
@@ -40,19 +58,33 @@ limits across workers. Behind a reverse proxy, wrap the app in Werkzeug's
 
 from __future__ import annotations
 
+import math
 import os
+import time
 from typing import Any
 
-from flask import Flask, Response, current_app, request
+from flask import Flask, Response, current_app, g, request
 from flask_limiter import ApplicationLimit, Limiter, RateLimitExceeded
 
 from server import error_response
 from server.errors import TurnpostError
 from server.store import hash_secret
 
-DEFAULTS = {"TURNPOST_RATELIMIT_TOKEN": "600/minute", "TURNPOST_RATELIMIT_IP": "1200/minute"}
+DEFAULTS = {
+    "TURNPOST_RATELIMIT_TOKEN": "600/minute",
+    "TURNPOST_RATELIMIT_IP": "1200/minute",
+    "TURNPOST_RATELIMIT_CREATE": "10/hour",
+    "TURNPOST_COST_BYTES": str(32 * 1024),
+}
 #: Endpoints that are never limited (the liveness check).
 EXEMPT_ENDPOINTS = frozenset({"web.health"})
+#: The views that create a game (the API's and the lobby form's), under one creation limit.
+CREATE_ENDPOINTS = ("api.create_game", "web.create_game")
+#: Views whose answers hold a token although the request carries none (in a header or cookie).
+PRIVATE_ENDPOINTS = frozenset({*CREATE_ENDPOINTS, "web.claim_seat"})
+#: An answer costs one request per started slice of this much CPU time, or per started
+#: block of ``TURNPOST_COST_BYTES`` bytes, whichever is more.
+COST_CPU_SECONDS = 0.02
 #: The prefix of the cookies in which the web pages keep a seat token.
 SEAT_COOKIE_PREFIX = "turnpost_seat_"
 
@@ -61,11 +93,12 @@ PAGE_CSP = (
     "default-src 'none'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
     "form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
 )
-#: The API docs page runs ReDoc from its CDN, which needs scripts, workers and fetching the spec.
+#: The API docs page runs Swagger UI from this origin (:mod:`server.docs`): scripts from here
+#: only, and it fetches the OpenAPI document (and "try it out" requests) from here only.
 DOCS_CSP = (
-    "default-src 'none'; script-src {cdn}; style-src 'self' 'unsafe-inline'; "
-    "img-src 'self' data: https:; font-src https: data:; connect-src 'self'; "
-    "worker-src blob:; frame-ancestors 'none'; base-uri 'none'"
+    "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
+    "img-src 'self' data:; connect-src 'self'; form-action 'self'; "
+    "frame-ancestors 'none'; base-uri 'none'"
 )
 HTML_HEADERS = {
     "X-Frame-Options": "DENY",
@@ -99,16 +132,33 @@ def has_no_token() -> bool:
     return request_token() is None
 
 
-def has_seat_token() -> bool:
-    """True when the request carries the token of some seat (then it is limited per token)."""
-    token = request_token()
-    if token is None:
-        return False
-    store = current_app.extensions["turnpost"].store()
-    found = store.db.execute(
-        "SELECT 1 FROM seats WHERE token_hash = ? LIMIT 1", [hash_secret(token)]
-    ).fetchone()
-    return found is not None
+def request_cost(answer_bytes: int, cpu_seconds: float, cost_bytes: int = 32 * 1024) -> int:
+    """How many requests an answer counts as: by its size or its CPU time, at least 1.
+
+    >>> request_cost(2_000, 0.003), request_cost(3_400_000, 0.14), request_cost(100, 0.3)
+    (1, 104, 15)
+    """
+    by_size = math.ceil(answer_bytes / cost_bytes)
+    by_time = math.ceil(cpu_seconds / COST_CPU_SECONDS)
+    return max(1, by_size, by_time)
+
+
+def start_clock() -> None:
+    """Note the CPU time of this thread when the request starts (for :func:`charge_cost`)."""
+    g.cpu_started = time.thread_time()
+
+
+def charge_cost(limiter: Limiter, response: Response) -> Response:
+    """Charge a costly answer to every limit the request counted against (it counted once)."""
+    if response.is_streamed or "cpu_started" not in g:
+        return response
+    cpu = time.thread_time() - g.cpu_started
+    size = response.calculate_content_length() or 0
+    extra = request_cost(size, cpu, int(current_app.config["TURNPOST_COST_BYTES"])) - 1
+    if extra > 0:
+        for limit in limiter.current_limits:
+            limiter.limiter.hit(limit.limit, *limit.request_args, cost=extra)
+    return response
 
 
 def rate_limited(error: RateLimitExceeded) -> Any:
@@ -121,38 +171,35 @@ def rate_limited(error: RateLimitExceeded) -> Any:
         ),
         429,
     )
-    if isinstance(response, tuple):
-        response = current_app.make_response(response)
     response.headers["Retry-After"] = str(error.limit.limit.get_expiry())
     return response
 
 
 def security_headers(response: Response) -> Response:
-    """Add ``nosniff`` to every answer; framing, referrer and CSP rules to HTML pages."""
+    """Add ``nosniff`` to every answer; framing, referrer and CSP rules to HTML pages.
+
+    An answer to a request that carries a token (a seat's view with its hand,
+    its legal moves, a seat link's page) or that creates a game (the tokens)
+    is ``Cache-Control: no-store``: no browser or proxy cache keeps it (see
+    :data:`PRIVATE_ENDPOINTS`).
+    """
     response.headers.setdefault("X-Content-Type-Options", "nosniff")
+    if request_token() is not None or request.endpoint in PRIVATE_ENDPOINTS:
+        response.headers["Cache-Control"] = "no-store"
     if response.mimetype != "text/html":
         return response
     for name, value in HTML_HEADERS.items():
         response.headers.setdefault(name, value)
-    policy = PAGE_CSP
-    if request.path == "/api/docs":
-        policy = DOCS_CSP.format(cdn=_origin(current_app.config["OPENAPI_REDOC_URL"]))
+    policy = DOCS_CSP if request.blueprint == "docs" else PAGE_CSP
     response.headers.setdefault("Content-Security-Policy", policy)
     return response
 
 
-def _origin(url: str) -> str:
-    """The scheme and host of ``url``.
-
-    >>> _origin("https://cdn.example.org/redoc.js")
-    'https://cdn.example.org'
-    """
-    scheme, _, rest = url.partition("://")
-    return f"{scheme}://{rest.split('/', 1)[0]}"
-
-
 def init_protection(app: Flask) -> Limiter:
-    """Install the rate limits, the ``429`` answer and the security headers on ``app``."""
+    """Install the rate limits, the ``429`` answer and the security headers on ``app``.
+
+    Call it once the blueprints are registered (the creation limit wraps their views).
+    """
     for key, default in DEFAULTS.items():
         app.config.setdefault(key, os.environ.get(key, default))
     app.config.setdefault("RATELIMIT_STORAGE_URI", "memory://")
@@ -169,12 +216,21 @@ def init_protection(app: Flask) -> Limiter:
                 lambda: app.config["TURNPOST_RATELIMIT_IP"],
                 key_function=ip_key,
                 scope="ip",
-                exempt_when=has_seat_token,
             ),
         ],
     )
     limiter.request_filter(lambda: request.endpoint in EXEMPT_ENDPOINTS)
     limiter.init_app(app)
+    creation = limiter.shared_limit(
+        lambda: app.config["TURNPOST_RATELIMIT_CREATE"],
+        scope="create",
+        key_func=ip_key,
+        methods=["POST"],
+    )
+    for endpoint in CREATE_ENDPOINTS:
+        app.view_functions[endpoint] = creation(app.view_functions[endpoint])
+    app.before_request(start_clock)
+    app.after_request(lambda response: charge_cost(limiter, response))
     app.register_error_handler(RateLimitExceeded, rate_limited)
     app.after_request(security_headers)
     return limiter

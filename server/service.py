@@ -94,7 +94,9 @@ class GameService:
         ``turn_hours`` gives each turn a deadline; ``deadline_policy`` says what
         happens when it passes (see :mod:`server.deadlines`). ``client`` is the
         address of the client creating it: the game's mails count against its
-        limits (see :mod:`server.mailgate`).
+        limits (see :mod:`server.mailgate`). A ``seed`` or a ``position``
+        chosen by the creator is shown in the game object (``seeded``,
+        ``from_position``): whoever chose it may know what the game hides.
         """
         engine = self.engine(engine_id)
         if not engine.min_players <= len(players) <= engine.max_players:
@@ -107,8 +109,8 @@ class GameService:
             merged = engine.options(options)
         except ValueError as error:
             raise TurnpostError("invalid_request", str(error), {"options": [str(error)]}) from None
-        seed = secrets.randbits(63) if seed is None else seed
-        state = self._initial_state(engine, len(players), merged, seed, position)
+        state_seed = secrets.randbits(63) if seed is None else seed
+        state = self._initial_state(engine, len(players), merged, state_seed, position)
         game_id = secrets.token_hex(6)
         tokens = [new_secret() for _ in players]
         admin_token = new_secret()
@@ -119,7 +121,8 @@ class GameService:
                     "id": game_id,
                     "engine": engine.id,
                     "options": dumps(merged),
-                    "seed": seed,
+                    "seed": state_seed,
+                    "seeded": seed is not None,
                     "position": None if position is None else dumps(position),
                     "seq": 0,
                     "admin_token_hash": hash_secret(admin_token),
@@ -248,6 +251,8 @@ class GameService:
             "result": result,
             "deadline": row["deadline"],
             "options": json.loads(row["options"]),
+            "seeded": bool(row["seeded"]),
+            "from_position": row["position"] is not None,
             "state": game.engine.view(state, seat),
             "created_at": row["created_at"],
             "updated_at": row["updated_at"],

@@ -2,7 +2,14 @@
 
 One SQLite file in WAL mode (``TURNPOST_DB``, default ``./turnpost.db``),
 opened with sqlite-utils. The move log cannot be rewritten: triggers in the
-database abort any UPDATE or DELETE on ``moves``.
+database abort any UPDATE or DELETE on ``moves``, and any INSERT of a
+``(game_id, seq)`` already logged, so ``INSERT OR REPLACE`` and ``REPLACE``
+(whose implicit delete fires no DELETE trigger) cannot rewrite it either.
+The triggers live in the schema, so they hold for every connection, the
+``sqlite3`` shell's too. The database holds hands, draw orders, seeds and
+emails: it is created readable by its owner only (0600), and so are the
+WAL and shared-memory files SQLite makes beside it (SQLite gives them the
+database file's mode).
 
     >>> store = Store.open(":memory:")
     >>> store.init()
@@ -19,7 +26,7 @@ import secrets
 import sqlite3
 import threading
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from typing import Any
 
 import sqlite_utils
@@ -34,10 +41,17 @@ ADDED_COLUMNS: dict[str, dict[str, tuple[type, Any]]] = {
     "outbox": {"rcpt_key": (str, None), "client": (str, None), "invitation": (int, 0)},
 }
 
+#: Owner read and write only: the database holds hands, seeds and emails.
+DB_FILE_MODE = 0o600
+_REFUSE = "BEGIN SELECT RAISE(ABORT, 'the move log is append-only'); END"
 TRIGGERS = [
-    f"CREATE TRIGGER IF NOT EXISTS moves_no_{event.lower()} BEFORE {event} ON moves"
-    " BEGIN SELECT RAISE(ABORT, 'the move log is append-only'); END"
-    for event in ("UPDATE", "DELETE")
+    *(
+        f"CREATE TRIGGER IF NOT EXISTS moves_no_{event.lower()} BEFORE {event} ON moves {_REFUSE}"
+        for event in ("UPDATE", "DELETE")
+    ),
+    # REPLACE deletes the old row without firing DELETE triggers: refuse the insert first.
+    "CREATE TRIGGER IF NOT EXISTS moves_no_replace BEFORE INSERT ON moves WHEN EXISTS"
+    " (SELECT 1 FROM moves WHERE game_id = NEW.game_id AND seq = NEW.seq) " + _REFUSE,
 ]
 
 
@@ -55,6 +69,22 @@ def new_secret() -> str:
     return secrets.token_urlsafe(24)
 
 
+def private_file(path: str) -> None:
+    """Create ``path`` empty with mode 0600 if it does not exist, else take away others' access.
+
+    SQLite creates the ``-wal`` and ``-shm`` files with the database file's
+    mode, so they are private too; existing ones are tightened here as well.
+    """
+    with suppress(FileExistsError):
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, DB_FILE_MODE))
+    for name in (path, f"{path}-wal", f"{path}-shm"):
+        try:
+            if os.stat(name).st_mode & 0o077:
+                os.chmod(name, DB_FILE_MODE)
+        except (FileNotFoundError, PermissionError):  # gone, or another user's file
+            continue
+
+
 def dumps(value: Any) -> str:
     """Canonical JSON: sorted keys, no spaces; equal values give equal text."""
     return json.dumps(value, sort_keys=True, separators=(",", ":"))
@@ -65,11 +95,15 @@ class Store:
 
     def __init__(self, db: sqlite_utils.Database, path: str = ":memory:") -> None:
         self.db = db
-        self._writer_lock = _WRITER_LOCKS.setdefault(os.path.abspath(path), threading.Lock())
+        # per process: a lock inherited through fork would be the parent's kind of lock
+        key = f"{os.getpid()}:{os.path.abspath(path)}"
+        self._writer_lock = _WRITER_LOCKS.setdefault(key, threading.Lock())
 
     @classmethod
     def open(cls, path: str) -> Store:
-        """Open ``path`` (created if missing) with autocommit and a busy timeout."""
+        """Open ``path`` (created 0600 if missing) with autocommit and a busy timeout."""
+        if path != ":memory:":
+            private_file(path)
         conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
         conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         conn.execute("PRAGMA synchronous = FULL")
@@ -95,6 +129,7 @@ class Store:
                 "engine": str,
                 "options": str,
                 "seed": int,
+                "seeded": int,
                 "position": str,
                 "status": str,
                 "seq": int,
@@ -110,10 +145,12 @@ class Store:
                 "updated_at": str,
             },
             pk="id",
-            not_null={"engine", "options", "seed", "status", "seq", "state", "to_move"},
-            defaults={"reminders_sent": 0},
+            not_null={"engine", "options", "seed", "seeded", "status", "seq", "state", "to_move"},
+            defaults={"reminders_sent": 0, "seeded": 0},
             if_not_exists=True,
         )
+        if "seeded" not in db["games"].columns_dict:  # a database made before the column
+            db["games"].add_column("seeded", int, not_null_default=0)
         db["seats"].create(
             {
                 "game_id": str,
@@ -334,7 +371,8 @@ class Store:
     def recent_games(self, limit: int = 50) -> list[dict[str, Any]]:
         """The most recently updated games."""
         return self._all(
-            "SELECT id, engine, status, seq, updated_at FROM games"
+            "SELECT id, engine, status, seq, seeded, position IS NOT NULL AS from_position,"
+            " updated_at FROM games"
             " ORDER BY updated_at DESC LIMIT ?",
             [limit],
         )

@@ -41,7 +41,9 @@ from engines import ENGINES
 from schemas.api import GameCreateSchema
 from server import csrf, current_service
 from server.clock import utcnow
+from server.cooperative import offload
 from server.errors import TurnpostError
+from server.jsontext import load_untrusted
 from server.mail import unsubscribed
 from server.service import Game, GameService
 
@@ -57,7 +59,8 @@ LISTED_MOVES = 60
 #: Player rows of the create-game form (the most seats any engine takes).
 FORM_SEATS = max(engine.max_players for engine in ENGINES.values())
 FACING_ARROWS = {"N": "\u2191", "E": "\u2192", "S": "\u2193", "W": "\u2190"}
-
+#: ``Sec-Fetch-Site`` values of a navigation started by another site.
+FOREIGN_SITES = frozenset({"cross-site", "same-site"})
 
 def seat_cookie(game_id: str) -> str:
     """The cookie name holding a seat token for one game."""
@@ -78,11 +81,7 @@ def create_game() -> Any:
     try:
         body = _creation_body(request.form)
         created = games.create(
-            body["engine"],
-            body["players"],
-            body["options"],
-            body["seed"],
-            client=request.remote_addr,
+            body["engine"], body["players"], body["options"], client=request.remote_addr
         )
     except TurnpostError as error:
         return _render_lobby(games, error=error, form=request.form), error.status
@@ -111,6 +110,7 @@ def _render_lobby(
         "lobby.html",
         engines=list(ENGINES.values()),
         engine_names={engine.id: engine.name for engine in ENGINES.values()},
+        hidden={engine.id: engine.hidden_information for engine in ENGINES.values()},
         open_games=[row for row in recent if row["status"] == "active"],
         closed_games=[row for row in recent if row["status"] != "active"],
         seats=range(FORM_SEATS),
@@ -129,20 +129,12 @@ def _creation_body(form: Mapping[str, str]) -> dict[str, Any]:
         if name or email:
             players.append({"name": name, "email": email or None})
     try:
-        options = json.loads(form.get("options", "").strip() or "{}")
-    except (ValueError, RecursionError):
+        options = load_untrusted(form.get("options", "").strip() or "{}")
+    except TurnpostError:
         raise TurnpostError(
             "invalid_request", 'Options must be a JSON object, e.g. {"cross_rule": false}.'
         ) from None
-    seed = form.get("seed", "").strip()
-    if seed and whole_number(seed) is None:
-        raise TurnpostError("invalid_request", "The seed must be a whole number (or empty).")
-    body = {
-        "engine": form.get("engine", ""),
-        "players": players,
-        "options": options,
-        "seed": whole_number(seed),
-    }
+    body = {"engine": form.get("engine", ""), "players": players, "options": options}
     try:
         return GameCreateSchema().load(body)
     except ValidationError as error:
@@ -212,13 +204,32 @@ def health() -> Response:
     return Response("ok\n", mimetype="text/plain")
 
 
-@bp.route("/games/<game_id>/seat/<token>")
+@bp.route("/games/<game_id>/seat/<token>", methods=["GET", "POST"])
 def claim_seat(game_id: str, token: str) -> Response:
-    """Remember a seat token in a cookie, then show the game without the token in the URL."""
+    """Remember a seat token in a cookie, then show the game without the token in the URL.
+
+    A link opened from another site (``Sec-Fetch-Site: cross-site`` or
+    ``same-site``), or one that would replace the seat this browser already
+    plays in this game, only shows a page asking to confirm with a
+    CSRF-protected button: a hostile page cannot silently make a visitor play
+    for someone else's seat (login CSRF). Links opened from a mail program,
+    typed or pasted (``none``) take effect at once.
+    """
     games = current_service()
     game = games.load(game_id)
-    games.authenticate(game, token)
-    response = redirect(url_for("web.game_page", game_id=game_id))
+    seat = games.authenticate(game, token)
+    held = request.cookies.get(seat_cookie(game_id))
+    foreign = request.headers.get("Sec-Fetch-Site") in FOREIGN_SITES
+    if request.method == "GET" and held != token and (foreign or held is not None):
+        current = _seat_or_none(games, game, held)
+        page = render_template(
+            "claim.html",
+            game=game,
+            name=game.seats[seat]["name"],
+            current=None if current is None else game.seats[current]["name"],
+        )
+        return make_response(page)
+    response = redirect(url_for("web.game_page", game_id=game_id), 303)
     response.set_cookie(
         seat_cookie(game_id),
         token,
@@ -263,13 +274,13 @@ def _render_game(
     games: GameService, game_id: str, error: TurnpostError | None = None, notation: str = ""
 ) -> str:
     game = games.load(game_id)
-    seat = _seat_from_cookie(games, game)
+    seat = _seat_or_none(games, game, request.cookies.get(seat_cookie(game.id)))
     at = request.args.get("at", type=int)
-    view = games.game_object(game, seat, at=at)
+    view = offload(games.game_object, game, seat, at)
     playing = seat is not None and at is None and seat in view["to_move"]
     guide = None
     if playing:
-        legal = games.legal_moves(game, seat)["moves"]
+        legal = offload(games.legal_moves, game, seat)["moves"]
         guide = build_guide(game, legal, _picks(request.args), view["state"])
     return render_template(
         "game.html",
@@ -288,10 +299,8 @@ def _render_game(
     )
 
 
-def _seat_from_cookie(games: GameService, game: Game) -> int | None:
-    token = request.cookies.get(seat_cookie(game.id))
-    if token is None:
-        return None
+def _seat_or_none(games: GameService, game: Game, token: str | None) -> int | None:
+    """The seat of ``token`` in ``game``; ``None`` without a token or for a wrong one."""
     try:
         return games.authenticate(game, token)
     except TurnpostError:

@@ -10,6 +10,18 @@ import pytest
 from server import create_app
 from server.gunicorn import BackgroundServer, start_background
 
+#: The suite creates hundreds of games from 127.0.0.1, far past the default creation limit
+#: per address (``10/hour``); the tests of that limit set their own in the app config.
+TEST_CREATE_LIMIT = "100000/hour"
+
+
+@pytest.fixture(autouse=True, scope="session")
+def creation_limit_for_tests() -> Iterator[None]:
+    """Raise the creation limit for every app and server process the tests start."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("TURNPOST_RATELIMIT_CREATE", TEST_CREATE_LIMIT)
+        yield
+
 
 @pytest.fixture
 def db_path(tmp_path: Path) -> str:

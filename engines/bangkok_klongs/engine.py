@@ -56,6 +56,7 @@ class BangkokKlongsEngine(Engine):
     max_players = 4
     default_options = {"tactical": False, "board": "standard"}
     option_choices = {"board": BOARDS}
+    hidden_information = "every player's tiles and the order of the draw pile"
 
     # -- creation -------------------------------------------------------
     def setup(self, players: int, options: dict[str, Any], seed: int) -> State:

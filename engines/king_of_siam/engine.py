@@ -87,6 +87,7 @@ class KingOfSiamEngine(Engine):
     max_players = 4
     default_options = {"map": "siam-1874"}
     option_choices = {"map": MAPS}
+    hidden_information = "every player's action cards"
 
     # -- creation -------------------------------------------------------
     def setup(self, players: int, options: dict[str, Any], seed: int) -> State:

@@ -89,17 +89,24 @@ def test_an_email_that_cannot_go_into_a_mail_header_is_refused_at_creation(
 
 
 @pytest.mark.parametrize(
-    "name", ["Ann\nBcc: eve@example.org", "Ann\r", "A\u0000nn", "\ud800", "Ann\u2028Lee", "\u0007"]
+    "name", ["Ann\nBcc: eve@example.org", "Ann\r", "A\u0000nn", "Ann\u2028Lee", "\u0007"]
 )
-def test_names_with_line_breaks_control_characters_or_lone_surrogates_are_refused(
-    client, name: str
-) -> None:
+def test_names_with_line_breaks_or_control_characters_are_refused(client, name: str) -> None:
     body = {"engine": "siam", "players": [{"name": name}, {"name": "Bob"}]}
     answer = client.post("/api/v1/games", json=body)
     assert answer.status_code == 422
     error = answer.get_json()["error"]
     assert error["code"] == "invalid_request"
     assert "control characters or line breaks" in str(error["details"]["players"]["0"]["name"])
+
+
+def test_a_name_with_a_lone_surrogate_is_not_text_so_the_body_is_refused(client) -> None:
+    """A lone surrogate is no Unicode text: the JSON body parser refuses it before the schema."""
+    body = {"engine": "siam", "players": [{"name": "\ud800"}, {"name": "Bob"}]}
+    answer = client.post("/api/v1/games", json=body)
+    assert answer.status_code == 400
+    assert answer.get_json()["error"]["code"] == "bad_request"
+    assert "Bob" not in client.get("/").get_data(as_text=True), "a game was created"
 
 
 def test_the_command_line_refuses_the_same_names(db_path: str) -> None:

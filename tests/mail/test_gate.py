@@ -48,6 +48,12 @@ def limited_app(db_path: str, smtp_sink: tuple[Sink, str]):
     )
 
 
+def service_of(app) -> GameService:
+    """A game service on its own connection to ``app``'s database (outside any request)."""
+    turnpost = app.extensions["turnpost"]
+    return GameService(Store.open(turnpost.db_path), turnpost.notifier)
+
+
 def create(app, players: list[dict[str, Any]], **extra: Any) -> dict[str, Any]:
     """Create a Siam game over the API, as an outside client does."""
     body = {"engine": "siam", "players": players, **extra}
@@ -58,7 +64,7 @@ def create(app, players: list[dict[str, Any]], **extra: Any) -> dict[str, Any]:
 
 def play(app, game: dict[str, Any], plies: int) -> None:
     """Play ``plies`` moves over the API, each the first legal move, with the mover's token."""
-    games = app.extensions["turnpost"].service()
+    games = service_of(app)
     for _ in range(plies):
         loaded = games.load(game["id"])
         seat = loaded.to_move[0]
@@ -70,7 +76,7 @@ def play(app, game: dict[str, Any], plies: int) -> None:
 
 
 def test_invitations_to_one_recipient_are_limited_whatever_the_spelling(limited_app) -> None:
-    games = limited_app.extensions["turnpost"].service()
+    games = service_of(limited_app)
     for spelling in ["stranger@example.org", "Stranger+a@Example.org", "stranger+b@example.org"]:
         create(limited_app, [{"name": "Eve", "email": spelling}, {"name": "Mallory"}])
     assert games.store.outbox_count(rcpt_key=STRANGER) == 2
@@ -78,7 +84,7 @@ def test_invitations_to_one_recipient_are_limited_whatever_the_spelling(limited_
 
 
 def test_invitations_in_the_games_of_one_client_are_limited(limited_app) -> None:
-    games = limited_app.extensions["turnpost"].service()
+    games = service_of(limited_app)
     for number in range(5):
         create(
             limited_app, [{"name": "Eve", "email": f"person{number}@example.org"}, {"name": "M"}]
@@ -90,14 +96,14 @@ def test_invitations_in_the_games_of_one_client_are_limited(limited_app) -> None
 def test_all_mail_to_one_recipient_is_limited_even_when_the_creator_plays_their_seat(
     limited_app,
 ) -> None:
-    games = limited_app.extensions["turnpost"].service()
+    games = service_of(limited_app)
     game = create(limited_app, [{"name": "Mallory"}, {"name": "Eve", "email": STRANGER}])
     play(limited_app, game, 20)  # Eve's seat "acts" through the token its creator holds
     assert games.store.outbox_count(rcpt_key=STRANGER) == 6
 
 
 def test_all_mail_in_the_games_of_one_client_is_limited(limited_app) -> None:
-    games = limited_app.extensions["turnpost"].service()
+    games = service_of(limited_app)
     for number in range(4):
         emails = [f"m{number}@example.org", f"e{number}@example.org"]
         game = create(
@@ -204,7 +210,7 @@ def test_a_database_from_before_the_mail_gate_gets_its_columns_on_start(db_path:
             store.db.execute(f"ALTER TABLE {table} DROP COLUMN {column}")
     store.close()
     app = create_app({"TURNPOST_DB": db_path, "TESTING": True})
-    games = app.extensions["turnpost"].service()
+    games = service_of(app)
     games.create("siam", PLAYERS, {}, client="192.0.2.1")
     [row] = games.store.db["outbox"].rows
     added = (row["rcpt_key"], row["client"], row["invitation"])

@@ -14,15 +14,13 @@ UNLIMITED = {
     "TURNPOST_RATELIMIT_IP": "1000000/minute",
     "TURNPOST_MAIL_LIMIT_ADDRESS": "1000000/day",
     "TURNPOST_MAIL_LIMIT_CLIENT": "1000000/day",
+    "TURNPOST_MAX_STREAMS_PER_CLIENT": "100000",
 }
 
 
 def start_unlimited(db_path: str) -> BackgroundServer:
     """A gunicorn server on ``db_path`` with :data:`UNLIMITED` rate limits."""
-    with pytest.MonkeyPatch.context() as patch:
-        for name, value in UNLIMITED.items():
-            patch.setenv(name, value)
-        return start_background(db_path)
+    return start_background(db_path, environment=UNLIMITED)
 
 
 @pytest.fixture(scope="module")

@@ -255,8 +255,89 @@ def test_rate_limit_per_token(limited) -> None:
 
 
 def read_log_length(client, path: str) -> int:
-    """The number of logged moves of the game at ``path`` (an anonymous request)."""
-    return len(client.get(f"{path}/moves").get_json())
+    """The number of logged moves of the game at ``path`` (from another address)."""
+    return len(client.get(f"{path}/moves", environ_base=ELSEWHERE).get_json())
+
+
+ELSEWHERE = {"REMOTE_ADDR": "10.0.0.9"}
+
+
+def test_a_seat_token_does_not_escape_the_address_limit(limited) -> None:
+    """Issue 11: any seat token (as Bearer or cookie) used to lift the per-IP limit."""
+    games = [
+        limited.post(
+            "/api/v1/games", json={"engine": "siam", "players": [{"name": "A"}, {"name": "B"}]}
+        ).get_json()
+        for _ in range(2)
+    ]
+    seats = [(game["id"], p["token"]) for game in games for p in game["players"]]
+    answers = [limited.get(f"/api/v1/games/{gid}", headers=auth(token)) for gid, token in seats]
+    assert [a.status_code for a in answers[:3]] == [200, 200, 200]  # 2 creations + 3 reads
+    assert_rate_limited(answers[3])
+    limited.set_cookie(f"turnpost_seat_{games[0]['id']}", seats[0][1])
+    assert limited.get(f"/games/{games[0]['id']}").status_code == 429
+    assert limited.get(f"/api/v1/games/{games[1]['id']}", environ_base=ELSEWHERE).status_code == 200
+
+
+def test_game_creation_has_its_own_limit_per_address(db_path: str) -> None:
+    """Issue 11: 400 games from one address in 20 s, each handing out tokens and mail."""
+    app = create_app(
+        {"TURNPOST_DB": db_path, "TESTING": True, "TURNPOST_RATELIMIT_CREATE": "3/hour"}
+    )
+    client = app.test_client()
+    body = {"engine": "siam", "players": [{"name": "A"}, {"name": "B"}]}
+    statuses = [client.post("/api/v1/games", json=body).status_code for _ in range(3)]
+    assert statuses == [201, 201, 201]
+    assert_rate_limited(client.post("/api/v1/games", json=body))
+    form = {"engine": "siam", "name0": "A", "name1": "B", "csrf_token": "unchecked"}
+    app.config["WTF_CSRF_ENABLED"] = False
+    assert client.post("/games", data=form).status_code == 429, "the lobby form shares the limit"
+    assert client.get("/api/v1/engines").status_code == 200, "other requests still pass"
+    assert client.post("/api/v1/games", json=body, environ_base=ELSEWHERE).status_code == 201
+    assert app.config["TURNPOST_RATELIMIT_CREATE"] == "3/hour"
+
+
+def test_the_default_creation_limit_is_ten_an_hour(db_path: str, monkeypatch) -> None:
+    monkeypatch.delenv("TURNPOST_RATELIMIT_CREATE")
+    app = create_app({"TURNPOST_DB": db_path, "TESTING": True})
+    assert app.config["TURNPOST_RATELIMIT_CREATE"] == "10/hour"
+
+
+def test_large_answers_cost_more_than_one_request(db_path: str) -> None:
+    """Issue 11: a large answer counts as many requests as it has blocks of bytes.
+
+    Legal-move answers are no longer megabytes, so the block is made small
+    here (``TURNPOST_COST_BYTES``): the token may make 600 requests a minute,
+    but each King of Siam ``legal-moves`` answer counts as many of them, so
+    after a few the token is refused before any work is done, while another
+    player's token is served.
+    """
+    app = create_app(
+        {
+            "TURNPOST_DB": db_path,
+            "TESTING": True,
+            "TURNPOST_RATELIMIT_IP": "100000/minute",
+            "TURNPOST_COST_BYTES": "64",
+        }
+    )
+    client = app.test_client()
+    body = {"engine": "king-of-siam", "players": [{"name": "A"}, {"name": "B"}], "seed": 3}
+    game = client.post("/api/v1/games", json=body).get_json()
+    seat = game["to_move"][0]
+    hog = auth(game["players"][seat]["token"])
+    path = f"/api/v1/games/{game['id']}"
+    served = []
+    for _ in range(600):
+        answer = client.get(f"{path}/legal-moves", headers=hog)
+        if answer.status_code != 200:
+            break
+        served.append(len(answer.data))
+    assert_rate_limited(answer)
+    assert 1 <= len(served) <= 600 * 64 // min(served) + 1
+    assert min(served) > 64 * 10, "each answer cost at least ten requests"
+    other = auth(game["players"][1 - seat]["token"])
+    assert client.get(path, headers=other).status_code == 200
+    assert client.get(f"{path}/legal-moves", headers=other).status_code == 200
 
 
 def test_made_up_tokens_count_against_the_address(limited) -> None:
@@ -329,8 +410,234 @@ def test_html_pages_carry_security_headers(server: BackgroundServer) -> None:
         assert "frame-ancestors 'none'" in policy and "default-src 'none'" in policy
         assert "script-src" not in policy, "Turnpost's pages run no script"
         assert "style-src 'self' 'unsafe-inline'" in policy
-    docs = requests.get(f"{server.url}/api/docs", timeout=10)
-    assert "script-src https://cdn.jsdelivr.net;" in docs.headers["Content-Security-Policy"]
+        assert "http" not in policy, "no foreign origin"
     api = requests.get(server.api("/engines"), timeout=10)
     assert api.headers["X-Content-Type-Options"] == "nosniff"
     assert "Content-Security-Policy" not in api.headers
+
+
+# -- hostile inputs that gave 500 (issue 11) ---------------------------------------------
+DEEP = "[" * 1000 + "]" * 1000
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        DEEP,
+        '{"engine": "siam", "players": [{"name": "A"}, {"name": "B"}], "options": {"x": '
+        + DEEP
+        + "}}",
+        '{"engine": "king-of-siam", "players": [{"name": "A"}, {"name": "B"}], "position": '
+        + '{"a": ' * 500
+        + "1"
+        + "}" * 501,
+    ],
+    ids=["bare", "options", "position"],
+)
+def test_json_nested_a_thousand_deep_is_a_bad_request(server: BackgroundServer, body: str) -> None:
+    """Was ``RecursionError`` in the body parser: a 500."""
+    response = requests.post(server.api("/games"), data=body, timeout=10)
+    assert (response.status_code, error_code(response)) == (400, "bad_request")
+    assert "deeper than" in response.json()["error"]["message"]
+
+
+def test_a_deep_move_is_a_bad_request_and_appends_nothing(server: BackgroundServer) -> None:
+    game = create_siam(server)
+    for move in (
+        '{"action": ' + DEEP + "}",
+        '{"action": "pass", "x": ' + "[" * 40 + "]" * 40 + "}",
+    ):
+        response = requests.post(
+            server.api(f"/games/{game['id']}/moves"),
+            data='{"move": ' + move + "}",
+            headers=auth(game["players"][0]["token"]),
+            timeout=10,
+        )
+        assert (response.status_code, error_code(response)) == (400, "bad_request")
+    assert read(server, f"/games/{game['id']}/moves").json() == []
+
+
+def test_a_lone_surrogate_in_any_json_text_is_a_bad_request(server: BackgroundServer) -> None:
+    """``\\ud800`` is valid JSON syntax but no text: SQLite could not store it (a 500)."""
+    game = create_siam(server)
+    moved = requests.post(
+        server.api(f"/games/{game['id']}/moves"),
+        data='{"notation": "enter a1 \\ud800"}',
+        headers=auth(game["players"][0]["token"]),
+        timeout=10,
+    )
+    created = requests.post(
+        server.api("/games"),
+        data='{"engine": "siam", "players": [{"name": "\\ud800"}, {"name": "B"}]}',
+        timeout=10,
+    )
+    for response in (moved, created):
+        assert (response.status_code, error_code(response)) == (400, "bad_request")
+
+
+@pytest.mark.parametrize(
+    "value", ["\u00b2".encode("latin-1"), "\u00b2".encode(), b"-1", b"1e3", b"12x", b"%d" % 2**63]
+)
+def test_a_malformed_last_event_id_is_a_bad_request(server: BackgroundServer, value: bytes) -> None:
+    """``Last-Event-ID: ²`` passed ``isdigit()`` and broke ``int()``: a 500."""
+    game = create_siam(server)
+    with requests.get(
+        server.api(f"/games/{game['id']}/events"),
+        headers={"Last-Event-ID": value},
+        stream=True,
+        timeout=10,
+    ) as response:
+        assert response.status_code == 400
+        assert error_code(response) == "bad_request"
+
+
+def test_405_answers_say_which_methods_are_allowed(server: BackgroundServer) -> None:
+    game = create_siam(server)
+    for method, path in [
+        ("DELETE", server.api("/engines")),
+        ("PUT", server.api(f"/games/{game['id']}")),
+        ("DELETE", f"{server.url}/games/{game['id']}"),
+    ]:
+        response = requests.request(method, path, timeout=10)
+        assert response.status_code == 405, path
+        allowed = {m.strip() for m in response.headers["Allow"].split(",")}
+        assert "GET" in allowed and method not in allowed
+
+
+# -- event streams --------------------------------------------------------------------------
+def test_one_client_cannot_take_every_event_stream(db_path: str) -> None:
+    """Issue 11: one client holding 20 sockets took the 8 streams of a worker from everyone."""
+    app = create_app(
+        {
+            "TURNPOST_DB": db_path,
+            "TESTING": True,
+            "TURNPOST_MAX_STREAMS": 5,
+            "TURNPOST_MAX_STREAMS_PER_CLIENT": 2,
+        }
+    )
+    client = app.test_client()
+    body = {"engine": "siam", "players": [{"name": "A"}, {"name": "B"}]}
+    url = f"/api/v1/games/{client.post('/api/v1/games', json=body).get_json()['id']}/events"
+    hog = [client.get(url, buffered=False) for _ in range(20)]
+    assert [r.status_code for r in hog[:2]] == [200, 200]
+    assert {r.status_code for r in hog[2:]} == {429}
+    assert all(error_code_of(r) == "rate_limited" for r in hog[2:])
+    others = [
+        client.get(url, buffered=False, environ_base={"REMOTE_ADDR": f"10.0.0.{i}"})
+        for i in range(4)
+    ]
+    assert [r.status_code for r in others] == [200, 200, 200, 429], "5 in all per worker"
+    hog[0].close()
+    assert client.get(url, buffered=False).status_code == 200, "a closed stream is given back"
+    for response in [*hog, *others]:
+        response.close()
+
+
+def error_code_of(response: Any) -> str:
+    """The error code of a Flask test client's error answer."""
+    return response.get_json()["error"]["code"]
+
+
+# -- cookies, caches and the seat link (issue 11) ------------------------------------------
+def test_a_cross_site_seat_link_asks_before_taking_the_seat(server: BackgroundServer) -> None:
+    """Login CSRF: a hostile page linking to ``/games/G/seat/ITS_TOKEN`` swapped the
+    visitor's seat cookie, so the visitor then played for the attacker's seat."""
+    game = create_siam(server)
+    mine, theirs = (p["token"] for p in game["players"])
+    base = f"{server.url}/games/{game['id']}/seat"
+    browser = requests.Session()
+    browser.get(f"{base}/{mine}", headers={"Sec-Fetch-Site": "none"}, timeout=10)
+    assert browser.cookies.get(f"turnpost_seat_{game['id']}") == mine
+    for site in ("cross-site", "same-site", "none", "same-origin"):
+        lured = browser.get(f"{base}/{theirs}", headers={"Sec-Fetch-Site": site}, timeout=10)
+        assert lured.status_code == 200 and 'id="claim"' in lured.text, site
+        assert "This browser plays as <strong>Ann</strong>" in lured.text
+        assert lured.headers["Cache-Control"] == "no-store"
+        assert browser.cookies.get(f"turnpost_seat_{game['id']}") == mine, site
+    forged = browser.post(f"{base}/{theirs}", data={"csrf_token": "forged"}, timeout=10)
+    assert forged.status_code == 400
+    assert browser.cookies.get(f"turnpost_seat_{game['id']}") == mine
+    csrf = re.search(r'name="csrf_token" value="([^"]+)"', lured.text).group(1)
+    confirmed = browser.post(f"{base}/{theirs}", data={"csrf_token": csrf}, timeout=10)
+    assert confirmed.status_code == 200 and confirmed.url.endswith(f"/games/{game['id']}")
+    assert browser.cookies.get(f"turnpost_seat_{game['id']}") == theirs
+
+
+def test_a_first_seat_link_from_another_site_asks_too(server: BackgroundServer) -> None:
+    game = create_siam(server)
+    link = f"{server.url}/games/{game['id']}/seat/{game['players'][1]['token']}"
+    browser = requests.Session()
+    page = browser.get(link, headers={"Sec-Fetch-Site": "cross-site"}, timeout=10)
+    assert 'id="claim"' in page.text and "Play as Bob" in page.text
+    cookie = f"turnpost_seat_{game['id']}"
+    assert cookie not in browser.cookies
+    direct = browser.get(link, headers={"Sec-Fetch-Site": "none"}, timeout=10)
+    assert direct.url.endswith(f"/games/{game['id']}") and cookie in browser.cookies
+
+
+def test_answers_holding_a_hand_or_a_token_are_not_stored(server: BackgroundServer) -> None:
+    game = create(server, "bangkok-klongs", 2, seed=5)
+    token = game["players"][game["to_move"][0]]["token"]
+    gid = game["id"]
+    private = [
+        read(server, f"/games/{gid}", token),
+        read(server, f"/games/{gid}/legal-moves", token),
+        read(server, f"/games/{gid}?at=0", token),
+        requests.post(
+            server.api("/games"),
+            json={"engine": "siam", "players": [{"name": "A"}, {"name": "B"}]},
+            timeout=10,
+        ),
+    ]
+    browser = requests.Session()
+    browser.get(f"{server.url}/games/{gid}/seat/{token}", timeout=10)
+    private.append(browser.get(f"{server.url}/games/{gid}", timeout=10))
+    for response in private:
+        assert response.headers["Cache-Control"] == "no-store", response.url
+    public = read(server, f"/games/{gid}")
+    assert "no-store" not in public.headers.get("Cache-Control", "")
+
+
+def test_cookies_are_secure_behind_a_tls_proxy(db_path: str) -> None:
+    """Behind a TLS proxy ``request.is_secure`` was never true: no ``Secure`` cookie."""
+    app = create_app({"TURNPOST_DB": db_path, "TURNPOST_PROXY_HOPS": 1})
+    client = app.test_client()
+    game = client.post(
+        "/api/v1/games", json={"engine": "siam", "players": [{"name": "A"}, {"name": "B"}]}
+    ).get_json()
+    proxied = {"X-Forwarded-Proto": "https", "X-Forwarded-For": "203.0.113.7"}
+    lobby = client.get("/", headers=proxied)
+    seat = client.get(
+        f"/games/{game['id']}/seat/{game['players'][0]['token']}",
+        headers={**proxied, "Sec-Fetch-Site": "none"},
+    )
+    for response in (lobby, seat):
+        cookie = response.headers["Set-Cookie"]
+        assert "Secure" in cookie and "HttpOnly" in cookie, cookie
+    plain = create_app({"TURNPOST_DB": db_path}).test_client().get("/", headers=proxied)
+    assert "Secure" not in plain.headers["Set-Cookie"], "no proxy is trusted by default"
+
+
+def test_the_client_address_behind_a_proxy_is_the_forwarded_one(db_path: str) -> None:
+    app = create_app(
+        {"TURNPOST_DB": db_path, "TURNPOST_PROXY_HOPS": 1, "TURNPOST_RATELIMIT_IP": "2/minute"}
+    )
+    client = app.test_client()
+    for address in ("203.0.113.7", "203.0.113.8"):
+        forwarded = {"X-Forwarded-For": address}
+        statuses = [client.get("/api/v1/engines", headers=forwarded).status_code for _ in range(3)]
+        assert statuses == [200, 200, 429], address
+
+
+def test_the_api_docs_load_nothing_from_other_origins(server: BackgroundServer) -> None:
+    """``/api/docs`` loaded a floating ``redoc@2`` from a CDN without SRI."""
+    page = requests.get(f"{server.url}/api/docs", timeout=10)
+    assert page.status_code == 200
+    policy = page.headers["Content-Security-Policy"]
+    assert "script-src 'self';" in policy and "http" not in policy
+    sources = re.findall(r'(?:src|href)="([^"]+)"', page.text)
+    assert sources and all(source.startswith("/api/docs/") for source in sources)
+    for source in sources:
+        asset = requests.get(f"{server.url}{source}", timeout=10)
+        assert asset.status_code == 200 and len(asset.content) > 100, source
+    assert requests.get(f"{server.url}/api/docs/swagger/index.html", timeout=10).status_code == 404

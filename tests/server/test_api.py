@@ -9,7 +9,7 @@ from typing import Any
 
 import requests
 
-from server.api import KEEPALIVE_SECONDS
+from server.events import KEEPALIVE_SECONDS
 from server.gunicorn import BackgroundServer, start_background
 from server.store import Store
 
@@ -382,7 +382,7 @@ def test_overlong_idempotency_key_is_refused(live_server: BackgroundServer) -> N
     assert log_length(live_server, game) == 0
 
 
-def test_event_ids_beyond_sqlite_integers_are_refused_or_ignored(
+def test_event_ids_beyond_sqlite_integers_are_refused(
     live_server: BackgroundServer,
 ) -> None:
     game = create_siam(live_server)
@@ -393,13 +393,16 @@ def test_event_ids_beyond_sqlite_integers_are_refused_or_ignored(
     url = live_server.api(f"/games/{game['id']}/events")
     too_big = requests.get(url, params={"last_event_id": 2**63}, timeout=10)
     assert (too_big.status_code, error_code(too_big)) == (422, "invalid_request")
-    stream = requests.get(url, headers={"Last-Event-ID": str(2**64)}, timeout=10)
+    header = requests.get(url, headers={"Last-Event-ID": str(2**64)}, timeout=10)
+    assert (header.status_code, error_code(header)) == (400, "bad_request")
+    stream = requests.get(url, headers={"Last-Event-ID": "0"}, timeout=10)
     assert stream.status_code == 200 and "id: 1\nevent: move" in stream.text
 
 
-def test_open_event_streams_are_capped_per_worker(tmp_path, monkeypatch) -> None:
-    monkeypatch.setenv("TURNPOST_MAX_STREAMS", "1")
-    server = start_background(str(tmp_path / "streams.db"), workers=1)
+def test_open_event_streams_are_capped_per_worker(tmp_path) -> None:
+    server = start_background(
+        str(tmp_path / "streams.db"), workers=1, environment={"TURNPOST_MAX_STREAMS": "1"}
+    )
     try:
         game = create_siam(server)
         url = server.api(f"/games/{game['id']}/events")
@@ -416,6 +419,40 @@ def test_open_event_streams_are_capped_per_worker(tmp_path, monkeypatch) -> None
         third.close()
     finally:
         server.stop()
+
+
+def test_a_finished_games_stream_ends_with_an_end_event(live_server: BackgroundServer) -> None:
+    """Issue 11/16: the stream of a finished game ended without a word, and browsers
+    reconnected every 2 s forever; now a final ``end`` event, then ``204`` on reconnect."""
+    game = create_siam(live_server)
+    url = live_server.api(f"/games/{game['id']}/events")
+    with requests.get(url, stream=True, timeout=10) as response:
+        lines = response.iter_lines(decode_unicode=True)
+        for seq, notation in enumerate(WINNING_LINE):
+            submit(live_server, game, seq % 2, {"notation": notation})
+        events = [read_event(lines) for _ in WINNING_LINE]
+        assert [int(e["id"]) for e in events] == list(range(1, len(WINNING_LINE) + 1))
+        end = read_event(lines)
+        assert end["event"] == "end" and end["id"] == str(len(WINNING_LINE))
+        data = json.loads(end["data"])
+        assert data["status"] == "finished" and data["result"]["winners"] == [0]
+        assert list(lines) == [], "the stream closes after the end event"
+    again = requests.get(url, headers={"Last-Event-ID": end["id"]}, timeout=10)
+    assert again.status_code == 204, "an EventSource stops reconnecting on 204"
+    late = requests.get(url, timeout=10)
+    assert late.status_code == 200 and late.text.count("event: move") == len(WINNING_LINE)
+    assert late.text.endswith(f"id: {len(WINNING_LINE)}\nevent: end\ndata: {end['data']}\n\n")
+
+
+def test_an_aborted_games_stream_ends(live_server: BackgroundServer) -> None:
+    game = create_siam(live_server)
+    url = live_server.api(f"/games/{game['id']}/events")
+    with requests.get(url, stream=True, timeout=10) as response:
+        lines = response.iter_lines(decode_unicode=True)
+        abort = live_server.api(f"/games/{game['id']}/abort")
+        requests.post(abort, headers=auth(game["admin_token"]), timeout=10).raise_for_status()
+        end = read_event(lines)
+        assert end["event"] == "end" and json.loads(end["data"])["status"] == "aborted"
 
 
 def test_unknown_option_values_are_refused_not_500(live_server: BackgroundServer) -> None:

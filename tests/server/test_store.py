@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import sqlite3
+import stat
 
 import pytest
 
@@ -56,3 +58,52 @@ def test_failed_transaction_appends_nothing(store: Store) -> None:
         db["games"].update(game_id, {"seq": 99})
         raise RuntimeError("crash between writes")
     assert store.game(game_id)["seq"] == 1
+
+
+@pytest.mark.parametrize("statement", ["INSERT OR REPLACE INTO", "REPLACE INTO"])
+def test_replace_cannot_rewrite_a_logged_move(db_path: str, statement: str) -> None:
+    """Issue 11: REPLACE deletes the logged row without firing the DELETE trigger.
+
+    Run on a plain connection to the real file (as the ``sqlite3`` shell would),
+    not through the store: the refusal must live in the database itself.
+    """
+    store = Store.open(db_path)
+    store.init()
+    game_id = played_game(store)
+    store.close()
+    conn = sqlite3.connect(db_path, isolation_level=None)
+    try:
+        with pytest.raises(sqlite3.IntegrityError, match="append-only"):
+            conn.execute(
+                f"{statement} moves (game_id, seq, seat, move, public_move, notation, at)"
+                " VALUES (?, 1, 0, '{}', '{}', 'exit a1', 'then')",
+                [game_id],
+            )
+        rows = conn.execute("SELECT seq, notation FROM moves WHERE game_id = ?", [game_id])
+        assert rows.fetchall() == [(1, "enter a1 N")]
+    finally:
+        conn.close()
+
+
+def test_the_database_and_its_wal_files_are_private(db_path: str) -> None:
+    """Issue 11: the database was created 0644, readable by every local user."""
+    old_umask = os.umask(0o022)
+    try:
+        store = Store.open(db_path)
+        store.init()
+        played_game(store)
+        modes = {
+            suffix: stat.S_IMODE(os.stat(db_path + suffix).st_mode)
+            for suffix in ("", "-wal", "-shm")
+        }
+        store.close()
+    finally:
+        os.umask(old_umask)
+    assert modes == {"": 0o600, "-wal": 0o600, "-shm": 0o600}
+
+
+def test_an_existing_readable_database_is_made_private(db_path: str) -> None:
+    Store.open(db_path).close()
+    os.chmod(db_path, 0o644)
+    Store.open(db_path).close()
+    assert stat.S_IMODE(os.stat(db_path).st_mode) == 0o600

@@ -38,7 +38,7 @@ def test_seat_link_sets_httponly_cookie_and_drops_token(live_server: BackgroundS
     response = requests.get(
         f"{live_server.url}/games/{game['id']}/seat/{token}", allow_redirects=False, timeout=10
     )
-    assert response.status_code == 302
+    assert response.status_code == 303
     assert response.headers["Location"].endswith(f"/games/{game['id']}")
     cookie = response.headers["Set-Cookie"]
     assert "HttpOnly" in cookie and "SameSite=Lax" in cookie

@@ -101,7 +101,6 @@ def test_lobby_game_played_to_a_rock_push_off(
     host.fill("#name0", "Ann")
     host.fill("#email0", "ann@example.org")
     host.fill("#name1", "Bob")
-    host.fill("#seed", "42")
     host.click("#create-game button[type=submit]")
     expect(host.locator("h1")).to_contain_text("is ready")
     host.screenshot(path=screenshots / "created.png", full_page=True)
@@ -307,3 +306,34 @@ def test_board_pictures_mid_game(
     expect(page.locator("svg.board")).to_be_visible()
     expect(page.locator("#guided")).to_have_count(0)
     board_screenshot(page, screenshots, f"{engine}-midgame")
+
+
+def test_the_api_docs_render_with_other_origins_blocked(
+    live_server: BackgroundServer, new_context: Callable[[], BrowserContext], screenshots: Path
+) -> None:
+    """Issue 11/16: ``/api/docs`` was a CDN script, a blank page without internet."""
+    context = new_context()
+    foreign: list[str] = []
+
+    def only_ours(route: Any) -> None:
+        if route.request.url.startswith(live_server.url):
+            route.continue_()
+        else:
+            foreign.append(route.request.url)
+            route.abort()
+
+    context.route("**/*", only_ours)
+    page = context.new_page()
+    violations: list[str] = []
+    page.on(
+        "console",
+        lambda message: (
+            violations.append(message.text) if "Content Security Policy" in message.text else None
+        ),
+    )
+    page.goto(f"{live_server.url}/api/docs")
+    expect(page.locator(".swagger-ui .info .title")).to_contain_text("Turnpost")
+    expect(page.locator(".opblock-summary-path").first).to_be_visible()
+    assert page.locator(".opblock-summary-path", has_text="legal-moves").count() == 1
+    page.screenshot(path=str(screenshots / "api-docs.png"), full_page=False)
+    assert foreign == [] and violations == []

@@ -1,0 +1,32 @@
+"""CPU-heavy work off a gevent worker's event loop.
+
+Under gunicorn's gevent workers every request is a greenlet of one thread,
+and a greenlet runs until it waits for I/O: a King of Siam legal-move list
+(0.1 to 0.3 s of CPU) would stop every other request of its worker for that
+long. :func:`offload` runs such a call in one of gevent's real threads, so
+the worker's loop goes on serving (Python switches threads every 5 ms).
+Offload only reads: the store's writer lock is a greenlet lock.
+
+Without gevent's monkey-patching (the tests' app, the command line, a
+threaded server) it is a plain call:
+
+    >>> offload(sum, [1, 2, 3])
+    6
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import gevent
+from gevent import monkey
+
+T = TypeVar("T")
+
+
+def offload(function: Callable[..., T], *args: Any) -> T:
+    """``function(*args)``, in a real thread when running under gevent."""
+    if not monkey.is_module_patched("threading"):
+        return function(*args)
+    return gevent.get_hub().threadpool.apply(function, args)

@@ -1,0 +1,227 @@
+"""Server-sent events: one feed per worker process, many cheap streams.
+
+``GET /api/v1/games/{id}/events`` streams one ``move`` event per appended
+move and ends a finished (or aborted) game's stream with a final ``end``
+event. Thousands of listeners must not each poll SQLite, so each worker
+process has one :class:`Feed`: a single background thread (a greenlet under
+gunicorn's gevent workers) looks at ``PRAGMA data_version`` a few times a
+second and, only when another connection has committed, reads the moves
+appended since (by rowid) and the watched games that ended, formats each
+event once and hands it to the :class:`Subscription` of every stream that
+follows the game. A stream waits on its subscription and writes a comment
+line when it has been quiet for :data:`KEEPALIVE_SECONDS` (which also finds
+listeners that went away).
+
+Open streams are capped per worker, in all and per client address, so that
+one client holding many sockets cannot take the streams of everyone else.
+
+    >>> move_event({"seq": 3, "seat": 1, "notation": "pass", "to_move": "[0]", "status": "active"})
+    'id: 3\\nevent: move\\ndata: {"seq": 3, "seat": 1, "notation": "pass", "to_move": [0], \
+"status": "active"}\\n\\n'
+    >>> end_event({"seq": 9, "status": "finished", "result": '{"winners": [0]}'})
+    'id: 9\\nevent: end\\ndata: {"seq": 9, "status": "finished", "result": {"winners": [0]}}\\n\\n'
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sqlite3
+import threading
+import time
+from collections import Counter
+from collections.abc import Iterator
+from typing import Any
+
+from server.errors import TurnpostError
+from server.store import Store
+
+logger = logging.getLogger(__name__)
+
+#: Seconds between keep-alive comments on a quiet stream (the contract asks for <= 15).
+KEEPALIVE_SECONDS = 5.0
+#: Seconds between the feed's looks at the database.
+POLL_SECONDS = 0.25
+#: Sent first on every stream: reconnect after 2 s if the connection drops.
+PREAMBLE = "retry: 2000\n: connected\n\n"
+KEEPALIVE = ": keep-alive\n\n"
+
+
+def move_event(row: dict[str, Any]) -> str:
+    """The ``move`` event of a logged move (a ``moves`` row)."""
+    data = {
+        "seq": row["seq"],
+        "seat": row["seat"],
+        "notation": row["notation"],
+        "to_move": json.loads(row["to_move"]),
+        "status": row["status"],
+    }
+    return f"id: {row['seq']}\nevent: move\ndata: {json.dumps(data)}\n\n"
+
+
+def end_event(game: dict[str, Any]) -> str:
+    """The final ``end`` event of a game that is over (a ``games`` row); its id is the last seq."""
+    result = None if game["result"] is None else json.loads(game["result"])
+    data = {"seq": game["seq"], "status": game["status"], "result": result}
+    return f"id: {game['seq']}\nevent: end\ndata: {json.dumps(data)}\n\n"
+
+
+class Subscription:
+    """What one stream is waiting for: the moves after ``sent``, then perhaps the end."""
+
+    def __init__(self, feed: Feed, game_id: str, client: str, after: int) -> None:
+        self.feed = feed
+        self.game_id = game_id
+        self.client = client
+        self.sent = after
+        self.moves: dict[int, str] = {}
+        self.end: str | None = None
+        self.lock = threading.Lock()
+        self.wake = threading.Event()
+
+    def deliver_move(self, seq: int, event: str) -> None:
+        """Queue the event of move ``seq`` (ignored if already sent or queued)."""
+        with self.lock:
+            if seq > self.sent:
+                self.moves.setdefault(seq, event)
+        self.wake.set()
+
+    def deliver_end(self, event: str) -> None:
+        """Queue the final event; the stream ends once it is sent."""
+        with self.lock:
+            self.end = self.end or event
+        self.wake.set()
+
+    def _due(self) -> tuple[list[str], str | None]:
+        with self.lock:
+            seqs = sorted(seq for seq in self.moves if seq > self.sent)
+            due = [self.moves[seq] for seq in seqs]
+            self.moves.clear()
+            self.sent = seqs[-1] if seqs else self.sent
+            return due, self.end
+
+    def stream(self) -> Iterator[str]:
+        """The text of the stream: the preamble, the events in seq order, keep-alives, the end."""
+        try:
+            yield PREAMBLE
+            while True:
+                self.wake.clear()
+                due, end = self._due()
+                yield from due
+                if end is not None:
+                    yield end
+                    return
+                if not self.wake.wait(KEEPALIVE_SECONDS):
+                    yield KEEPALIVE
+        finally:
+            self.close()
+
+    def close(self) -> None:
+        """Stop following the game (idempotent)."""
+        self.feed.unsubscribe(self)
+
+
+class Feed:
+    """The per-process source of events: one poller for every open stream of this worker."""
+
+    def __init__(self, db_path: str, max_streams: int, max_per_client: int) -> None:
+        self.db_path = db_path
+        self.max_streams = max_streams
+        self.max_per_client = max_per_client
+        self._lock = threading.Lock()
+        self._by_game: dict[str, set[Subscription]] = {}
+        self._by_client: Counter[str] = Counter()
+        self._poller: threading.Thread | None = None
+
+    @property
+    def open_streams(self) -> int:
+        """How many streams this worker serves now."""
+        return self._by_client.total()
+
+    def subscribe(self, game_id: str, client: str, after: int) -> Subscription:
+        """Follow ``game_id`` from after move ``after``; ``429`` past a cap."""
+        subscription = Subscription(self, game_id, client, after)
+        with self._lock:
+            if self.open_streams >= self.max_streams:
+                raise TurnpostError(
+                    "rate_limited", "Too many open event streams on this server; retry in a minute."
+                )
+            if self._by_client[client] >= self.max_per_client:
+                raise TurnpostError(
+                    "rate_limited",
+                    f"This address already follows {self.max_per_client} event streams;"
+                    " close one first.",
+                )
+            self._by_client[client] += 1
+            self._by_game.setdefault(game_id, set()).add(subscription)
+            if self._poller is None:
+                self._poller = threading.Thread(target=self._poll, name="events", daemon=True)
+                self._poller.start()
+        return subscription
+
+    def unsubscribe(self, subscription: Subscription) -> None:
+        """Forget a stream (idempotent)."""
+        with self._lock:
+            followers = self._by_game.get(subscription.game_id, set())
+            if subscription not in followers:
+                return
+            followers.discard(subscription)
+            if not followers:
+                del self._by_game[subscription.game_id]
+            self._by_client[subscription.client] -= 1
+            if not self._by_client[subscription.client]:
+                del self._by_client[subscription.client]
+
+    def _followers(self, game_id: str) -> list[Subscription]:
+        with self._lock:
+            return list(self._by_game.get(game_id, ()))
+
+    def _poll(self) -> None:
+        """Forever: when the database changed, hand new moves and ended games to their streams.
+
+        A failing look (the database locked for longer than the busy timeout)
+        is logged and tried again at the next tick: the feed must not die.
+        """
+        store = Store.open(self.db_path)
+        version = None
+        last_rowid = store.db.execute("SELECT coalesce(max(rowid), 0) FROM moves").fetchone()[0]
+        while True:
+            time.sleep(POLL_SECONDS)
+            try:
+                current = store.db.execute("PRAGMA data_version").fetchone()[0]
+                if current != version:
+                    last_rowid = self._publish_moves(store, last_rowid)
+                    self._publish_ends(store)
+                    version = current
+            except sqlite3.Error:
+                logger.exception("the event feed could not read the database; retrying")
+
+    def _publish_moves(self, store: Store, after_rowid: int) -> int:
+        rows = store.db.query(
+            "SELECT rowid, game_id, seq, seat, notation, to_move, status FROM moves"
+            " WHERE rowid > ? ORDER BY rowid",
+            [after_rowid],
+        )
+        for row in rows:
+            followers = self._followers(row["game_id"])
+            if followers:
+                event = move_event(row)
+                for subscription in followers:
+                    subscription.deliver_move(row["seq"], event)
+            after_rowid = row["rowid"]
+        return after_rowid
+
+    def _publish_ends(self, store: Store) -> None:
+        with self._lock:
+            watched = list(self._by_game)
+        if not watched:
+            return
+        ended = store.db.query(
+            "SELECT id, seq, status, result FROM games WHERE status != 'active'"
+            " AND id IN (SELECT value FROM json_each(?))",
+            [json.dumps(watched)],
+        )
+        for game in ended:
+            event = end_event(game)
+            for subscription in self._followers(game["id"]):
+                subscription.deliver_end(event)
