@@ -241,6 +241,87 @@ def test_position_inconsistent_is_refused(name: str) -> None:
         ENGINE.from_position(2, options(), 1, BAD_POSITIONS[name])
 
 
+def test_position_with_a_list_for_a_tile_id_is_refused_issue_11() -> None:
+    # Issue 11 item 5: this exact board raised TypeError (a 500) instead of invalid_position.
+    bad = position(board={"r7c3": {"tile": ["t1"], "merchant": None}})
+    with pytest.raises(InvalidPosition) as refused:
+        ENGINE.from_position(2, options(), 1, bad)
+    assert "tile" in refused.value.message
+
+
+JSON_VALUES = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-3, 100)
+    | st.floats(allow_nan=False)
+    | st.text(max_size=4)
+    | st.sampled_from(["t1", "t63", "r7c3", "small", "big", "place", "finish"]),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3)
+    ),
+    max_leaves=6,
+)
+
+
+def paths(value: Any, prefix: tuple = ()) -> list[tuple]:
+    """Every path to a part of a JSON value (the value itself included)."""
+    found = [prefix]
+    if isinstance(value, dict):
+        for key, inner in value.items():
+            found += paths(inner, (*prefix, key))
+    elif isinstance(value, list):
+        for index, inner in enumerate(value):
+            found += paths(inner, (*prefix, index))
+    return found
+
+
+def replaced(value: Any, path: tuple, new: Any) -> Any:
+    """A copy of ``value`` with the part at ``path`` replaced by ``new``."""
+    if not path:
+        return new
+    copy = json.loads(json.dumps(value))
+    inner = copy
+    for step in path[:-1]:
+        inner = inner[step]
+    inner[path[-1]] = new
+    return copy
+
+
+def posted_back_view(seed: int, plies: int) -> dict[str, Any]:
+    """A full position: the view of a random game after ``plies`` moves with the hands."""
+    state = ENGINE.setup(3, options(), seed)
+    for ply in range(plies):
+        (seat,) = ENGINE.to_move(state)
+        moves = ENGINE.legal_moves(state, seat)
+        state = ENGINE.apply(state, seat, moves[(seed + ply) % len(moves)])
+    view = ENGINE.view(state, None)
+    for entry in view["players"]:
+        entry["hand"] = state["players"][entry["seat"]]["hand"]
+    view["draw_pile"] = state["draw_pile"]
+    return {**view, "to_move": ENGINE.to_move(state)}
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    seed=st.integers(0, 50),
+    plies=st.integers(0, 12),
+    pick=st.integers(0, 10**6),
+    new=JSON_VALUES,
+)
+def test_position_any_part_of_any_type_gives_a_state_or_invalid_position(
+    seed: int, plies: int, pick: int, new: Any
+) -> None:
+    base = posted_back_view(seed, plies)
+    where = paths(base)
+    broken = replaced(base, where[pick % len(where)], new)
+    try:
+        state = ENGINE.from_position(3, options(), seed, broken)
+    except InvalidPosition as refusal:
+        assert refusal.message
+    else:
+        assert json.loads(json.dumps(state)) == state
+
+
 def test_position_with_unknown_board_or_option_is_refused() -> None:
     for bad in ({"board": "atlantis"}, {"tactical": "yes"}, {"colour": "red"}):
         with pytest.raises(InvalidPosition):
