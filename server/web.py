@@ -53,7 +53,6 @@ FORM_SEATS = max(engine.max_players for engine in ENGINES.values())
 FACING_ARROWS = {"N": "\u2191", "E": "\u2192", "S": "\u2193", "W": "\u2190"}
 
 
-
 def seat_cookie(game_id: str) -> str:
     """The cookie name holding a seat token for one game."""
     return f"turnpost_seat_{game_id}"
@@ -243,7 +242,6 @@ def _render_game(
         at=at,
         playing=playing,
         guide=guide,
-        format_move=game.engine.format,
         error=error,
         notation=notation,
         listed=LISTED_MOVES,
@@ -351,7 +349,7 @@ def build_guide(
 ) -> Guide:
     """The next step of the guided form for the legal moves ``legal`` and the answers ``picks``."""
     chosen = dict(picks)
-    fields = [(move, dict(flatten(move))) for move in legal]
+    fields = [(move, dict(flatten(_move_fields(move)))) for move in legal]
     remaining = [
         (move, flat)
         for move, flat in fields
@@ -384,6 +382,11 @@ def build_guide(
     if remaining:
         guide.move = remaining[0][0]
     return guide
+
+
+def _move_fields(entry: dict[str, Any]) -> dict[str, Any]:
+    """A legal-moves entry without its ``notation``: the fields the form asks about."""
+    return {key: value for key, value in entry.items() if key != "notation"}
 
 
 def _guide_url(game: Game, picks: list[tuple[str, str]]) -> str:

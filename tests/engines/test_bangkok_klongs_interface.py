@@ -15,6 +15,7 @@ from schemas.bangkok_klongs import MOVE_SCHEMAS
 from tests.engines.test_bangkok_klongs_helpers import (
     ENGINE,
     hand,
+    listed_outcome,
     make,
     options,
     plain,
@@ -138,6 +139,22 @@ EXAMPLES = {
         "merchant": "new",
         "draw": "plain",
     },
+    "place t50 r3c4 new relocate after": {
+        "action": "place",
+        "tile": "t50",
+        "at": "r3c4",
+        "merchant": "new",
+        "relocate": {"when": "after"},
+    },
+    "relocate r2c2 r2c3": {"action": "relocate", "from": "r2c2", "to": "r2c3"},
+    "relocate r3c4 r2c4 draw merchant": {
+        "action": "relocate",
+        "from": "r3c4",
+        "to": "r2c4",
+        "draw": "merchant",
+    },
+    "finish": {"action": "finish"},
+    "finish draw plain": {"action": "finish", "draw": "plain"},
     "score L4-5 remove r3c4": {"action": "score", "landing": "L4-5", "remove": "r3c4"},
     "decline": {"action": "decline"},
 }
@@ -171,6 +188,12 @@ def test_notation_is_case_insensitive_and_clauses_come_in_any_order() -> None:
         "place t50 r3c4 new draw twice",
         "place t50 r3c4 new draw plain draw plain",
         "place t63 r3c4 none keep pocket",
+        "place t50 r3c4 new relocate before",
+        "relocate r2c2",
+        "relocate r2c2 r2c3 after",
+        "relocate r2c2 r2c3 draw",
+        "finish now",
+        "finish draw top",
         "score L4-5 r3c4",
         "score 45 remove r3c4",
         "decline now",
@@ -385,12 +408,14 @@ MOVE_VALUES = st.one_of(
     st.lists(st.text(max_size=3), max_size=2),
     st.dictionaries(
         st.sampled_from(["from", "to", "when"]),
-        st.sampled_from(["r7c3", "r6c3", "before", 3]),
+        st.sampled_from(["r7c3", "r6c3", "before", "after", 3]),
         max_size=3,
     ),
 )
 #: Every field a Bangkok Klongs move may carry besides ``action``.
 MOVE_FIELDS = (
+    "from",
+    "to",
     "tile",
     "at",
     "merchant",
@@ -410,7 +435,7 @@ MOVE_KEYS = st.sampled_from(["action", *MOVE_FIELDS, "x"])
     move=st.one_of(
         st.dictionaries(MOVE_KEYS, MOVE_VALUES, max_size=7),
         st.fixed_dictionaries(
-            {"action": st.sampled_from(["place", "score", "decline"])},
+            {"action": st.sampled_from(["place", "relocate", "finish", "score", "decline"])},
             optional=dict.fromkeys(MOVE_FIELDS, MOVE_VALUES),
         ),
         MOVE_VALUES,
@@ -429,14 +454,14 @@ def test_apply_answers_any_input_with_a_new_state_or_illegal_move(move: Any, mar
     extra = {"market": {"kind": "big", "trigger": 0}, "luk_phat": 12} if market else {}
     state = make(2, board=board, hands=[["t50", "t0", "t63", "t66"], ["t3"]], **extra)
     snapshot = json.dumps(state, sort_keys=True)
-    legal = ENGINE.legal_moves(state, 0)
+    reached = listed_outcome(state, 0, move)
     try:
-        ENGINE.apply(state, 0, move)
+        after = ENGINE.apply(state, 0, move)
     except IllegalMove as error:
         assert error.message and error.rule
-        assert move not in legal
+        assert reached is None
     else:
-        assert move in legal
+        assert json.dumps(after, sort_keys=True) == json.dumps(reached, sort_keys=True)
     assert json.dumps(state, sort_keys=True) == snapshot
 
 
@@ -469,6 +494,16 @@ def test_schema_accepts_every_move_shape(move: dict[str, Any]) -> None:
             "merchant": "new",
             "relocate": {"from": "r1c1"},
         },
+        {
+            "action": "place",
+            "tile": "t50",
+            "at": "r3c4",
+            "merchant": "new",
+            "relocate": {"when": "before"},
+        },
+        {"action": "relocate", "from": "r2c2"},
+        {"action": "relocate", "from": "r2c2", "to": "r2c3", "when": "after"},
+        {"action": "finish", "draw": "top"},
         {"action": "score", "landing": "45", "remove": "r3c4"},
         {"action": "decline", "landing": "L4-5"},
     ],
