@@ -200,12 +200,16 @@ def turn_over(start: dict[str, Any], state: dict[str, Any], seat: int) -> bool:
 
 
 def listed_turn_outcomes(state: dict[str, Any], seat: int) -> set[str]:
-    """Every state a turn of ``seat`` can end in, playing listed decisions one after the other."""
+    """Every state a turn of ``seat`` can end in, playing listed decisions one after the other.
+
+    On the way, no two listed decisions may lead to the same state (no redundant entries).
+    """
     outcomes, frontier = set(), [state]
     while frontier:
         current = frontier.pop()
-        for move in ENGINE.legal_moves(current, seat):
-            after = ENGINE.apply(current, seat, move)
+        afters = [ENGINE.apply(current, seat, move) for move in ENGINE.legal_moves(current, seat)]
+        assert len({canonical(after) for after in afters}) == len(afters), "redundant entries"
+        for after in afters:
             if turn_over(state, after, seat):
                 outcomes.add(canonical(after))
             else:
@@ -330,7 +334,9 @@ def small_positions(draw: st.DrawFn) -> dict[str, Any]:
 
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(position=small_positions())
-def test_every_whole_turn_outcome_is_reached_by_listed_decisions(position: dict[str, Any]) -> None:
+def test_every_whole_turn_outcome_is_reached_by_listed_decisions_and_no_entry_is_redundant(
+    position: dict[str, Any],
+) -> None:
     try:
         state = make(2, **position)
     except InvalidPosition:
