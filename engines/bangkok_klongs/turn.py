@@ -249,7 +249,7 @@ def play_relocate(layout: Layout, state: State, seat: int, move: Move) -> State:
             )
         s["pending"] = {"seat": seat, "kind": PLACE}
         return s
-    if not pending["relocate"]:
+    if pending["kind"] != FINISH or not pending["relocate"]:
         raise IllegalMove(ONCE_PER_TURN, "move_card")
     check_keys(move, STEP_KEYS)
     s = Engine.copy_state(state)
@@ -269,10 +269,10 @@ def play_finish(layout: Layout, state: State, seat: int, move: Move) -> State:
 def _finish(layout: Layout, s: State, seat: int, draw: Any, kept: bool) -> None:
     """Refill the hand (unless a boat was ``kept`` in it) and end the turn (changes ``s``)."""
     _draw(layout, s, seat, draw, kept)
-    end_turn(s, seat)
+    _end_turn(s, seat)
 
 
-def end_turn(s: State, seat: int) -> None:
+def _end_turn(s: State, seat: int) -> None:
     """Nothing is pending any more; the next seat is to place (changes ``s``)."""
     s["pending"] = None
     s["current"] = (seat + 1) % len(s["players"])
