@@ -238,6 +238,20 @@ def test_create_errors(live_server: BackgroundServer) -> None:
     assert (response.status_code, error_code(response)) == (422, "invalid_position")
 
 
+def test_create_klongs_with_a_list_for_a_tile_id_is_invalid_position_not_a_500(
+    live_server: BackgroundServer,
+) -> None:
+    # Issue 11 item 5: this exact request was a 500 (TypeError in the position check).
+    body = {
+        "engine": "bangkok-klongs",
+        "players": [{"name": "Ann"}, {"name": "Bob"}],
+        "position": {"board": {"r7c3": {"tile": ["t1"], "merchant": None}}},
+    }
+    response = requests.post(live_server.api("/games"), json=body, timeout=10)
+    assert (response.status_code, error_code(response)) == (422, "invalid_position")
+    assert "tile" in response.json()["error"]["message"]
+
+
 def test_create_from_position(live_server: BackgroundServer) -> None:
     position = {
         "board": {
