@@ -55,7 +55,9 @@ class Figures:
         return len(self.applying) / (sum(self.listing) + sum(self.applying))
 
 
-def play(engine: Engine, players: int, options: dict, seed: int, max_plies: int, into: Figures):
+def play(
+    engine: Engine, players: int, options: dict, seed: int, max_plies: int, into: Figures
+) -> None:
     """Play one random game from ``seed``, adding each decision's figures to ``into``."""
     chooser = random.Random(seed)
     state = engine.setup(players, options, seed)
