@@ -38,6 +38,10 @@ Decisions
       through the pushed line to the pusher, skipping rocks and animals not
       facing the push. The pusher always faces the push, so there is always
       a winner; it may be the opponent of the mover.
+    - ``legal_moves`` lists one move per outcome. Entering on an occupied
+      square whose pushed line holds only animals of the entering kind facing
+      the push, with a free outer square behind it, gives the same board as
+      entering on that square, which alone is listed; both are legal.
     - Variant B (``exit_once``) limits the voluntary ``exit`` action to once
       per side; animals pushed off do not count. Variant A (other board side,
       4 animals) is not offered: the contract defines no option for it.
@@ -188,7 +192,12 @@ class SiamEngine(Engine):
         return [] if state["outcome"] else [state["ply"] % 2]
 
     def legal_moves(self, state: State, seat: int) -> list[Move]:
-        """Every legal move of ``seat``, in a fixed order (enter, then per animal)."""
+        """One legal move of ``seat`` per outcome, in a fixed order (enter, then per animal).
+
+        An ``enter`` that only pushes animals like the entering one (same kind,
+        facing the push) onto a free outer square gives the board of entering
+        on that square: only the latter is listed; ``apply`` takes both.
+        """
         if type(seat) is not int or seat not in self.to_move(state):
             return []
         kind = KINDS[seat]
@@ -323,11 +332,31 @@ def _legal_entries(
         if square in blocked:
             continue
         if square in board:
-            facings = [d for d in INWARD[square] if _push_problem(board, square, d) is None]
+            facings = [
+                d
+                for d in INWARD[square]
+                if _push_problem(board, square, d) is None
+                and not _same_as_entering_behind(board, square, d, kind, blocked)
+            ]
         else:
             facings = list(DIRECTIONS)
         moves += [{"action": "enter", "to": square, "facing": facing} for facing in facings]
     return moves
+
+
+def _same_as_entering_behind(
+    board: dict[str, Any], square: str, direction: str, kind: str, blocked: frozenset[str]
+) -> bool:
+    """True when entering on the occupied ``square`` toward ``direction`` gives the same board
+    as entering on the free outer square behind the pushed line: every pushed piece is an
+    animal of ``kind`` facing ``direction``, so shifting them adds one more of the same."""
+    line = _push_line(board, square, direction)
+    behind = NEXT[line[-1]][direction]
+    return (
+        behind in OUTER_SET
+        and behind not in blocked
+        and all(board[sq] == {"kind": kind, "facing": direction} for sq in line)
+    )
 
 
 def _legal_steps(

@@ -244,7 +244,16 @@ class LegalMovesSchema(StrictSchema):
     """Every legal move of the caller's seat now."""
 
     seq = fields.Integer(required=True)
-    moves = fields.List(fields.Dict(), required=True)
+    moves = fields.List(
+        fields.Dict(),
+        required=True,
+        metadata={
+            "description": "Each entry is a move object with its one-line notation beside its "
+            'fields, e.g. {"action": "enter", "to": "a1", "facing": "N", "notation": '
+            '"enter a1 N"}. Post it back as {"notation": entry.notation} or as the move '
+            "without the notation key."
+        },
+    )
 
 
 class ErrorBodySchema(StrictSchema):

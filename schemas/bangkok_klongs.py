@@ -6,7 +6,9 @@ free, which boats are yours, whose turn it is).
 
 from __future__ import annotations
 
-from marshmallow import fields, validate
+from typing import Any
+
+from marshmallow import ValidationError, fields, validate, validates_schema
 
 from schemas.base import StrictSchema
 
@@ -22,12 +24,27 @@ KEEP = validate.Regexp(
 )
 
 
-class RelocateSchema(StrictSchema):
-    """``{"from": "r2c2", "to": "r2c3", "when": "before"}``: a move card."""
+PILE = validate.OneOf(["merchant", "plain"])
 
-    from_ = fields.String(required=True, validate=FIELD, data_key="from", attribute="from")
-    to = fields.String(required=True, validate=FIELD)
+
+class RelocateSchema(StrictSchema):
+    """``{"from": "r2c2", "to": "r2c3", "when": "before"}``: a move card played in the turn.
+
+    ``{"when": "after"}`` alone: the boat to move is chosen as the next decision.
+    """
+
+    from_ = fields.String(validate=FIELD, data_key="from", attribute="from")
+    to = fields.String(validate=FIELD)
     when = fields.String(required=True, validate=validate.OneOf(["before", "after"]))
+
+    @validates_schema
+    def check_fields(self, data: dict[str, Any], **kwargs: Any) -> None:
+        """Both fields, or neither and ``when`` is ``after``."""
+        if ("from" in data) != ("to" in data) or ("from" not in data and data["when"] != "after"):
+            raise ValidationError(
+                'A relocation names "from" and "to", or is {"when": "after"} to choose the boat '
+                "next."
+            )
 
 
 class PlaceSchema(StrictSchema):
@@ -47,7 +64,26 @@ class PlaceSchema(StrictSchema):
     remove_thieves = fields.Boolean(
         validate=validate.Equal(True, error="remove_thieves is true or left out.")
     )
-    draw = fields.String(validate=validate.OneOf(["merchant", "plain"]))
+    draw = fields.String(validate=PILE)
+
+
+class RelocateStepSchema(StrictSchema):
+    """``{"action": "relocate", "from": "r2c2", "to": "r2c3"}``: a move card as its own decision.
+
+    Before placing (no ``draw``), or after it (``draw`` in the tactical variant).
+    """
+
+    action = fields.Constant("relocate", required=True)
+    from_ = fields.String(required=True, validate=FIELD, data_key="from", attribute="from")
+    to = fields.String(required=True, validate=FIELD)
+    draw = fields.String(validate=PILE)
+
+
+class FinishSchema(StrictSchema):
+    """``{"action": "finish"}``: end a placed turn without relocating (``draw``: tactical)."""
+
+    action = fields.Constant("finish", required=True)
+    draw = fields.String(validate=PILE)
 
 
 class ScoreSchema(StrictSchema):
@@ -66,6 +102,8 @@ class DeclineSchema(StrictSchema):
 
 MOVE_SCHEMAS = {
     "place": PlaceSchema,
+    "relocate": RelocateStepSchema,
+    "finish": FinishSchema,
     "score": ScoreSchema,
     "decline": DeclineSchema,
 }

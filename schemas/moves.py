@@ -17,6 +17,9 @@ from marshmallow import Schema, ValidationError
 
 from schemas import bangkok_klongs, foreign_king, king_of_siam, siam
 
+#: The key each ``legal-moves`` entry carries beside the move's fields.
+LISTED_NOTATION = "notation"
+
 MOVE_SCHEMAS: dict[str, dict[str, type[Schema]]] = {
     "siam": siam.MOVE_SCHEMAS,
     "king-of-siam": king_of_siam.MOVE_SCHEMAS,
@@ -26,9 +29,17 @@ MOVE_SCHEMAS: dict[str, dict[str, type[Schema]]] = {
 
 
 def load_move(engine_id: str, data: Any) -> dict[str, Any]:
-    """Validate ``data`` as a move of ``engine_id``; raise ``ValidationError`` with field errors."""
+    """Validate ``data`` as a move of ``engine_id``; raise ``ValidationError`` with field errors.
+
+    A ``notation`` key beside the move's fields (as each ``legal-moves`` entry
+    carries) is left out, so a listed entry can be posted back unchanged:
+
+    >>> load_move("siam", {"action": "exit", "from": "a1", "notation": "exit a1"})
+    {'action': 'exit', 'from': 'a1'}
+    """
     if not isinstance(data, dict):
         raise ValidationError({"move": ["Must be a JSON object with an 'action' field."]})
+    data = {key: value for key, value in data.items() if key != LISTED_NOTATION}
     schemas = MOVE_SCHEMAS[engine_id]
     action = data.get("action")
     if not isinstance(action, str) or action not in schemas:

@@ -293,9 +293,13 @@ class GameService:
         ]
 
     def legal_moves(self, game: Game, seat: int) -> dict[str, Any]:
-        """Every legal move of ``seat`` now."""
-        moves = [] if game.status != "active" else game.engine.legal_moves(game.state, seat)
-        return {"seq": game.seq, "moves": moves}
+        """Every legal move of ``seat`` now, each with its ``notation`` beside its fields."""
+        engine = game.engine
+        moves = [] if game.status != "active" else engine.legal_moves(game.state, seat)
+        return {
+            "seq": game.seq,
+            "moves": [{**move, "notation": engine.format(move)} for move in moves],
+        }
 
     # -- playing --------------------------------------------------------
     def read_move(

@@ -291,7 +291,6 @@ def _render_game(
         at=at,
         playing=playing,
         guide=guide,
-        format_move=game.engine.format,
         error=error,
         notation=notation,
         listed=LISTED_MOVES,
@@ -397,7 +396,7 @@ def build_guide(
 ) -> Guide:
     """The next step of the guided form for the legal moves ``legal`` and the answers ``picks``."""
     chosen = dict(picks)
-    fields = [(move, dict(flatten(move))) for move in legal]
+    fields = [(move, dict(flatten(_move_fields(move)))) for move in legal]
     remaining = [
         (move, flat)
         for move, flat in fields
@@ -430,6 +429,11 @@ def build_guide(
     if remaining:
         guide.move = remaining[0][0]
     return guide
+
+
+def _move_fields(entry: dict[str, Any]) -> dict[str, Any]:
+    """A legal-moves entry without its ``notation``: the fields the form asks about."""
+    return {key: value for key, value in entry.items() if key != "notation"}
 
 
 def _guide_url(game: Game, picks: list[tuple[str, str]]) -> str:

@@ -2,7 +2,7 @@
 
 Modules: :mod:`.boards` (the layout data: fields, sub-markets, landing
 places, start fields, Luk Phat track, tile mix; one entry per board name),
-:mod:`.rules` (board predicates), :mod:`.turn` (the placement turn),
+:mod:`.rules` (board predicates), :mod:`.turn` (the placement turn and its decisions),
 :mod:`.market` (market days and the end), :mod:`.position` (positions),
 :mod:`.notation` and :mod:`.engine` (turn order, views, result).
 
@@ -13,8 +13,9 @@ State
     ``move_cards``, ``inventory``, ``hand_size``), ``draw_pile`` (a count) and,
     for a seat, its ``hand``; plus ``options``, ``track`` (the points of the
     Luk Phat spaces), ``box`` (thieves sent back), ``first_round`` (seats yet
-    to place their first boat) and, tactical variant, ``draw_piles``
-    (``{"merchant": n, "plain": n}``). The internal state also keeps every
+    to place their first boat), ``pending`` (the rest of a turn split into
+    decisions, null otherwise; see :mod:`.turn`) and, tactical variant,
+    ``draw_piles`` (``{"merchant": n, "plain": n}``). The internal state also keeps every
     hand in its ``players`` entry, ``draw_pile`` as the ordered tile list (top
     first), ``current`` (the placing seat), ``finished``,
     ``inventory_points`` and ``rng``. ``market`` is described in
@@ -22,9 +23,11 @@ State
 
 Notation (case-insensitive; clauses after the merchant in any order)::
 
-    place TILE FIELD MERCHANT [relocate FROM TO before|after]
+    place TILE FIELD MERCHANT [relocate FROM TO before|after | relocate after]
           [steal FIELD] [remove-thieves] [keep hand|inventory|FIELD]
           [draw merchant|plain]
+    relocate FROM TO [draw merchant|plain]
+    finish [draw merchant|plain]
     score LANDING remove FIELD
     decline
 
@@ -37,8 +40,23 @@ Notation (case-insensitive; clauses after the merchant in any order)::
     place t66 r1c5 none remove-thieves            overseer, all thieves to the box
     place t66 r1c5 none remove-thieves keep r4c5  overseer, the thief on r4c5 to the hand
     place t12 r4c4 new draw plain                 tactical variant: draw from a pile
+    relocate r2c2 r2c3                            move card first, then place (no relocate)
+    place t50 r3c4 new relocate after             the boat to move is the next decision:
+    relocate r3c4 r2c4                              move card after placing, ends the turn
+    finish                                          or end the turn without it
+    finish draw plain                             tactical variant: the pile, named last
     score L4-5 remove r3c4                        market day
     decline
+
+Turns in decisions
+    ``legal_moves`` lists a turn as decisions of the same seat, each a logged
+    move, so that every outcome is listed without every combination of its
+    parts: ``relocate FROM TO`` first (then the placement), ``place ...
+    relocate after`` (then ``relocate FROM TO`` or ``finish``), and in the
+    tactical variant a placement naming no pile when there is a choice left
+    (then ``relocate FROM TO draw P`` or ``finish draw P``). The whole-turn
+    ``place`` move with ``relocate {from, to, when}`` and ``draw`` is accepted
+    as before, except where a market day cuts the turn (see Decisions).
 
 Decisions
     - Seat 0 is the youngest player and starts; play goes up the seats.
@@ -51,9 +69,19 @@ Decisions
     - Move cards: a relocated boat must carry your merchant, and the
       sub-market limit of 3 applies to it like to a placement. ``after`` may
       move the boat just placed if it carries your merchant.
-    - A turn is finished (effects, relocation ``after``, draw) before the
-      market day it triggered starts. A Luk Phat boat advances the marker
-      every time it is placed, also after a thief took it back into a hand.
+    - Market-day timing ("Zodra het Luk Phat fiche verplaatst wordt naar de
+      velden Kleine Marktdag of Grote Marktdag vindt een waardering plaats"):
+      the market day is held as soon as the placed boat's Luk Phat step
+      reaches its space, after the boat's own effects and before the rest of
+      the turn. A placement that reaches a market day therefore carries no
+      relocation ``after`` and no ``draw`` (refused, rule ``market_day``);
+      after a small market day the trigger finishes the turn as its next
+      decision (``relocate`` with a card not yet played this turn, or
+      ``finish``; ``draw`` in the tactical variant), which happens by itself
+      when ``finish`` is its only choice. After the big market day only the
+      inventory count follows: the rest of the turn is dropped. A Luk Phat
+      boat advances the marker every time it is placed, also after a thief
+      took it back into a hand.
     - Thief: stealing is optional. Any boat of the row may be taken (own,
       other players', neutral, thieves, cooks) except overseers and boats in
       a column holding an overseer. Its merchant returns to its owner. With
@@ -66,17 +94,22 @@ Decisions
       decline, and removals never complete a landing place.
     - Small market day: two rounds from the trigger, one decision per seat
       and round; play resumes with the seat after the trigger.
-    - Big market day: "own or neutral" boats are the scorer's boats and the
-      ownerless ones (printed merchant, or empty spot without merchant);
-      other players' and special boats never. A decline holds until someone
-      scores; after a scoring every seat may be asked again. The day ends
-      when every seat that could score has declined since the last scoring,
-      or nobody can score.
+    - Big market day removals ("een eigen of een neutrale boot"): the scorer's
+      own boats and neutral boats, which are the boats with a printed merchant
+      ("Boten met daarin een handelaar zijn neutraal"); a boat whose merchant
+      spot is empty is neither, and other players' and special boats never.
+      A decline holds until someone scores; after a scoring every seat may be
+      asked again. The day ends when every seat that could score has declined
+      since the last scoring, or nobody can score.
     - The hand is refilled to 4 (one boat in normal play); an empty pile gives
       nothing. Tactical variant: starting hands are the top 3 plain and top 1
-      merchant boats in seat order; ``draw`` is required exactly when a boat
-      is drawn and must name a non-empty pile; a pile running out during a
-      refill is made up from the other one.
+      merchant boats in seat order; ``draw`` names a non-empty pile and only
+      goes with a turn that draws; a placement may leave it out when a choice
+      is left (two piles, or a move card to play), which makes the pile the
+      next decision; a pile running out during a refill is made up from the
+      other one.
+    - A move card played first must leave a boat of the hand placeable; ``place
+      ... relocate after`` needs a card and an own boat that can then move.
     - A seat without a legal placement (empty hand, or no allowed field even
       after a relocation) is passed over. When no seat can place, the big
       market day is held at once (no Luk Phat points), as if caused by the
@@ -86,7 +119,8 @@ Decisions
     - Positions: see :mod:`.position` for defaults; ``options``,
       ``track`` and ``draw_piles`` from a view are accepted (options must
       match, the others are ignored); the seat to move is passed over like
-      in play if it cannot act.
+      in play if it cannot act; a ``pending`` decision must be the seat's to
+      move (during a small market day, its trigger's ``finish``).
 """
 
 from engines.bangkok_klongs.engine import BangkokKlongsEngine

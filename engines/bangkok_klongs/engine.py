@@ -14,7 +14,15 @@ from engines.bangkok_klongs.market import (
 )
 from engines.bangkok_klongs.notation import format_move, parse_move
 from engines.bangkok_klongs.position import build_state
-from engines.bangkok_klongs.turn import can_place, pile_of, place_moves, play_place
+from engines.bangkok_klongs.turn import (
+    FINISH,
+    can_place,
+    finish_moves,
+    pile_of,
+    play_finish,
+    play_turn,
+    turn_moves,
+)
 from engines.base import Engine, IllegalMove, InvalidPosition, Move, State
 from engines.rng import Rng
 
@@ -30,13 +38,18 @@ def settle(layout: Layout, state: State) -> State:
     """Pass over seats that cannot act, closing market days and the game as they run dry.
 
     Whoever has no legal placement is skipped; when nobody can place, the big
-    market day is held at once. Changes and returns ``state``.
+    market day is held at once. The rest of a turn a market day interrupted
+    ends by itself when it leaves no choice. Returns the settled state (may
+    be ``state`` changed).
     """
     while not state["finished"]:
         if state["market"] is not None:
             if settle_market(layout, state):
                 return state
+            state = _finish_without_choice(layout, state)
             continue
+        if state["pending"] is not None:
+            return state
         count = len(state["players"])
         for k in range(count):
             seat = (state["current"] + k) % count
@@ -45,6 +58,15 @@ def settle(layout: Layout, state: State) -> State:
                 return state
         start_market(state, BIG, state["current"])
     return state
+
+
+def _finish_without_choice(layout: Layout, state: State) -> State:
+    """End the pending rest of a turn at once if ``finish`` is its only legal decision."""
+    pending = state["pending"]
+    if pending is None or pending["kind"] != FINISH:
+        return state
+    ends = finish_moves(layout, state, pending["seat"])
+    return play_finish(layout, state, pending["seat"], ends[0]) if len(ends) == 1 else state
 
 
 class BangkokKlongsEngine(Engine):
@@ -93,11 +115,13 @@ class BangkokKlongsEngine(Engine):
 
     # -- play -----------------------------------------------------------
     def to_move(self, state: State) -> list[int]:
-        """The placing seat, or the seat whose market-day decision is awaited."""
+        """The seat whose market-day decision is awaited, else the seat whose turn it is."""
         if state["finished"]:
             return []
         if state["market"] is not None:
             return [state["market"]["seat"]]
+        if state["pending"] is not None:
+            return [state["pending"]["seat"]]
         return [state["current"]]
 
     def legal_moves(self, state: State, seat: int) -> list[Move]:
@@ -107,7 +131,7 @@ class BangkokKlongsEngine(Engine):
         layout = layout_of(state)
         if state["market"] is not None:
             return market_moves(layout, state, seat)
-        return place_moves(layout, state, seat)
+        return turn_moves(layout, state, seat)
 
     def apply(self, state: State, seat: int, move: Move) -> State:
         """The state after ``seat`` plays ``move``; IllegalMove naming the rule otherwise."""
@@ -118,14 +142,12 @@ class BangkokKlongsEngine(Engine):
         if type(seat) is not int or seat not in self.to_move(state):
             raise IllegalMove(f"It is not seat {seat}'s turn.", "turn")
         layout = layout_of(state)
-        action = move.get("action")
         if state["market"] is None:
-            if action != "place":
-                raise IllegalMove("Outside market days a turn places a boat.", "turn")
-            after, market = play_place(layout, state, seat, move)
+            after, market = play_turn(layout, state, seat, move)
             if market is not None:
                 start_market(after, market, seat)
             return settle(layout, after)
+        action = move.get("action")
         if action == "score":
             return settle(layout, play_score(layout, state, seat, move))
         if action == "decline":
@@ -151,7 +173,11 @@ class BangkokKlongsEngine(Engine):
 
     # -- views ----------------------------------------------------------
     def public_move(self, before: State, after: State, seat: int, move: Move) -> Move:
-        """The move plus ``drew``: how many boats were drawn (never which)."""
+        """The move plus ``drew``: how many boats were drawn during it (never which).
+
+        The decision that closes a small market day may also end the
+        trigger's turn by itself; its ``drew`` then counts the trigger's boats.
+        """
         return {**move, "drew": len(before["draw_pile"]) - len(after["draw_pile"])}
 
     def view(self, state: State, seat: int | None) -> dict[str, Any]:
@@ -167,6 +193,7 @@ class BangkokKlongsEngine(Engine):
             "luk_phat": state["luk_phat"],
             "track": list(layout.track),
             "market": _plain(state["market"]),
+            "pending": _plain(state["pending"]),
             "players": players,
             "draw_pile": len(state["draw_pile"]),
             "box": list(state["box"]),

@@ -27,11 +27,17 @@ DECLINE_KEYS = frozenset({"action"})
 
 
 def start_market(state: State, kind: str, trigger: int) -> None:
-    """Open a market day caused by ``trigger`` (changes ``state``)."""
+    """Open a market day caused by ``trigger`` (changes ``state``).
+
+    The rest of the trigger's turn waits in ``pending`` until a small market
+    day is over; after the big one only the inventory count follows, so it
+    is dropped.
+    """
     if kind == SMALL:
         state["market"] = {"kind": SMALL, "trigger": trigger, "seat": trigger, "step": 0}
     else:
         starter = big_market_starter(state, trigger)
+        state["pending"] = None
         state["market"] = {"kind": BIG, "trigger": trigger, "seat": starter, "declined": []}
 
 
@@ -129,8 +135,9 @@ def _removal_message(kind: str, landing: str) -> str:
     if kind == SMALL:
         return f"Small market day: after scoring you remove one of your own boats of {landing}."
     return (
-        f"Big market day: after scoring you remove one of your own or an ownerless boat of "
-        f"{landing}; never another player's boat or a special boat."
+        f"Big market day: after scoring you remove one of your own boats or a neutral boat "
+        f"(one with a printed merchant) of {landing}; never another player's boat, a boat "
+        f"with an empty merchant spot or a special boat."
     )
 
 

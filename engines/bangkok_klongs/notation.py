@@ -27,10 +27,16 @@ def format_move(move: Move) -> str:
         return f"score {move['landing']} remove {move['remove']}"
     if action == "decline":
         return "decline"
-    words = ["place", move["tile"], move["at"], move["merchant"]]
+    if action == "place":
+        words = ["place", move["tile"], move["at"], move["merchant"]]
+    elif action == "relocate":
+        words = ["relocate", move["from"], move["to"]]
+    else:
+        words = ["finish"]
     if "relocate" in move:
         relocation = move["relocate"]
-        words += ["relocate", relocation["from"], relocation["to"], relocation["when"]]
+        words += ["relocate", *(relocation[k] for k in ("from", "to") if k in relocation)]
+        words.append(relocation["when"])
     if "steal" in move:
         words += ["steal", move["steal"]]
     if move.get("remove_thieves"):
@@ -54,11 +60,32 @@ def parse_move(text: str) -> Move:
         return {"action": "score", "landing": "L" + landing[1:], "remove": field}
     if action == "place" and len(rest) >= 3:
         return _parse_place(rest)
+    if action == "relocate" and len(rest) >= 2:
+        move = {"action": "relocate", "from": _field(rest[0]), "to": _field(rest[1])}
+        return _draw_clause(move, rest[2:])
+    if action == "finish":
+        return _draw_clause({"action": "finish"}, rest)
     raise NotationError(
-        f"Not a move: {text!r}. Examples: 'place t50 r3c4 new', 'score L4-5 remove r3c4', "
-        "'decline'.",
+        f"Not a move: {text!r}. Examples: 'place t50 r3c4 new', 'relocate r2c2 r2c3', "
+        "'finish', 'score L4-5 remove r3c4', 'decline'.",
         "notation",
     )
+
+
+def _field(word: str) -> str:
+    """A water field like ``r3c4``."""
+    return _check(word, FIELD, "field")
+
+
+def _draw_clause(move: Move, words: list[str]) -> Move:
+    """``move`` with an optional trailing ``draw merchant|plain``."""
+    if not words:
+        return move
+    if len(words) != 2 or words[0] != "draw":
+        raise NotationError(
+            f"Only 'draw merchant' or 'draw plain' may follow, not {' '.join(words)!r}.", "notation"
+        )
+    return {**move, "draw": _one_of(words[1], PILES, "The pile to draw from")}
 
 
 def _check(word: str, pattern: re.Pattern[str], what: str) -> str:
@@ -88,8 +115,8 @@ def _keep(word: str) -> str:
 def _relocation(words: list[str]) -> dict[str, str]:
     """``relocate FROM TO before|after``."""
     return {
-        "from": _check(words[0], FIELD, "field"),
-        "to": _check(words[1], FIELD, "field"),
+        "from": _field(words[0]),
+        "to": _field(words[1]),
         "when": _one_of(words[2], WHENS, "A relocation's time"),
     }
 
@@ -97,7 +124,7 @@ def _relocation(words: list[str]) -> dict[str, str]:
 #: clause keyword -> (move key, number of words, reader of those words)
 CLAUSES: dict[str, tuple[str, int, Callable[[list[str]], object]]] = {
     "relocate": ("relocate", 3, _relocation),
-    "steal": ("steal", 1, lambda w: _check(w[0], FIELD, "field")),
+    "steal": ("steal", 1, lambda w: _field(w[0])),
     "keep": ("keep", 1, lambda w: _keep(w[0])),
     "remove-thieves": ("remove_thieves", 0, lambda w: True),
     "remove_thieves": ("remove_thieves", 0, lambda w: True),
@@ -110,7 +137,7 @@ def _parse_place(words: list[str]) -> Move:
     move: Move = {
         "action": "place",
         "tile": _check(words[0], TILE, "tile id"),
-        "at": _check(words[1], FIELD, "field"),
+        "at": _field(words[1]),
         "merchant": _merchant(words[2]),
     }
     index = 3
@@ -119,6 +146,8 @@ def _parse_place(words: list[str]) -> Move:
         if keyword not in CLAUSES:
             raise NotationError(f"Unknown clause {keyword!r} in a place move.", "notation")
         key, arity, read = CLAUSES[keyword]
+        if keyword == "relocate" and words[index + 1 : index + 2] == ["after"]:
+            key, arity, read = "relocate", 1, lambda w: {"when": "after"}
         arguments = words[index + 1 : index + 1 + arity]
         if len(arguments) < arity or key in move:
             raise NotationError(f"Clause {keyword!r} is incomplete or repeated.", "notation")

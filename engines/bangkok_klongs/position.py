@@ -5,17 +5,20 @@ sits in its entry of ``players`` and ``draw_pile`` is the ordered list of tile
 ids (top first). Left-out keys take their natural value: an empty board, no
 market day, marker on the start space, empty hands and inventories, score 0,
 both move cards, merchants = supply minus those on the board, an empty box,
-``first_round`` = every seat on an empty board and nobody otherwise, and a
-``draw_pile`` of every tile not placed elsewhere, shuffled from the seed.
-Anything inconsistent raises :class:`InvalidPosition`.
+``first_round`` = every seat on an empty board and nobody otherwise, no
+``pending`` decision, and a ``draw_pile`` of every tile not placed elsewhere,
+shuffled from the seed. Anything malformed (a wrong type anywhere) or
+inconsistent raises :class:`InvalidPosition`.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any, NoReturn
 
 from engines.bangkok_klongs.boards import BIG, SMALL, Layout
 from engines.bangkok_klongs.rules import has_merchant_spot
+from engines.bangkok_klongs.turn import FINISH, PLACE, has_target
 from engines.base import InvalidPosition, State
 from engines.rng import Rng
 
@@ -23,7 +26,7 @@ from engines.rng import Rng
 #: are derived, hence ignored.
 POSITION_KEYS = frozenset(
     {
-        "board", "tiles", "luk_phat", "market", "players", "draw_pile", "box",
+        "board", "tiles", "luk_phat", "market", "pending", "players", "draw_pile", "box",
         "first_round", "to_move", "options", "draw_piles", "track",
     }
 )  # fmt: skip
@@ -42,6 +45,17 @@ def _is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
+def _shown(value: Any) -> str:
+    """A short rendering of a wrong value for a message."""
+    text = repr(value)
+    return text if len(text) <= 24 else text[:21] + "..."
+
+
+def _same_int(value: Any, expected: int) -> bool:
+    """True when ``value`` is the integer ``expected`` (not a bool nor a float)."""
+    return _is_int(value) and value == expected
+
+
 def _int(value: Any, name: str, low: int, high: int) -> int:
     """``value`` as an integer in ``low..high``."""
     if not _is_int(value) or not low <= value <= high:
@@ -49,14 +63,26 @@ def _int(value: Any, name: str, low: int, high: int) -> int:
     return value
 
 
+def _tile(value: Any, name: str, layout: Layout) -> str:
+    """``value`` as a known tile id."""
+    if not isinstance(value, str) or value not in layout.tiles:
+        _fail(
+            f"{name} must be a tile id of this board (t0 to t{len(layout.tiles) - 1}), "
+            f"not {_shown(value)}."
+        )
+    return value
+
+
 def _tile_list(value: Any, name: str, layout: Layout) -> list[str]:
     """``value`` as a list of known tile ids."""
-    if not isinstance(value, list) or not all(isinstance(t, str) for t in value):
-        _fail(f"{name} must be a list of tile ids.")
-    unknown = [t for t in value if t not in layout.tiles]
-    if unknown:
-        _fail(f"{name} names unknown tiles: {', '.join(unknown)}.")
-    return list(value)
+    if not isinstance(value, list) or len(value) > len(layout.tiles):
+        _fail(f"{name} must be a list of at most {len(layout.tiles)} tile ids.")
+    return [_tile(t, f"Every entry of {name}", layout) for t in value]
+
+
+def _seat(value: Any, name: str, count: int) -> int:
+    """``value`` as a seat number."""
+    return _int(value, name, 0, count - 1)
 
 
 def _seat_list(value: Any, name: str, count: int) -> list[int]:
@@ -92,14 +118,16 @@ def build_state(
     pile = _draw_pile(layout, position, board, players, box, rng)
     luk_phat = _int(position.get("luk_phat", 0), "luk_phat", 0, len(layout.track))
     to_move = _to_move(position.get("to_move", 0), count)
+    market = _market(layout, position.get("market"), luk_phat, to_move, count)
     default_first = list(range(count)) if not board else []
-    return {
+    state = {
         "options": dict(options),
         "rng": rng.state,
         "board": board,
         "tiles": {t: dict(d) for t, d in layout.tiles.items()},
         "luk_phat": luk_phat,
-        "market": _market(layout, position.get("market"), luk_phat, to_move, count),
+        "market": market,
+        "pending": _pending(position.get("pending"), to_move, market, count),
         "players": players,
         "draw_pile": pile,
         "box": box,
@@ -108,6 +136,10 @@ def build_state(
         "finished": False,
         "inventory_points": None,
     }
+    pending = state["pending"]
+    if pending and pending["kind"] == PLACE and not has_target(layout, state, to_move, board):
+        _fail("The pending placement is impossible: no boat of the hand fits anywhere.")
+    return state
 
 
 def _check_tiles(layout: Layout, tiles: Any) -> None:
@@ -129,11 +161,10 @@ def _board(layout: Layout, board: Any, count: int) -> dict[str, dict[str, Any]]:
             _fail(f"There is no water field {field} on this board.")
         if not isinstance(cell, dict) or set(cell) - {"tile", "merchant"} or "tile" not in cell:
             _fail(f'Field {field} must hold {{"tile": id, "merchant": seat or null}}.')
-        tile_id, merchant = cell["tile"], cell.get("merchant")
-        if tile_id not in layout.tiles:
-            _fail(f"Field {field} holds an unknown tile.")
+        tile_id = _tile(cell["tile"], f"The tile on {field}", layout)
+        merchant = cell.get("merchant")
         if merchant is not None:
-            _int(merchant, f"The merchant on {field}", 0, count - 1)
+            _seat(merchant, f"The merchant on {field}", count)
             if not has_merchant_spot(layout.tiles[tile_id]):
                 _fail(f"The boat on {field} is neutral or special: it has no merchant spot.")
         result[field] = {"tile": tile_id, "merchant": merchant}
@@ -164,19 +195,19 @@ def _player(
     unknown = sorted(set(entry) - PLAYER_KEYS)
     if unknown:
         _fail(f"Unknown player key(s): {', '.join(unknown)}.")
-    if entry.get("seat", seat) != seat:
+    if not _same_int(entry.get("seat", seat), seat):
         _fail(f"The players entry at index {seat} must have seat {seat}.")
     total = layout.merchants[count]
     on_board = sum(1 for cell in board.values() if cell["merchant"] == seat)
     if on_board > total:
         _fail(f"Seat {seat} has more than its {total} merchants on the board.")
     merchants = entry.get("merchants", total - on_board)
-    if not _is_int(merchants) or merchants != total - on_board:
+    if not _same_int(merchants, total - on_board):
         _fail(f"Seat {seat}: merchants off the board plus on the board must make {total}.")
     hand = _tile_list(entry.get("hand", []), f"Seat {seat}'s hand", layout)
     if len(hand) > layout.hand_size:
         _fail(f"Seat {seat}'s hand holds more than {layout.hand_size} boats.")
-    if entry.get("hand_size", len(hand)) != len(hand):
+    if not _same_int(entry.get("hand_size", len(hand)), len(hand)):
         _fail(f"Seat {seat}'s hand_size differs from its hand.")
     return {
         "seat": seat,
@@ -208,7 +239,7 @@ def _draw_pile(
     else:
         pile = rng.shuffled([t for t in layout.tiles if t not in placed_set])
     everywhere = placed + pile
-    doubles = sorted({t for t in everywhere if everywhere.count(t) > 1})
+    doubles = sorted(t for t, n in Counter(everywhere).items() if n > 1)
     if doubles:
         _fail(f"Tiles found in two places: {', '.join(doubles)}.")
     found = set(everywhere)
@@ -222,7 +253,7 @@ def _to_move(value: Any, count: int) -> int:
     """``to_move`` given as a seat or a one-seat list."""
     if isinstance(value, list) and len(value) == 1:
         value = value[0]
-    return _int(value, "to_move", 0, count - 1)
+    return _seat(value, "to_move", count)
 
 
 def _market(
@@ -235,8 +266,8 @@ def _market(
         return None
     if not isinstance(market, dict) or market.get("kind") not in (SMALL, BIG):
         _fail('market must be null or an object with kind "small" or "big".')
-    trigger = _int(market.get("trigger"), "market trigger", 0, count - 1)
-    if market.get("seat", to_move) != to_move:
+    trigger = _seat(market.get("trigger"), "market trigger", count)
+    if not _same_int(market.get("seat", to_move), to_move):
         _fail("During a market day to_move must be the market's seat.")
     if market["kind"] == SMALL:
         return _small_market(layout, market, luk_phat, trigger, to_move, count)
@@ -260,3 +291,30 @@ def _small_market(
     if (trigger + step) % count != to_move:
         _fail("The small market day's step does not lead to the seat to move.")
     return {"kind": SMALL, "trigger": trigger, "seat": to_move, "step": step}
+
+
+def _pending(
+    value: Any, to_move: int, market: dict[str, Any] | None, count: int
+) -> dict[str, Any] | None:
+    """The rest of a turn awaited from a seat (see :mod:`.turn`), checked against the market."""
+    if value is None:
+        return None
+    if not isinstance(value, dict) or value.get("kind") not in (PLACE, FINISH):
+        _fail('pending must be null or an object with kind "place" or "finish".')
+    kind = value["kind"]
+    allowed = {"seat", "kind", "relocate", "draw"} if kind == FINISH else {"seat", "kind"}
+    if set(value) - allowed:
+        _fail(f"A pending {kind} decision has only the keys {', '.join(sorted(allowed))}.")
+    seat = _seat(value.get("seat", market["trigger"] if market else to_move), "pending seat", count)
+    if market is None and seat != to_move:
+        _fail("With a pending decision to_move must be its seat.")
+    if market is not None and (
+        market["kind"] != SMALL or kind != FINISH or seat != market["trigger"]
+    ):
+        _fail("During a market day only the rest of the small market day's trigger's turn waits.")
+    if kind == PLACE:
+        return {"seat": seat, "kind": PLACE}
+    flags = {"relocate": value.get("relocate", False), "draw": value.get("draw", True)}
+    if not all(isinstance(flag, bool) for flag in flags.values()):
+        _fail("pending relocate and draw are true or false.")
+    return {"seat": seat, "kind": FINISH, **flags}

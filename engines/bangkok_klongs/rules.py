@@ -94,19 +94,24 @@ def relocation_destinations(layout: Layout, board: Board, origin: str) -> list[s
     ]
 
 
-def relocations(layout: Layout, board: Board, seat: int, when: str) -> list[dict[str, str]]:
-    """Every move-card relocation of one of ``seat``'s boats on ``board``."""
+def relocations(layout: Layout, board: Board, seat: int) -> list[tuple[str, str]]:
+    """Every move-card relocation ``(from, to)`` of one of ``seat``'s boats on ``board``."""
     return [
-        {"from": origin, "to": target, "when": when}
+        (origin, target)
         for origin in own_fields(board, seat)
         for target in relocation_destinations(layout, board, origin)
     ]
 
 
-def relocated(board: Board, relocation: dict[str, str]) -> Board:
-    """A new board with the boat of ``relocation["from"]`` moved to ``relocation["to"]``."""
+def can_relocate(layout: Layout, board: Board, seat: int) -> bool:
+    """True when some boat of ``seat`` has a free neighbouring field to move to."""
+    return any(relocation_destinations(layout, board, f) for f in own_fields(board, seat))
+
+
+def relocated(board: Board, origin: str, target: str) -> Board:
+    """A new board with the boat of ``origin`` moved to ``target``."""
     moved = dict(board)
-    moved[relocation["to"]] = moved.pop(relocation["from"])
+    moved[target] = moved.pop(origin)
     return moved
 
 
@@ -166,14 +171,17 @@ def landing_points(layout: Layout, board: Board, landing: str) -> dict[int, int]
 
 
 def removable(layout: Layout, board: Board, landing: str, seat: int, kind: str) -> list[str]:
-    """The boats of ``landing`` the scorer may take: own ones; on the big day also ownerless."""
-    result = []
-    for f in layout.landing_places[landing]:
-        owner = board[f]["merchant"]
-        ownerless = owner is None and special_at(layout, board, f) is None
-        if owner == seat or (kind == BIG and ownerless):
-            result.append(f)
-    return result
+    """The boats of ``landing`` the scorer may take: own ones; on the big day also neutral ones.
+
+    Neutral boats are those with a printed merchant; a boat whose merchant
+    spot is empty belongs to nobody and is not neutral either.
+    """
+    return [
+        f
+        for f in layout.landing_places[landing]
+        if board[f]["merchant"] == seat
+        or (kind == BIG and layout.tiles[board[f]["tile"]]["neutral"])
+    ]
 
 
 def inventory_points(layout: Layout, inventory: list[str]) -> int:

@@ -1,10 +1,27 @@
-"""The placement turn: validating and playing a ``place`` move, and listing every legal one.
+"""The placement turn: its decisions, validating and playing them, and listing the legal ones.
 
 A turn runs in this order: move-card relocation ``before``, placement of the
-boat, its merchant, the thief's or overseer's effect, the Luk Phat step, the
-relocation ``after``, the draw. ``play_place`` checks each step on a copy of
-the state and raises :class:`IllegalMove` at the first broken rule;
-``place_moves`` walks the same steps over every choice.
+boat, its merchant, the thief's or overseer's effect, the Luk Phat step (a
+market day it reaches is held at once), the relocation ``after``, the draw.
+
+A turn is one ``place`` move or a few decisions of the same seat, each one
+logged move; ``state["pending"]`` says what the seat decides next:
+
+- ``relocate FROM TO`` as the first decision (a move card played before
+  placing) leaves ``{"seat": s, "kind": "place"}``: now the seat places a boat,
+  without relocation.
+- ``place ... relocate after`` (the boat to move chosen once the new boat
+  lies) and a placement whose Luk Phat step reaches a market day leave
+  ``{"seat": s, "kind": "finish", "relocate": bool, "draw": bool}``: once the
+  boat is placed (and the market day is over) the seat plays its move card
+  (``relocate FROM TO``, only if ``relocate``) or ends the turn (``finish``);
+  both refill the hand if ``draw`` (no boat was taken into the hand).
+
+``turn_moves`` lists these decisions, which reach every outcome of a turn
+without listing every combination of its parts; ``play_turn`` also takes the
+whole turn as one ``place`` move with ``"relocate": {"from", "to", "when"}``
+as long as no market day interrupts it. Each step is checked on a copy of the
+state and raises :class:`IllegalMove` at the first broken rule.
 """
 
 from __future__ import annotations
@@ -17,6 +34,7 @@ from engines.bangkok_klongs.rules import (
     OVERSEER,
     THIEF,
     Board,
+    can_relocate,
     merchant_choices,
     own_fields,
     placement_problem,
@@ -32,7 +50,26 @@ PLACE_KEYS = frozenset(
     {"action", "tile", "at", "merchant", "relocate", "steal", "keep", "remove_thieves", "draw"}
 )
 RELOCATE_KEYS = frozenset({"from", "to", "when"})
+STEP_KEYS = frozenset({"action", "from", "to", "draw"})
+FINISH_KEYS = frozenset({"action", "draw"})
 WHENS = ("before", "after")
+#: The ``relocate`` value of a placement whose relocation is chosen as the next decision.
+LATER = {"when": "after"}
+#: ``pending`` kinds: a placement after a move card, the end of a placed turn.
+PLACE, FINISH = "place", "finish"
+#: What the seat may do at each point of its turn, and what to say otherwise.
+TURN_ACTIONS: dict[str | None, tuple[tuple[str, ...], str]] = {
+    None: (
+        ("place", "relocate"),
+        "A turn places a boat (place ...), or first plays a move card (relocate FROM TO).",
+    ),
+    PLACE: (("place",), "You relocated a boat with a move card: now place a boat (place ...)."),
+    FINISH: (
+        ("relocate", "finish"),
+        "Your boat is placed: relocate one with a move card (relocate FROM TO) or end the "
+        "turn (finish).",
+    ),
+}
 THIEF_KEEPS = ("hand", "inventory")
 MERCHANT_PILE, PLAIN_PILE = "merchant", "plain"
 
@@ -83,35 +120,99 @@ def draw_choices(layout: Layout, state: State, hand_left: int, kept: bool) -> li
 # -- validation and play ---------------------------------------------------------
 
 
+def play_turn(layout: Layout, state: State, seat: int, move: Move) -> tuple[State, str | None]:
+    """The state after the turn decision ``move`` of ``seat``, and the market day it reaches."""
+    pending = state["pending"]
+    allowed, message = TURN_ACTIONS[pending and pending["kind"]]
+    action = move.get("action")
+    if action not in allowed:
+        raise IllegalMove(message, "turn")
+    if action == "place":
+        return play_place(layout, state, seat, move)
+    if action == "relocate":
+        return play_relocate(layout, state, seat, move), None
+    return play_finish(layout, state, seat, move), None
+
+
 def play_place(layout: Layout, state: State, seat: int, move: Move) -> tuple[State, str | None]:
-    """The state after ``seat`` places a boat, and the market day it starts (or None)."""
+    """The state after ``seat`` places a boat, and the market day it reaches (or None).
+
+    Without a market day the move is the whole turn, unless it says
+    ``relocate after``; with one, the turn stops at the Luk Phat step and its
+    rest waits in ``pending`` (changes nothing else in ``state``).
+    """
     check_keys(move, PLACE_KEYS)
-    s = Engine.copy_state(state)
     relocation = _relocation(move)
-    if relocation and relocation["when"] == "before":
-        _relocate(layout, s, seat, relocation)
-    tile_id, at = _place_tile(layout, s, seat, move)
-    _assign_merchant(layout, s, seat, at, move)
-    kept = _special_effect(layout, s, seat, at, move)
-    market = _luk_phat(layout, s, seat, layout.tiles[tile_id])
-    if relocation and relocation["when"] == "after":
-        _relocate(layout, s, seat, relocation)
-    _draw(layout, s, seat, move.get("draw"), kept)
-    if seat in s["first_round"]:
-        s["first_round"].remove(seat)
-    if market is None:
-        s["current"] = (seat + 1) % len(s["players"])
+    first_decision = state["pending"] is None
+    if relocation is not None and not first_decision:
+        raise IllegalMove(ONCE_PER_TURN, "move_card")
+    s = Engine.copy_state(state)
+    if relocation is not None and relocation["when"] == "before":
+        _relocate(layout, s, seat, relocation["from"], relocation["to"])
+    kept, market = _place_boat(layout, s, seat, move)
+    may_relocate = first_decision and relocation is None
+    rest = {"seat": seat, "kind": FINISH, "relocate": may_relocate, "draw": not kept}
+    if market is not None:
+        if (relocation is not None and relocation["when"] == "after") or "draw" in move:
+            raise IllegalMove(MARKET_FIRST, "market_day")
+        s["pending"] = rest
+    elif relocation == LATER:
+        _check_later(layout, s, seat, move)
+        s["pending"] = {**rest, "relocate": True}
+    elif relocation is not None and relocation["when"] == "after":
+        _relocate(layout, s, seat, relocation["from"], relocation["to"])
+        _finish(layout, s, seat, move.get("draw"), kept)
+    elif "draw" not in move and _choice_left(layout, s, seat, kept, may_relocate):
+        s["pending"] = rest
+    else:
+        _finish(layout, s, seat, move.get("draw"), kept)
     return s, market
 
 
+def _place_boat(layout: Layout, s: State, seat: int, move: Move) -> tuple[bool, str | None]:
+    """Lay the boat with its merchant and effect, step the Luk Phat marker (changes ``s``).
+
+    Returns whether a boat went into the hand, and the market day reached (or None).
+    """
+    tile_id, at = _place_tile(layout, s, seat, move)
+    _assign_merchant(layout, s, seat, at, move)
+    kept = _special_effect(layout, s, seat, at, move)
+    if seat in s["first_round"]:
+        s["first_round"].remove(seat)
+    return kept, _luk_phat(layout, s, seat, layout.tiles[tile_id])
+
+
+def _choice_left(layout: Layout, s: State, seat: int, kept: bool, may_relocate: bool) -> bool:
+    """True when the turn draws from a pile the seat names (tactical variant) and there is a
+    choice to make: two piles, or a move card to play after placing."""
+    piles = draw_choices(layout, s, len(s["players"][seat]["hand"]), kept)
+    if piles == [None]:
+        return False
+    movable = may_relocate and s["players"][seat]["move_cards"] > 0
+    return len(piles) > 1 or (movable and can_relocate(layout, s["board"], seat))
+
+
+ONCE_PER_TURN = (
+    "Placement rule 5: a move card may be played only once per turn, and you relocated a "
+    "boat already."
+)
+MARKET_FIRST = (
+    "Market days: as soon as the Luk Phat marker reaches a market day it is held, before "
+    "the rest of your turn; relocate a boat and draw once it is over, as your next decision."
+)
+
+
 def _relocation(move: Move) -> dict[str, str] | None:
-    """The ``relocate`` field checked for shape, or None."""
+    """The ``relocate`` field checked for shape (:data:`LATER` or a full relocation), or None."""
     if "relocate" not in move:
         return None
     value = move["relocate"]
+    if value == LATER:
+        return LATER
     if not isinstance(value, dict) or set(value) != RELOCATE_KEYS:
         raise IllegalMove(
-            'A relocation is {"from": field, "to": field, "when": "before" or "after"}.',
+            'A relocation is {"from": field, "to": field, "when": "before" or "after"}, or '
+            '{"when": "after"} to choose the boat once the new one lies.',
             "move_shape",
         )
     if value["when"] not in WHENS:
@@ -119,16 +220,78 @@ def _relocation(move: Move) -> dict[str, str] | None:
     return {"from": text(value, "from"), "to": text(value, "to"), "when": value["when"]}
 
 
-def _relocate(layout: Layout, s: State, seat: int, relocation: dict[str, str]) -> None:
-    """Play a move card: one own boat to a free neighbouring field."""
-    player = s["players"][seat]
-    if player["move_cards"] <= 0:
+def _check_later(layout: Layout, s: State, seat: int, move: Move) -> None:
+    """``relocate after`` needs a move card, a boat that can move, and no ``draw`` yet."""
+    if "draw" in move:
+        raise IllegalMove(
+            "With 'relocate after' you draw when the turn ends, not with the placement.", "draw"
+        )
+    _check_move_card(s, seat)
+    if not can_relocate(layout, s["board"], seat):
+        raise IllegalMove(
+            "Placement rule 5: after this placement none of your boats has a free neighbouring "
+            "field to move to.",
+            "move_card",
+        )
+
+
+def play_relocate(layout: Layout, state: State, seat: int, move: Move) -> State:
+    """A move card played as a decision of its own: before placing, or after it."""
+    pending = state["pending"]
+    if pending is None:
+        check_keys(move, STEP_KEYS - {"draw"})
+        s = Engine.copy_state(state)
+        _relocate(layout, s, seat, text(move, "from"), text(move, "to"))
+        if not has_target(layout, s, seat, s["board"]):
+            raise IllegalMove(
+                "Placement rule 5: after this relocation no boat of your hand could be placed.",
+                "move_card",
+            )
+        s["pending"] = {"seat": seat, "kind": PLACE}
+        return s
+    if pending["kind"] != FINISH or not pending["relocate"]:
+        raise IllegalMove(ONCE_PER_TURN, "move_card")
+    check_keys(move, STEP_KEYS)
+    s = Engine.copy_state(state)
+    _relocate(layout, s, seat, text(move, "from"), text(move, "to"))
+    _finish(layout, s, seat, move.get("draw"), kept=not pending["draw"])
+    return s
+
+
+def play_finish(layout: Layout, state: State, seat: int, move: Move) -> State:
+    """End a placed turn without (more) relocation: refill the hand, pass on."""
+    check_keys(move, FINISH_KEYS)
+    s = Engine.copy_state(state)
+    _finish(layout, s, seat, move.get("draw"), kept=not state["pending"]["draw"])
+    return s
+
+
+def _finish(layout: Layout, s: State, seat: int, draw: Any, kept: bool) -> None:
+    """Refill the hand (unless a boat was ``kept`` in it) and end the turn (changes ``s``)."""
+    _draw(layout, s, seat, draw, kept)
+    _end_turn(s, seat)
+
+
+def _end_turn(s: State, seat: int) -> None:
+    """Nothing is pending any more; the next seat is to place (changes ``s``)."""
+    s["pending"] = None
+    s["current"] = (seat + 1) % len(s["players"])
+
+
+def _check_move_card(s: State, seat: int) -> None:
+    """The seat must still hold a move card."""
+    if s["players"][seat]["move_cards"] <= 0:
         raise IllegalMove(
             "Placement rule 5: each player may relocate a boat only twice per game, "
             "and both move cards are used.",
             "move_card",
         )
-    board, origin, target = s["board"], relocation["from"], relocation["to"]
+
+
+def _relocate(layout: Layout, s: State, seat: int, origin: str, target: str) -> None:
+    """Play a move card: one own boat to a free neighbouring field."""
+    _check_move_card(s, seat)
+    board = s["board"]
     if origin not in own_fields(board, seat):
         raise IllegalMove(
             f"Placement rule 5: a move card relocates one of your own boats; {origin} holds none.",
@@ -140,8 +303,8 @@ def _relocate(layout: Layout, s: State, seat: int, relocation: dict[str, str]) -
             f"too) whose sub-market has room; {target} is not one for {origin}.",
             "move_card",
         )
-    player["move_cards"] -= 1
-    s["board"] = relocated(board, relocation)
+    s["players"][seat]["move_cards"] -= 1
+    s["board"] = relocated(board, origin, target)
 
 
 def _place_tile(layout: Layout, s: State, seat: int, move: Move) -> tuple[str, str]:
@@ -306,13 +469,28 @@ def _draw_message(s: State, choices: list[str | None]) -> str:
 # -- generation ----------------------------------------------------------------
 
 
-def place_moves(layout: Layout, state: State, seat: int) -> list[Move]:
-    """Every legal ``place`` move of ``seat`` (whose turn it is)."""
-    moves = list(_placements(layout, state, seat, state["board"], None))
-    if state["players"][seat]["move_cards"] > 0:
-        for before in relocations(layout, state["board"], seat, "before"):
-            board = relocated(state["board"], before)
-            moves.extend(_placements(layout, state, seat, board, before))
+def turn_moves(layout: Layout, state: State, seat: int) -> list[Move]:
+    """Every legal decision of ``seat`` at this point of its turn (see the module docstring)."""
+    pending = state["pending"]
+    if pending is None:
+        moves = list(_placements(layout, state, seat, later=True))
+        return moves + _first_relocations(layout, state, seat)
+    if pending["kind"] == PLACE:
+        return list(_placements(layout, state, seat, later=False))
+    return finish_moves(layout, state, seat)
+
+
+def finish_moves(layout: Layout, state: State, seat: int) -> list[Move]:
+    """``finish`` and, with a move card left to play, every ``relocate`` that ends the turn."""
+    pending, player = state["pending"], state["players"][seat]
+    draws = draw_choices(layout, state, len(player["hand"]), kept=not pending["draw"])
+    moves = [_with_draw({"action": "finish"}, draw) for draw in draws]
+    if pending["relocate"] and player["move_cards"] > 0:
+        moves += [
+            _with_draw({"action": "relocate", "from": origin, "to": target}, draw)
+            for origin, target in relocations(layout, state["board"], seat)
+            for draw in draws
+        ]
     return moves
 
 
@@ -320,18 +498,18 @@ def can_place(layout: Layout, state: State, seat: int) -> bool:
     """True when ``seat`` has at least one legal placement (with a relocation before, maybe)."""
     if not state["players"][seat]["hand"]:
         return False
-    if _has_target(layout, state, seat, state["board"]):
+    if has_target(layout, state, seat, state["board"]):
         return True
     if state["players"][seat]["move_cards"] <= 0:
         return False
     return any(
-        _has_target(layout, state, seat, relocated(state["board"], before))
-        for before in relocations(layout, state["board"], seat, "before")
+        has_target(layout, state, seat, relocated(state["board"], origin, target))
+        for origin, target in relocations(layout, state["board"], seat)
     )
 
 
-def _has_target(layout: Layout, state: State, seat: int, board: Board) -> bool:
-    """True when some boat of the hand may be placed somewhere on ``board``."""
+def has_target(layout: Layout, state: State, seat: int, board: Board) -> bool:
+    """True when some boat of ``seat``'s hand may be placed somewhere on ``board``."""
     starts = start_fields(layout, state, seat)
     return any(
         placement_problem(layout, board, layout.tiles[tile_id], at, starts) is None
@@ -340,13 +518,13 @@ def _has_target(layout: Layout, state: State, seat: int, board: Board) -> bool:
     )
 
 
-def _targets(layout: Layout, state: State, seat: int, board: Board) -> list[tuple[str, str]]:
-    """Every (tile, field) placement allowed on ``board``.
+def _targets(layout: Layout, state: State, seat: int) -> list[tuple[str, str]]:
+    """Every (tile, field) placement allowed now.
 
     Only thieves have a rule of their own, so the fields are worked out once
     for thieves and once for every other boat.
     """
-    starts = start_fields(layout, state, seat)
+    board, starts = state["board"], start_fields(layout, state, seat)
     fields_for: dict[bool, list[str]] = {}
     targets = []
     for tile_id in state["players"][seat]["hand"]:
@@ -362,59 +540,93 @@ def _targets(layout: Layout, state: State, seat: int, board: Board) -> list[tupl
     return targets
 
 
-def _placements(
-    layout: Layout, state: State, seat: int, board: Board, before: dict[str, str] | None
-) -> Iterator[Move]:
-    """The place moves on ``board`` (after the relocation ``before``, if any)."""
-    player = state["players"][seat]
-    relocate_after = before is None and player["move_cards"] > 0
+def _first_relocations(layout: Layout, state: State, seat: int) -> list[Move]:
+    """The move cards the seat may play before placing (a placement must remain possible)."""
+    board = state["board"]
+    if state["players"][seat]["move_cards"] <= 0:
+        return []
+    return [
+        {"action": "relocate", "from": origin, "to": target}
+        for origin, target in relocations(layout, board, seat)
+        if has_target(layout, state, seat, relocated(board, origin, target))
+    ]
+
+
+def _placements(layout: Layout, state: State, seat: int, later: bool) -> Iterator[Move]:
+    """The place moves now: whole turns, and with ``later`` those that relocate afterwards.
+
+    Where the tactical variant draws from a pile of the seat's choice, the
+    listed placement names no pile: the pile (and a relocation) is the next
+    decision, so ``relocate after`` would add nothing; only when there is
+    one pile and nothing to relocate does it name the pile and end the turn.
+    A placement whose Luk Phat step reaches a market day stops there anyway.
+    """
+    board, player = state["board"], state["players"][seat]
+    later = later and player["move_cards"] > 0
     hand_left = len(player["hand"]) - 1
-    for tile_id, at in _targets(layout, state, seat, board):
+    draws = {kept: draw_choices(layout, state, hand_left, kept) for kept in (False, True)}
+    market_next = state["luk_phat"] + 1 in layout.market_days
+    #: Whether a boat can move after a placement depends on the field, the merchant and the
+    #: fields emptied, not on which boat was placed.
+    movable: dict[tuple[str, str, tuple[str, ...]], bool] = {}
+    for tile_id, at in _targets(layout, state, seat):
         tile = layout.tiles[tile_id]
+        effects = _effects(layout, board, at, tile)
         for merchant in merchant_choices(board, seat, player["merchants"], tile):
             base = {"action": "place", "tile": tile_id, "at": at, "merchant": merchant}
-            for extra, after_board, kept in _effects(layout, board, seat, base):
-                afters: list[dict[str, str] | None] = [before]
-                if relocate_after:
-                    afters += relocations(layout, after_board, seat, "after")
-                for relocation in afters:
-                    for draw in draw_choices(layout, state, hand_left, kept):
-                        yield _assemble(base, extra, relocation, draw)
+            for extra, emptied, kept in effects:
+                move = {**base, **extra}
+                if tile["luk_phat"] and market_next:
+                    yield move
+                    continue
+                key = (at, merchant, emptied)
+                if later and key not in movable:
+                    movable[key] = can_relocate(
+                        layout, _board_after(board, seat, base, emptied), seat
+                    )
+                can_move = later and movable[key]
+                piles = draws[kept]
+                if piles == [None]:
+                    yield move
+                    if can_move:
+                        yield {**move, "relocate": dict(LATER)}
+                else:
+                    yield {**move, "draw": piles[0]} if len(piles) == 1 and not can_move else move
+
+
+def _with_draw(move: Move, draw: str | None) -> Move:
+    """``move`` with its ``draw`` field, if the turn draws from a chosen pile."""
+    return move if draw is None else {**move, "draw": draw}
 
 
 def _effects(
-    layout: Layout, board: Board, seat: int, base: Move
-) -> Iterator[tuple[dict[str, Any], Board, bool]]:
-    """(extra move fields, board afterwards, boat kept in hand) for each special choice."""
-    placed = dict(board)
-    merchant = base["merchant"]
-    if merchant not in ("new", "none"):
-        placed[merchant] = {**placed[merchant], "merchant": None}
-    at = base["at"]
-    placed[at] = {"tile": base["tile"], "merchant": None if merchant == "none" else seat}
-    yield {}, placed, False
-    special = layout.tiles[base["tile"]]["special"]
-    if special == THIEF:
-        for target in steal_targets(layout, placed, at):
-            after = {f: c for f, c in placed.items() if f != target}
-            for keep in THIEF_KEEPS:
-                yield {"steal": target, "keep": keep}, after, keep == "hand"
-    elif special == OVERSEER:
-        thieves = thieves_in_column(layout, placed, at)
+    layout: Layout, board: Board, at: str, tile: dict[str, Any]
+) -> list[tuple[dict[str, Any], tuple[str, ...], bool]]:
+    """(extra move fields, fields emptied, boat kept in hand) per choice of a boat placed on ``at``.
+
+    The thief's row and the overseer's column never include ``at``, so the
+    choices are the same whatever merchant the boat gets.
+    """
+    effects: list[tuple[dict[str, Any], tuple[str, ...], bool]] = [({}, (), False)]
+    if tile["special"] == THIEF:
+        effects += [
+            ({"steal": target, "keep": keep}, (target,), keep == "hand")
+            for target in steal_targets(layout, board, at)
+            for keep in THIEF_KEEPS
+        ]
+    elif tile["special"] == OVERSEER:
+        thieves = tuple(thieves_in_column(layout, board, at))
         if thieves:
-            after = {f: c for f, c in placed.items() if f not in thieves}
-            yield {"remove_thieves": True}, after, False
-            for keep in thieves:
-                yield {"remove_thieves": True, "keep": keep}, after, True
+            effects.append(({"remove_thieves": True}, thieves, False))
+            effects += [({"remove_thieves": True, "keep": keep}, thieves, True) for keep in thieves]
+    return effects
 
 
-def _assemble(
-    base: Move, extra: dict[str, Any], relocation: dict[str, str] | None, draw: str | None
-) -> Move:
-    """One complete place move."""
-    move = {**base, **extra}
-    if relocation is not None:
-        move["relocate"] = dict(relocation)
-    if draw is not None:
-        move["draw"] = draw
-    return move
+def _board_after(board: Board, seat: int, base: Move, emptied: tuple[str, ...]) -> Board:
+    """The board once the placement ``base`` and its effect (``emptied`` fields) are done."""
+    after = {f: cell for f, cell in board.items() if f not in emptied}
+    merchant = base["merchant"]
+    if merchant in after:
+        after[merchant] = {**after[merchant], "merchant": None}
+    after[base["at"]] = {"tile": base["tile"], "merchant": None if merchant == "none" else seat}
+    return after

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from engines.bangkok_klongs import BangkokKlongsEngine
+from engines.bangkok_klongs.boards import BOARDS
 
 ENGINE = BangkokKlongsEngine()
 GOODS = ("shrimp", "flower", "avocado", "pineapple", "aubergine", "fish", "banana")
@@ -65,6 +66,71 @@ def make(
 def play(state: dict[str, Any], seat: int, text: str) -> dict[str, Any]:
     """The state after ``seat`` plays the move written as ``text``."""
     return ENGINE.apply(state, seat, ENGINE.parse(text))
+
+
+def placements(state: dict[str, Any], seat: int) -> list[dict[str, Any]]:
+    """The listed placements of ``seat`` that are whole turns (no move card played)."""
+    return [
+        m for m in ENGINE.legal_moves(state, seat) if m["action"] == "place" and "relocate" not in m
+    ]
+
+
+def relocations_listed(state: dict[str, Any], seat: int) -> set[tuple[str, str]]:
+    """The ``(from, to)`` move-card decisions listed for ``seat``."""
+    return {
+        (m["from"], m["to"]) for m in ENGINE.legal_moves(state, seat) if m["action"] == "relocate"
+    }
+
+
+def steps_of(move: Any) -> list[list[Any]]:
+    """The ways a whole-turn ``place`` move splits into decisions (none for other moves).
+
+    ``relocate {from, to, before}`` is a ``relocate`` decision, then the
+    placement; ``relocate {from, to, after}`` is the placement (with
+    ``relocate after``, or without it when the pile is chosen next), then the
+    ``relocate`` decision, drawing as the move says; a ``draw`` on a
+    placement otherwise goes to a ``finish``.
+    """
+    if not isinstance(move, dict) or move.get("action") != "place":
+        return []
+    place = {k: v for k, v in move.items() if k not in ("relocate", "draw")}
+    draw = {"draw": move["draw"]} if "draw" in move else {}
+    relocation = move.get("relocate")
+    if relocation is None:
+        return [[place, {"action": "finish", **draw}]] if draw else []
+    if not isinstance(relocation, dict) or set(relocation) != {"from", "to", "when"}:
+        return []
+    step = {"action": "relocate", "from": relocation["from"], "to": relocation["to"]}
+    if relocation["when"] == "before":
+        return [[step, {**place, **draw}]]
+    return [[{**place, "relocate": {"when": "after"}}, {**step, **draw}], [place, {**step, **draw}]]
+
+
+def listed_outcome(state: dict[str, Any], seat: int, move: Any) -> dict[str, Any] | None:
+    """The state ``move`` leads to through listed decisions of ``seat``: itself if listed, else
+    the decisions of a whole-turn move (see :func:`steps_of`); None if it is not reachable.
+
+    A whole-turn move ends where its placement reaches a market day: what follows it is
+    never part of the same move.
+    """
+    if move in ENGINE.legal_moves(state, seat):
+        return ENGINE.apply(state, seat, move)
+    for steps in steps_of(move):
+        reached: dict[str, Any] | None = state
+        for step in steps:
+            if reached is None or reached_market_day(state, reached):
+                reached = None
+                break
+            reached = listed_outcome(reached, seat, step)
+        if reached is not None:
+            return reached
+    return None
+
+
+def reached_market_day(before: dict[str, Any], after: dict[str, Any]) -> bool:
+    """True when the Luk Phat marker moved onto a market-day space from ``before`` to ``after``."""
+    market_days = BOARDS[after["options"]["board"]].market_days
+    return after["luk_phat"] != before["luk_phat"] and after["luk_phat"] in market_days
 
 
 def hand(state: dict[str, Any], seat: int) -> list[str]:

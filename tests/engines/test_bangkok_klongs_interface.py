@@ -15,6 +15,7 @@ from schemas.bangkok_klongs import MOVE_SCHEMAS
 from tests.engines.test_bangkok_klongs_helpers import (
     ENGINE,
     hand,
+    listed_outcome,
     make,
     options,
     plain,
@@ -138,6 +139,22 @@ EXAMPLES = {
         "merchant": "new",
         "draw": "plain",
     },
+    "place t50 r3c4 new relocate after": {
+        "action": "place",
+        "tile": "t50",
+        "at": "r3c4",
+        "merchant": "new",
+        "relocate": {"when": "after"},
+    },
+    "relocate r2c2 r2c3": {"action": "relocate", "from": "r2c2", "to": "r2c3"},
+    "relocate r3c4 r2c4 draw merchant": {
+        "action": "relocate",
+        "from": "r3c4",
+        "to": "r2c4",
+        "draw": "merchant",
+    },
+    "finish": {"action": "finish"},
+    "finish draw plain": {"action": "finish", "draw": "plain"},
     "score L4-5 remove r3c4": {"action": "score", "landing": "L4-5", "remove": "r3c4"},
     "decline": {"action": "decline"},
 }
@@ -171,6 +188,12 @@ def test_notation_is_case_insensitive_and_clauses_come_in_any_order() -> None:
         "place t50 r3c4 new draw twice",
         "place t50 r3c4 new draw plain draw plain",
         "place t63 r3c4 none keep pocket",
+        "place t50 r3c4 new relocate before",
+        "relocate r2c2",
+        "relocate r2c2 r2c3 after",
+        "relocate r2c2 r2c3 draw",
+        "finish now",
+        "finish draw top",
         "score L4-5 r3c4",
         "score 45 remove r3c4",
         "decline now",
@@ -241,6 +264,87 @@ def test_position_inconsistent_is_refused(name: str) -> None:
         ENGINE.from_position(2, options(), 1, BAD_POSITIONS[name])
 
 
+def test_position_with_a_list_for_a_tile_id_is_refused_issue_11() -> None:
+    # Issue 11 item 5: this exact board raised TypeError (a 500) instead of invalid_position.
+    bad = position(board={"r7c3": {"tile": ["t1"], "merchant": None}})
+    with pytest.raises(InvalidPosition) as refused:
+        ENGINE.from_position(2, options(), 1, bad)
+    assert "tile" in refused.value.message
+
+
+JSON_VALUES = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-3, 100)
+    | st.floats(allow_nan=False)
+    | st.text(max_size=4)
+    | st.sampled_from(["t1", "t63", "r7c3", "small", "big", "place", "finish"]),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3)
+    ),
+    max_leaves=6,
+)
+
+
+def paths(value: Any, prefix: tuple = ()) -> list[tuple]:
+    """Every path to a part of a JSON value (the value itself included)."""
+    found = [prefix]
+    if isinstance(value, dict):
+        for key, inner in value.items():
+            found += paths(inner, (*prefix, key))
+    elif isinstance(value, list):
+        for index, inner in enumerate(value):
+            found += paths(inner, (*prefix, index))
+    return found
+
+
+def replaced(value: Any, path: tuple, new: Any) -> Any:
+    """A copy of ``value`` with the part at ``path`` replaced by ``new``."""
+    if not path:
+        return new
+    copy = json.loads(json.dumps(value))
+    inner = copy
+    for step in path[:-1]:
+        inner = inner[step]
+    inner[path[-1]] = new
+    return copy
+
+
+def posted_back_view(seed: int, plies: int) -> dict[str, Any]:
+    """A full position: the view of a random game after ``plies`` moves with the hands."""
+    state = ENGINE.setup(3, options(), seed)
+    for ply in range(plies):
+        (seat,) = ENGINE.to_move(state)
+        moves = ENGINE.legal_moves(state, seat)
+        state = ENGINE.apply(state, seat, moves[(seed + ply) % len(moves)])
+    view = ENGINE.view(state, None)
+    for entry in view["players"]:
+        entry["hand"] = state["players"][entry["seat"]]["hand"]
+    view["draw_pile"] = state["draw_pile"]
+    return {**view, "to_move": ENGINE.to_move(state)}
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    seed=st.integers(0, 50),
+    plies=st.integers(0, 12),
+    pick=st.integers(0, 10**6),
+    new=JSON_VALUES,
+)
+def test_position_any_part_of_any_type_gives_a_state_or_invalid_position(
+    seed: int, plies: int, pick: int, new: Any
+) -> None:
+    base = posted_back_view(seed, plies)
+    where = paths(base)
+    broken = replaced(base, where[pick % len(where)], new)
+    try:
+        state = ENGINE.from_position(3, options(), seed, broken)
+    except InvalidPosition as refusal:
+        assert refusal.message
+    else:
+        assert json.loads(json.dumps(state)) == state
+
+
 def test_position_with_unknown_board_or_option_is_refused() -> None:
     for bad in ({"board": "atlantis"}, {"tactical": "yes"}, {"colour": "red"}):
         with pytest.raises(InvalidPosition):
@@ -304,12 +408,14 @@ MOVE_VALUES = st.one_of(
     st.lists(st.text(max_size=3), max_size=2),
     st.dictionaries(
         st.sampled_from(["from", "to", "when"]),
-        st.sampled_from(["r7c3", "r6c3", "before", 3]),
+        st.sampled_from(["r7c3", "r6c3", "before", "after", 3]),
         max_size=3,
     ),
 )
 #: Every field a Bangkok Klongs move may carry besides ``action``.
 MOVE_FIELDS = (
+    "from",
+    "to",
     "tile",
     "at",
     "merchant",
@@ -329,7 +435,7 @@ MOVE_KEYS = st.sampled_from(["action", *MOVE_FIELDS, "x"])
     move=st.one_of(
         st.dictionaries(MOVE_KEYS, MOVE_VALUES, max_size=7),
         st.fixed_dictionaries(
-            {"action": st.sampled_from(["place", "score", "decline"])},
+            {"action": st.sampled_from(["place", "relocate", "finish", "score", "decline"])},
             optional=dict.fromkeys(MOVE_FIELDS, MOVE_VALUES),
         ),
         MOVE_VALUES,
@@ -348,14 +454,14 @@ def test_apply_answers_any_input_with_a_new_state_or_illegal_move(move: Any, mar
     extra = {"market": {"kind": "big", "trigger": 0}, "luk_phat": 12} if market else {}
     state = make(2, board=board, hands=[["t50", "t0", "t63", "t66"], ["t3"]], **extra)
     snapshot = json.dumps(state, sort_keys=True)
-    legal = ENGINE.legal_moves(state, 0)
+    reached = listed_outcome(state, 0, move)
     try:
-        ENGINE.apply(state, 0, move)
+        after = ENGINE.apply(state, 0, move)
     except IllegalMove as error:
         assert error.message and error.rule
-        assert move not in legal
+        assert reached is None
     else:
-        assert move in legal
+        assert json.dumps(after, sort_keys=True) == json.dumps(reached, sort_keys=True)
     assert json.dumps(state, sort_keys=True) == snapshot
 
 
@@ -388,6 +494,16 @@ def test_schema_accepts_every_move_shape(move: dict[str, Any]) -> None:
             "merchant": "new",
             "relocate": {"from": "r1c1"},
         },
+        {
+            "action": "place",
+            "tile": "t50",
+            "at": "r3c4",
+            "merchant": "new",
+            "relocate": {"when": "before"},
+        },
+        {"action": "relocate", "from": "r2c2"},
+        {"action": "relocate", "from": "r2c2", "to": "r2c3", "when": "after"},
+        {"action": "finish", "draw": "top"},
         {"action": "score", "landing": "45", "remove": "r3c4"},
         {"action": "decline", "landing": "L4-5"},
     ],

@@ -13,6 +13,7 @@ from tests.engines.test_bangkok_klongs_helpers import (
     hand,
     make,
     neutral,
+    placements,
     plain,
     play,
     player,
@@ -80,9 +81,7 @@ def test_thief_only_takes_from_its_own_row() -> None:
     with pytest.raises(IllegalMove) as refused:
         play(state, 0, "place t63 r3c3 none steal r2c2 keep inventory")
     assert refused.value.rule == "thief"
-    steals = {
-        m["steal"] for m in ENGINE.legal_moves(state, 0) if m["at"] == "r3c3" and "steal" in m
-    }
+    steals = {m["steal"] for m in placements(state, 0) if m["at"] == "r3c3" and "steal" in m}
     assert steals == {"r3c0", "r3c1", "r3c2"}
 
 
@@ -119,13 +118,12 @@ def test_overseer_protects_its_column_against_thieves() -> None:
     board = {"r3c3": (plain("shrimp", 1), 1), "r6c3": (plain("shrimp", 2), 1)}
     state = make(2, board=board, hands=[overseer_hand(), [THIEF]])
     columns_before = {
-        m["at"][-2:]
-        for m in ENGINE.legal_moves(make(2, board=board, hands=[[], [THIEF]], to_move=1), 1)
+        m["at"][-2:] for m in placements(make(2, board=board, hands=[[], [THIEF]], to_move=1), 1)
     }
     assert "c3" in columns_before
     state = play(state, 0, "place t66 r2c3 none")
     assert ENGINE.to_move(state) == [1]
-    thief_fields = {m["at"] for m in ENGINE.legal_moves(state, 1)}
+    thief_fields = {m["at"] for m in placements(state, 1)}
     assert thief_fields and not any(f.endswith("c3") for f in thief_fields)
 
 
@@ -150,7 +148,7 @@ def test_overseer_removes_all_thieves_of_its_column_or_none() -> None:
     state = make(2, board=thieves_in_column_4(), hands=[overseer_hand(), []])
     kept = play(state, 0, "place t66 r3c4 none")
     assert {"r2c4", "r5c4"} <= set(board_of(kept))
-    moves = [m for m in ENGINE.legal_moves(state, 0) if m["at"] == "r3c4" and "relocate" not in m]
+    moves = [m for m in placements(state, 0) if m["at"] == "r3c4"]
     removals = [m for m in moves if "remove_thieves" in m and m["merchant"] == "none"]
     assert sorted(m.get("keep", "-") for m in removals) == ["-", "r2c4", "r5c4"]
     assert all(m["remove_thieves"] is True for m in removals)
@@ -403,13 +401,30 @@ def test_big_market_day_may_remove_a_neutral_boat_but_not_another_players_or_a_s
     assert player(after, 0)["inventory"] == [neutral("banana", 1)]
 
 
+def test_big_market_day_een_eigen_of_een_neutrale_boot_not_a_boat_with_an_empty_spot() -> None:
+    # "een eigen of een neutrale boot te nemen": neutral boats are those with a printed
+    # merchant ("Boten met daarin een handelaar zijn neutraal"); a boat whose merchant spot
+    # is empty is not neutral, nor is it the scorer's own.
+    board = rows_three_four({"r3c0": 0})
+    board["r3c1"] = (neutral("banana", 1), None)
+    state = make(2, board=board, market={"kind": "big", "trigger": 0}, luk_phat=12)
+    empty_spots = [f for f in ("r4c0", "r4c1") if board[f][1] is None]
+    assert empty_spots == ["r4c0", "r4c1"]
+    assert {m.get("remove") for m in ENGINE.legal_moves(state, 0)} == {"r3c0", "r3c1", None}
+    for field in empty_spots:
+        with pytest.raises(IllegalMove) as refused:
+            play(state, 0, f"score L4-1 remove {field}")
+        assert refused.value.rule == "removal"
+        assert "empty merchant spot" in refused.value.message
+
+
 def test_removal_reopens_a_field_the_sub_market_rule_blocked() -> None:
     board = {**rows_three_four({"r3c0": 0}), "r2c0": (plain("banana", 3), 1)}
     state = make(
         2, board=board, market={"kind": "small", "trigger": 0}, luk_phat=4, hands=HANDS[:2]
     )
     blocked = make(2, board=board, hands=HANDS[:2], to_move=1)
-    assert "r2c1" not in {m["at"] for m in ENGINE.legal_moves(blocked, 1) if "relocate" not in m}
+    assert "r2c1" not in {m["at"] for m in placements(blocked, 1)}
     state = play(state, 0, "score L4-1 remove r3c0")
     assert ENGINE.to_move(state) == [1]
     play(state, 1, f"place {HANDS[1][0]} r2c1 none")

@@ -6,7 +6,6 @@ import json
 import random
 from typing import Any
 
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -14,7 +13,12 @@ from engines.bangkok_klongs.boards import BOARDS
 from engines.bangkok_klongs.turn import can_place
 from engines.base import IllegalMove
 from schemas.bangkok_klongs import MOVE_SCHEMAS
-from tests.engines.test_bangkok_klongs_helpers import ENGINE, all_tiles, options
+from tests.engines.test_bangkok_klongs_helpers import (
+    ENGINE,
+    all_tiles,
+    listed_outcome,
+    options,
+)
 
 LAYOUT = BOARDS["standard"]
 MERCHANTS = {2: 17, 3: 12, 4: 9}
@@ -58,19 +62,48 @@ def check_views(state: dict[str, Any], players: int) -> None:
         assert ("hand" in view) == (viewer is not None)
 
 
+def canonical(state: dict[str, Any] | None) -> str | None:
+    """A state as canonical JSON (None stays None)."""
+    return None if state is None else json.dumps(state, sort_keys=True)
+
+
+def check_accepted_iff_reachable(state: dict[str, Any], seat: int, move: Any) -> None:
+    """``apply`` takes ``move`` exactly when listed decisions reach the same outcome."""
+    reached = listed_outcome(state, seat, move)
+    try:
+        after = ENGINE.apply(state, seat, move)
+    except IllegalMove as refusal:
+        assert refusal.rule and refusal.message
+        assert reached is None, f"refused but reachable: {move}"
+    else:
+        assert canonical(after) == canonical(reached), f"accepted but not reached: {move}"
+
+
 def check_moves(state: dict[str, Any], seat: int, moves: list[dict], rnd: random.Random) -> None:
-    """Sampled legal moves pass the schema, round-trip the notation and apply; mutants don't."""
+    """Listed moves are distinct, pass the schema, round-trip the notation and apply; mutants
+    and whole-turn moves built from them are accepted exactly when listed decisions reach them."""
     assert len({json.dumps(m, sort_keys=True) for m in moves}) == len(moves), "duplicates"
     for move in rnd.sample(moves, min(4, len(moves))):
         assert ENGINE.parse(ENGINE.format(move)) == move
         assert MOVE_SCHEMAS[move["action"]]().validate(move) == {}
         ENGINE.apply(state, seat, move)
-        mutant = mutate(move, rnd)
-        if mutant in moves:
-            ENGINE.apply(state, seat, mutant)
-        else:
-            with pytest.raises(IllegalMove):
-                ENGINE.apply(state, seat, mutant)
+        check_accepted_iff_reachable(state, seat, mutate(move, rnd))
+    if state["market"] is None and state["pending"] is None:
+        check_accepted_iff_reachable(state, seat, whole_turn(state, seat, moves, rnd))
+
+
+def whole_turn(state: dict[str, Any], seat: int, moves: list[dict], rnd: random.Random) -> dict:
+    """A random whole-turn placement: a listed placement with a relocation and maybe a draw."""
+    placements = [m for m in moves if m["action"] == "place"]
+    move = {k: v for k, v in rnd.choice(placements).items() if k != "relocate"}
+    own = [f for f, cell in state["board"].items() if cell["merchant"] == seat] + [move["at"]]
+    origin = rnd.choice(own)
+    row, col = LAYOUT.coords[origin]
+    target = f"r{row + rnd.choice((-1, 0, 1))}c{col + rnd.choice((-1, 0, 1))}"
+    move["relocate"] = {"from": origin, "to": target, "when": rnd.choice(["before", "after"])}
+    if state["options"]["tactical"] and rnd.random() < 0.7:
+        move["draw"] = rnd.choice(["merchant", "plain"])
+    return move
 
 
 def mutate(move: dict[str, Any], rnd: random.Random) -> dict[str, Any]:
@@ -139,8 +172,9 @@ def play_game(players: int, tactical: bool, seed: int, rnd: random.Random) -> No
 
 
 def check_hand_refill(before: dict, after: dict, seat: int, move: dict) -> None:
-    """Rule 6: a placing seat ends its turn with 4 boats while the pile lasts."""
-    if move["action"] == "place" and len(before["draw_pile"]) >= 1:
+    """Rule 6: a turn that ends outside market days leaves 4 boats in hand while the pile lasts."""
+    turn_over = after["pending"] is None and after["market"] is None and not after["finished"]
+    if move["action"] in ("place", "relocate", "finish") and turn_over and before["draw_pile"]:
         assert len(after["players"][seat]["hand"]) == 4
 
 

@@ -20,9 +20,11 @@ from tests.engines.test_bangkok_klongs_helpers import (
     make,
     neutral,
     options,
+    placements,
     plain,
     play,
     player,
+    relocations_listed,
     tile,
 )
 
@@ -33,7 +35,7 @@ DARK_STARTS = {f"r0c{c}" for c in range(10)}
 
 def legal_fields(state: dict, seat: int) -> set[str]:
     """The fields the seat may place a boat on (without using a move card)."""
-    return {m["at"] for m in ENGINE.legal_moves(state, seat) if "relocate" not in m}
+    return {m["at"] for m in placements(state, seat)}
 
 
 def rest(*used: str) -> list[str]:
@@ -185,7 +187,7 @@ def test_placement_rule_3_a_sub_market_holds_at_most_three_boats() -> None:
 def test_placement_rule_4_no_thief_on_a_field_protected_by_an_overseer() -> None:
     board = {"r3c3": (plain("fish", 1), 1), "r0c4": ("t66", None), "r1c4": (plain("fish", 2), 1)}
     state = make(2, board=board, hands=[["t63", plain("shrimp", 1)], []])
-    moves = ENGINE.legal_moves(state, 0)
+    moves = placements(state, 0)
     assert not any(m["tile"] == "t63" and m["at"].endswith("c4") for m in moves)
     assert any(m["tile"] == plain("shrimp", 1) and m["at"] == "r3c4" for m in moves)
     with pytest.raises(IllegalMove) as refused:
@@ -223,7 +225,7 @@ def test_neutral_boats_cannot_be_taken_into_possession() -> None:
     with pytest.raises(IllegalMove) as refused:
         play(state, 0, f"place {neutral('shrimp', 1)} r7c4 new")
     assert refused.value.rule == "merchant"
-    assert {m["merchant"] for m in ENGINE.legal_moves(state, 0)} == {"none"}
+    assert {m["merchant"] for m in placements(state, 0)} == {"none"}
 
 
 def nine_own_boats() -> dict[str, tuple[str, int]]:
@@ -243,7 +245,7 @@ def test_all_merchants_in_use_one_is_taken_back_from_an_own_boat() -> None:
     board = ENGINE.view(after, None)["board"]
     assert board["r2c0"]["merchant"] == 0 and board["r3c0"]["merchant"] is None
     assert player(after, 0)["merchants"] == 0
-    choices = {m["merchant"] for m in ENGINE.legal_moves(state, 0) if "relocate" not in m}
+    choices = {m["merchant"] for m in placements(state, 0)}
     assert choices == {"none", *nine_own_boats()}
 
 
@@ -322,7 +324,8 @@ def test_move_card_only_twice_per_game() -> None:
     with pytest.raises(IllegalMove) as refused:
         play(state, 0, f"place {plain('shrimp', 1)} r7c5 none relocate r7c3 r6c3 before")
     assert refused.value.rule == "move_card"
-    assert not any("relocate" in m for m in ENGINE.legal_moves(state, 0))
+    moves = ENGINE.legal_moves(state, 0)
+    assert not any("relocate" in m or m["action"] == "relocate" for m in moves)
 
 
 def test_move_card_once_per_turn_spends_one_card() -> None:
@@ -356,12 +359,8 @@ def test_move_card_target_is_a_free_neighbouring_field() -> None:
     for target in ("r5c3", "r7c4"):
         with pytest.raises(IllegalMove):
             play(state, 0, f"place {plain('shrimp', 1)} r7c5 none relocate r7c3 {target} before")
-    relocations = {
-        m["relocate"]["to"]
-        for m in ENGINE.legal_moves(state, 0)
-        if m.get("relocate", {}).get("when") == "before" and m["relocate"]["from"] == "r7c3"
-    }
-    assert relocations == {"r6c2", "r6c3", "r6c4", "r7c2"}
+    targets = {to for origin, to in relocations_listed(state, 0) if origin == "r7c3"}
+    assert targets == {"r6c2", "r6c3", "r6c4", "r7c2"}
 
 
 def test_move_card_relocated_boat_respects_the_sub_market_limit() -> None:
@@ -376,7 +375,7 @@ def test_move_card_relocated_boat_respects_the_sub_market_limit() -> None:
     with pytest.raises(IllegalMove) as refused:
         play(state, 0, f"place {plain('shrimp', 1)} r7c7 none relocate r7c6 r7c5 before")
     assert refused.value.rule == "move_card"
-    targets = {m["relocate"]["to"] for m in ENGINE.legal_moves(state, 0) if "relocate" in m}
+    targets = {to for _, to in relocations_listed(state, 0)}
     assert "r7c5" not in targets and "r6c6" in targets
 
 
@@ -424,21 +423,75 @@ def test_luk_phat_market_day_spaces_start_a_market_day(space: int, kind: str) ->
     assert ENGINE.to_move(after) == [0 if kind == "small" else 1]
 
 
-def test_luk_phat_turn_ends_with_relocation_and_draw_before_the_market_day() -> None:
-    board = {
+def john_and_eva_block() -> dict[str, tuple[str, int | None]]:
+    """L4-5 full: seat 0 owns r3c4 and r3c5, seat 1 r4c4, r4c5 belongs to nobody."""
+    return {
         "r3c4": (plain("shrimp", 2), 0),
         "r3c5": (plain("flower", 0), 0),
         "r4c4": (plain("flower", 3), 1),
         "r4c5": (plain("avocado", 0), None),
     }
-    hands = [[neutral("fish", 2), plain("fish", 1), plain("fish", 2)], [plain("fish", 3)]]
-    state = make(2, board=board, hands=hands, luk_phat=3)
-    after = play(state, 0, f"place {neutral('fish', 2)} r5c4 none relocate r3c5 r2c6 after")
-    # The marker reached the small market day, but the relocation had already broken L4-5,
-    # so nobody could score and play went on with seat 1.
-    assert ENGINE.view(after, None)["luk_phat"] == 4
-    assert ENGINE.view(after, None)["market"] is None and ENGINE.to_move(after) == [1]
-    assert "r2c6" in ENGINE.view(after, None)["board"] and len(hand(after, 0)) == 4
+
+
+def trigger_hands() -> list[list[str]]:
+    """Seat 0 holds the Luk Phat boat that reaches the first small market day."""
+    return [[neutral("fish", 2), plain("fish", 1), plain("fish", 2)], [plain("fish", 3)]]
+
+
+def test_market_day_zodra_het_luk_phat_fiche_verplaatst_wordt_vindt_een_waardering_plaats() -> None:
+    # "Zodra het Luk Phat fiche verplaatst wordt naar de velden Kleine Marktdag of Grote
+    # Marktdag vindt een waardering plaats": the market day comes before the rest of the turn.
+    state = make(2, board=john_and_eva_block(), hands=trigger_hands(), luk_phat=3)
+    with pytest.raises(IllegalMove) as refused:
+        play(state, 0, f"place {neutral('fish', 2)} r5c4 none relocate r3c5 r2c6 after")
+    assert refused.value.rule == "market_day"
+    state = play(state, 0, f"place {neutral('fish', 2)} r5c4 none")
+    assert ENGINE.view(state, None)["market"]["kind"] == "small"
+    assert len(hand(state, 0)) == 2, "the hand is refilled only after the market day"
+    assert ENGINE.view(state, None)["pending"] == {
+        "seat": 0,
+        "kind": "finish",
+        "relocate": True,
+        "draw": True,
+    }
+    # The relocation r3c5 -> r2c6 would have broken L4-5: now it comes too late for that.
+    assert {m.get("landing") for m in ENGINE.legal_moves(state, 0)} == {"L4-5", None}
+    state = play(state, 0, "score L4-5 remove r3c4")
+    assert ENGINE.view(state, None)["market"] is None, "nothing else can be scored"
+    assert ENGINE.to_move(state) == [0], "the trigger finishes its turn after the market day"
+    assert ("r3c5", "r2c6") in relocations_listed(state, 0)
+    state = play(state, 0, "relocate r3c5 r2c6")
+    assert "r2c6" in ENGINE.view(state, None)["board"] and len(hand(state, 0)) == 4
+    assert ENGINE.view(state, None)["pending"] is None and ENGINE.to_move(state) == [1]
+
+
+def test_market_day_zodra_the_rest_of_the_turn_ends_by_itself_without_a_choice() -> None:
+    seats = [{"move_cards": 0}, {}]
+    state = make(2, board=john_and_eva_block(), hands=trigger_hands(), luk_phat=3, seats=seats)
+    state = play(state, 0, f"place {neutral('fish', 2)} r5c4 none")
+    state = play(state, 0, "score L4-5 remove r3c4")
+    assert ENGINE.view(state, None)["pending"] is None
+    assert len(hand(state, 0)) == 4 and ENGINE.to_move(state) == [1]
+
+
+def test_market_day_zodra_tactical_draw_comes_after_the_market_day() -> None:
+    state = make(2, board=john_and_eva_block(), hands=trigger_hands(), luk_phat=3, tactical=True)
+    with pytest.raises(IllegalMove) as refused:
+        play(state, 0, f"place {neutral('fish', 2)} r5c4 none draw plain")
+    assert refused.value.rule == "market_day"
+    state = play(state, 0, f"place {neutral('fish', 2)} r5c4 none")
+    state = play(state, 0, "score L4-5 remove r3c4")
+    finishes = {m.get("draw") for m in ENGINE.legal_moves(state, 0) if m["action"] == "finish"}
+    assert finishes == {"merchant", "plain"}
+    state = play(state, 0, "finish draw merchant")
+    assert is_merchant_pile(hand(state, 0)[-1]) and ENGINE.to_move(state) == [1]
+
+
+def test_market_day_zodra_after_the_big_market_day_the_rest_of_the_turn_is_dropped() -> None:
+    state = make(2, board=john_and_eva_block(), hands=trigger_hands(), luk_phat=11)
+    state = play(state, 0, f"place {neutral('fish', 2)} r5c4 none")
+    assert ENGINE.view(state, None)["market"]["kind"] == "big"
+    assert ENGINE.view(state, None)["pending"] is None
 
 
 def test_luk_phat_boat_moves_the_marker_each_time_it_is_placed() -> None:
@@ -481,7 +534,8 @@ def test_tactical_refill_from_the_chosen_pile() -> None:
         assert hand(after, 0) == [*seat0[1:], expected]
 
 
-def test_tactical_pile_must_be_named_and_not_empty() -> None:
+def tactical_plain_pile_only() -> tuple[dict, list[str]]:
+    """Seat 0 to place in the tactical variant with only plain boats left to draw."""
     seat0 = [plain("shrimp", 1), plain("shrimp", 2), plain("shrimp", 3), neutral("shrimp", 1)]
     used = [plain("fish", 1), *seat0]
     plain_only = [t for t in rest(*used) if not is_merchant_pile(t)]
@@ -494,11 +548,35 @@ def test_tactical_pile_must_be_named_and_not_empty() -> None:
         draw_pile=plain_only,
         box=box,
     )
-    for text in (f"place {seat0[0]} r7c4 new", f"place {seat0[0]} r7c4 new draw merchant"):
-        with pytest.raises(IllegalMove) as refused:
-            play(state, 0, text)
-        assert refused.value.rule == "draw"
-    assert {m.get("draw") for m in ENGINE.legal_moves(state, 0)} == {"plain"}
+    return state, seat0
+
+
+def test_tactical_pile_must_not_be_empty() -> None:
+    state, seat0 = tactical_plain_pile_only()
+    with pytest.raises(IllegalMove) as refused:
+        play(state, 0, f"place {seat0[0]} r7c4 new draw merchant")
+    assert refused.value.rule == "draw"
+    after = play(state, 0, f"place {seat0[0]} r7c4 new draw plain")
+    assert len(hand(after, 0)) == 4 and ENGINE.view(after, None)["pending"] is None
+
+
+def test_tactical_pile_left_unnamed_is_the_next_decision() -> None:
+    state, seat0 = tactical_plain_pile_only()
+    listed = ENGINE.legal_moves(state, 0)
+    # A new merchant makes a boat of seat 0 that a move card could move: pile and move card
+    # are the next decision. With no merchant there is nothing to choose: the turn is whole.
+    assert all("draw" not in m for m in listed if m["merchant"] == "new")
+    assert all(m["draw"] == "plain" for m in listed if m["merchant"] == "none")
+    state = play(state, 0, f"place {seat0[0]} r7c4 new")
+    assert ENGINE.to_move(state) == [0] and len(hand(state, 0)) == 3
+    finishes = [m for m in ENGINE.legal_moves(state, 0) if m["action"] == "finish"]
+    assert finishes == [{"action": "finish", "draw": "plain"}]
+    assert ("r7c4", "r6c4") in relocations_listed(state, 0)
+    with pytest.raises(IllegalMove) as refused:
+        play(state, 0, "finish")
+    assert refused.value.rule == "draw"
+    state = play(state, 0, "relocate r7c4 r6c4 draw plain")
+    assert len(hand(state, 0)) == 4 and ENGINE.view(state, None)["pending"] is None
 
 
 def test_draw_pile_choice_is_refused_outside_the_tactical_variant() -> None:

@@ -159,25 +159,33 @@ def check_invariants(state: dict) -> None:
     assert "rng" not in json.dumps(public) and "seed" not in json.dumps(public)
 
 
+def outcome(state: dict, seat: int, move: dict) -> str:
+    """The state after ``move`` as canonical JSON."""
+    return json.dumps(SIAM.apply(state, seat, move), sort_keys=True)
+
+
 def check_moves(state: dict, legal: list[dict], rng: random.Random) -> None:
-    """Legal moves round-trip through notation; sampled other moves are refused harmlessly."""
+    """Legal moves round-trip through notation; sampled other moves are refused harmlessly,
+    or (legal but not listed) lead where a listed move leads."""
     assert len({json.dumps(m, sort_keys=True) for m in legal}) == len(legal)
     for move in legal:
         assert SIAM.parse(SIAM.format(move), state) == move
     seat = SIAM.to_move(state)[0]
     assert SIAM.legal_moves(state, 1 - seat) == []
     snapshot = json.dumps(state, sort_keys=True)
-    for move in rng.sample(ALL_MOVES, 12):
-        assert oracle_is_legal(state, seat, move) == (move in legal), move
+    listed = None
     for move in rng.sample(ALL_MOVES, 12) + rng.sample(MALFORMED, 2):
         if move in legal:
+            assert oracle_is_legal(state, seat, move), move
             continue
         try:
-            SIAM.apply(state, seat, move)
+            reached = outcome(state, seat, move)
         except IllegalMove as refusal:
             assert refusal.rule and refusal.message
+            assert move in MALFORMED or not oracle_is_legal(state, seat, move), move
         else:
-            raise AssertionError(f"{move} was applied but is not in legal_moves")
+            listed = listed or {outcome(state, seat, m) for m in legal}
+            assert reached in listed, f"{move} was applied and leads where no listed move leads"
     assert json.dumps(state, sort_keys=True) == snapshot
 
 
@@ -252,7 +260,9 @@ def test_winner_is_nearest_animal_behind_the_rock_facing_the_push(options: dict,
 
 @settings(max_examples=20, deadline=None)
 @given(options=OPTIONS, seed=SEEDS, push_bias=PUSH_BIASES)
-def test_apply_accepts_exactly_the_legal_moves(options: dict, seed: int, push_bias: float) -> None:
+def test_legal_moves_list_one_move_per_outcome_of_every_move_apply_accepts(
+    options: dict, seed: int, push_bias: float
+) -> None:
     state, log = play_game(options, seed, push_bias, checks=False)
     replayed = SIAM.setup(2, SIAM.options(options), seed)
     for index, (seat, move) in enumerate(log):
@@ -266,10 +276,25 @@ def test_apply_accepts_exactly_the_legal_moves(options: dict, seed: int, push_bi
                     continue
                 accepted.append(candidate)
             predicted = [m for m in ALL_MOVES if oracle_is_legal(replayed, seat, m)]
-            assert sorted(map(json.dumps, accepted)) == sorted(map(json.dumps, legal))
-            assert sorted(map(json.dumps, predicted)) == sorted(map(json.dumps, legal))
+            assert sorted(map(json.dumps, predicted)) == sorted(map(json.dumps, accepted))
+            assert all(m in accepted for m in legal)
+            listed = [outcome(replayed, seat, m) for m in legal]
+            assert len(set(listed)) == len(listed), "two listed moves lead to the same position"
+            assert {outcome(replayed, seat, m) for m in accepted} == set(listed)
         replayed = SIAM.apply(replayed, seat, move)
     assert replayed == state
+
+
+def test_legal_moves_leave_out_an_entry_that_pushes_only_its_own_kind_to_the_edge() -> None:
+    board = {**{sq: {"kind": "rock"} for sq in ("b3", "c3", "d3")}}
+    board["a5"] = {"kind": "rhino", "facing": "E"}
+    state = SIAM.from_position(2, {}, 0, {"board": board, "to_move": 1})
+    legal = SIAM.legal_moves(state, 1)
+    push = {"action": "enter", "to": "a5", "facing": "E"}
+    plain = {"action": "enter", "to": "b5", "facing": "E"}
+    assert plain in legal and push not in legal
+    assert outcome(state, 1, push) == outcome(state, 1, plain)
+    assert {"action": "enter", "to": "a5", "facing": "S"} in legal, "pushing south differs"
 
 
 def test_random_games_often_end_with_a_rock_pushed_off() -> None:

@@ -228,3 +228,34 @@ def test_lmtp_listener_applies_a_reply(games: GameService, mailbox: Mailbox, db_
     finally:
         controller.stop()
     assert log(games, game["id"]) == ["enter a1 N"]
+
+
+def test_klongs_split_turn_by_mail(games: GameService, mailbox: Mailbox) -> None:
+    game = games.create("bangkok-klongs", PLAYERS, {}, seed=3)
+    engine = games.load(game["id"]).engine
+    emails = [p["email"] for p in PLAYERS]
+
+    def reply(seat: int, notation: str) -> None:
+        turn = mailbox.latest(emails[seat])
+        outcome = receive(reply_to(turn, notation), games, games.notifier.settings)
+        assert outcome.status == "applied", (notation, outcome)
+
+    def listed(seat: int) -> list[dict]:
+        return engine.legal_moves(games.load(game["id"]).state, seat)
+
+    for seat in (0, 1):  # first boats, each with a merchant: whole turns, one reply each
+        reply(seat, engine.format(next(m for m in listed(seat) if m["merchant"] == "new")))
+    later = next(m for m in listed(0) if m.get("relocate") == {"when": "after"})
+    reply(0, engine.format(later))
+    turn = mailbox.latest(emails[0])
+    assert "(move 4)" in turn["Subject"], "the next mail asks Ann for the rest of her turn"
+    lines = [line.strip() for line in turn.get_body(("plain",)).get_content().splitlines()]
+    assert "finish" in lines and any(line.startswith("relocate ") for line in lines)
+    reply(0, "finish")
+    state = games.load(game["id"]).state
+    first = next(m for m in listed(1) if m["action"] == "relocate")
+    after_card = engine.apply(state, 1, first)
+    place = next(m for m in engine.legal_moves(after_card, 1) if m["action"] == "place")
+    whole = {**place, "relocate": {"from": first["from"], "to": first["to"], "when": "before"}}
+    reply(1, engine.format(whole))
+    assert games.load(game["id"]).seq == 5 and games.load(game["id"]).to_move == [0]

@@ -21,7 +21,7 @@ import requests
 
 from server.gunicorn import BackgroundServer
 from tests.reliability.conftest import start_unlimited
-from tests.server.test_api import auth, create_siam
+from tests.server.test_api import auth, create_siam, move_of
 
 RACERS = 12
 ROUNDS = 15
@@ -56,7 +56,8 @@ class Race:
         options = self.call(session, "GET", f"/games/{game['id']}/legal-moves", headers=headers)
         if not options or not options["moves"]:
             return None
-        return headers, {"move": rng.choice(options["moves"]), "expected_seq": options["seq"]}
+        move = move_of(rng.choice(options["moves"]))
+        return headers, {"move": move, "expected_seq": options["seq"]}
 
     def submit(
         self, session: requests.Session, game: dict[str, Any], prepared: tuple[dict, dict] | None

@@ -20,7 +20,7 @@ from engines import ENGINES
 from server import create_app
 from server.gunicorn import BackgroundServer, start_background
 from server.store import Store
-from tests.server.test_api import WINNING_LINE, auth, create_siam, error_code
+from tests.server.test_api import WINNING_LINE, auth, create_siam, error_code, move_of
 
 TILE_ID = re.compile(r"\bt\d+\b")
 
@@ -94,7 +94,7 @@ def test_the_admin_token_cannot_read_hands_or_move(
     legal = read(server, f"/games/{game['id']}/legal-moves", game["players"][seat]["token"])
     moved = requests.post(
         server.api(f"/games/{game['id']}/moves"),
-        json={"move": legal.json()["moves"][0]},
+        json={"move": move_of(legal.json()["moves"][0])},
         headers=auth(admin),
         timeout=10,
     )

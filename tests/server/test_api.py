@@ -7,10 +7,13 @@ import threading
 import time
 from typing import Any
 
+import pytest
 import requests
 
+from engines import ENGINES
 from server.events import KEEPALIVE_SECONDS
 from server.gunicorn import BackgroundServer, start_background
+from server.service import GameService
 from server.store import Store
 
 #: A short Siam game that the elephants (seat 0) win by pushing the b3 rock off b5.
@@ -38,6 +41,11 @@ def create_siam(server: BackgroundServer, **extra: Any) -> dict[str, Any]:
 def auth(token: str) -> dict[str, str]:
     """The Authorization header for a token."""
     return {"Authorization": f"Bearer {token}"}
+
+
+def move_of(entry: dict[str, Any]) -> dict[str, Any]:
+    """The move of a legal-moves entry: the entry without its ``notation``."""
+    return {key: value for key, value in entry.items() if key != "notation"}
 
 
 def submit(server: BackgroundServer, game: dict[str, Any], seat: int, body: Any, **headers: str):
@@ -230,6 +238,20 @@ def test_create_errors(live_server: BackgroundServer) -> None:
     assert (response.status_code, error_code(response)) == (422, "invalid_position")
 
 
+def test_create_klongs_with_a_list_for_a_tile_id_is_invalid_position_not_a_500(
+    live_server: BackgroundServer,
+) -> None:
+    # Issue 11 item 5: this exact request was a 500 (TypeError in the position check).
+    body = {
+        "engine": "bangkok-klongs",
+        "players": [{"name": "Ann"}, {"name": "Bob"}],
+        "position": {"board": {"r7c3": {"tile": ["t1"], "merchant": None}}},
+    }
+    response = requests.post(live_server.api("/games"), json=body, timeout=10)
+    assert (response.status_code, error_code(response)) == (422, "invalid_position")
+    assert "tile" in response.json()["error"]["message"]
+
+
 def test_create_from_position(live_server: BackgroundServer) -> None:
     position = {
         "board": {
@@ -290,6 +312,35 @@ def test_legal_moves_for_the_seat_to_move_only(live_server: BackgroundServer) ->
     assert mine["seq"] == 0 and len(mine["moves"]) == 56
     assert theirs == {"seq": 0, "moves": []}
     assert requests.get(url, timeout=10).status_code == 401
+
+
+@pytest.mark.parametrize("engine_id", sorted(ENGINES))
+def test_legal_moves_each_entry_carries_its_notation_which_parses_back_to_it(
+    client, db_path: str, engine_id: str
+) -> None:
+    engine = ENGINES[engine_id]
+    players = [{"name": f"P{i}"} for i in range(engine.min_players)]
+    game = client.post("/api/v1/games", json={"engine": engine_id, "players": players, "seed": 5})
+    game = game.get_json()
+    url = f"/api/v1/games/{game['id']}"
+    store = Store.open(db_path)
+    try:
+        for ply in range(4):
+            seat = client.get(url).get_json()["to_move"][0]
+            headers = auth(game["players"][seat]["token"])
+            answer = client.get(f"{url}/legal-moves", headers=headers).get_json()
+            state = GameService(store).load(game["id"]).state
+            assert answer["moves"], f"{engine_id}: seat {seat} to move has no listed move"
+            for entry in answer["moves"]:
+                assert engine.parse(entry["notation"], state) == move_of(entry), entry
+            chosen = answer["moves"][(7 * ply) % len(answer["moves"])]
+            # a listed entry may be posted back as it is, notation key and all, or as notation
+            played = {"move": chosen} if ply % 2 else {"notation": chosen["notation"]}
+            body = {**played, "expected_seq": answer["seq"]}
+            posted = client.post(f"{url}/moves", json=body, headers=headers)
+            assert posted.status_code == 201, posted.get_json()
+    finally:
+        store.close()
 
 
 def test_history_at_n(live_server: BackgroundServer) -> None:

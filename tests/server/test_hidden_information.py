@@ -11,6 +11,7 @@ import requests
 from engines import ENGINES
 from server.gunicorn import BackgroundServer
 from server.store import Store
+from tests.server.test_api import move_of
 
 PLAYERS = [{"name": f"P{i}", "email": f"p{i}@example.org"} for i in range(3)]
 
@@ -43,7 +44,7 @@ def test_no_answer_to_one_seat_shows_another_seats_hand(live_server: BackgroundS
         ).json()["moves"]
         answer = requests.post(
             live_server.api(f"/games/{gid}/moves"),
-            json={"move": legal[0]},
+            json={"move": move_of(legal[0])},
             headers=auth[seat],
             timeout=10,
         )

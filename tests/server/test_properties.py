@@ -17,6 +17,7 @@ from engines import ENGINES
 from server import create_app
 from server.service import GameService
 from server.store import Store, dumps
+from tests.server.test_api import move_of
 
 MAX_PLIES = 120
 
@@ -69,7 +70,8 @@ def test_random_api_games_accept_only_legal_moves_and_replay(
             break
         seat = current["to_move"][0]
         auth = {"Authorization": f"Bearer {tokens[seat]}"}
-        legal = client.get(f"{url}/legal-moves", headers=auth).get_json()["moves"]
+        entries = client.get(f"{url}/legal-moves", headers=auth).get_json()["moves"]
+        legal = [move_of(entry) for entry in entries]
         assert legal, f"seat {seat} is to move but has no legal move"
         candidate = near_miss(data.draw(st.sampled_from(legal)), legal, data)
         tried = client.post(f"{url}/moves", json={"move": candidate}, headers=auth)

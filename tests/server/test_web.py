@@ -7,7 +7,7 @@ import re
 import requests
 
 from server.gunicorn import BackgroundServer
-from tests.server.test_api import WINNING_LINE, create_siam
+from tests.server.test_api import WINNING_LINE, auth, create_siam
 
 
 def seat_session(server: BackgroundServer, game: dict, seat: int) -> requests.Session:
@@ -89,3 +89,25 @@ def test_board_is_drawn_with_facing_arrows(live_server: BackgroundServer) -> Non
     page = requests.get(f"{live_server.url}/games/{game['id']}", timeout=10).text
     assert "<svg" in page and 'data-square="a1"' in page and "rotate(90)" in page
     assert 'data-square="c3"' in page
+
+
+def test_klongs_split_turn_is_told_and_offered_in_the_form(live_server: BackgroundServer) -> None:
+    body = {"engine": "bangkok-klongs", "players": [{"name": "Ann"}, {"name": "Bob"}], "seed": 3}
+    game = requests.post(live_server.api("/games"), json=body, timeout=10).json()
+    url = live_server.api(f"/games/{game['id']}")
+    # Ann and Bob place their first boats as whole turns, then Ann relocates after placing.
+    for seat, later in ((0, False), (1, False), (0, True)):
+        headers = auth(game["players"][seat]["token"])
+        entries = requests.get(f"{url}/legal-moves", headers=headers, timeout=10).json()["moves"]
+        wanted = [e for e in entries if e["action"] == "place" and ("relocate" in e) == later]
+        answer = requests.post(
+            f"{url}/moves", json={"notation": wanted[0]["notation"]}, headers=headers, timeout=10
+        )
+        assert answer.status_code == 201, answer.text
+    assert requests.get(url, timeout=10).json()["to_move"] == [0]
+    page = seat_session(live_server, game, 0).get(
+        f"{live_server.url}/games/{game['id']}", timeout=10
+    )
+    words = " ".join(page.text.split())
+    assert "Ann has placed a boat and now plays a move card or finishes the turn" in words
+    assert 'data-value="finish"' in page.text and 'data-value="relocate"' in page.text

@@ -17,7 +17,7 @@ from playwright.sync_api import BrowserContext, Page, expect
 
 from engines import ENGINES
 from server.gunicorn import BackgroundServer
-from tests.server.test_api import WINNING_LINE
+from tests.server.test_api import WINNING_LINE, move_of
 
 XSS = "<script>alert(1)</script>"
 
@@ -273,7 +273,7 @@ def advance_by_api(server: BackgroundServer, game: dict[str, Any], plies: int) -
         headers = {"Authorization": f"Bearer {token}"}
         url = server.api(f"/games/{game['id']}/legal-moves")
         legal = requests.get(url, headers=headers, timeout=30).json()["moves"]
-        body = {"move": legal[(ply * 7) % len(legal)], "expected_seq": current["seq"]}
+        body = {"move": move_of(legal[(ply * 7) % len(legal)]), "expected_seq": current["seq"]}
         response = requests.post(
             server.api(f"/games/{game['id']}/moves"), json=body, headers=headers, timeout=10
         )
