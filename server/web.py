@@ -62,6 +62,7 @@ FACING_ARROWS = {"N": "\u2191", "E": "\u2192", "S": "\u2193", "W": "\u2190"}
 #: ``Sec-Fetch-Site`` values of a navigation started by another site.
 FOREIGN_SITES = frozenset({"cross-site", "same-site"})
 
+
 def seat_cookie(game_id: str) -> str:
     """The cookie name holding a seat token for one game."""
     return f"turnpost_seat_{game_id}"
