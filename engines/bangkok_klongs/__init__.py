@@ -1,10 +1,10 @@
 """Bangkok Klongs (Martin Schlegel, dlp 2010): boats, merchants and market days (CONTRACT 4.4).
 
-Modules: :mod:`.boards` (the layout data: fields, sub-markets, landing
-places, start fields, Luk Phat track, tile mix; one entry per board name),
-:mod:`.rules` (board predicates), :mod:`.turn` (the placement turn and its decisions),
-:mod:`.market` (market days and the end), :mod:`.position` (positions),
-:mod:`.notation` and :mod:`.engine` (turn order, views, result).
+Modules (the layout of :mod:`engines.base`): :mod:`.engine` (turn order,
+views, result), :mod:`.board` (the layouts, one per board name, and what a
+board allows), :mod:`.position` (positions), :mod:`.turn` (the placement
+turn and its decisions), :mod:`.notation`; the game's own: :mod:`.market`
+(market days and the end).
 
 State
     The view is the contract's shape: ``board``, ``tiles`` (only tiles the

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engines.bangkok_klongs.boards import BIG, BOARDS, Layout
+from engines.bangkok_klongs.board import BIG, BOARDS, Layout
 from engines.bangkok_klongs.market import (
     market_moves,
     play_decline,

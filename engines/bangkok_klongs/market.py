@@ -10,8 +10,10 @@ that cannot score any landing place are passed over automatically.
 
 from __future__ import annotations
 
-from engines.bangkok_klongs.boards import BIG, SMALL, Layout
-from engines.bangkok_klongs.rules import (
+from engines.bangkok_klongs.board import (
+    BIG,
+    SMALL,
+    Layout,
     can_score,
     inventory_points,
     landing_points,

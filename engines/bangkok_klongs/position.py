@@ -16,8 +16,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any, NoReturn
 
-from engines.bangkok_klongs.boards import BIG, SMALL, Layout
-from engines.bangkok_klongs.rules import has_merchant_spot
+from engines.bangkok_klongs.board import BIG, SMALL, Layout, has_merchant_spot
 from engines.bangkok_klongs.turn import FINISH, PLACE, has_target
 from engines.base import InvalidPosition, State
 from engines.rng import Rng

@@ -29,11 +29,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from engines.bangkok_klongs.boards import Layout
-from engines.bangkok_klongs.rules import (
+from engines.bangkok_klongs.board import (
     OVERSEER,
     THIEF,
     Board,
+    Layout,
     can_relocate,
     merchant_choices,
     own_fields,

@@ -9,7 +9,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engines.bangkok_klongs.boards import BOARDS
+from engines.bangkok_klongs.board import BOARDS
 from engines.bangkok_klongs.turn import can_place
 from engines.base import IllegalMove
 from schemas.bangkok_klongs import MOVE_SCHEMAS
