@@ -2,7 +2,7 @@
 
 Modules (the layout of :mod:`engines.base`): :mod:`.engine` (turn order,
 views, result), :mod:`.board` (the layouts, one per board name, and what a
-board allows), :mod:`.position` (positions), :mod:`.turn` (the placement
+board allows), :mod:`.position` (positions), :mod:`.rules` (the placement
 turn and its decisions), :mod:`.notation`; the game's own: :mod:`.market`
 (market days and the end).
 
@@ -14,7 +14,7 @@ State
     for a seat, its ``hand``; plus ``options``, ``track`` (the points of the
     Luk Phat spaces), ``box`` (thieves sent back), ``first_round`` (seats yet
     to place their first boat), ``pending`` (the rest of a turn split into
-    decisions, null otherwise; see :mod:`.turn`) and, tactical variant,
+    decisions, null otherwise; see :mod:`.rules`) and, tactical variant,
     ``draw_piles`` (``{"merchant": n, "plain": n}``). The internal state also keeps every
     hand in its ``players`` entry, ``draw_pile`` as the ordered tile list (top
     first), ``current`` (the placing seat), ``finished``,

@@ -14,7 +14,7 @@ from engines.bangkok_klongs.market import (
 )
 from engines.bangkok_klongs.notation import format_move, parse_move
 from engines.bangkok_klongs.position import build_state
-from engines.bangkok_klongs.turn import (
+from engines.bangkok_klongs.rules import (
     FINISH,
     can_place,
     finish_moves,

@@ -21,7 +21,7 @@ from engines.bangkok_klongs.board import (
     removable,
     scorable_landings,
 )
-from engines.bangkok_klongs.turn import check_keys, text
+from engines.bangkok_klongs.rules import check_keys, text
 from engines.base import Engine, IllegalMove, Move, State
 
 SCORE_KEYS = frozenset({"action", "landing", "remove"})
