@@ -2,8 +2,7 @@
 
 An engine is pure game rules: no Flask, no database, no I/O. The server
 talks to every game through the :class:`Engine` methods below and nothing
-else, so a new game is one module (or package) in ``engines/`` plus one line
-in :data:`engines.ENGINES`.
+else, and finds every game in :data:`engines.ENGINES` (:func:`engines.register`).
 
 State
     A game state is a plain JSON-serialisable ``dict`` owned by the engine.
@@ -84,6 +83,10 @@ class Engine(ABC):
     default_options: dict[str, Any] = {}
     #: For options that name one of a few things (a map, a board): the allowed names.
     option_choices: dict[str, Collection[str]] = {}
+    #: Where the game's move schemas are, as ``"package.module:NAME"``: a dict from each
+    #: action to its marshmallow schema class, loaded by :mod:`schemas.moves` (an engine
+    #: never imports marshmallow itself).
+    move_schemas: str
     #: What the game hides from a seat, in words for players ("" when nothing is hidden).
     #: Whoever chose a game's seed or starting position can know it: players are warned.
     hidden_information: str = ""

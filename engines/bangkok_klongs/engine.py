@@ -76,6 +76,7 @@ class BangkokKlongsEngine(Engine):
     name = "Bangkok Klongs"
     min_players = 2
     max_players = 4
+    move_schemas = "schemas.bangkok_klongs:MOVE_SCHEMAS"
     default_options = {"tactical": False, "board": "standard"}
     option_choices = {"board": BOARDS}
     hidden_information = "every player's tiles and the order of the draw pile"

@@ -78,6 +78,7 @@ class ForeignKingEngine(Engine):
     name = "The Foreign King"
     min_players = 2
     max_players = 4
+    move_schemas = "schemas.foreign_king:MOVE_SCHEMAS"
     default_options: dict[str, Any] = {}
 
     def setup(self, players: int, options: dict[str, Any], seed: int) -> State:

@@ -85,6 +85,7 @@ class KingOfSiamEngine(Engine):
     name = "King of Siam"
     min_players = 2
     max_players = 4
+    move_schemas = "schemas.king_of_siam:MOVE_SCHEMAS"
     default_options = {"map": "siam-1874"}
     option_choices = {"map": MAPS}
     hidden_information = "every player's action cards"

@@ -17,6 +17,7 @@ class SiamEngine(Engine):
     name = "Siam"
     min_players = 2
     max_players = 2
+    move_schemas = "schemas.siam:MOVE_SCHEMAS"
     default_options = {"cross_rule": True, "exit_once": False}
 
     # -- creation -------------------------------------------------------
