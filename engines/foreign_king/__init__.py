@@ -70,7 +70,8 @@ Notation (lower case; ``|`` separates citizens, ``,`` virtual steps)::
     turn-order                   {"action": "turn_order"}
     loan                         {"action": "loan"}
     repay                        {"action": "repay"}
-    bring yes / bring no         {"action": "bring_parliament", "accept": true / false}
+    bring yes                    {"action": "bring_parliament", "accept": true}
+    bring no                     {"action": "bring_parliament", "accept": false}
     deactivate 0                 {"action": "deactivate", "factory": 0}
     deactivate none              {"action": "deactivate", "factory": null}
     virtual place liege, move liege namur
