@@ -7,7 +7,7 @@ from typing import Any
 from engines.base import Engine, IllegalMove, Move, State
 from engines.siam import notation, rules
 from engines.siam.board import DIRECTION_NAMES, KINDS
-from engines.siam.position import build_position, new_game
+from engines.siam.position import build_position, check_fields, new_game
 
 
 class SiamEngine(Engine):
@@ -29,6 +29,7 @@ class SiamEngine(Engine):
         self, players: int, options: dict[str, Any], seed: int, position: dict[str, Any]
     ) -> State:
         """A running state built from ``position``; raise InvalidPosition if it is inconsistent."""
+        check_fields(position)
         return build_position(self.options(options), position)
 
     # -- play -----------------------------------------------------------

@@ -29,16 +29,20 @@ def new_game(options: dict[str, Any]) -> State:
     }
 
 
-def build_position(options: dict[str, Any], position: Any) -> State:
-    """A running state built from ``position`` under the game's merged ``options``.
-
-    Raise InvalidPosition naming the first inconsistency.
-    """
+def check_fields(position: Any) -> None:
+    """Refuse a position that is not an object of known fields (InvalidPosition)."""
     if not isinstance(position, dict):
         raise InvalidPosition("A position must be a JSON object with a 'board'.")
     unknown = sorted(str(key) for key in set(position) - POSITION_KEYS)
     if unknown:
         raise InvalidPosition(f"Unknown position field(s): {', '.join(unknown)}.")
+
+
+def build_position(options: dict[str, Any], position: dict[str, Any]) -> State:
+    """A running state built from ``position`` (its fields checked) under merged ``options``.
+
+    Raise InvalidPosition naming the first inconsistency.
+    """
     if "options" in position and position["options"] != options:
         raise InvalidPosition("The position's options differ from the game's options.")
     board = _position_board(position.get("board"))
