@@ -2,8 +2,7 @@
 
 An engine is pure game rules: no Flask, no database, no I/O. The server
 talks to every game through the :class:`Engine` methods below and nothing
-else, so a new game is one module (or package) in ``engines/`` plus one line
-in :data:`engines.ENGINES`.
+else, and finds every game in :data:`engines.ENGINES`.
 
 State
     A game state is a plain JSON-serialisable ``dict`` owned by the engine.
@@ -24,6 +23,49 @@ Errors
     human sentence (``message``); :class:`NotationError` is raised for text
     that is not notation; :class:`InvalidPosition` for an inconsistent
     starting position. The state is never changed by a refused move.
+
+Adding a game
+    A game is a package ``engines/<game>/`` with one module per role, each
+    role named the same in every game:
+
+    ================  ========================================================
+    ``__init__.py``   the rulebook: the game, its ``State``, its ``Notation``
+                      examples and its ``Decisions``; exports the engine class
+    ``engine.py``     the :class:`Engine` subclass, delegating to the modules
+                      below
+    ``board.py``      the board and the fixed quantities: plain data, and
+                      queries on it that change nothing
+    ``position.py``   building states: ``from_position``, and a new game's
+                      start where it takes more than a few lines
+    ``rules.py``      playing: checking and carrying out moves, listing the
+                      legal ones, the turn flow and the end of the game
+    ``notation.py``   ``format_move(move)`` and ``parse_move(text[, state])``
+    ================  ========================================================
+
+    plus a module for each of the game's own parts, named after it (King of
+    Siam's ``cards.py``, Bangkok Klongs' ``market.py``, the Foreign King's
+    ``scoring.py``). A game small enough for one module keeps these roles in
+    it, as the test suite's Nim does (``tests/engines/tiny_game.py``). Then:
+
+    1. its move schemas, one marshmallow schema per action, as
+       ``MOVE_SCHEMAS = {action: schema class}`` in ``schemas/<game>.py``,
+       named by the engine class: ``move_schemas = "schemas.<game>:MOVE_SCHEMAS"``;
+    2. one line in ``engines/__init__.py``: ``register(<Game>Engine())``
+       (:func:`engines.register`; :func:`engines.unregister` takes it out);
+    3. if wanted, board templates ``templates/boards/<id>.html`` (the page)
+       and ``<id>.txt`` (mail); without them the state is shown as JSON.
+
+    Nothing else changes: the API, the pages and mail find the game in
+    :data:`engines.ENGINES`. An engine whose attributes or move schemas are
+    missing or malformed is refused when it is registered (or, if it was
+    registered first, when :mod:`schemas.moves` is imported): the server does
+    not start. ``tests/engines/test_conformance.py`` plays random games of
+    every registered engine against the promises of this interface, and
+    ``tests/engines/test_notation_docs.py`` reads the rulebook's notation
+    examples with the engine's parser: the literal block after the paragraph
+    starting with ``Notation`` (ending in ``::``) lists one move per line,
+    written as ``format`` writes it, then after two or more spaces what it
+    means (if that is the move's JSON object, parsing must give exactly it).
 
 Example (Siam)::
 
@@ -84,6 +126,10 @@ class Engine(ABC):
     default_options: dict[str, Any] = {}
     #: For options that name one of a few things (a map, a board): the allowed names.
     option_choices: dict[str, Collection[str]] = {}
+    #: Where the game's move schemas are, as ``"package.module:NAME"``: a dict from each
+    #: action to its marshmallow schema class, loaded by :mod:`schemas.moves` (an engine
+    #: never imports marshmallow itself).
+    move_schemas: str
     #: What the game hides from a seat, in words for players ("" when nothing is hidden).
     #: Whoever chose a game's seed or starting position can know it: players are warned.
     hidden_information: str = ""
@@ -127,7 +173,16 @@ class Engine(ABC):
 
     @abstractmethod
     def legal_moves(self, state: State, seat: int) -> list[Move]:
-        """Every legal move of ``seat`` now (empty when it is not their turn)."""
+        """The legal moves of ``seat`` now, one per outcome (empty when it is not their turn).
+
+        Moves that differ only in form (the same parts in another order) are
+        listed once, in one canonical form; ``apply`` accepts the other forms
+        too. Where combining the parts of a turn would multiply the list, the
+        engine may split the turn into decisions by the same seat: a listed
+        move plays a part and leaves a ``pending`` decision (``to_move`` is
+        still that seat) whose answers are listed next. Every outcome of a turn
+        is reachable from listed moves, and the whole-turn move stays accepted.
+        """
 
     @abstractmethod
     def apply(self, state: State, seat: int, move: Move) -> State:

@@ -13,8 +13,8 @@ from typing import Any
 
 from marshmallow import ValidationError, fields, validate, validates_schema
 
+from engines.king_of_siam.board import FACTIONS
 from engines.king_of_siam.cards import CARD_FIELDS, CARDS, FIELD_SETS
-from engines.king_of_siam.maps import FACTIONS
 from schemas.base import StrictSchema
 
 PROVINCE = validate.Regexp(r"^[a-z][a-z0-9-]{0,39}$", error="Not a province name.")

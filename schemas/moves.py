@@ -1,4 +1,10 @@
-"""Move validation by engine: each engine's ``MOVE_SCHEMAS`` chosen by ``action``.
+"""Move validation by engine: the move schemas each engine names, chosen by ``action``.
+
+An engine names its schemas in its ``move_schemas`` attribute
+(``"schemas.siam:MOVE_SCHEMAS"``); they are loaded once and checked for every
+registered engine when this module is imported and for each engine
+registered later (:func:`engines.on_register`), so a missing or broken
+reference stops the server from starting instead of failing a request.
 
 >>> load_move("siam", {"action": "rotate", "at": "b2", "facing": "S"})
 {'action': 'rotate', 'at': 'b2', 'facing': 'S'}
@@ -11,21 +17,53 @@
 
 from __future__ import annotations
 
+from functools import cache
+from pkgutil import resolve_name
 from typing import Any
 
 from marshmallow import Schema, ValidationError
 
-from schemas import bangkok_klongs, foreign_king, king_of_siam, siam
+from engines import ENGINES, Engine, on_register
 
 #: The key each ``legal-moves`` entry carries beside the move's fields.
 LISTED_NOTATION = "notation"
 
-MOVE_SCHEMAS: dict[str, dict[str, type[Schema]]] = {
-    "siam": siam.MOVE_SCHEMAS,
-    "king-of-siam": king_of_siam.MOVE_SCHEMAS,
-    "foreign-king": foreign_king.MOVE_SCHEMAS,
-    "bangkok-klongs": bangkok_klongs.MOVE_SCHEMAS,
-}
+MoveSchemas = dict[str, type[Schema]]
+
+
+def move_schemas(engine: Engine) -> MoveSchemas:
+    """The schema class of each action of ``engine``, as its ``move_schemas`` names them.
+
+    Raise ``ValueError`` naming the engine if the reference cannot be loaded
+    or is not a dict from action names to marshmallow schema classes.
+
+    >>> sorted(move_schemas(ENGINES["siam"]))
+    ['enter', 'exit', 'move', 'rotate']
+    """
+    return _resolved(engine.id, engine.move_schemas)
+
+
+@cache
+def _resolved(engine_id: str, reference: str) -> MoveSchemas:
+    """The schemas ``reference`` names, checked; loaded once per reference."""
+    try:
+        schemas = resolve_name(reference)
+    except (ImportError, AttributeError, ValueError) as error:
+        raise ValueError(
+            f"Engine {engine_id!r}: its move schemas {reference!r} cannot be loaded ({error})."
+        ) from error
+    if not isinstance(schemas, dict) or not schemas or not all(map(_is_action, schemas.items())):
+        raise ValueError(
+            f"Engine {engine_id!r}: {reference!r} must be a dict from each action "
+            f"to its marshmallow schema class."
+        )
+    return schemas
+
+
+def _is_action(item: tuple[Any, Any]) -> bool:
+    """Whether ``item`` pairs an action name with a marshmallow schema class."""
+    action, schema = item
+    return isinstance(action, str) and isinstance(schema, type) and issubclass(schema, Schema)
 
 
 def load_move(engine_id: str, data: Any) -> dict[str, Any]:
@@ -40,9 +78,12 @@ def load_move(engine_id: str, data: Any) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise ValidationError({"move": ["Must be a JSON object with an 'action' field."]})
     data = {key: value for key, value in data.items() if key != LISTED_NOTATION}
-    schemas = MOVE_SCHEMAS[engine_id]
+    schemas = move_schemas(ENGINES[engine_id])
     action = data.get("action")
     if not isinstance(action, str) or action not in schemas:
         expected = ", ".join(sorted(schemas))
         raise ValidationError({"action": [f"Unknown action; expected one of: {expected}."]})
     return schemas[action]().load(data)
+
+
+on_register(move_schemas)

@@ -1,10 +1,10 @@
 """Bangkok Klongs (Martin Schlegel, dlp 2010): boats, merchants and market days (CONTRACT 4.4).
 
-Modules: :mod:`.boards` (the layout data: fields, sub-markets, landing
-places, start fields, Luk Phat track, tile mix; one entry per board name),
-:mod:`.rules` (board predicates), :mod:`.turn` (the placement turn and its decisions),
-:mod:`.market` (market days and the end), :mod:`.position` (positions),
-:mod:`.notation` and :mod:`.engine` (turn order, views, result).
+Modules (the layout of :mod:`engines.base`): :mod:`.engine` (turn order,
+views, result), :mod:`.board` (the layouts, one per board name, and what a
+board allows), :mod:`.position` (positions), :mod:`.rules` (the placement
+turn and its decisions), :mod:`.notation`; the game's own: :mod:`.market`
+(market days and the end).
 
 State
     The view is the contract's shape: ``board``, ``tiles`` (only tiles the
@@ -14,7 +14,7 @@ State
     for a seat, its ``hand``; plus ``options``, ``track`` (the points of the
     Luk Phat spaces), ``box`` (thieves sent back), ``first_round`` (seats yet
     to place their first boat), ``pending`` (the rest of a turn split into
-    decisions, null otherwise; see :mod:`.turn`) and, tactical variant,
+    decisions, null otherwise; see :mod:`.rules`) and, tactical variant,
     ``draw_piles`` (``{"merchant": n, "plain": n}``). The internal state also keeps every
     hand in its ``players`` entry, ``draw_pile`` as the ordered tile list (top
     first), ``current`` (the placing seat), ``finished``,
@@ -23,29 +23,32 @@ State
 
 Notation (case-insensitive; clauses after the merchant in any order)::
 
+    place t50 r3c4 new                              a boat with a new merchant
+    place t1 r3c5 none                              a neutral boat (or no merchant)
+    place t20 r3c6 r7c2                             merchant taken back from r7c2
+    place t50 r3c4 none relocate r2c2 r2c3 before   move card before placing
+    place t63 r3c4 none steal r3c7 keep hand        thief, stolen boat to the hand
+    place t64 r2c4 none steal r2c0 keep inventory   thief, stolen boat to the inventory
+    place t66 r1c5 none remove-thieves              overseer, all thieves to the box
+    place t66 r1c5 none remove-thieves keep r4c5    overseer, the thief on r4c5 to the hand
+    place t12 r4c4 new draw plain                   tactical variant: draw from a pile
+    relocate r2c2 r2c3                              move card first, then place (no relocate)
+    place t50 r3c4 new relocate after               the boat to move is the next decision:
+    relocate r3c4 r2c4                                move card after placing, ends the turn
+    finish                                            or end the turn without it
+    finish draw plain                               tactical variant: the pile, named last
+    score L4-5 remove r3c4                          market day
+    decline
+
+The grammar (upper case: a tile id, a field, a merchant of ``new``, ``none``
+or the field it is taken back from, a landing place)::
+
     place TILE FIELD MERCHANT [relocate FROM TO before|after | relocate after]
           [steal FIELD] [remove-thieves] [keep hand|inventory|FIELD]
           [draw merchant|plain]
     relocate FROM TO [draw merchant|plain]
     finish [draw merchant|plain]
     score LANDING remove FIELD
-    decline
-
-    place t50 r3c4 new                            a boat with a new merchant
-    place t1 r3c5 none                            a neutral boat (or no merchant)
-    place t20 r3c6 r7c2                           merchant taken back from r7c2
-    place t50 r3c4 none relocate r2c2 r2c3 before move card before placing
-    place t63 r3c4 none steal r3c7 keep hand      thief, stolen boat to the hand
-    place t64 r2c4 none steal r2c0 keep inventory thief, stolen boat to the inventory
-    place t66 r1c5 none remove-thieves            overseer, all thieves to the box
-    place t66 r1c5 none remove-thieves keep r4c5  overseer, the thief on r4c5 to the hand
-    place t12 r4c4 new draw plain                 tactical variant: draw from a pile
-    relocate r2c2 r2c3                            move card first, then place (no relocate)
-    place t50 r3c4 new relocate after             the boat to move is the next decision:
-    relocate r3c4 r2c4                              move card after placing, ends the turn
-    finish                                          or end the turn without it
-    finish draw plain                             tactical variant: the pile, named last
-    score L4-5 remove r3c4                        market day
     decline
 
 Turns in decisions

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engines.bangkok_klongs.boards import BIG, BOARDS, Layout
+from engines.bangkok_klongs.board import BIG, BOARDS, Layout
 from engines.bangkok_klongs.market import (
     market_moves,
     play_decline,
@@ -14,7 +14,7 @@ from engines.bangkok_klongs.market import (
 )
 from engines.bangkok_klongs.notation import format_move, parse_move
 from engines.bangkok_klongs.position import build_state
-from engines.bangkok_klongs.turn import (
+from engines.bangkok_klongs.rules import (
     FINISH,
     can_place,
     finish_moves,
@@ -76,6 +76,7 @@ class BangkokKlongsEngine(Engine):
     name = "Bangkok Klongs"
     min_players = 2
     max_players = 4
+    move_schemas = "schemas.bangkok_klongs:MOVE_SCHEMAS"
     default_options = {"tactical": False, "board": "standard"}
     option_choices = {"board": BOARDS}
     hidden_information = "every player's tiles and the order of the draw pile"

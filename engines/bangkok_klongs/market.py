@@ -10,8 +10,10 @@ that cannot score any landing place are passed over automatically.
 
 from __future__ import annotations
 
-from engines.bangkok_klongs.boards import BIG, SMALL, Layout
-from engines.bangkok_klongs.rules import (
+from engines.bangkok_klongs.board import (
+    BIG,
+    SMALL,
+    Layout,
     can_score,
     inventory_points,
     landing_points,
@@ -19,7 +21,7 @@ from engines.bangkok_klongs.rules import (
     removable,
     scorable_landings,
 )
-from engines.bangkok_klongs.turn import check_keys, text
+from engines.bangkok_klongs.rules import check_keys, text
 from engines.base import Engine, IllegalMove, Move, State
 
 SCORE_KEYS = frozenset({"action", "landing", "remove"})

@@ -16,9 +16,8 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any, NoReturn
 
-from engines.bangkok_klongs.boards import BIG, SMALL, Layout
-from engines.bangkok_klongs.rules import has_merchant_spot
-from engines.bangkok_klongs.turn import FINISH, PLACE, has_target
+from engines.bangkok_klongs.board import BIG, SMALL, Layout, has_merchant_spot
+from engines.bangkok_klongs.rules import FINISH, PLACE, has_target
 from engines.base import InvalidPosition, State
 from engines.rng import Rng
 
@@ -296,7 +295,7 @@ def _small_market(
 def _pending(
     value: Any, to_move: int, market: dict[str, Any] | None, count: int
 ) -> dict[str, Any] | None:
-    """The rest of a turn awaited from a seat (see :mod:`.turn`), checked against the market."""
+    """The rest of a turn awaited from a seat (see :mod:`.rules`), checked against the market."""
     if value is None:
         return None
     if not isinstance(value, dict) or value.get("kind") not in (PLACE, FINISH):

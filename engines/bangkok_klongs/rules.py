@@ -1,194 +1,632 @@
-"""Board rules shared by move validation (``apply``) and move generation (``legal_moves``).
+"""The placement turn: its decisions, validating and playing them, and listing the legal ones.
 
-A *board* is ``{field: {"tile": id, "merchant": seat or None}}`` (occupied
-fields only). Nothing here changes a board. A *problem* is ``(rule, message)``:
-the rule's short name and a sentence a player understands.
+A turn runs in this order: move-card relocation ``before``, placement of the
+boat, its merchant, the thief's or overseer's effect, the Luk Phat step (a
+market day it reaches is held at once), the relocation ``after``, the draw.
+
+A turn is one ``place`` move or a few decisions of the same seat, each one
+logged move; ``state["pending"]`` says what the seat decides next:
+
+- ``relocate FROM TO`` as the first decision (a move card played before
+  placing) leaves ``{"seat": s, "kind": "place"}``: now the seat places a boat,
+  without relocation.
+- ``place ... relocate after`` (the boat to move chosen once the new boat
+  lies) and a placement whose Luk Phat step reaches a market day leave
+  ``{"seat": s, "kind": "finish", "relocate": bool, "draw": bool}``: once the
+  boat is placed (and the market day is over) the seat plays its move card
+  (``relocate FROM TO``, only if ``relocate``) or ends the turn (``finish``);
+  both refill the hand if ``draw`` (no boat was taken into the hand).
+
+``turn_moves`` lists these decisions, which reach every outcome of a turn
+without listing every combination of its parts; ``play_turn`` also takes the
+whole turn as one ``place`` move with ``"relocate": {"from", "to", "when"}``
+as long as no market day interrupts it. Each step is checked on a copy of the
+state and raises :class:`IllegalMove` at the first broken rule.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
-from engines.bangkok_klongs.boards import BIG, Layout
+from engines.bangkok_klongs.board import (
+    OVERSEER,
+    THIEF,
+    Board,
+    Layout,
+    can_relocate,
+    merchant_choices,
+    own_fields,
+    placement_problem,
+    relocated,
+    relocation_destinations,
+    relocations,
+    steal_targets,
+    thieves_in_column,
+)
+from engines.base import Engine, IllegalMove, Move, State
 
-Board = dict[str, dict[str, Any]]
-Problem = tuple[str, str]
+PLACE_KEYS = frozenset(
+    {"action", "tile", "at", "merchant", "relocate", "steal", "keep", "remove_thieves", "draw"}
+)
+RELOCATE_KEYS = frozenset({"from", "to", "when"})
+STEP_KEYS = frozenset({"action", "from", "to", "draw"})
+FINISH_KEYS = frozenset({"action", "draw"})
+WHENS = ("before", "after")
+#: The ``relocate`` value of a placement whose relocation is chosen as the next decision.
+LATER = {"when": "after"}
+#: ``pending`` kinds: a placement after a move card, the end of a placed turn.
+PLACE, FINISH = "place", "finish"
+#: What the seat may do at each point of its turn, and what to say otherwise.
+TURN_ACTIONS: dict[str | None, tuple[tuple[str, ...], str]] = {
+    None: (
+        ("place", "relocate"),
+        "A turn places a boat (place ...), or first plays a move card (relocate FROM TO).",
+    ),
+    PLACE: (("place",), "You relocated a boat with a move card: now place a boat (place ...)."),
+    FINISH: (
+        ("relocate", "finish"),
+        "Your boat is placed: relocate one with a move card (relocate FROM TO) or end the "
+        "turn (finish).",
+    ),
+}
+THIEF_KEEPS = ("hand", "inventory")
+MERCHANT_PILE, PLAIN_PILE = "merchant", "plain"
 
-THIEF, OVERSEER, COOK = "thief", "overseer", "cook"
+
+# -- helpers shared with the rest of the engine -------------------------------
 
 
-def has_merchant_spot(tile: dict[str, Any]) -> bool:
-    """True for a boat with an empty merchant spot (neither neutral nor special)."""
-    return not tile["neutral"] and tile["special"] is None
+def text(move: Move, key: str) -> str:
+    """``move[key]`` as a string, or IllegalMove naming the missing or wrong field."""
+    value = move.get(key)
+    if not isinstance(value, str):
+        raise IllegalMove(f"The move needs a text field {key!r}.", "move_shape")
+    return value
 
 
-def special_at(layout: Layout, board: Board, field: str) -> str | None:
-    """The special kind of the boat on ``field`` (None for goods boats)."""
-    return layout.tiles[board[field]["tile"]]["special"]
+def check_keys(move: Move, allowed: frozenset[str]) -> None:
+    """Refuse fields the move does not know."""
+    unknown = sorted(set(move) - allowed)
+    if unknown:
+        raise IllegalMove(f"This move has no field(s) {', '.join(unknown)}.", "move_shape")
 
 
-def sub_market_full(layout: Layout, board: Board, field: str, leaving: str | None = None) -> bool:
-    """True when ``field``'s sub-market already holds its maximum, not counting ``leaving``."""
-    load = sum(1 for f in layout.sub_market_mates[field] if f in board and f != leaving)
-    return load >= layout.sub_market_capacity
-
-
-def protected(layout: Layout, board: Board, field: str) -> bool:
-    """True when an overseer stands on ``field``'s column (its overseer line)."""
-    return any(
-        f in board and special_at(layout, board, f) == OVERSEER for f in layout.overseer_line[field]
-    )
-
-
-def placement_problem(
-    layout: Layout, board: Board, tile: dict[str, Any], at: str, starts: frozenset[str] | None
-) -> Problem | None:
-    """Why ``tile`` may not be placed on ``at`` (None if it may).
-
-    ``starts`` is the set of start fields during the placer's first round,
-    None afterwards.
-    """
-    if at not in layout.coords:
-        return "field", f"There is no water field {at} on this board."
-    if at in board:
-        return "free_field", f"A boat may only be placed on a free water field; {at} holds one."
-    if starts is not None and at not in starts:
-        return "start_field", (
-            "Placement rule 1: in the first round every player places a boat on a start field "
-            f"({', '.join(sorted(starts))})."
-        )
-    if starts is None and not any(n in board for n in layout.neighbours[at]):
-        return "adjacency", (
-            "Placement rule 2: after the first round a boat must touch another boat "
-            "horizontally, vertically or diagonally."
-        )
-    if sub_market_full(layout, board, at):
-        return "sub_market", (
-            f"Placement rule 3: a sub-market may hold at most {layout.sub_market_capacity} "
-            f"boats, and the sub-market of {at} is full."
-        )
-    if tile["special"] == THIEF and protected(layout, board, at):
-        return "overseer_protection", (
-            f"Placement rule 4: no thief may be placed on {at}, which an overseer in its "
-            "column protects."
-        )
+def start_fields(layout: Layout, state: State, seat: int) -> frozenset[str] | None:
+    """The start fields while ``seat`` is in its first round, else None."""
+    if seat in state["first_round"]:
+        return layout.start_fields[len(state["players"])]
     return None
 
 
-def own_fields(board: Board, seat: int) -> list[str]:
-    """The fields of the boats carrying one of ``seat``'s merchants."""
-    return [f for f, cell in board.items() if cell["merchant"] == seat]
+def pile_of(tile: dict[str, Any]) -> str:
+    """The tactical pile a tile belongs to: neutral and special boats, or plain ones."""
+    return MERCHANT_PILE if tile["neutral"] or tile["special"] else PLAIN_PILE
 
 
-def merchants_on_board(board: Board, seat: int) -> int:
-    """How many of ``seat``'s merchants stand on the board."""
-    return len(own_fields(board, seat))
+def draw_choices(layout: Layout, state: State, hand_left: int, kept: bool) -> list[str | None]:
+    """The allowed ``draw`` values once the hand holds ``hand_left`` boats.
 
-
-def relocation_destinations(layout: Layout, board: Board, origin: str) -> list[str]:
-    """The free fields next to ``origin`` (diagonals too) a boat from there may move to."""
-    return [
-        n
-        for n in layout.neighbours[origin]
-        if n not in board and not sub_market_full(layout, board, n, leaving=origin)
-    ]
-
-
-def relocations(layout: Layout, board: Board, seat: int) -> list[tuple[str, str]]:
-    """Every move-card relocation ``(from, to)`` of one of ``seat``'s boats on ``board``."""
-    return [
-        (origin, target)
-        for origin in own_fields(board, seat)
-        for target in relocation_destinations(layout, board, origin)
-    ]
-
-
-def can_relocate(layout: Layout, board: Board, seat: int) -> bool:
-    """True when some boat of ``seat`` has a free neighbouring field to move to."""
-    return any(relocation_destinations(layout, board, f) for f in own_fields(board, seat))
-
-
-def relocated(board: Board, origin: str, target: str) -> Board:
-    """A new board with the boat of ``origin`` moved to ``target``."""
-    moved = dict(board)
-    moved[target] = moved.pop(origin)
-    return moved
-
-
-def merchant_choices(board: Board, seat: int, supply: int, tile: dict[str, Any]) -> list[str]:
-    """The ``merchant`` values allowed for placing ``tile``.
-
-    ``new`` while the supply lasts, a field of an own boat once every merchant
-    is in use, ``none`` always; only ``none`` for a boat without merchant spot.
+    ``None`` (no ``draw`` field) unless the tactical variant draws a boat;
+    then the names of the non-empty piles.
     """
-    if not has_merchant_spot(tile):
-        return ["none"]
+    needed = 0 if kept else layout.hand_size - hand_left
+    pile = state["draw_pile"]
+    if not state["options"]["tactical"] or needed <= 0 or not pile:
+        return [None]
+    return sorted({pile_of(layout.tiles[t]) for t in pile})
+
+
+# -- validation and play ---------------------------------------------------------
+
+
+def play_turn(layout: Layout, state: State, seat: int, move: Move) -> tuple[State, str | None]:
+    """The state after the turn decision ``move`` of ``seat``, and the market day it reaches."""
+    pending = state["pending"]
+    allowed, message = TURN_ACTIONS[pending and pending["kind"]]
+    action = move.get("action")
+    if action not in allowed:
+        raise IllegalMove(message, "turn")
+    if action == "place":
+        return play_place(layout, state, seat, move)
+    if action == "relocate":
+        return play_relocate(layout, state, seat, move), None
+    return play_finish(layout, state, seat, move), None
+
+
+def play_place(layout: Layout, state: State, seat: int, move: Move) -> tuple[State, str | None]:
+    """The state after ``seat`` places a boat, and the market day it reaches (or None).
+
+    Without a market day the move is the whole turn, unless it says
+    ``relocate after``; with one, the turn stops at the Luk Phat step and its
+    rest waits in ``pending`` (changes nothing else in ``state``).
+    """
+    check_keys(move, PLACE_KEYS)
+    relocation = _relocation(move)
+    first_decision = state["pending"] is None
+    if relocation is not None and not first_decision:
+        raise IllegalMove(ONCE_PER_TURN, "move_card")
+    s = Engine.copy_state(state)
+    if relocation is not None and relocation["when"] == "before":
+        _relocate(layout, s, seat, relocation["from"], relocation["to"])
+    kept, market = _place_boat(layout, s, seat, move)
+    may_relocate = first_decision and relocation is None
+    rest = {"seat": seat, "kind": FINISH, "relocate": may_relocate, "draw": not kept}
+    if market is not None:
+        if (relocation is not None and relocation["when"] == "after") or "draw" in move:
+            raise IllegalMove(MARKET_FIRST, "market_day")
+        s["pending"] = rest
+    elif relocation == LATER:
+        _check_later(layout, s, seat, move)
+        s["pending"] = {**rest, "relocate": True}
+    elif relocation is not None and relocation["when"] == "after":
+        _relocate(layout, s, seat, relocation["from"], relocation["to"])
+        _finish(layout, s, seat, move.get("draw"), kept)
+    elif "draw" not in move and _choice_left(layout, s, seat, kept, may_relocate):
+        s["pending"] = rest
+    else:
+        _finish(layout, s, seat, move.get("draw"), kept)
+    return s, market
+
+
+def _place_boat(layout: Layout, s: State, seat: int, move: Move) -> tuple[bool, str | None]:
+    """Lay the boat with its merchant and effect, step the Luk Phat marker (changes ``s``).
+
+    Returns whether a boat went into the hand, and the market day reached (or None).
+    """
+    tile_id, at = _place_tile(layout, s, seat, move)
+    _assign_merchant(layout, s, seat, at, move)
+    kept = _special_effect(layout, s, seat, at, move)
+    if seat in s["first_round"]:
+        s["first_round"].remove(seat)
+    return kept, _luk_phat(layout, s, seat, layout.tiles[tile_id])
+
+
+def _choice_left(layout: Layout, s: State, seat: int, kept: bool, may_relocate: bool) -> bool:
+    """True when the turn draws from a pile the seat names (tactical variant) and there is a
+    choice to make: two piles, or a move card to play after placing."""
+    piles = draw_choices(layout, s, len(s["players"][seat]["hand"]), kept)
+    if piles == [None]:
+        return False
+    movable = may_relocate and s["players"][seat]["move_cards"] > 0
+    return len(piles) > 1 or (movable and can_relocate(layout, s["board"], seat))
+
+
+ONCE_PER_TURN = (
+    "Placement rule 5: a move card may be played only once per turn, and you relocated a "
+    "boat already."
+)
+MARKET_FIRST = (
+    "Market days: as soon as the Luk Phat marker reaches a market day it is held, before "
+    "the rest of your turn; relocate a boat and draw once it is over, as your next decision."
+)
+
+
+def _relocation(move: Move) -> dict[str, str] | None:
+    """The ``relocate`` field checked for shape (:data:`LATER` or a full relocation), or None."""
+    if "relocate" not in move:
+        return None
+    value = move["relocate"]
+    if value == LATER:
+        return LATER
+    if not isinstance(value, dict) or set(value) != RELOCATE_KEYS:
+        raise IllegalMove(
+            'A relocation is {"from": field, "to": field, "when": "before" or "after"}, or '
+            '{"when": "after"} to choose the boat once the new one lies.',
+            "move_shape",
+        )
+    if value["when"] not in WHENS:
+        raise IllegalMove('A relocation happens "before" or "after" the placement.', "move_shape")
+    return {"from": text(value, "from"), "to": text(value, "to"), "when": value["when"]}
+
+
+def _check_later(layout: Layout, s: State, seat: int, move: Move) -> None:
+    """``relocate after`` needs a move card, a boat that can move, and no ``draw`` yet."""
+    if "draw" in move:
+        raise IllegalMove(
+            "With 'relocate after' you draw when the turn ends, not with the placement.", "draw"
+        )
+    _check_move_card(s, seat)
+    if not can_relocate(layout, s["board"], seat):
+        raise IllegalMove(
+            "Placement rule 5: after this placement none of your boats has a free neighbouring "
+            "field to move to.",
+            "move_card",
+        )
+
+
+def play_relocate(layout: Layout, state: State, seat: int, move: Move) -> State:
+    """A move card played as a decision of its own: before placing, or after it."""
+    pending = state["pending"]
+    if pending is None:
+        check_keys(move, STEP_KEYS - {"draw"})
+        s = Engine.copy_state(state)
+        _relocate(layout, s, seat, text(move, "from"), text(move, "to"))
+        if not has_target(layout, s, seat, s["board"]):
+            raise IllegalMove(
+                "Placement rule 5: after this relocation no boat of your hand could be placed.",
+                "move_card",
+            )
+        s["pending"] = {"seat": seat, "kind": PLACE}
+        return s
+    if pending["kind"] != FINISH or not pending["relocate"]:
+        raise IllegalMove(ONCE_PER_TURN, "move_card")
+    check_keys(move, STEP_KEYS)
+    s = Engine.copy_state(state)
+    _relocate(layout, s, seat, text(move, "from"), text(move, "to"))
+    _finish(layout, s, seat, move.get("draw"), kept=not pending["draw"])
+    return s
+
+
+def play_finish(layout: Layout, state: State, seat: int, move: Move) -> State:
+    """End a placed turn without (more) relocation: refill the hand, pass on."""
+    check_keys(move, FINISH_KEYS)
+    s = Engine.copy_state(state)
+    _finish(layout, s, seat, move.get("draw"), kept=not state["pending"]["draw"])
+    return s
+
+
+def _finish(layout: Layout, s: State, seat: int, draw: Any, kept: bool) -> None:
+    """Refill the hand (unless a boat was ``kept`` in it) and end the turn (changes ``s``)."""
+    _draw(layout, s, seat, draw, kept)
+    _end_turn(s, seat)
+
+
+def _end_turn(s: State, seat: int) -> None:
+    """Nothing is pending any more; the next seat is to place (changes ``s``)."""
+    s["pending"] = None
+    s["current"] = (seat + 1) % len(s["players"])
+
+
+def _check_move_card(s: State, seat: int) -> None:
+    """The seat must still hold a move card."""
+    if s["players"][seat]["move_cards"] <= 0:
+        raise IllegalMove(
+            "Placement rule 5: each player may relocate a boat only twice per game, "
+            "and both move cards are used.",
+            "move_card",
+        )
+
+
+def _relocate(layout: Layout, s: State, seat: int, origin: str, target: str) -> None:
+    """Play a move card: one own boat to a free neighbouring field."""
+    _check_move_card(s, seat)
+    board = s["board"]
+    if origin not in own_fields(board, seat):
+        raise IllegalMove(
+            f"Placement rule 5: a move card relocates one of your own boats; {origin} holds none.",
+            "move_card",
+        )
+    if target not in relocation_destinations(layout, board, origin):
+        raise IllegalMove(
+            f"Placement rule 5: a relocated boat goes to a free neighbouring field (diagonals "
+            f"too) whose sub-market has room; {target} is not one for {origin}.",
+            "move_card",
+        )
+    s["players"][seat]["move_cards"] -= 1
+    s["board"] = relocated(board, origin, target)
+
+
+def _place_tile(layout: Layout, s: State, seat: int, move: Move) -> tuple[str, str]:
+    """Put the boat from the hand on its field; return (tile id, field)."""
+    tile_id, at = text(move, "tile"), text(move, "at")
+    hand = s["players"][seat]["hand"]
+    if tile_id not in hand:
+        raise IllegalMove(
+            f"You can only place a boat from your hand; {tile_id} is not in it.", "tile_in_hand"
+        )
+    problem = placement_problem(
+        layout, s["board"], layout.tiles[tile_id], at, start_fields(layout, s, seat)
+    )
+    if problem:
+        raise IllegalMove(problem[1], problem[0])
+    hand.remove(tile_id)
+    s["board"][at] = {"tile": tile_id, "merchant": None}
+    return tile_id, at
+
+
+def _assign_merchant(layout: Layout, s: State, seat: int, at: str, move: Move) -> None:
+    """Put a new, a taken-back or no merchant on the placed boat."""
+    choice = text(move, "merchant")
+    player = s["players"][seat]
+    tile = layout.tiles[s["board"][at]["tile"]]
+    if choice not in merchant_choices(s["board"], seat, player["merchants"], tile):
+        raise IllegalMove(_merchant_message(tile, player["merchants"], choice), "merchant")
+    if choice == "new":
+        player["merchants"] -= 1
+    elif choice != "none":
+        s["board"][choice] = {**s["board"][choice], "merchant": None}
+    if choice != "none":
+        s["board"][at]["merchant"] = seat
+
+
+def _merchant_message(tile: dict[str, Any], supply: int, choice: str) -> str:
+    """Why ``choice`` is not an allowed merchant for the boat."""
+    if tile["special"] or tile["neutral"]:
+        return "Neutral and special boats have no merchant spot: use merchant none."
+    if choice == "new":
+        return "All your merchants are on the board: take one back from an own boat, or none."
     if supply > 0:
-        return ["new", "none"]
-    return ["none", *own_fields(board, seat)]
+        return "A merchant may only be taken back from another boat once all are in use."
+    return f"Merchant {choice} is not one of your merchants on the board."
 
 
-def steal_targets(layout: Layout, board: Board, at: str) -> list[str]:
-    """The boats a thief on ``at`` may take: its row, no overseer, nothing protected."""
-    return [
-        f
-        for f in layout.thief_line[at]
-        if f in board
-        and special_at(layout, board, f) != OVERSEER
-        and not protected(layout, board, f)
-    ]
+def _special_effect(layout: Layout, s: State, seat: int, at: str, move: Move) -> bool:
+    """Run the thief's or overseer's action; True when a boat went into the hand."""
+    special = layout.tiles[s["board"][at]["tile"]]["special"]
+    if special == THIEF:
+        return _steal(layout, s, seat, at, move)
+    if special == OVERSEER:
+        return _remove_thieves(layout, s, seat, at, move)
+    for key in ("steal", "remove_thieves", "keep"):
+        if key in move:
+            raise IllegalMove(
+                f"Only a thief steals and only an overseer removes thieves: no {key!r} here.",
+                "special",
+            )
+    return False
 
 
-def thieves_in_column(layout: Layout, board: Board, at: str) -> list[str]:
-    """The thieves on the overseer line (column) of ``at``."""
-    return [
-        f for f in layout.overseer_line[at] if f in board and special_at(layout, board, f) == THIEF
-    ]
+def _steal(layout: Layout, s: State, seat: int, at: str, move: Move) -> bool:
+    """The thief may take one boat of its row; it goes to the inventory or the hand."""
+    if "remove_thieves" in move:
+        raise IllegalMove("Only an overseer removes thieves.", "special")
+    if "steal" not in move:
+        if "keep" in move:
+            raise IllegalMove("Thief: 'keep' only goes with a 'steal'.", "thief")
+        return False
+    target = text(move, "steal")
+    if target not in steal_targets(layout, s["board"], at):
+        raise IllegalMove(
+            f"Thief: a thief takes a boat of its own row, never an overseer nor a boat in an "
+            f"overseer's column; {target} cannot be taken.",
+            "thief",
+        )
+    keep = move.get("keep")
+    if keep not in THIEF_KEEPS:
+        raise IllegalMove(
+            "Thief: the stolen boat goes to your inventory (keep inventory, then draw) or "
+            "your hand (keep hand, no draw).",
+            "thief",
+        )
+    _take_from_board(s, target, s["players"][seat]["hand" if keep == "hand" else "inventory"])
+    return keep == "hand"
 
 
-def can_score(layout: Layout, board: Board, landing: str, seat: int) -> bool:
-    """True when all four fields of ``landing`` hold boats and one of them is ``seat``'s."""
-    fields = layout.landing_places[landing]
-    return all(f in board for f in fields) and any(board[f]["merchant"] == seat for f in fields)
+def _remove_thieves(layout: Layout, s: State, seat: int, at: str, move: Move) -> bool:
+    """The overseer may remove every thief of its column: one to the hand or all to the box."""
+    if "steal" in move:
+        raise IllegalMove("Only a thief steals boats.", "special")
+    if "remove_thieves" not in move:
+        if "keep" in move:
+            raise IllegalMove("Overseer: 'keep' only goes with 'remove_thieves'.", "overseer")
+        return False
+    thieves = thieves_in_column(layout, s["board"], at)
+    if move["remove_thieves"] is not True or not thieves:
+        raise IllegalMove(
+            "Overseer: remove_thieves (true) is only possible with a thief in the overseer's "
+            "column.",
+            "overseer",
+        )
+    keep = move.get("keep")
+    if keep is not None and keep not in thieves:
+        raise IllegalMove(
+            f"Overseer: you may keep one of the removed thieves ({', '.join(thieves)}) in hand.",
+            "overseer",
+        )
+    for field in thieves:
+        _take_from_board(s, field, s["players"][seat]["hand"] if field == keep else s["box"])
+    return keep is not None
 
 
-def scorable_landings(layout: Layout, board: Board, seat: int) -> list[str]:
-    """The landing places ``seat`` may score now."""
-    return [name for name in layout.landing_places if can_score(layout, board, name, seat)]
+def _take_from_board(s: State, field: str, destination: list[str]) -> None:
+    """Lift the boat off ``field`` into ``destination``; its merchant goes home."""
+    cell = s["board"].pop(field)
+    destination.append(cell["tile"])
+    if cell["merchant"] is not None:
+        s["players"][cell["merchant"]]["merchants"] += 1
 
 
-def landing_points(layout: Layout, board: Board, landing: str) -> dict[int, int]:
-    """Points per seat for scoring ``landing``: baskets x own merchants, doubled by a cook."""
-    tiles = [layout.tiles[board[f]["tile"]] for f in layout.landing_places[landing]]
-    baskets = sum(t["baskets"] for t in tiles if t["special"] != THIEF)
-    factor = 2 if any(t["special"] == COOK for t in tiles) else 1
-    points: dict[int, int] = {}
-    for f in layout.landing_places[landing]:
-        owner = board[f]["merchant"]
-        if owner is not None:
-            points[owner] = points.get(owner, 0) + baskets * factor
-    return points
+def _luk_phat(layout: Layout, s: State, seat: int, tile: dict[str, Any]) -> str | None:
+    """Advance the Luk Phat marker for a Luk Phat boat; the market day reached, if any."""
+    if not tile["luk_phat"]:
+        return None
+    s["luk_phat"] += 1
+    s["players"][seat]["score"] += layout.track[s["luk_phat"] - 1]
+    return layout.market_days.get(s["luk_phat"])
 
 
-def removable(layout: Layout, board: Board, landing: str, seat: int, kind: str) -> list[str]:
-    """The boats of ``landing`` the scorer may take: own ones; on the big day also neutral ones.
+def _draw(layout: Layout, s: State, seat: int, choice: Any, kept: bool) -> None:
+    """Refill the hand (rule 6), from the chosen pile in the tactical variant."""
+    hand = s["players"][seat]["hand"]
+    choices = draw_choices(layout, s, len(hand), kept)
+    if choice not in choices:
+        raise IllegalMove(_draw_message(s, choices), "draw")
+    if kept:
+        return
+    pile = s["draw_pile"]
+    while len(hand) < layout.hand_size and pile:
+        hand.append(_take_from_pile(layout, pile, choice))
 
-    Neutral boats are those with a printed merchant; a boat whose merchant
-    spot is empty belongs to nobody and is not neutral either.
+
+def _take_from_pile(layout: Layout, pile: list[str], choice: str | None) -> str:
+    """The top boat of the chosen tactical pile (of the other one once it is empty)."""
+    for index, tile_id in enumerate(pile):
+        if choice is None or pile_of(layout.tiles[tile_id]) == choice:
+            return pile.pop(index)
+    return pile.pop(0)
+
+
+def _draw_message(s: State, choices: list[str | None]) -> str:
+    """Why the ``draw`` field is wrong."""
+    if not s["options"]["tactical"]:
+        return "Only the tactical variant has two piles to draw from: leave out 'draw'."
+    if choices == [None]:
+        return "Tactical variant: no boat is drawn this turn, so leave out 'draw'."
+    return f"Tactical variant: name the pile to draw from: {' or '.join(choices)}."
+
+
+# -- generation ----------------------------------------------------------------
+
+
+def turn_moves(layout: Layout, state: State, seat: int) -> list[Move]:
+    """Every legal decision of ``seat`` at this point of its turn (see the module docstring)."""
+    pending = state["pending"]
+    if pending is None:
+        moves = list(_placements(layout, state, seat, later=True))
+        return moves + _first_relocations(layout, state, seat)
+    if pending["kind"] == PLACE:
+        return list(_placements(layout, state, seat, later=False))
+    return finish_moves(layout, state, seat)
+
+
+def finish_moves(layout: Layout, state: State, seat: int) -> list[Move]:
+    """``finish`` and, with a move card left to play, every ``relocate`` that ends the turn."""
+    pending, player = state["pending"], state["players"][seat]
+    draws = draw_choices(layout, state, len(player["hand"]), kept=not pending["draw"])
+    moves = [_with_draw({"action": "finish"}, draw) for draw in draws]
+    if pending["relocate"] and player["move_cards"] > 0:
+        moves += [
+            _with_draw({"action": "relocate", "from": origin, "to": target}, draw)
+            for origin, target in relocations(layout, state["board"], seat)
+            for draw in draws
+        ]
+    return moves
+
+
+def can_place(layout: Layout, state: State, seat: int) -> bool:
+    """True when ``seat`` has at least one legal placement (with a relocation before, maybe)."""
+    if not state["players"][seat]["hand"]:
+        return False
+    if has_target(layout, state, seat, state["board"]):
+        return True
+    if state["players"][seat]["move_cards"] <= 0:
+        return False
+    return any(
+        has_target(layout, state, seat, relocated(state["board"], origin, target))
+        for origin, target in relocations(layout, state["board"], seat)
+    )
+
+
+def has_target(layout: Layout, state: State, seat: int, board: Board) -> bool:
+    """True when some boat of ``seat``'s hand may be placed somewhere on ``board``."""
+    starts = start_fields(layout, state, seat)
+    return any(
+        placement_problem(layout, board, layout.tiles[tile_id], at, starts) is None
+        for tile_id in state["players"][seat]["hand"]
+        for at in layout.coords
+    )
+
+
+def _targets(layout: Layout, state: State, seat: int) -> list[tuple[str, str]]:
+    """Every (tile, field) placement allowed now.
+
+    Only thieves have a rule of their own, so the fields are worked out once
+    for thieves and once for every other boat.
     """
+    board, starts = state["board"], start_fields(layout, state, seat)
+    fields_for: dict[bool, list[str]] = {}
+    targets = []
+    for tile_id in state["players"][seat]["hand"]:
+        tile = layout.tiles[tile_id]
+        is_thief = tile["special"] == THIEF
+        if is_thief not in fields_for:
+            fields_for[is_thief] = [
+                at
+                for at in layout.coords
+                if placement_problem(layout, board, tile, at, starts) is None
+            ]
+        targets += [(tile_id, at) for at in fields_for[is_thief]]
+    return targets
+
+
+def _first_relocations(layout: Layout, state: State, seat: int) -> list[Move]:
+    """The move cards the seat may play before placing (a placement must remain possible)."""
+    board = state["board"]
+    if state["players"][seat]["move_cards"] <= 0:
+        return []
     return [
-        f
-        for f in layout.landing_places[landing]
-        if board[f]["merchant"] == seat
-        or (kind == BIG and layout.tiles[board[f]["tile"]]["neutral"])
+        {"action": "relocate", "from": origin, "to": target}
+        for origin, target in relocations(layout, board, seat)
+        if has_target(layout, state, seat, relocated(board, origin, target))
     ]
 
 
-def inventory_points(layout: Layout, inventory: list[str]) -> int:
-    """1 + 2 + ... + n for the n boats of each good; specials count nothing."""
-    counts: dict[str, int] = {}
-    for tile_id in inventory:
-        good = layout.tiles[tile_id]["good"]
-        if good is not None:
-            counts[good] = counts.get(good, 0) + 1
-    return sum(n * (n + 1) // 2 for n in counts.values())
+def _placements(layout: Layout, state: State, seat: int, later: bool) -> Iterator[Move]:
+    """The place moves now: whole turns, and with ``later`` those that relocate afterwards.
+
+    Where the tactical variant draws from a pile of the seat's choice, the
+    listed placement names no pile: the pile (and a relocation) is the next
+    decision, so ``relocate after`` would add nothing; only when there is
+    one pile and nothing to relocate does it name the pile and end the turn.
+    A placement whose Luk Phat step reaches a market day stops there anyway.
+    """
+    board, player = state["board"], state["players"][seat]
+    later = later and player["move_cards"] > 0
+    hand_left = len(player["hand"]) - 1
+    draws = {kept: draw_choices(layout, state, hand_left, kept) for kept in (False, True)}
+    market_next = state["luk_phat"] + 1 in layout.market_days
+    #: Whether a boat can move after a placement depends on the field, the merchant and the
+    #: fields emptied, not on which boat was placed.
+    movable: dict[tuple[str, str, tuple[str, ...]], bool] = {}
+    for tile_id, at in _targets(layout, state, seat):
+        tile = layout.tiles[tile_id]
+        effects = _effects(layout, board, at, tile)
+        for merchant in merchant_choices(board, seat, player["merchants"], tile):
+            base = {"action": "place", "tile": tile_id, "at": at, "merchant": merchant}
+            for extra, emptied, kept in effects:
+                move = {**base, **extra}
+                if tile["luk_phat"] and market_next:
+                    yield move
+                    continue
+                key = (at, merchant, emptied)
+                if later and key not in movable:
+                    movable[key] = can_relocate(
+                        layout, _board_after(board, seat, base, emptied), seat
+                    )
+                can_move = later and movable[key]
+                piles = draws[kept]
+                if piles == [None]:
+                    yield move
+                    if can_move:
+                        yield {**move, "relocate": dict(LATER)}
+                else:
+                    yield {**move, "draw": piles[0]} if len(piles) == 1 and not can_move else move
+
+
+def _with_draw(move: Move, draw: str | None) -> Move:
+    """``move`` with its ``draw`` field, if the turn draws from a chosen pile."""
+    return move if draw is None else {**move, "draw": draw}
+
+
+def _effects(
+    layout: Layout, board: Board, at: str, tile: dict[str, Any]
+) -> list[tuple[dict[str, Any], tuple[str, ...], bool]]:
+    """(extra move fields, fields emptied, boat kept in hand) per choice of a boat placed on ``at``.
+
+    The thief's row and the overseer's column never include ``at``, so the
+    choices are the same whatever merchant the boat gets.
+    """
+    effects: list[tuple[dict[str, Any], tuple[str, ...], bool]] = [({}, (), False)]
+    if tile["special"] == THIEF:
+        effects += [
+            ({"steal": target, "keep": keep}, (target,), keep == "hand")
+            for target in steal_targets(layout, board, at)
+            for keep in THIEF_KEEPS
+        ]
+    elif tile["special"] == OVERSEER:
+        thieves = tuple(thieves_in_column(layout, board, at))
+        if thieves:
+            effects.append(({"remove_thieves": True}, thieves, False))
+            effects += [({"remove_thieves": True, "keep": keep}, thieves, True) for keep in thieves]
+    return effects
+
+
+def _board_after(board: Board, seat: int, base: Move, emptied: tuple[str, ...]) -> Board:
+    """The board once the placement ``base`` and its effect (``emptied`` fields) are done."""
+    after = {f: cell for f, cell in board.items() if f not in emptied}
+    merchant = base["merchant"]
+    if merchant in after:
+        after[merchant] = {**after[merchant], "merchant": None}
+    after[base["at"]] = {"tile": base["tile"], "merchant": None if merchant == "none" else seat}
+    return after

@@ -2,6 +2,14 @@
 
 Engine id ``foreign-king``, 2-4 players, no options (contract section 4.3).
 
+Modules (the layout of :mod:`engines.base`): :mod:`.engine` (the interface,
+dispatching moves), :mod:`.board` (the map of Belgium and the fixed
+quantities), :mod:`.position` (a new game and positions), :mod:`.rules`
+(turns, rounds, the turn-order track, the end), :mod:`.notation`; the game's
+own: :mod:`.actions` (the action table), :mod:`.moving` (moving citizens),
+:mod:`.scoring` (the King's scoring and the final scoring), :mod:`.state`
+(small queries on a state) and :mod:`.checks` (shape checks of move fields).
+
 Turns
     Seat order is the turn order with 2 players (seat 0 starts); with 3-4
     players the turn order is drawn from the seed and the first seat of
@@ -62,7 +70,8 @@ Notation (lower case; ``|`` separates citizens, ``,`` virtual steps)::
     turn-order                   {"action": "turn_order"}
     loan                         {"action": "loan"}
     repay                        {"action": "repay"}
-    bring yes / bring no         {"action": "bring_parliament", "accept": true / false}
+    bring yes                    {"action": "bring_parliament", "accept": true}
+    bring no                     {"action": "bring_parliament", "accept": false}
     deactivate 0                 {"action": "deactivate", "factory": 0}
     deactivate none              {"action": "deactivate", "factory": null}
     virtual place liege, move liege namur

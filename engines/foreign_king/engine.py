@@ -6,9 +6,10 @@ from collections.abc import Callable
 from typing import Any
 
 from engines.base import Engine, IllegalMove, Move, State
-from engines.foreign_king import checks, flow, moving, notation, scoring, start
+from engines.foreign_king import checks, moving, notation, rules, scoring
 from engines.foreign_king.actions import MAIN_ACTIONS, check_main, main_options, perform_main
 from engines.foreign_king.board import LOAN_AMOUNT, MOVE, REPAY_AMOUNT
+from engines.foreign_king.position import from_position, new_game
 from engines.foreign_king.state import current_seat, face_up_orders, player
 
 PUBLIC_KEYS = (
@@ -37,8 +38,8 @@ ANSWERS: dict[str, Answer] = {
     "bring_parliament": scoring.answer_bring,
     "deactivate": scoring.answer_deactivate,
     "virtual": scoring.answer_virtual,
-    "set_position": flow.answer_position,
-    "finish": lambda state, seat, move: flow.finalize(state),
+    "set_position": rules.answer_position,
+    "finish": lambda state, seat, move: rules.finalize(state),
     moving.STEP: moving.answer_step,
     moving.END_MOVE: moving.answer_end,
 }
@@ -56,7 +57,7 @@ def _bring_options(state: State) -> list[Move]:
 
 def _finish_options(state: State) -> list[Move]:
     """Repay a loan (if possible) or end the game."""
-    repay = [{"action": "repay"}] if flow.can_repay(state, current_seat(state)) else []
+    repay = [{"action": "repay"}] if rules.can_repay(state, current_seat(state)) else []
     return repay + [{"action": "finish"}]
 
 
@@ -64,7 +65,7 @@ ANSWER_OPTIONS: dict[str, Callable[[State], list[Move]]] = {
     "bring_parliament": _bring_options,
     "deactivate": scoring.deactivate_options,
     "virtual": scoring.virtual_options,
-    "set_position": flow.position_options,
+    "set_position": rules.position_options,
     "finish": _finish_options,
     MOVE: moving.further_options,
 }
@@ -77,17 +78,18 @@ class ForeignKingEngine(Engine):
     name = "The Foreign King"
     min_players = 2
     max_players = 4
+    move_schemas = "schemas.foreign_king:MOVE_SCHEMAS"
     default_options: dict[str, Any] = {}
 
     def setup(self, players: int, options: dict[str, Any], seed: int) -> State:
         """The King on his portrait, everybody on 0 points, coins 5/6/7/8 by turn order."""
-        return start.new_game(players, options, seed)
+        return new_game(players, options, seed)
 
     def from_position(
         self, players: int, options: dict[str, Any], seed: int, position: dict[str, Any]
     ) -> State:
         """A state from ``position`` (contract state shape plus ``to_move``)."""
-        return start.from_position(players, options, seed, position)
+        return from_position(players, options, seed, position)
 
     def to_move(self, state: State) -> list[int]:
         """The deciding seat of a pending decision, else the active player."""
@@ -105,7 +107,7 @@ class ForeignKingEngine(Engine):
             return ANSWER_OPTIONS[state["pending"]["kind"]](state)
         entry = player(state, seat)
         free = [{"action": "loan"}] if face_up_orders(state, seat) else []
-        free += [{"action": "repay"}] if flow.can_repay(state, seat) else []
+        free += [{"action": "repay"}] if rules.can_repay(state, seat) else []
         return free + main_options(state, seat, entry["coins"])
 
     def apply(self, state: State, seat: int, move: Move) -> State:
@@ -174,7 +176,7 @@ def _credit(state: State, seat: int, action: str) -> None:
         entry["coins"] += LOAN_AMOUNT
         entry["loans"] += 1
         return
-    if not flow.can_repay(state, seat):
+    if not rules.can_repay(state, seat):
         raise IllegalMove(
             f"Repay: you need a loan (a face-down royal order) and {REPAY_AMOUNT} francs "
             "(3 plus 1 interest).",
@@ -197,7 +199,7 @@ def _main(state: State, seat: int, move: Move) -> None:
     check_main(state, seat, move)
     perform_main(state, seat, move)
     if state["pending"] is None:
-        flow.finish_turn(state)
+        rules.finish_turn(state)
 
 
 def _answer(state: State, seat: int, move: Move) -> None:
@@ -211,4 +213,4 @@ def _answer(state: State, seat: int, move: Move) -> None:
         )
     ANSWERS[move["action"]](state, seat, move)
     if move["action"] in TURN_ANSWERS and state["pending"] is None:
-        flow.finish_turn(state)
+        rules.finish_turn(state)

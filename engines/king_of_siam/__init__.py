@@ -7,10 +7,11 @@ the faction that rules at the end. The holder of the lowest playing-aid card
 starts (card 1 is not dealt in some 2-player games: then card 2 starts); play
 goes up the seats (clockwise).
 
-Package layout: :mod:`.maps` (map data), :mod:`.cards` (the eight cards),
-:mod:`.steps` (cards played in steps), :mod:`.rules` (turns, struggles, the
-end), :mod:`.position` (positions), :mod:`.notation` and :mod:`.engine`
-(:class:`KingOfSiamEngine`).
+Modules (the layout of :mod:`engines.base`): :mod:`.engine`
+(:class:`KingOfSiamEngine`: setup, turns, automatic passes, views),
+:mod:`.board` (the maps), :mod:`.position` (positions), :mod:`.rules`
+(turns, power struggles, the end), :mod:`.notation`; the game's own:
+:mod:`.cards` (the eight cards) and :mod:`.steps` (cards played in steps).
 
 State
     The contract's shape::

@@ -30,7 +30,7 @@ from itertools import combinations_with_replacement, product
 from typing import Any
 
 from engines.base import IllegalMove, Move, State
-from engines.king_of_siam.maps import FACTIONS, Board, get_board
+from engines.king_of_siam.board import FACTIONS, Board, get_board
 
 HAND = ("maharacha", "khon_thai", "khon_thai", "one_vs_one", "two_vs_one", "rama", "lao", "malay")
 CARDS = tuple(dict.fromkeys(HAND))

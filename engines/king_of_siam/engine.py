@@ -8,6 +8,7 @@ from typing import Any
 
 from engines.base import Engine, IllegalMove, Move, State
 from engines.king_of_siam import notation, position, rules
+from engines.king_of_siam.board import FACTIONS, MAPS, Board, get_board
 from engines.king_of_siam.cards import (
     CARD_TITLES,
     CARDS,
@@ -22,7 +23,6 @@ from engines.king_of_siam.cards import (
     legal_keys,
     move_of,
 )
-from engines.king_of_siam.maps import FACTIONS, MAPS, Board, get_board
 from engines.king_of_siam.steps import (
     STEPS,
     check_steps,
@@ -85,6 +85,7 @@ class KingOfSiamEngine(Engine):
     name = "King of Siam"
     min_players = 2
     max_players = 4
+    move_schemas = "schemas.king_of_siam:MOVE_SCHEMAS"
     default_options = {"map": "siam-1874"}
     option_choices = {"map": MAPS}
     hidden_information = "every player's action cards"

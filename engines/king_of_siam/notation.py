@@ -6,8 +6,8 @@ import re
 from typing import Any
 
 from engines.base import Move, NotationError, State
+from engines.king_of_siam.board import FACTIONS, get_board
 from engines.king_of_siam.cards import CARDS, FIELD_SETS
-from engines.king_of_siam.maps import FACTIONS, get_board
 
 NONE = "none"
 PROVINCE_WORD = re.compile(r"^[a-z][a-z0-9-]*$")

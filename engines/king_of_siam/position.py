@@ -13,8 +13,8 @@ from collections import Counter
 from typing import Any
 
 from engines.base import IllegalMove, InvalidPosition, State
+from engines.king_of_siam.board import FACTIONS, Board
 from engines.king_of_siam.cards import CARD_FIELDS, CARDS, HAND, Table, fields_of, key_of
-from engines.king_of_siam.maps import FACTIONS, Board
 from engines.king_of_siam.rules import BRITISH, contested_of, is_over
 from engines.king_of_siam.steps import STEPS, fitting, is_complete
 

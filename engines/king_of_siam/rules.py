@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from engines.base import State
-from engines.king_of_siam.maps import FACTIONS, get_board
+from engines.king_of_siam.board import FACTIONS, get_board
 
 BRITISH = "british"
 

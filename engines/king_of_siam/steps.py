@@ -19,6 +19,7 @@ is complete.
 from __future__ import annotations
 
 from engines.base import IllegalMove
+from engines.king_of_siam.board import FACTIONS
 from engines.king_of_siam.cards import (
     CARD_TITLES,
     ONLY_ONE,
@@ -31,7 +32,6 @@ from engines.king_of_siam.cards import (
     require_follower,
     two_for_one_exists,
 )
-from engines.king_of_siam.maps import FACTIONS
 
 #: The cards played in steps and the kind of the decision pending after a first step.
 STEPS = {"khon_thai": "place", "one_vs_one": "swap", "two_vs_one": "swap"}

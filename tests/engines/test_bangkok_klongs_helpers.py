@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from engines.bangkok_klongs import BangkokKlongsEngine
-from engines.bangkok_klongs.boards import BOARDS
+from engines.bangkok_klongs.board import BOARDS
 
 ENGINE = BangkokKlongsEngine()
 GOODS = ("shrimp", "flower", "avocado", "pineapple", "aubergine", "fish", "banana")

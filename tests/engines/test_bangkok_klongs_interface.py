@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engines.bangkok_klongs.boards import BOARDS
+from engines.bangkok_klongs.board import BOARDS
 from engines.base import IllegalMove, InvalidPosition, NotationError
 from schemas.bangkok_klongs import MOVE_SCHEMAS
 from tests.engines.test_bangkok_klongs_helpers import (

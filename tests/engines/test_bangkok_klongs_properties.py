@@ -9,8 +9,8 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engines.bangkok_klongs.boards import BOARDS
-from engines.bangkok_klongs.turn import can_place
+from engines.bangkok_klongs.board import BOARDS
+from engines.bangkok_klongs.rules import can_place
 from engines.base import IllegalMove
 from schemas.bangkok_klongs import MOVE_SCHEMAS
 from tests.engines.test_bangkok_klongs_helpers import (

@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from engines.bangkok_klongs.boards import BOARDS
+from engines.bangkok_klongs.board import BOARDS
 from engines.base import IllegalMove
 from tests.engines.test_bangkok_klongs_helpers import (
     ENGINE,

@@ -17,7 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engines.bangkok_klongs.boards import BOARDS
+from engines.bangkok_klongs.board import BOARDS
 from engines.base import IllegalMove, InvalidPosition
 from tests.engines.test_bangkok_klongs_helpers import (
     ENGINE,

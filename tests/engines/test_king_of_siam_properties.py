@@ -17,8 +17,8 @@ from marshmallow import ValidationError
 import engines.king_of_siam
 from engines.base import IllegalMove, InvalidPosition, NotationError
 from engines.king_of_siam import KingOfSiamEngine
+from engines.king_of_siam.board import FACTIONS, MAPS
 from engines.king_of_siam.cards import CARDS, HAND
-from engines.king_of_siam.maps import FACTIONS, MAPS
 from schemas.king_of_siam import MOVE_SCHEMAS
 
 ENGINE = KingOfSiamEngine()

@@ -16,8 +16,8 @@ import pytest
 
 from engines.base import IllegalMove
 from engines.king_of_siam import KingOfSiamEngine
+from engines.king_of_siam.board import FACTIONS, MAPS, get_board
 from engines.king_of_siam.cards import HAND
-from engines.king_of_siam.maps import FACTIONS, MAPS, get_board
 
 ENGINE = KingOfSiamEngine()
 PROVINCES = MAPS["siam-1874"]["provinces"]

@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 
 from engines.base import IllegalMove, InvalidPosition
 from engines.king_of_siam import KingOfSiamEngine
+from engines.king_of_siam.board import FACTIONS, MAPS
 from engines.king_of_siam.cards import CARDS, HAND
-from engines.king_of_siam.maps import FACTIONS, MAPS
 from tests.engines.test_king_of_siam_rules import BOARD, followers, held, make, play, refused
 
 ENGINE = KingOfSiamEngine()

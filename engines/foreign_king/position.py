@@ -17,7 +17,7 @@ from engines.foreign_king.board import (
     VIRTUAL,
     table_actions,
 )
-from engines.foreign_king.flow import end_reason
+from engines.foreign_king.rules import end_reason
 from engines.foreign_king.state import empty_actions, owner_key, supply_left
 from engines.rng import Rng
 

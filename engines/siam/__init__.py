@@ -1,0 +1,63 @@
+"""Siam (Ferti, Didier Dhorbait): elephants against rhinos around three rocks.
+
+Contract section 4.1. Seat 0 plays the elephants and moves first, seat 1 the
+rhinos. The game ends when a rock is pushed off the 5x5 board; the nearest
+animal behind it facing the push wins for its owner.
+
+Modules (the layout of :mod:`engines.base`): :mod:`.engine`
+(:class:`SiamEngine`: turns, the result, views), :mod:`.board` (squares,
+facings, pieces), :mod:`.position` (a new game and positions), :mod:`.rules`
+(legal moves, pushes and the four actions), :mod:`.notation`.
+
+State
+    ``{"board": {"c3": {"kind": "rock"}, "a1": {"kind": "elephant", "facing": "N"}},
+    "reserve": {"elephant": 5, "rhino": 5}, "ply": 0,
+    "options": {"cross_rule": true, "exit_once": false},
+    "exits": {"elephant": 0, "rhino": 0}, "outcome": null}``.
+    ``exits`` counts each side's voluntary exits (variant B); ``outcome`` is
+    ``null`` while the game runs, then ``{"winner", "mover", "rock",
+    "direction", "animal"}`` (``animal``: the winning animal's square after
+    the push). Siam has no chance and no hidden information, so the state
+    holds no PRNG and every view is the same public view (everything but
+    ``outcome``, which the result reports).
+
+Notation (case-insensitive, any spacing between words)::
+
+    enter a1 N        {"action": "enter", "to": "a1", "facing": "N"}
+    move b2 b3 E      {"action": "move", "from": "b2", "to": "b3", "facing": "E"}
+    rotate b2 S       {"action": "rotate", "at": "b2", "facing": "S"}
+    exit a1           {"action": "exit", "from": "a1"}
+
+Decisions
+    - Cross rule: "the first two turns" of each player are plies 0 to 3. It
+      forbids only the acting animal's destination (an ``enter`` or ``move``
+      onto c1 or c5, pushing or not). Pieces pushed onto c1 or c5 by a push,
+      and rotations or exits of an animal already there, are allowed.
+    - An animal entering onto an occupied square is the pusher: it faces
+      inward, perpendicular to the edge (either inward direction on a
+      corner), and counts in the push like any pusher.
+    - Moving onto an empty square may keep or change the facing freely.
+      ``rotate`` must change the facing. An animal leaves the board only by
+      ``exit`` (from an outer square, whatever its facing) or by being pushed.
+    - Winner: walk back from the rock's last square against the push,
+      through the pushed line to the pusher, skipping rocks and animals not
+      facing the push. The pusher always faces the push, so there is always
+      a winner; it may be the opponent of the mover.
+    - ``legal_moves`` lists one move per outcome. Entering on an occupied
+      square whose pushed line holds only animals of the entering kind facing
+      the push, with a free outer square behind it, gives the same board as
+      entering on that square, which alone is listed; both are legal.
+    - Variant B (``exit_once``) limits the voluntary ``exit`` action to once
+      per side; animals pushed off do not count. Variant A (other board side,
+      4 animals) is not offered: the contract defines no option for it.
+    - ``from_position`` accepts ``board`` (required), ``reserve`` (default: 5
+      minus that kind's animals on the board), ``ply``, ``to_move`` (a seat or
+      a one-seat list), ``exits`` (default none used) and ``options`` (must
+      equal the game's options, so that a view can be posted back). Given
+      only ``to_move``, the ply is 4 or 5 (cross rule over); given neither,
+      the ply is 4 and the elephants move. A position always has 3 rocks.
+"""
+
+from engines.siam.engine import SiamEngine
+
+__all__ = ["SiamEngine"]

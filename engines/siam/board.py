@@ -1,0 +1,68 @@
+"""The Siam board: squares a1..e5, the four facings, the pieces and the squares around each.
+
+>>> NEXT["a1"]["N"], NEXT["a1"]["W"]
+('a2', None)
+>>> INWARD["a1"], OUTER[:6]
+(('N', 'E'), ('a1', 'b1', 'c1', 'd1', 'e1', 'a2'))
+>>> RAY["c3"]["E"]
+('c3', 'd3', 'e3')
+"""
+
+from __future__ import annotations
+
+FILES = "abcde"
+RANKS = "12345"
+SQUARES = tuple(file + rank for rank in RANKS for file in FILES)
+SQUARE_SET = frozenset(SQUARES)
+DIRECTIONS = ("N", "E", "S", "W")
+DIRECTION_NAMES = {"N": "north", "E": "east", "S": "south", "W": "west"}
+OPPOSITE = {"N": "S", "E": "W", "S": "N", "W": "E"}
+KINDS = ("elephant", "rhino")
+ANIMALS_PER_KIND = 5
+ROCK_START = ("b3", "c3", "d3")
+CROSS_SQUARES = frozenset({"c1", "c5"})
+CROSS_PLIES = 4
+
+
+def _neighbour(square: str, direction: str) -> str | None:
+    """The square one step from ``square`` toward ``direction``, or None off the board."""
+    file, rank = FILES.index(square[0]), RANKS.index(square[1])
+    file += {"E": 1, "W": -1}.get(direction, 0)
+    rank += {"N": 1, "S": -1}.get(direction, 0)
+    if 0 <= file < 5 and 0 <= rank < 5:
+        return FILES[file] + RANKS[rank]
+    return None
+
+
+def _inward(square: str) -> tuple[str, ...]:
+    """Directions perpendicular to the edges ``square`` lies on, pointing into the board."""
+    edges = {
+        "N": square[1] == "1",
+        "E": square[0] == "a",
+        "S": square[1] == "5",
+        "W": square[0] == "e",
+    }
+    return tuple(direction for direction in DIRECTIONS if edges[direction])
+
+
+NEXT = {sq: {d: _neighbour(sq, d) for d in DIRECTIONS} for sq in SQUARES}
+STEP_DIRECTION = {(sq, to): d for sq in SQUARES for d, to in NEXT[sq].items() if to}
+INWARD = {sq: _inward(sq) for sq in SQUARES}
+OUTER = tuple(sq for sq in SQUARES if INWARD[sq])
+OUTER_SET = frozenset(OUTER)
+
+
+def _ray(square: str, direction: str) -> tuple[str, ...]:
+    """``square`` and every square after it toward ``direction`` up to the edge."""
+    squares = [square]
+    while (following := NEXT[squares[-1]][direction]) is not None:
+        squares.append(following)
+    return tuple(squares)
+
+
+RAY = {sq: {d: _ray(sq, d) for d in DIRECTIONS} for sq in SQUARES}
+
+
+def owner(kind: str) -> int:
+    """The seat playing ``kind``."""
+    return KINDS.index(kind)

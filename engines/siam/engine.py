@@ -1,0 +1,101 @@
+"""The :class:`SiamEngine`: the Siam rules behind the engine interface."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engines.base import Engine, IllegalMove, Move, State
+from engines.siam import notation, rules
+from engines.siam.board import DIRECTION_NAMES, KINDS
+from engines.siam.position import build_position, check_fields, new_game
+
+
+class SiamEngine(Engine):
+    """The rules of Siam on the 5x5 board (contract section 4.1)."""
+
+    id = "siam"
+    name = "Siam"
+    min_players = 2
+    max_players = 2
+    move_schemas = "schemas.siam:MOVE_SCHEMAS"
+    default_options = {"cross_rule": True, "exit_once": False}
+
+    # -- creation -------------------------------------------------------
+    def setup(self, players: int, options: dict[str, Any], seed: int) -> State:
+        """The starting state: rocks on b3, c3, d3, all animals in reserve, elephants to move."""
+        return new_game(self.options(options))
+
+    def from_position(
+        self, players: int, options: dict[str, Any], seed: int, position: dict[str, Any]
+    ) -> State:
+        """A running state built from ``position``; raise InvalidPosition if it is inconsistent."""
+        check_fields(position)
+        return build_position(self.options(options), position)
+
+    # -- play -----------------------------------------------------------
+    def to_move(self, state: State) -> list[int]:
+        """``[ply % 2]`` while the game runs, ``[]`` once a rock has left the board."""
+        return [] if state["outcome"] else [state["ply"] % 2]
+
+    def legal_moves(self, state: State, seat: int) -> list[Move]:
+        """One legal move of ``seat`` per outcome, in a fixed order (enter, then per animal).
+
+        An ``enter`` that only pushes animals like the entering one (same kind,
+        facing the push) onto a free outer square gives the board of entering
+        on that square: only the latter is listed; ``apply`` takes both.
+        """
+        if type(seat) is not int or seat not in self.to_move(state):
+            return []
+        return rules.legal_moves(state, KINDS[seat])
+
+    def apply(self, state: State, seat: int, move: Move) -> State:
+        """The state after ``seat`` plays ``move``; raise IllegalMove naming the broken rule."""
+        if state["outcome"]:
+            raise IllegalMove("The game is over: a rock has left the board.", "game_over")
+        if type(seat) is not int or seat not in self.to_move(state):
+            raise IllegalMove(
+                f"It is not seat {seat}'s turn; seat {state['ply'] % 2} moves.", "turn"
+            )
+        problem = rules.shape_problem(move)
+        if problem:
+            raise IllegalMove(problem, "malformed")
+        return rules.play(state, KINDS[seat], move)
+
+    def result(self, state: State) -> dict[str, Any] | None:
+        """None while running, else the winner, scores, a reason and the final push."""
+        outcome = state["outcome"]
+        if not outcome:
+            return None
+        winner = outcome["winner"]
+        direction = DIRECTION_NAMES[outcome["direction"]]
+        reason = (
+            f"The rock on {outcome['rock']} was pushed off the board to the {direction}; "
+            f"the nearest animal behind it facing the push is the {KINDS[winner]} "
+            f"now on {outcome['animal']}, so the {KINDS[winner]}s (seat {winner}) win"
+        )
+        if outcome["mover"] != winner:
+            reason += f" although seat {outcome['mover']} made the push"
+        return {
+            "winners": [winner],
+            "scores": {str(seat): int(seat == winner) for seat in (0, 1)},
+            "reason": reason + ".",
+            "rock": outcome["rock"],
+            "direction": outcome["direction"],
+            "winning_animal": outcome["animal"],
+            "pushed_by": outcome["mover"],
+        }
+
+    # -- views ----------------------------------------------------------
+    def view(self, state: State, seat: int | None) -> dict[str, Any]:
+        """The public view (the same for every seat): board, reserve, ply, options, exits."""
+        view = {key: state[key] for key in ("board", "reserve", "ply", "options", "exits")}
+        return self.copy_state(view)
+
+    # -- notation -------------------------------------------------------
+    def format(self, move: Move) -> str:
+        """``enter a1 N``, ``move b2 b3 E``, ``rotate b2 S`` or ``exit a1``."""
+        return notation.format_move(move)
+
+    def parse(self, text: str, state: State | None = None) -> Move:
+        """The move written as ``text`` (case-insensitive); raise NotationError otherwise."""
+        return notation.parse_move(text)

@@ -1,0 +1,61 @@
+"""The one-line notation of Siam moves (examples in the package docstring).
+
+>>> parse_move("Move B2 b3 e")
+{'action': 'move', 'from': 'b2', 'to': 'b3', 'facing': 'E'}
+>>> format_move({"action": "exit", "from": "a1"})
+'exit a1'
+"""
+
+from __future__ import annotations
+
+from engines.base import Move, NotationError
+from engines.siam.board import DIRECTIONS, SQUARE_SET
+from engines.siam.rules import FIELDS, shape_problem
+
+#: One example per action, quoted when a move has the wrong number of words.
+EXAMPLES = {
+    "enter": "enter a1 N",
+    "move": "move b2 b3 E",
+    "rotate": "rotate b2 S",
+    "exit": "exit a1",
+}
+
+
+def format_move(move: Move) -> str:
+    """``enter a1 N``, ``move b2 b3 E``, ``rotate b2 S`` or ``exit a1``; NotationError otherwise."""
+    problem = shape_problem(move)
+    if problem:
+        raise NotationError(problem)
+    return " ".join([move["action"], *(move[field] for field in FIELDS[move["action"]])])
+
+
+def parse_move(text: str) -> Move:
+    """The move written as ``text`` (case-insensitive); raise NotationError otherwise."""
+    if not isinstance(text, str) or not text.split():
+        raise NotationError(
+            "Write a move such as 'enter a1 N', 'move b2 b3 E', 'rotate b2 S' or 'exit a1'."
+        )
+    action, *words = text.split()
+    action = action.lower()
+    if action not in FIELDS:
+        raise NotationError(f"Unknown action {action!r}: use enter, move, rotate or exit.")
+    fields = FIELDS[action]
+    if len(words) != len(fields):
+        raise NotationError(
+            f"'{action}' takes {len(fields)} word(s) after it, e.g. '{EXAMPLES[action]}'."
+        )
+    move = {"action": action}
+    for field, word in zip(fields, words, strict=True):
+        move[field] = _parse_word(field, word)
+    return move
+
+
+def _parse_word(field: str, word: str) -> str:
+    """A facing (upper case) or a square (lower case) read from ``word``."""
+    if field == "facing":
+        if word.upper() not in DIRECTIONS:
+            raise NotationError(f"{word!r} is not a facing: use N, E, S or W.")
+        return word.upper()
+    if word.lower() not in SQUARE_SET:
+        raise NotationError(f"{word!r} is not a square: use a1..e5.")
+    return word.lower()

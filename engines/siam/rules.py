@@ -1,0 +1,348 @@
+"""Playing Siam: the moves' fields, legal moves, pushes and the four actions.
+
+The ``play`` function and the action functions take a checked move of the
+seat to move and return a new state; they never change the state given.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engines.base import Engine, IllegalMove, Move, State
+from engines.siam.board import (
+    CROSS_PLIES,
+    CROSS_SQUARES,
+    DIRECTIONS,
+    INWARD,
+    NEXT,
+    OPPOSITE,
+    OUTER,
+    OUTER_SET,
+    RAY,
+    SQUARE_SET,
+    STEP_DIRECTION,
+    owner,
+)
+
+FIELDS = {
+    "enter": ("to", "facing"),
+    "move": ("from", "to", "facing"),
+    "rotate": ("at", "facing"),
+    "exit": ("from",),
+}
+
+
+def shape_problem(move: Any) -> str | None:
+    """Why ``move`` is not a well-formed Siam move, or None if it is."""
+    if not isinstance(move, dict):
+        return "A move must be a JSON object with an 'action' field."
+    action = move.get("action")
+    if not isinstance(action, str) or action not in FIELDS:
+        return "The action must be one of enter, move, rotate or exit."
+    fields = FIELDS[action]
+    if set(move) != {"action", *fields}:
+        return f"A {action} move has exactly the fields action, {', '.join(fields)}."
+    for field in fields:
+        value = move[field]
+        allowed = DIRECTIONS if field == "facing" else SQUARE_SET
+        if not isinstance(value, str) or value not in allowed:
+            what = "one of N, E, S, W" if field == "facing" else "a square a1..e5"
+            return f"The field {field!r} must be {what}."
+    return None
+
+
+# -- legal move generation ------------------------------------------------
+def legal_moves(state: State, kind: str) -> list[Move]:
+    """One legal move of the ``kind`` side per outcome: entries first, then per animal."""
+    board = state["board"]
+    blocked = _cross_blocked(state)
+    moves = _legal_entries(state, board, kind, blocked)
+    may_exit = not (state["options"]["exit_once"] and state["exits"][kind])
+    for square, piece in board.items():
+        if piece["kind"] == kind:
+            moves += _legal_steps(board, square, piece["facing"], blocked)
+            moves += [
+                {"action": "rotate", "at": square, "facing": facing}
+                for facing in DIRECTIONS
+                if facing != piece["facing"]
+            ]
+            if may_exit and square in OUTER_SET:
+                moves.append({"action": "exit", "from": square})
+    return moves
+
+
+def _cross_blocked(state: State) -> frozenset[str]:
+    """The squares no animal may be entered or moved onto now (cross rule)."""
+    if state["options"]["cross_rule"] and state["ply"] < CROSS_PLIES:
+        return CROSS_SQUARES
+    return frozenset()
+
+
+def _legal_entries(
+    state: State, board: dict[str, Any], kind: str, blocked: frozenset[str]
+) -> list[Move]:
+    """Every legal ``enter`` for ``kind``."""
+    if not state["reserve"][kind]:
+        return []
+    moves = []
+    for square in OUTER:
+        if square in blocked:
+            continue
+        if square in board:
+            facings = [
+                d
+                for d in INWARD[square]
+                if _push_problem(board, square, d) is None
+                and not _same_as_entering_behind(board, square, d, kind, blocked)
+            ]
+        else:
+            facings = list(DIRECTIONS)
+        moves += [{"action": "enter", "to": square, "facing": facing} for facing in facings]
+    return moves
+
+
+def _same_as_entering_behind(
+    board: dict[str, Any], square: str, direction: str, kind: str, blocked: frozenset[str]
+) -> bool:
+    """True when entering on the occupied ``square`` toward ``direction`` gives the same board
+    as entering on the free outer square behind the pushed line: every pushed piece is an
+    animal of ``kind`` facing ``direction``, so shifting them adds one more of the same."""
+    line = _push_line(board, square, direction)
+    behind = NEXT[line[-1]][direction]
+    return (
+        behind in OUTER_SET
+        and behind not in blocked
+        and all(board[sq] == {"kind": kind, "facing": direction} for sq in line)
+    )
+
+
+def _legal_steps(
+    board: dict[str, Any], square: str, facing: str, blocked: frozenset[str]
+) -> list[Move]:
+    """Every legal ``move`` of the animal on ``square`` facing ``facing``."""
+    moves = []
+    for direction, target in NEXT[square].items():
+        if target is None or target in blocked:
+            continue
+        if target not in board:
+            moves += [
+                {"action": "move", "from": square, "to": target, "facing": new}
+                for new in DIRECTIONS
+            ]
+        elif direction == facing and _push_problem(board, target, direction) is None:
+            moves.append({"action": "move", "from": square, "to": target, "facing": facing})
+    return moves
+
+
+# -- pushing ------------------------------------------------------------
+def _push_line(board: dict[str, Any], target: str, direction: str) -> list[str]:
+    """The contiguous run of occupied squares from ``target`` toward ``direction``."""
+    line = []
+    for square in RAY[target][direction]:
+        if square not in board:
+            break
+        line.append(square)
+    return line
+
+
+def _push_problem(board: dict[str, Any], target: str, direction: str) -> IllegalMove | None:
+    """Why one animal cannot push into ``target`` toward ``direction``, or None if it can."""
+    pushing, against, rocks = 1, 0, 0
+    backward = OPPOSITE[direction]
+    for square in _push_line(board, target, direction):
+        facing = board[square].get("facing")
+        if facing is None:
+            rocks += 1
+        elif facing == direction:
+            pushing += 1
+        elif facing == backward:
+            against += 1
+    force = pushing - against
+    if force < 1:
+        return IllegalMove(
+            f"Push rule C: an animal cannot push animals facing it unless more animals push "
+            f"the same way; here {pushing} push and {against} face against the push.",
+            "push_facing",
+        )
+    if force < rocks:
+        return IllegalMove(
+            f"Push rule B: each rock needs one animal's force; a net force of {force} "
+            f"cannot push {rocks} rocks.",
+            "push_rocks",
+        )
+    return None
+
+
+def _checked_push(board: dict[str, Any], target: str, direction: str) -> list[str]:
+    """The line an animal pushes into ``target``; raise IllegalMove if the push fails."""
+    problem = _push_problem(board, target, direction)
+    if problem:
+        raise problem
+    return _push_line(board, target, direction)
+
+
+def _shift_line(state: State, line: list[str], direction: str, seat: int) -> None:
+    """Move every piece of ``line`` one square on; a piece leaving the board leaves the state."""
+    board = state["board"]
+    last = line[-1]
+    if NEXT[last][direction] is None:
+        leaving = board.pop(last)
+        line = line[:-1]
+        if leaving["kind"] == "rock":
+            state["outcome"] = _rock_outcome(board, line, last, direction, seat)
+        else:
+            state["reserve"][leaving["kind"]] += 1
+    for square in reversed(line):
+        board[NEXT[square][direction]] = board.pop(square)
+
+
+def _rock_outcome(
+    board: dict[str, Any], behind: list[str], rock: str, direction: str, seat: int
+) -> dict[str, Any]:
+    """The outcome when the rock on ``rock`` leaves: nearest animal behind it facing the push.
+
+    ``behind`` are the line's squares before the rock (before the shift); the
+    pusher, which lands on the line's first square, faces the push and ends
+    the walk.
+    """
+    for square in reversed(behind):
+        piece = board[square]
+        if piece.get("facing") == direction:
+            winner, animal = owner(piece["kind"]), NEXT[square][direction]
+            break
+    else:
+        winner, animal = seat, behind[0] if behind else rock
+    return {"winner": winner, "mover": seat, "rock": rock, "direction": direction, "animal": animal}
+
+
+# -- actions --------------------------------------------------------------
+def play(state: State, kind: str, move: Move) -> State:
+    """The state after the ``kind`` side, to move, plays the well-formed ``move``."""
+    handler = {
+        "enter": _apply_enter,
+        "move": _apply_move,
+        "rotate": _apply_rotate,
+        "exit": _apply_exit,
+    }[move["action"]]
+    return handler(state, kind, move)
+
+
+def _require_cross_free(state: State, square: str) -> None:
+    """Refuse a destination forbidden by the cross rule."""
+    if square in _cross_blocked(state):
+        raise IllegalMove(
+            f"Cross rule: no animal may enter or move onto {square} (c1 and c5) during "
+            f"each player's first two turns.",
+            "cross_rule",
+        )
+
+
+def _place(state: State, line: list[str], square: str, piece: dict[str, str]) -> State:
+    """Push ``line`` (if any) on, put ``piece`` on ``square`` and pass the turn."""
+    seat = state["ply"] % 2
+    if line:
+        _shift_line(state, line, piece["facing"], seat)
+    state["board"][square] = piece
+    state["ply"] += 1
+    return state
+
+
+def _apply_enter(state: State, kind: str, move: Move) -> State:
+    """Enter an animal from the reserve onto an outer square, pushing if it is occupied."""
+    square, facing = move["to"], move["facing"]
+    if not state["reserve"][kind]:
+        raise IllegalMove(
+            f"All five {kind}s are already on the board; none is left to enter.", "reserve_empty"
+        )
+    if square not in OUTER_SET:
+        raise IllegalMove(
+            f"An animal enters only onto an outer square; {square} is not one.", "outer_square"
+        )
+    _require_cross_free(state, square)
+    line = []
+    if square in state["board"]:
+        if facing not in INWARD[square]:
+            inward = " or ".join(INWARD[square])
+            raise IllegalMove(
+                f"Entering onto the occupied square {square} is a push: the animal must face "
+                f"inward, perpendicular to the edge ({inward}).",
+                "enter_push_facing",
+            )
+        line = _checked_push(state["board"], square, facing)
+    new = Engine.copy_state(state)
+    new["reserve"][kind] -= 1
+    return _place(new, line, square, {"kind": kind, "facing": facing})
+
+
+def _own_animal(state: State, kind: str, square: str) -> dict[str, str]:
+    """The ``kind`` animal on ``square``; raise IllegalMove if there is none."""
+    piece = state["board"].get(square)
+    if piece is None or piece["kind"] != kind:
+        raise IllegalMove(f"There is no {kind} of yours on {square}.", "own_animal")
+    return piece
+
+
+def _apply_move(state: State, kind: str, move: Move) -> State:
+    """Move an animal one square orthogonally, pushing if the square is occupied."""
+    origin, square, facing = move["from"], move["to"], move["facing"]
+    piece = _own_animal(state, kind, origin)
+    direction = STEP_DIRECTION.get((origin, square))
+    if direction is None:
+        raise IllegalMove(
+            f"An animal moves one square orthogonally; {origin} to {square} is not such a step.",
+            "orthogonal_step",
+        )
+    _require_cross_free(state, square)
+    line = []
+    if square in state["board"]:
+        if piece["facing"] != direction:
+            raise IllegalMove(
+                f"Push rule A: an animal pushes only forward; the {kind} on {origin} faces "
+                f"{piece['facing']}, not {direction}.",
+                "push_forward",
+            )
+        if facing != direction:
+            raise IllegalMove(
+                "Push rule I: an animal never changes its facing while pushing.", "push_orientation"
+            )
+        line = _checked_push(state["board"], square, direction)
+    new = Engine.copy_state(state)
+    del new["board"][origin]
+    return _place(new, line, square, {"kind": kind, "facing": facing})
+
+
+def _apply_rotate(state: State, kind: str, move: Move) -> State:
+    """Turn an animal on its square by a quarter or half turn."""
+    square, facing = move["at"], move["facing"]
+    if _own_animal(state, kind, square)["facing"] == facing:
+        raise IllegalMove(
+            f"Rotating must change the facing; the {kind} on {square} already faces {facing}.",
+            "same_facing",
+        )
+    new = Engine.copy_state(state)
+    new["board"][square]["facing"] = facing
+    new["ply"] += 1
+    return new
+
+
+def _apply_exit(state: State, kind: str, move: Move) -> State:
+    """Take an animal on an outer square back to its owner's reserve."""
+    square = move["from"]
+    _own_animal(state, kind, square)
+    if square not in OUTER_SET:
+        raise IllegalMove(
+            f"An animal leaves the board only from an outer square; {square} is not one.",
+            "exit_outer",
+        )
+    if state["options"]["exit_once"] and state["exits"][kind]:
+        raise IllegalMove(
+            f"Variant B: each player may take an animal off the board only once "
+            f"per game, and the {kind}s already have.",
+            "exit_once",
+        )
+    new = Engine.copy_state(state)
+    del new["board"][square]
+    new["reserve"][kind] += 1
+    new["exits"][kind] += 1
+    new["ply"] += 1
+    return new

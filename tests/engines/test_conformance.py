@@ -1,0 +1,158 @@
+"""What every engine promises (``engines.base``), checked on random games of every engine.
+
+As OpenSpiel runs ``random_sim_test`` on every game: each registered engine
+(and the test-only Nim), at every player count, plays random games from a few
+seeds to their end (at most :data:`MAX_PLIES` moves), choosing among the
+listed moves. At every step of the game:
+
+- ``to_move`` is empty exactly when ``result`` is not None; a seat not to
+  move has no legal moves, a seat to move has some;
+- every listed move passes the engine's move schema unchanged, its notation
+  reads back as the move (``parse(format(m)) == m``), it is listed once, and
+  ``apply`` accepts it (a random sample of :data:`APPLIED` moves in longer lists);
+- no method changes the state it is given (``apply`` included);
+- no view holds an ``rng`` or ``seed`` key at any depth, and no view changes
+  when the private parts the contract names that are not the seat's own
+  (another seat's ``hand``, the ``draw_pile``) get other pieces or another
+  order.
+
+At the end, replaying the log from ``setup`` with the same seed gives the
+live state byte for byte (canonical JSON), and so does a second ``setup``.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Iterator
+from functools import cache
+from typing import Any
+
+import pytest
+from marshmallow import Schema
+
+from engines import ENGINES, Engine
+from engines.base import Move, State
+from schemas.moves import move_schemas
+from tests.engines.tiny_game import NimEngine
+
+#: Enough for every engine's random games to end (Siam's are the longest: ~600 plies).
+MAX_PLIES = 1500
+SEEDS = (1, 2)
+#: At most this many listed moves of one decision are applied (a sample of longer lists).
+APPLIED = 60
+#: Keys that would hold the PRNG or the seed.
+SECRET_KEYS = frozenset({"rng", "seed"})
+
+GAMES: dict[str, Engine] = {**ENGINES, NimEngine.id: NimEngine()}
+CASES = [
+    pytest.param(engine_id, players, id=f"{engine_id}-{players}")
+    for engine_id, engine in GAMES.items()
+    for players in range(engine.min_players, engine.max_players + 1)
+]
+
+pytestmark = pytest.mark.usefixtures("nim")
+
+
+def canonical(value: Any) -> str:
+    """Canonical JSON: sorted keys, no spaces (two states are equal when this is)."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"))
+
+
+def keys_in(value: Any) -> Iterator[str]:
+    """Every dict key inside ``value``, at any depth."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield str(key)
+            yield from keys_in(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from keys_in(item)
+
+
+def disguised(state: State, seat: int | None) -> State:
+    """A copy of ``state`` where what ``seat`` may not know is changed.
+
+    The contract's private parts other than the seat's own (every other
+    seat's ``hand`` in its ``players`` entry, the ``draw_pile`` list) are
+    turned backwards and each of their pieces is replaced by the next one of
+    all the pieces in hands and pile (sorted), so they hold other pieces in
+    another order and keep their lengths.
+    """
+    copy = json.loads(canonical(state))
+    players = copy.get("players", [])
+    hands = {other: player.get("hand") for other, player in enumerate(players)}
+    hidden = [hand for other, hand in hands.items() if other != seat]
+    hidden = [part for part in [*hidden, copy.get("draw_pile")] if isinstance(part, list)]
+    every = [part for part in [*hands.values(), *hidden] if isinstance(part, list)]
+    pieces = sorted({canonical(piece) for part in every for piece in part})
+    following = dict(zip(pieces, pieces[1:] + pieces[:1], strict=True))
+    for part in hidden:
+        part[:] = [json.loads(following[canonical(piece)]) for piece in reversed(part)]
+    return copy
+
+
+def check_views(engine: Engine, state: State, players: int) -> None:
+    """No view holds the PRNG or the seed, nor depends on what the seat may not know."""
+    for seat in [None, *range(players)]:
+        view = engine.view(state, seat)
+        assert SECRET_KEYS.isdisjoint(keys_in(view)), f"the view of seat {seat} has the PRNG"
+        hidden_changed = engine.view(disguised(state, seat), seat)
+        assert canonical(hidden_changed) == canonical(view), f"seat {seat} sees hidden parts"
+
+
+def check_moves(engine: Engine, state: State, seat: int, rng: random.Random) -> list[Move]:
+    """The legal moves of ``seat``, checked: schema, notation, ``apply``, each listed once."""
+    moves = engine.legal_moves(state, seat)
+    assert moves, f"seat {seat} is to move but has no legal move"
+    schemas = schema_instances(engine)
+    for move in moves:
+        assert schemas[move["action"]].load(move) == move
+        assert engine.parse(engine.format(move), state) == move, move
+    assert len({canonical(move) for move in moves}) == len(moves), "a move is listed twice"
+    for move in moves if len(moves) <= APPLIED else rng.sample(moves, APPLIED):
+        engine.apply(state, seat, move)
+    return moves
+
+
+@cache
+def schema_instances(engine: Engine) -> dict[str, Schema]:
+    """One instance of each move schema of ``engine`` (making one per move is slow)."""
+    return {action: schema() for action, schema in move_schemas(engine).items()}
+
+
+def play(engine: Engine, players: int, seed: int) -> tuple[State, list[tuple[int, Move]]]:
+    """A random game of ``engine``, checked at every step; the final state and the log."""
+    rng = random.Random(seed)
+    state = engine.setup(players, engine.options({}), seed)
+    log: list[tuple[int, Move]] = []
+    for _ in range(MAX_PLIES):
+        before = canonical(state)
+        to_move = engine.to_move(state)
+        assert (to_move == []) == (engine.result(state) is not None)
+        check_views(engine, state, players)
+        for seat in set(range(players)) - set(to_move):
+            assert engine.legal_moves(state, seat) == []
+        if not to_move:
+            break
+        seat = rng.choice(to_move)
+        move = rng.choice(check_moves(engine, state, seat, rng))
+        after = engine.apply(state, seat, move)
+        assert canonical(state) == before, "a method changed the state it was given"
+        log.append((seat, move))
+        state = after
+    return state, log
+
+
+@pytest.mark.parametrize(("engine_id", "players"), CASES)
+@pytest.mark.parametrize("seed", SEEDS)
+def test_random_games_keep_the_engine_promises(engine_id: str, players: int, seed: int) -> None:
+    engine = ENGINES[engine_id]
+    state, log = play(engine, players, seed)
+    assert engine.result(state) is not None, f"no end within {MAX_PLIES} moves"
+    fresh = type(engine)()
+    replayed = fresh.setup(players, fresh.options({}), seed)
+    assert canonical(replayed) == canonical(engine.setup(players, engine.options({}), seed))
+    for seat, move in log:
+        replayed = fresh.apply(replayed, seat, move)
+    assert canonical(replayed) == canonical(state)
