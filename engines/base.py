@@ -52,8 +52,12 @@ Adding a game
        named by the engine class: ``move_schemas = "schemas.<game>:MOVE_SCHEMAS"``;
     2. one line in ``engines/__init__.py``: ``register(<Game>Engine())``
        (:func:`engines.register`; :func:`engines.unregister` takes it out);
-    3. if wanted, board templates ``templates/boards/<id>.html`` (the page)
-       and ``<id>.txt`` (mail); without them the state is shown as JSON.
+    3. if wanted, its words: ``words.py`` behind :meth:`Engine.describe`,
+       :meth:`Engine.describe_result`, :meth:`Engine.prompt` and
+       :meth:`Engine.questions` (see :mod:`engines.words`), and board
+       templates ``templates/boards/<id>.svg`` (the picture, standalone),
+       ``<id>.html`` (the page) and ``<id>.txt`` (plain-text mail); without
+       them the pages speak in notation and show the state as JSON.
 
     Nothing else changes: the API, the pages and mail find the game in
     :data:`engines.ENGINES`. An engine whose attributes or move schemas are
@@ -84,8 +88,10 @@ from __future__ import annotations
 
 import json
 from abc import ABC, abstractmethod
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from typing import Any
+
+from engines.words import Question, field_questions, result_sentence
 
 State = dict[str, Any]
 Move = dict[str, Any]
@@ -211,6 +217,39 @@ class Engine(ABC):
         many tiles were drawn) may be added.
         """
         return move
+
+    # -- words ----------------------------------------------------------
+    # What pages and mails say, in the game's own words (see :mod:`engines.words`).
+    # The defaults speak in notation and identifiers; each game overrides them.
+    def describe(
+        self, before: State, after: State, seat: int, move: Move, names: Sequence[str]
+    ) -> str:
+        """One sentence saying what ``seat`` did: "Ann pushes from a1 to the north: ...".
+
+        It says only what the public log shows (never a drawn tile or a
+        hand). The server writes it into the move log when the move is made.
+        """
+        return f"{names[seat]} plays {self.format(move)}."
+
+    def describe_result(self, result: dict[str, Any], names: Sequence[str]) -> str:
+        """The result as a sentence with the players' names: "Ann wins: ..."."""
+        return result_sentence(result, names)
+
+    def prompt(self, state: State, seat: int) -> str:
+        """What ``seat`` must decide now, as a short phrase: "take a follower"."""
+        return "make your move"
+
+    def questions(self, state: State, seat: int) -> list[Question]:
+        """How a move of ``seat`` is asked for, one :class:`~engines.words.Question` at a time.
+
+        Walking the questions with the answers of any listed move leaves
+        exactly that move. Default: one question per field of the listed moves.
+        """
+        return field_questions(self.legal_moves(state, seat))
+
+    def board_data(self, options: dict[str, Any]) -> dict[str, Any]:
+        """The static board or map of a game with ``options``, for clients to draw it."""
+        return {}
 
     # -- notation -------------------------------------------------------
     @abstractmethod
