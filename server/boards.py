@@ -18,8 +18,9 @@ Outside a request (mails, tests) :func:`render_board` renders them with the
 same autoescaping rules as the pages.
 
     >>> game = {"engine": "siam", "players": [{"seat": 0, "name": "Ann"}], "state": {}}
-    >>> board_context(game, Board(last=last_touched({"action": "exit", "from": "a1"})))["board"].last
-    frozenset({'exit', 'a1'})
+    >>> context = board_context(game, Board(last=last_touched({"action": "exit", "from": "a1"})))
+    >>> context["names"], sorted(context["board"].last)
+    (['Ann'], ['a1', 'exit'])
 """
 
 from __future__ import annotations
