@@ -21,16 +21,17 @@ from flask.cli import FlaskGroup, with_appcontext
 from marshmallow import ValidationError
 
 from schemas.api import PlayerInSchema
-from server import create_app, current_service
-from server.deadlines import process_deadlines
-from server.delivery import deliver_due, forget_bodies
+from server.app import create_app, current_service
 from server.errors import TurnpostError
-from server.gunicorn import WORKER_CONNECTIONS, run
-from server.inbound import MAX_MESSAGE_BYTES, describe, receive
-from server.mail import MailSettings, reply_address
-from server.service import Game, GameService
-from server.smtpd import InboundController, InboundHandler
-from server.store import dumps
+from server.games.deadlines import process_deadlines
+from server.games.service import Game, GameService
+from server.mail.addresses import reply_address
+from server.mail.delivery import deliver_due, forget_bodies
+from server.mail.inbound import MAX_MESSAGE_BYTES, describe, receive
+from server.mail.settings import MailSettings
+from server.mail.smtpd import InboundController, InboundHandler
+from server.serving import WORKER_CONNECTIONS, run
+from server.store.sqlite import dumps
 
 
 @click.group(cls=FlaskGroup, create_app=create_app, add_default_commands=False)
@@ -147,7 +148,7 @@ def export(game_id: str) -> None:
 )
 @with_appcontext
 def serve(host: str, port: int, workers: int, connections: int, demo: bool) -> None:
-    """Serve the app with gunicorn's gevent workers (see ``server/gunicorn.py``)."""
+    """Serve the app with gunicorn's gevent workers (see ``server/serving.py``)."""
     base_url = f"http://{host}:{port}"
     if demo:
         game = current_service().create("siam", [{"name": "Ann"}, {"name": "Bob"}], {})

@@ -16,13 +16,13 @@ import pytest
 from click.testing import CliRunner
 
 from server.cli import main
-from server.clock import format_time, parse_time, utcnow
-from server.delivery import LEASE_SECONDS, deliver_due
-from server.gunicorn import free_port
-from server.inbound import MAX_MESSAGE_BYTES, receive
-from server.mail import rate, reply_address
-from server.service import GameService
-from server.smtpd import LISTENER_MAX_BYTES, InboundController, InboundHandler
+from server.games.clock import format_time, parse_time, utcnow
+from server.games.service import GameService
+from server.mail.addresses import reply_address
+from server.mail.delivery import LEASE_SECONDS, deliver_due
+from server.mail.inbound import MAX_MESSAGE_BYTES, receive
+from server.mail.settings import rate
+from server.mail.smtpd import LISTENER_MAX_BYTES, InboundController, InboundHandler
 from tests.mail.conftest import (
     DOMAIN,
     PLAYERS,
@@ -33,6 +33,7 @@ from tests.mail.conftest import (
     mail_in_outcomes,
     reply_to,
 )
+from tests.support import free_port
 
 
 def later(seconds: float) -> str:

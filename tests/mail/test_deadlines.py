@@ -6,15 +6,16 @@ from datetime import datetime, timedelta
 
 import pytest
 
-from server.deadlines import (
+from server.errors import TurnpostError
+from server.games.clock import format_time, parse_time
+from server.games.deadlines import (
     PASS,
     VACATION_DAYS_PER_YEAR,
     process_deadlines,
     process_game,
     set_vacation,
 )
-from server.errors import TurnpostError
-from server.service import GameService, format_time, parse_time
+from server.games.service import GameService
 
 PLAYERS = [{"name": "Ann", "email": "ann@example.org"}, {"name": "Bob", "email": "bob@example.org"}]
 #: Two opening moves: after them both players have acted, so all their mails flow.

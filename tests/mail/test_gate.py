@@ -8,11 +8,12 @@ from typing import Any
 import pytest
 
 from server import create_app
-from server.deadlines import process_deadlines
-from server.delivery import deliver_due
-from server.inbound import receive
-from server.service import GameService, format_time, parse_time
-from server.store import ADDED_COLUMNS, Store
+from server.games.clock import format_time, parse_time
+from server.games.deadlines import process_deadlines
+from server.games.service import GameService
+from server.mail.delivery import deliver_due
+from server.mail.inbound import receive
+from server.store.sqlite import ADDED_COLUMNS, Store
 from tests.mail.conftest import DOMAIN, PLAYERS, Mailbox, Sink, reply_to
 
 BASE_URL = "https://turnpost.example.org"

@@ -8,12 +8,13 @@ import pytest
 from click.testing import CliRunner
 
 from server.cli import main
-from server.delivery import LEASE_SECONDS, claim_due, deliver_due
 from server.errors import TurnpostError
-from server.gunicorn import free_port
-from server.service import GameService, format_time, parse_time, utcnow
+from server.games.clock import format_time, parse_time, utcnow
+from server.games.service import GameService
+from server.mail.delivery import LEASE_SECONDS, claim_due, deliver_due
 from tests.mail.conftest import DOMAIN, Sink
 from tests.server.test_api import WINNING_LINE
+from tests.support import free_port
 
 PLAYERS = [{"name": "Ann", "email": "ann@example.org"}, {"name": "Bob", "email": "bob@example.org"}]
 

@@ -8,8 +8,8 @@ import re
 from click.testing import CliRunner
 
 from server.cli import main
-from server.service import GameService
-from server.store import Store
+from server.games.service import GameService
+from server.store.sqlite import Store
 
 
 def run(db_path: str, *args: str):

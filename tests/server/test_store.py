@@ -8,8 +8,8 @@ import stat
 
 import pytest
 
-from server.service import GameService
-from server.store import Store
+from server.games.service import GameService
+from server.store.sqlite import Store
 
 
 @pytest.fixture

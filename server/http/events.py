@@ -34,7 +34,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from server.errors import TurnpostError
-from server.store import Store
+from server.store.sqlite import Store
 
 logger = logging.getLogger(__name__)
 

@@ -37,9 +37,11 @@ from email.utils import format_datetime
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from server.clock import format_time, parse_time, utcnow
-from server.mail import MailSettings, recipient_key, reply_address, unsubscribe_url, with_footer
-from server.store import Store
+from server.games.clock import format_time, parse_time, utcnow
+from server.mail.addresses import recipient_key, reply_address, unsubscribe_url
+from server.mail.render import with_footer
+from server.mail.settings import MailSettings
+from server.store.sqlite import Store
 
 #: Seconds a claimed row is left alone before another attempt may take it.
 LEASE_SECONDS = 300

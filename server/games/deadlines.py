@@ -27,9 +27,9 @@ import logging
 from dataclasses import dataclass
 from datetime import timedelta
 
-from server.clock import format_time, parse_time, utcnow
 from server.errors import TurnpostError
-from server.service import Game, GameService
+from server.games.clock import format_time, parse_time, utcnow
+from server.games.service import Game, GameService
 
 VACATION_DAYS_PER_YEAR = 30
 HALF_TIME, TWELVE_HOURS, EXPIRED = 1, 2, 4

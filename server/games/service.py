@@ -19,11 +19,13 @@ from marshmallow import ValidationError
 
 from engines import ENGINES, Engine, IllegalMove, InvalidPosition, NotationError
 from schemas.moves import load_move
-from server.clock import format_time, parse_time, utcnow
 from server.errors import TurnpostError
-from server.mail import Mail, Notifier, new_message_id, recipient_key
-from server.mailgate import judge
-from server.store import Store, dumps, hash_secret, new_secret
+from server.games.clock import format_time, parse_time, utcnow
+from server.mail.addresses import new_message_id, recipient_key
+from server.mail.gate import judge
+from server.mail.outbox import Notifier
+from server.mail.render import Mail
+from server.store.sqlite import Store, dumps, hash_secret, new_secret
 
 #: How many recent moves a mail shows.
 RECENT_MOVES = 6
@@ -69,7 +71,7 @@ class Game:
 class GameService:
     """Create, read and play games on one :class:`Store`.
 
-    With a :class:`~server.mail.Notifier`, every change also records the mails
+    With a :class:`~server.mail.outbox.Notifier`, every change also records the mails
     it causes in the outbox, in the same transaction.
     """
 
@@ -92,9 +94,9 @@ class GameService:
         """Create a game; the answer carries each seat's token and the admin token (shown once).
 
         ``turn_hours`` gives each turn a deadline; ``deadline_policy`` says what
-        happens when it passes (see :mod:`server.deadlines`). ``client`` is the
+        happens when it passes (see :mod:`server.games.deadlines`). ``client`` is the
         address of the client creating it: the game's mails count against its
-        limits (see :mod:`server.mailgate`). A ``seed`` or a ``position``
+        limits (see :mod:`server.mail.gate`). A ``seed`` or a ``position``
         chosen by the creator is shown in the game object (``seeded``,
         ``from_position``): whoever chose it may know what the game hides.
         """
@@ -519,7 +521,7 @@ class GameService:
         return self._record(game, mail)
 
     def _record(self, game: Game, mail: Mail) -> bool:
-        """Put ``mail`` in the outbox unless :mod:`server.mailgate` withholds it."""
+        """Put ``mail`` in the outbox unless :mod:`server.mail.gate` withholds it."""
         now = utcnow()
         client = game.row["creator_client"]
         seat = game.seats[mail.seat]
