@@ -24,7 +24,8 @@ from schemas.api import PlayerInSchema
 from server.app import create_app, current_service
 from server.errors import TurnpostError
 from server.games.deadlines import process_deadlines
-from server.games.service import Game, GameService
+from server.games.game import Game
+from server.games.service import GameService
 from server.mail.addresses import reply_address
 from server.mail.delivery import deliver_due, forget_bodies
 from server.mail.inbound import MAX_MESSAGE_BYTES, describe, receive

@@ -29,7 +29,8 @@ from datetime import timedelta
 
 from server.errors import TurnpostError
 from server.games.clock import format_time, parse_time, utcnow
-from server.games.service import Game, GameService
+from server.games.game import Game
+from server.games.service import GameService, MoveRequest
 
 VACATION_DAYS_PER_YEAR = 30
 HALF_TIME, TWELVE_HOURS, EXPIRED = 1, 2, 4
@@ -91,7 +92,8 @@ def _remind(
         if not changed:
             return []
         for seat in seats:
-            games.queue_mail(game, seat, "reminder", None, expired=expired)
+            if games.notifier is not None:
+                games.notifier.reminder(games.store, game, seat, expired)
     kind = "expired-reminder" if expired else "reminder"
     return [Action(game.id, kind, seat) for seat in seats]
 
@@ -115,8 +117,10 @@ def _expire(games: GameService, game: Game, seats: list[int], now: str) -> list[
 def _skip(games: GameService, game: Game, seat: int, now: str) -> list[Action]:
     """Pass for ``seat``, unless the game moved on since ``game`` was loaded."""
     try:
-        games.submit_as(
-            game.id, seat, move=dict(PASS), expected_seq=game.seq, now=now, by_clock=True
+        games.submit(
+            MoveRequest(
+                game.id, seat=seat, move=dict(PASS), expected_seq=game.seq, now=now, by_clock=True
+            )
         )
     except TurnpostError as error:
         if error.code not in {"stale_seq", "game_over"}:

@@ -31,6 +31,7 @@ from server.app import current_service
 from server.errors import CODE_BY_STATUS, TurnpostError
 from server.games.clock import format_time
 from server.games.deadlines import set_vacation
+from server.games.service import MoveRequest
 from server.http.cooperative import offload
 from server.http.errors import error_response
 from server.http.events import end_event, move_event
@@ -197,14 +198,15 @@ def submit_move(body: dict[str, Any], game_id: str) -> dict[str, Any]:
         raise TurnpostError(
             "invalid_request", f"Idempotency-Key must be 1 to {MAX_IDEMPOTENCY_KEY} characters."
         )
-    return current_service().submit(
+    move_request = MoveRequest(
         game_id,
-        bearer_token(),
+        token=bearer_token(),
         move=body.get("move"),
         notation=body.get("notation"),
         expected_seq=body["expected_seq"],
         idempotency_key=key,
     )
+    return current_service().submit(move_request)
 
 
 @blp.route("/games/<game_id>/legal-moves")

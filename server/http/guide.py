@@ -19,7 +19,7 @@ from typing import Any
 
 from flask import url_for
 
-from server.games.service import Game
+from server.games.game import Game
 
 #: Prefix of the query parameters carrying the guided form's answers so far.
 PICK = "m."

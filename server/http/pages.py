@@ -33,7 +33,8 @@ from schemas.api import GameCreateSchema
 from server.app import csrf, current_service
 from server.errors import TurnpostError
 from server.games.clock import utcnow
-from server.games.service import Game, GameService
+from server.games.game import Game
+from server.games.service import GameService, MoveRequest
 from server.http.cooperative import offload
 from server.http.guide import build_guide, read_picks
 from server.http.jsontext import load_untrusted
@@ -245,11 +246,11 @@ def post_move(game_id: str) -> Any:
     try:
         if not notation:
             raise TurnpostError("invalid_move", "Write a move in notation, or use the guided form.")
+        token = request.cookies.get(seat_cookie(game_id))
         games.submit(
-            game_id,
-            request.cookies.get(seat_cookie(game_id)),
-            notation=notation,
-            expected_seq=whole_number(expected),
+            MoveRequest(
+                game_id, token=token, notation=notation, expected_seq=whole_number(expected)
+            )
         )
     except TurnpostError as error:
         if error.code == "not_found":

@@ -33,7 +33,7 @@ from html.parser import HTMLParser
 from typing import Any
 
 from server.errors import TurnpostError
-from server.games.service import GameService
+from server.games.service import GameService, MoveRequest
 from server.mail.addresses import parse_reply_address, plain_message_id
 from server.mail.settings import MailSettings
 
@@ -101,13 +101,15 @@ def receive(
     if problem:
         return _reject(games, game_id, seat, message_id, "", problem)
     try:
-        answer = games.submit_as(
-            game_id,
-            seat,
-            notation=notation,
-            expected_seq=expected_seq(games, game_id, headers.in_reply_to),
-            idempotency_key=_idempotency_key(message_id),
-            mail_message_id=message_id or "",
+        answer = games.submit(
+            MoveRequest(
+                game_id,
+                seat=seat,
+                notation=notation,
+                expected_seq=expected_seq(games, game_id, headers.in_reply_to),
+                idempotency_key=_idempotency_key(message_id),
+                mail_message_id=message_id or "",
+            )
         )
     except TurnpostError as error:
         if error.code == "not_found":
@@ -292,8 +294,9 @@ def _reject(
     with games.store.write():
         game = games.load(game_id)
         games.mark_acted(game, seat)
-        answered = games.queue_mail(
-            game, seat, "rejected", message_id, notation=notation, reason=reason
+        notifier = games.notifier
+        answered = notifier is not None and notifier.refusal(
+            games.store, game, seat, message_id, notation, reason
         )
     return Outcome("rejected", reason, game_id, seat, answered=answered)
 

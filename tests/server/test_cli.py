@@ -8,7 +8,7 @@ import re
 from click.testing import CliRunner
 
 from server.cli import main
-from server.games.service import GameService
+from server.games.service import GameService, MoveRequest
 from server.store.sqlite import Store
 
 
@@ -34,8 +34,8 @@ def play_two_moves(db_path: str) -> str:
     store.init()
     games = GameService(store)
     game = games.create("siam", [{"name": "Ann"}, {"name": "Bob"}], {}, seed=7)
-    games.submit(game["id"], game["players"][0]["token"], notation="enter a1 N")
-    games.submit(game["id"], game["players"][1]["token"], notation="enter e5 S")
+    games.submit(MoveRequest(game["id"], token=game["players"][0]["token"], notation="enter a1 N"))
+    games.submit(MoveRequest(game["id"], token=game["players"][1]["token"], notation="enter e5 S"))
     store.close()
     return game["id"]
 
