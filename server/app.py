@@ -91,6 +91,11 @@ def current_service() -> GameService:
     return current_app.extensions["turnpost"].service()
 
 
+def current_store() -> Store:
+    """The store of the running app context (for views and commands not about one game)."""
+    return current_app.extensions["turnpost"].store()
+
+
 def load_secret_key(db_path: str) -> str:
     """The signing secret: ``TURNPOST_SECRET_KEY``, else a 0600 file beside the database.
 

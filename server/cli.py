@@ -21,7 +21,7 @@ from flask.cli import FlaskGroup, with_appcontext
 from marshmallow import ValidationError
 
 from schemas.api import PlayerInSchema
-from server.app import create_app, current_service
+from server.app import create_app, current_service, current_store
 from server.errors import TurnpostError
 from server.games.deadlines import process_deadlines
 from server.games.game import Game
@@ -169,13 +169,12 @@ def _mail_settings() -> MailSettings:
 
 def run_clock_and_outbox(now: str | None = None) -> tuple[int, int, int]:
     """Apply due deadlines, forget old mail bodies, send due mail: ``(actions, sent, failed)``."""
-    games = current_service()
-    actions = process_deadlines(games, now)
-    forget_bodies(games.store, _mail_settings().retention_days, now)
+    actions = process_deadlines(current_service(), now)
+    forget_bodies(current_store(), _mail_settings().retention_days, now)
     smtp_url = current_app.config["TURNPOST_SMTP_URL"]
     if not smtp_url:
         return len(actions), 0, 0
-    sent, failed = deliver_due(games.store, _mail_settings(), smtp_url, now)
+    sent, failed = deliver_due(current_store(), _mail_settings(), smtp_url, now)
     return len(actions), sent, failed
 
 
@@ -248,12 +247,11 @@ def smtpd(host: str, port: int, lmtp: bool) -> None:
 @with_appcontext
 def mail_key(game_id: str, seat: int, revoke: bool) -> None:
     """Print a seat's reply address; ``--revoke`` replaces it with a new one."""
-    store = current_service().store
-    generation = store.mail_generation(game_id, seat)
+    store = current_store()
+    if revoke:
+        generation = store.revoke_mail_key(game_id, seat)
+    else:
+        generation = store.mail_generation(game_id, seat)
     if generation is None:
         raise click.ClickException(f"No seat {seat} in game {game_id!r}.")
-    if revoke:
-        generation += 1
-        with store.write() as db:
-            db["seats"].update((game_id, seat), {"mail_generation": generation})
     click.echo(reply_address(_mail_settings(), game_id, seat, generation))

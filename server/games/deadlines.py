@@ -84,12 +84,8 @@ def _remind(
     games: GameService, game: Game, seats: list[int], bits: int, expired: bool
 ) -> list[Action]:
     """Mail a reminder to ``seats`` and remember which reminders this turn had."""
-    with games.store.write() as db:
-        changed = db.execute(
-            "UPDATE games SET reminders_sent = ? WHERE id = ? AND seq = ? AND reminders_sent != ?",
-            [bits, game.id, game.seq, bits],
-        ).rowcount
-        if not changed:
+    with games.store.write():
+        if not games.store.set_reminders(game.id, game.seq, bits):
             return []
         for seat in seats:
             if games.notifier is not None:
@@ -142,7 +138,7 @@ def set_vacation(
             {"until": ["Must be later than now."]},
         )
     days = (end - start).total_seconds() / 86400
-    with games.store.write() as db:
+    with games.store.write():
         game = games.load(game_id)
         row = game.seats[seat]
         used = row["vacation_days_used"] if row["vacation_year"] == start.year else 0
@@ -153,17 +149,10 @@ def set_vacation(
                 f"Only {left:.1f} vacation days are left this year.",
                 {"until": [f"At most {VACATION_DAYS_PER_YEAR} days per year."]},
             )
-        db["seats"].update(
-            (game_id, seat),
-            {
-                "vacation_until": until,
-                "vacation_year": start.year,
-                "vacation_days_used": used + days,
-            },
-        )
+        games.store.set_vacation(game_id, seat, until, start.year, used + days)
         if game.status == "active" and game.row["deadline"] and seat in game.to_move:
             later = parse_time(game.row["deadline"]) + (end - start)
-            db["games"].update(game_id, {"deadline": format_time(later)})
+            games.store.update_game(game_id, {"deadline": format_time(later)})
     return {
         "seat": seat,
         "until": until,

@@ -114,34 +114,33 @@ class GameService:
         tokens = [new_secret() for _ in players]
         admin_token = new_secret()
         now = utcnow()
-        with self.store.write() as db:
-            db["games"].insert(
-                {
-                    "id": game_id,
-                    "engine": engine.id,
-                    "options": dumps(merged),
-                    "seed": state_seed,
-                    "seeded": seed is not None,
-                    "position": None if position is None else dumps(position),
-                    "seq": 0,
-                    "admin_token_hash": hash_secret(admin_token),
-                    "created_at": now,
-                    "turn_hours": turn_hours,
-                    "deadline_policy": deadline_policy,
-                    "creator_client": client,
-                    **self._snapshot(engine, state, now, turn_hours),
-                }
-            )
-            db["seats"].insert_all(
-                {
-                    "game_id": game_id,
-                    "seat": seat,
-                    "name": player["name"],
-                    "email": player.get("email"),
-                    "token_hash": hash_secret(token),
-                }
-                for seat, (player, token) in enumerate(zip(players, tokens, strict=True))
-            )
+        game_row = {
+            "id": game_id,
+            "engine": engine.id,
+            "options": dumps(merged),
+            "seed": state_seed,
+            "seeded": seed is not None,
+            "position": None if position is None else dumps(position),
+            "seq": 0,
+            "admin_token_hash": hash_secret(admin_token),
+            "created_at": now,
+            "turn_hours": turn_hours,
+            "deadline_policy": deadline_policy,
+            "creator_client": client,
+            **self._snapshot(engine, state, now, turn_hours),
+        }
+        seat_rows = [
+            {
+                "game_id": game_id,
+                "seat": seat,
+                "name": player["name"],
+                "email": player.get("email"),
+                "token_hash": hash_secret(token),
+            }
+            for seat, (player, token) in enumerate(zip(players, tokens, strict=True))
+        ]
+        with self.store.write():
+            self.store.create_game(game_row, seat_rows)
             game = self.load(game_id)
             self._changed(game)
         created = game_object(game, seat=None)
@@ -311,23 +310,14 @@ class GameService:
                 self.mark_acted(game, seat)
             answer = self._append(game, seat, parsed, state, request)
             if key is not None:
-                self.store.insert(
-                    "idempotency",
-                    {
-                        "game_id": game.id,
-                        "seat": seat,
-                        "key": key,
-                        "request": fingerprint,
-                        "response": dumps(answer),
-                    },
-                )
+                self.store.record_response(game.id, seat, key, fingerprint, dumps(answer))
         return answer
 
     def _mover(self, request: MoveRequest) -> int:
         """The seat that moves: given, or the seat of the request's token (``404``, ``401``)."""
         if request.seat is not None:
             return request.seat
-        if self.store.game(request.game_id, columns="id") is None:
+        if not self.store.game_exists(request.game_id):
             raise TurnpostError("not_found", f"No game {request.game_id!r}.")
         token = request.token
         seat = None if token is None else self.store.seat_by_token(request.game_id, token)
@@ -382,8 +372,7 @@ class GameService:
         seq = game.seq + 1
         snapshot = self._snapshot(game.engine, state, now, game.row["turn_hours"], game.seats)
         notation = game.engine.format(move)
-        self.store.insert(
-            "moves",
+        self.store.append_move(
             {
                 "game_id": game.id,
                 "seq": seq,
@@ -415,10 +404,7 @@ class GameService:
         row = game.seats[seat]
         if row["acted_at"] is None:
             row["acted_at"] = utcnow()
-            self.store.db.execute(
-                "UPDATE seats SET acted_at = ? WHERE game_id = ? AND seat = ?",
-                [row["acted_at"], game.id, seat],
-            )
+            self.store.mark_acted(game.id, seat, row["acted_at"])
 
     def forfeit(self, game_id: str, seat: int, expected_seq: int) -> bool:
         """End the game because ``seat`` ran out of time: everyone else wins.

@@ -252,11 +252,11 @@ def events(query: dict[str, Any], game_id: str) -> Response:
         return Response(status=204)  # an EventSource stops reconnecting on 204
     client = request.remote_addr or "unknown"
     subscription = current_app.extensions["turnpost"].feed.subscribe(game.id, client, last)
-    for row in games.store.moves(game.id, after=last):
-        subscription.deliver_move(row["seq"], move_event(row))
-    row = games.store.game(game.id, columns="seq, status, result")
-    if row["status"] != "active":
-        subscription.deliver_end(end_event(row))
+    for entry in games.move_log(game, after=last):
+        subscription.deliver_move(entry["seq"], move_event(entry))
+    latest = games.load(game.id)  # it may have ended since it was loaded above
+    if latest.status != "active":
+        subscription.deliver_end(end_event(latest.row))
     response = Response(
         subscription.stream(),
         mimetype="text/event-stream",

@@ -20,6 +20,7 @@ from typing import Any
 from flask import (
     Blueprint,
     Response,
+    current_app,
     make_response,
     redirect,
     render_template,
@@ -30,7 +31,7 @@ from marshmallow import ValidationError
 
 from engines import ENGINES
 from schemas.api import GameCreateSchema
-from server.app import csrf, current_service
+from server.app import csrf, current_service, current_store
 from server.errors import TurnpostError
 from server.games.clock import utcnow
 from server.games.game import Game
@@ -60,7 +61,7 @@ def seat_cookie(game_id: str) -> str:
 @bp.route("/")
 def lobby() -> str:
     """The engines, the open and recent games, and the create-game form."""
-    return _render_lobby(current_service())
+    return _render_lobby()
 
 
 @bp.route("/games", methods=["POST"])
@@ -73,7 +74,7 @@ def create_game() -> Any:
             body["engine"], body["players"], body["options"], client=request.remote_addr
         )
     except TurnpostError as error:
-        return _render_lobby(games, error=error, form=request.form), error.status
+        return _render_lobby(error=error, form=request.form), error.status
     links = [
         {
             **player,
@@ -89,12 +90,8 @@ def create_game() -> Any:
     return response
 
 
-def _render_lobby(
-    games: GameService, error: TurnpostError | None = None, form: Mapping[str, str] | None = None
-) -> str:
-    recent = games.store.recent_games()
-    for row in recent:
-        row["players"] = [seat["name"] for seat in games.store.seats(row["id"])]
+def _render_lobby(error: TurnpostError | None = None, form: Mapping[str, str] | None = None) -> str:
+    recent = current_store().recent_games()
     return render_template(
         "lobby.html",
         engines=list(ENGINES.values()),
@@ -175,12 +172,11 @@ def unsubscribe(token: str) -> Response:
 
 
 def _unsubscribe_response(token: str, done: bool) -> Response:
-    games = current_service()
-    address = unsubscribed(games.notifier.settings, token)
+    address = unsubscribed(current_app.extensions["turnpost"].notifier.settings, token)
     if address is None:
         raise TurnpostError("not_found", "This link is not valid; copy it whole from the mail.")
     if done:
-        games.store.suppress_mail(address, utcnow())
+        current_store().suppress_mail(address, utcnow())
     response = make_response(render_template("unsubscribe.html", address=address, done=done))
     response.headers["Cache-Control"] = "no-store"
     return response

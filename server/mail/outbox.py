@@ -109,8 +109,7 @@ class Notifier:
         if verdict.withheld:
             log.info("%s mail of game %s withheld: %s", mail.kind, game.id, verdict.withheld)
             return False
-        store.insert(
-            "outbox",
+        store.queue_mail(
             {
                 "game_id": game.id,
                 "seat": mail.seat,
