@@ -24,6 +24,7 @@ from server.http.errors import register_error_handlers
 from server.http.events import Feed
 from server.mail.outbox import Notifier
 from server.mail.settings import TUNABLE, MailSettings, tunable_defaults
+from server.store.migrations import SchemaChange
 from server.store.sqlite import Store
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -49,6 +50,8 @@ class Turnpost:
         self.db_path = db_path
         self.feed = feed
         self.notifier: Notifier | None = None
+        #: What opening the database did to its schema (see :meth:`Store.init`).
+        self.schema: SchemaChange | None = None
         self._idle: list[Store] = []
         self._lock = threading.Lock()
         self._memory_store = Store.open(db_path) if db_path == ":memory:" else None
@@ -175,7 +178,8 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.extensions["turnpost"] = turnpost
     app.teardown_appcontext(turnpost.give_back)
     with app.app_context():
-        turnpost.store().init()
+        turnpost.schema = turnpost.store().init()
+    log_schema_change(app, turnpost.db_path, turnpost.schema)
     if not app.config.get("SECRET_KEY"):
         app.config["SECRET_KEY"] = load_secret_key(turnpost.db_path)
     turnpost.notifier = Notifier(mail_settings(app.config))
@@ -197,6 +201,19 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.session_interface = TlsAwareSessions()
     trust_proxies(app, app.config["TURNPOST_PROXY_HOPS"])
     return app
+
+
+def log_schema_change(app: Flask, db_path: str, change: SchemaChange) -> None:
+    """Say that the database was created, or migrated (a warning: the operator should know)."""
+    if change.created:
+        app.logger.info("database %s created at schema version %d", db_path, change.after)
+    elif change.after != change.before:
+        app.logger.warning(
+            "database %s migrated from schema version %d to %d",
+            db_path,
+            change.before,
+            change.after,
+        )
 
 
 def trust_proxies(app: Flask, hops: int) -> None:

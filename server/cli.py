@@ -43,8 +43,11 @@ def main() -> None:
 @main.command("init-db")
 @with_appcontext
 def init_db() -> None:
-    """Create the database tables (the app does this on start too)."""
-    click.echo(f"Database ready: {current_app.config['TURNPOST_DB']}")
+    """Create the database, or migrate it to the latest schema (the app does this on start too)."""
+    schema = current_store().init()
+    click.echo(
+        f"Database ready: {current_app.config['TURNPOST_DB']} (schema version {schema.after})"
+    )
 
 
 @main.command("new-game")

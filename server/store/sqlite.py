@@ -6,15 +6,17 @@ database abort any UPDATE or DELETE on ``moves``, and any INSERT of a
 ``(game_id, seq)`` already logged, so ``INSERT OR REPLACE`` and ``REPLACE``
 (whose implicit delete fires no DELETE trigger) cannot rewrite it either.
 The triggers live in the schema, so they hold for every connection, the
-``sqlite3`` shell's too. The database holds hands, draw orders, seeds and
+``sqlite3`` shell's too. The schema is built and upgraded by the ordered
+migrations of :mod:`server.store.migrations`. The database holds hands, draw orders, seeds and
 emails: it is created readable by its owner only (0600), and so are the
 WAL and shared-memory files SQLite makes beside it (SQLite gives them the
 database file's mode).
 
     >>> store = Store.open(":memory:")
     >>> store.init()
+    SchemaChange(before=0, after=4, created=True)
     >>> sorted(store.db.table_names())
-    ['games', 'idempotency', 'mail_suppressions', 'moves', 'outbox', 'seats']
+    ['_sqlite_migrations', 'games', 'idempotency', 'mail_suppressions', 'moves', 'outbox', 'seats']
 """
 
 from __future__ import annotations
@@ -31,28 +33,13 @@ from typing import Any
 
 import sqlite_utils
 
+from server.store.migrations import SchemaChange, migrate
+
 BUSY_TIMEOUT_MS = 10_000
 _WRITER_LOCKS: dict[str, threading.Lock] = {}
 
-#: Columns added after the first release, with their default: added to old databases on start.
-ADDED_COLUMNS: dict[str, dict[str, tuple[type, Any]]] = {
-    "games": {"creator_client": (str, None)},
-    "seats": {"acted_at": (str, None)},
-    "outbox": {"rcpt_key": (str, None), "client": (str, None), "invitation": (int, 0)},
-}
-
 #: Owner read and write only: the database holds hands, seeds and emails.
 DB_FILE_MODE = 0o600
-_REFUSE = "BEGIN SELECT RAISE(ABORT, 'the move log is append-only'); END"
-TRIGGERS = [
-    *(
-        f"CREATE TRIGGER IF NOT EXISTS moves_no_{event.lower()} BEFORE {event} ON moves {_REFUSE}"
-        for event in ("UPDATE", "DELETE")
-    ),
-    # REPLACE deletes the old row without firing DELETE triggers: refuse the insert first.
-    "CREATE TRIGGER IF NOT EXISTS moves_no_replace BEFORE INSERT ON moves WHEN EXISTS"
-    " (SELECT 1 FROM moves WHERE game_id = NEW.game_id AND seq = NEW.seq) " + _REFUSE,
-]
 
 
 def hash_secret(secret: str) -> str:
@@ -141,134 +128,15 @@ class Store:
         """Close the connection."""
         self.db.close()
 
-    def init(self) -> None:
-        """Create the tables, indexes and append-only triggers if missing; switch to WAL."""
+    def init(self) -> SchemaChange:
+        """Create the schema, or migrate it to the latest version (:mod:`server.store.migrations`).
+
+        Also switches the database to WAL. Returns what changed.
+        """
         if self.db.conn.execute("PRAGMA journal_mode").fetchone()[0] != "memory":
             self.db.conn.execute("PRAGMA journal_mode = WAL")
         with self.write():
-            self._create_tables()
-
-    def _create_tables(self) -> None:
-        db = self.db
-        db["games"].create(
-            {
-                "id": str,
-                "engine": str,
-                "options": str,
-                "seed": int,
-                "seeded": int,
-                "position": str,
-                "status": str,
-                "seq": int,
-                "state": str,
-                "to_move": str,
-                "result": str,
-                "deadline": str,
-                "turn_hours": float,
-                "deadline_policy": str,
-                "reminders_sent": int,
-                "admin_token_hash": str,
-                "created_at": str,
-                "updated_at": str,
-            },
-            pk="id",
-            not_null={"engine", "options", "seed", "seeded", "status", "seq", "state", "to_move"},
-            defaults={"reminders_sent": 0, "seeded": 0},
-            if_not_exists=True,
-        )
-        if "seeded" not in db["games"].columns_dict:  # a database made before the column
-            db["games"].add_column("seeded", int, not_null_default=0)
-        db["seats"].create(
-            {
-                "game_id": str,
-                "seat": int,
-                "name": str,
-                "email": str,
-                "token_hash": str,
-                "mail_generation": int,
-                "vacation_until": str,
-                "vacation_year": int,
-                "vacation_days_used": float,
-            },
-            pk=("game_id", "seat"),
-            foreign_keys=[("game_id", "games", "id")],
-            not_null={"name", "token_hash", "mail_generation", "vacation_days_used"},
-            defaults={"mail_generation": 0, "vacation_days_used": 0},
-            if_not_exists=True,
-        )
-        db["seats"].create_index(["token_hash"], unique=True, if_not_exists=True)
-        db["moves"].create(
-            {
-                "game_id": str,
-                "seq": int,
-                "seat": int,
-                "move": str,
-                "public_move": str,
-                "notation": str,
-                "to_move": str,
-                "status": str,
-                "at": str,
-            },
-            pk=("game_id", "seq"),
-            foreign_keys=[("game_id", "games", "id")],
-            not_null={"seat", "move", "public_move", "notation", "at"},
-            if_not_exists=True,
-        )
-        db["outbox"].create(
-            {
-                "id": int,
-                "game_id": str,
-                "seat": int,
-                "kind": str,
-                "to_addr": str,
-                "subject": str,
-                "text": str,
-                "html": str,
-                "message_id": str,
-                "in_reply_to": str,
-                "seq": int,
-                "created_at": str,
-                "attempts": int,
-                "next_attempt_at": str,
-                "sent_at": str,
-                "last_error": str,
-            },
-            pk="id",
-            not_null={"kind", "to_addr", "subject", "text", "html", "message_id", "created_at"},
-            defaults={"attempts": 0},
-            if_not_exists=True,
-        )
-        db["outbox"].create_index(["message_id"], unique=True, if_not_exists=True)
-        db["outbox"].create_index(["sent_at", "next_attempt_at"], if_not_exists=True)
-        db["outbox"].create_index(["in_reply_to"], if_not_exists=True)
-        db["mail_suppressions"].create(
-            {"rcpt_hash": str, "created_at": str},
-            pk="rcpt_hash",
-            not_null={"created_at"},
-            if_not_exists=True,
-        )
-        db["idempotency"].create(
-            {"game_id": str, "seat": int, "key": str, "request": str, "response": str},
-            pk=("game_id", "seat", "key"),
-            not_null={"request", "response"},
-            if_not_exists=True,
-        )
-        for trigger in TRIGGERS:
-            db.execute(trigger)
-        self._add_columns()
-        for columns in (["rcpt_key", "created_at"], ["client", "created_at"], ["game_id", "seat"]):
-            db["outbox"].create_index(columns, if_not_exists=True)
-        db.execute(
-            "CREATE INDEX IF NOT EXISTS outbox_bodies ON outbox (created_at) WHERE text != ''"
-        )
-
-    def _add_columns(self) -> None:
-        """Add the :data:`ADDED_COLUMNS` a database made by an older Turnpost lacks."""
-        for table, columns in ADDED_COLUMNS.items():
-            present = self.db[table].columns_dict
-            for name, (kind, default) in columns.items():
-                if name not in present:
-                    self.db[table].add_column(name, kind, not_null_default=default)
+            return migrate(self.db)
 
     @contextmanager
     def write(self) -> Iterator[sqlite_utils.Database]:
@@ -477,7 +345,7 @@ class Store:
         With ``at_most``, counting stops there (a limit check reads no more rows).
 
         >>> store = Store.open(":memory:")
-        >>> store.init()
+        >>> _ = store.init()
         >>> store.outbox_count("2024-01-01T00:00:00Z", at_most=5, rcpt_key="ann@example.org")
         0
         """
