@@ -1,10 +1,21 @@
 """The ``turnpost`` command line (also reachable as ``flask --app server ...``).
 
-turnpost init-db
-turnpost serve --demo                 # gunicorn on http://127.0.0.1:8000
-turnpost new-game siam --player Ann --player Bob
-turnpost replay GAME_ID               # exit 1 if the log does not rebuild the snapshot
-turnpost export GAME_ID               # the game and its full log as JSON
+Every command (``turnpost COMMAND --help`` tells more)::
+
+    turnpost init-db                  # create the database or migrate it to the latest schema
+    turnpost serve --demo             # gunicorn on http://127.0.0.1:8000 (see server.serving)
+    turnpost new-game siam --player Ann --player Bob
+    turnpost replay GAME_ID           # exit 1 if the log does not rebuild the snapshot
+    turnpost export GAME_ID           # the game and its full log as JSON
+    turnpost send-mail                # once: deadlines and reminders, then deliver due mail
+    turnpost worker                   # send-mail every 30 s, forever
+    turnpost mail-in [RECIPIENT...]   # one reply on stdin (an MTA pipe); exit 75 to retry
+    turnpost smtpd [--lmtp]           # receive replies over SMTP or LMTP
+    turnpost mail-key GAME_ID SEAT    # a seat's reply address; --revoke replaces it
+
+Flask-Limiter and flask-smorest add their own groups: ``turnpost limiter``
+(the rate limits in force) and ``turnpost openapi`` (``print`` or ``write``
+the OpenAPI document).
 """
 
 from __future__ import annotations

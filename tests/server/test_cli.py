@@ -7,6 +7,7 @@ import re
 
 from click.testing import CliRunner
 
+import server.cli
 from server.cli import main
 from server.games.service import GameService, MoveRequest
 from server.store.sqlite import Store
@@ -63,3 +64,14 @@ def test_export_has_game_and_log(db_path: str) -> None:
     document = json.loads(result.output)
     assert document["game"]["id"] == game_id
     assert [m["notation"] for m in document["moves"]] == ["enter a1 N", "enter e5 S"]
+
+
+def test_the_cli_docstring_lists_every_command() -> None:
+    listed = re.findall(r"^\s+turnpost ([a-z-]+)", server.cli.__doc__, flags=re.M)
+    ours = [
+        name
+        for name, command in main.commands.items()
+        if command.callback.__module__ == "server.cli"
+    ]
+    assert len(ours) >= 10
+    assert sorted(listed) == sorted(ours), "server/cli.py's docstring is out of date"
