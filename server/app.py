@@ -1,4 +1,4 @@
-"""The Flask application factory.
+"""The app factory: configuration, the connection pool, the blueprints and their guards.
 
 >>> app = create_app({"TURNPOST_DB": ":memory:", "TESTING": True})
 >>> app.test_client().get("/api/v1/engines").status_code

@@ -97,7 +97,7 @@ class GameService:
         chosen by the creator is shown in the game object (``seeded``,
         ``from_position``): whoever chose it may know what the game hides.
         """
-        engine = self.engine(engine_id)
+        engine = self._engine(engine_id)
         if not engine.min_players <= len(players) <= engine.max_players:
             raise TurnpostError(
                 "invalid_request",
@@ -152,7 +152,7 @@ class GameService:
         return created
 
     @staticmethod
-    def engine(engine_id: str) -> Engine:
+    def _engine(engine_id: str) -> Engine:
         """The engine ``engine_id`` or a ``404 not_found``."""
         try:
             return ENGINES[engine_id]
@@ -229,9 +229,9 @@ class GameService:
         """The contract's game object for ``seat`` (``None``: public), now or after move ``at``."""
         if at is None or at == game.seq:
             return game_object(game, seat)
-        return game_object(game, seat, at, self.state_at(game, at))
+        return game_object(game, seat, at, self._state_at(game, at))
 
-    def state_at(self, game: Game, at: int) -> dict[str, Any]:
+    def _state_at(self, game: Game, at: int) -> dict[str, Any]:
         """The state after move ``at``, replayed from the start."""
         if not 0 <= at <= game.seq:
             raise TurnpostError(
@@ -264,7 +264,7 @@ class GameService:
         }
 
     # -- playing --------------------------------------------------------
-    def read_move(
+    def _read_move(
         self, game: Game, move: dict[str, Any] | None, notation: str | None
     ) -> dict[str, Any]:
         """The move object from a JSON move or its notation; ``422 invalid_move`` if malformed."""
@@ -349,7 +349,7 @@ class GameService:
                 f"The game is at seq {game.seq}, not {expected_seq}; reload and try again.",
                 {"seq": game.seq},
             )
-        parsed = self.read_move(game, request.move, request.notation)
+        parsed = self._read_move(game, request.move, request.notation)
         to_move = game.to_move
         if seat not in to_move:
             raise TurnpostError(
