@@ -4,13 +4,14 @@
 move and ends a finished (or aborted) game's stream with a final ``end``
 event. Thousands of listeners must not each poll SQLite, so each worker
 process has one :class:`Feed`: a single background thread (a greenlet under
-gunicorn's gevent workers) looks at ``PRAGMA data_version`` a few times a
-second and, only when another connection has committed, reads the moves
-appended since (by rowid) and the watched games that ended, formats each
-event once and hands it to the :class:`Subscription` of every stream that
-follows the game. A stream waits on its subscription and writes a comment
-line when it has been quiet for :data:`KEEPALIVE_SECONDS` (which also finds
-listeners that went away).
+gunicorn's gevent workers) asks the store a few times a second whether
+another connection has committed (:meth:`~server.store.sqlite.Store.data_version`)
+and only then reads the moves logged since its cursor and the watched games
+that ended, formats each event once (from the public log entry) and hands it
+to the :class:`Subscription` of every stream that follows the game. A
+stream waits on its subscription and writes a comment line when it has been
+quiet for :data:`KEEPALIVE_SECONDS` (which also finds listeners that went
+away).
 
 Open streams are capped per worker, in all and per client address, so that
 one client holding many sockets cannot take the streams of everyone else.
