@@ -28,7 +28,7 @@ import requests
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.moves import percentile, run_threads  # noqa: E402
-from server.gunicorn import BackgroundServer, start_background  # noqa: E402
+from tests.support import BackgroundServer, start_background  # noqa: E402
 
 #: The other user's address: another loopback address, so that the hogs' address limit
 #: is not theirs.

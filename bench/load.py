@@ -55,7 +55,7 @@ from bench.moves import (  # noqa: E402
     run_threads,
     trivial_requests_per_second,
 )
-from server.gunicorn import ROOT, BackgroundServer, free_port, start_background  # noqa: E402
+from tests.support import ROOT, BackgroundServer, free_port, start_background  # noqa: E402
 
 #: Seconds the crowd gets to connect before the crowded phase is measured.
 CROWD_RAMP_SECONDS = 5.0

@@ -29,7 +29,7 @@ import requests
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from engines import get_engine  # noqa: E402
-from server.gunicorn import BackgroundServer, start_background  # noqa: E402
+from tests.support import BackgroundServer, start_background  # noqa: E402
 
 SIAM = get_engine("siam")
 #: Limits far above a benchmark's rate (all its clients share 127.0.0.1), set in the

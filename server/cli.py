@@ -1,10 +1,21 @@
 """The ``turnpost`` command line (also reachable as ``flask --app server ...``).
 
-turnpost init-db
-turnpost serve --demo                 # gunicorn on http://127.0.0.1:8000
-turnpost new-game siam --player Ann --player Bob
-turnpost replay GAME_ID               # exit 1 if the log does not rebuild the snapshot
-turnpost export GAME_ID               # the game and its full log as JSON
+Every command (``turnpost COMMAND --help`` tells more)::
+
+    turnpost init-db                  # create the database or migrate it to the latest schema
+    turnpost serve --demo             # gunicorn on http://127.0.0.1:8000 (see server.serving)
+    turnpost new-game siam --player Ann --player Bob
+    turnpost replay GAME_ID           # exit 1 if the log does not rebuild the snapshot
+    turnpost export GAME_ID           # the game and its full log as JSON
+    turnpost send-mail                # once: deadlines and reminders, then deliver due mail
+    turnpost worker                   # send-mail every 30 s, forever
+    turnpost mail-in [RECIPIENT...]   # one reply on stdin (an MTA pipe); exit 75 to retry
+    turnpost smtpd [--lmtp]           # receive replies over SMTP or LMTP
+    turnpost mail-key GAME_ID SEAT    # a seat's reply address; --revoke replaces it
+
+Flask-Limiter and flask-smorest add their own groups: ``turnpost limiter``
+(the rate limits in force) and ``turnpost openapi`` (``print`` or ``write``
+the OpenAPI document).
 """
 
 from __future__ import annotations
@@ -21,16 +32,18 @@ from flask.cli import FlaskGroup, with_appcontext
 from marshmallow import ValidationError
 
 from schemas.api import PlayerInSchema
-from server import create_app, current_service
-from server.deadlines import process_deadlines
-from server.delivery import deliver_due, forget_bodies
+from server.app import create_app, current_service, current_store
 from server.errors import TurnpostError
-from server.gunicorn import WORKER_CONNECTIONS, run
-from server.inbound import MAX_MESSAGE_BYTES, describe, receive
-from server.mail import MailSettings, reply_address
-from server.service import Game, GameService
-from server.smtpd import InboundController, InboundHandler
-from server.store import dumps
+from server.games.deadlines import process_deadlines
+from server.games.game import Game
+from server.games.service import GameService
+from server.mail.addresses import reply_address
+from server.mail.delivery import deliver_due, forget_bodies
+from server.mail.inbound import MAX_MESSAGE_BYTES, describe, receive
+from server.mail.settings import MailSettings
+from server.mail.smtpd import InboundController, InboundHandler
+from server.serving import WORKER_CONNECTIONS, run
+from server.store.sqlite import dumps
 
 
 @click.group(cls=FlaskGroup, create_app=create_app, add_default_commands=False)
@@ -41,8 +54,11 @@ def main() -> None:
 @main.command("init-db")
 @with_appcontext
 def init_db() -> None:
-    """Create the database tables (the app does this on start too)."""
-    click.echo(f"Database ready: {current_app.config['TURNPOST_DB']}")
+    """Create the database, or migrate it to the latest schema (the app does this on start too)."""
+    schema = current_store().init()
+    click.echo(
+        f"Database ready: {current_app.config['TURNPOST_DB']} (schema version {schema.after})"
+    )
 
 
 @main.command("new-game")
@@ -147,7 +163,7 @@ def export(game_id: str) -> None:
 )
 @with_appcontext
 def serve(host: str, port: int, workers: int, connections: int, demo: bool) -> None:
-    """Serve the app with gunicorn's gevent workers (see ``server/gunicorn.py``)."""
+    """Serve the app with gunicorn's gevent workers (see ``server/serving.py``)."""
     base_url = f"http://{host}:{port}"
     if demo:
         game = current_service().create("siam", [{"name": "Ann"}, {"name": "Bob"}], {})
@@ -167,13 +183,12 @@ def _mail_settings() -> MailSettings:
 
 def run_clock_and_outbox(now: str | None = None) -> tuple[int, int, int]:
     """Apply due deadlines, forget old mail bodies, send due mail: ``(actions, sent, failed)``."""
-    games = current_service()
-    actions = process_deadlines(games, now)
-    forget_bodies(games.store, _mail_settings().retention_days, now)
+    actions = process_deadlines(current_service(), now)
+    forget_bodies(current_store(), _mail_settings().retention_days, now)
     smtp_url = current_app.config["TURNPOST_SMTP_URL"]
     if not smtp_url:
         return len(actions), 0, 0
-    sent, failed = deliver_due(games.store, _mail_settings(), smtp_url, now)
+    sent, failed = deliver_due(current_store(), _mail_settings(), smtp_url, now)
     return len(actions), sent, failed
 
 
@@ -246,12 +261,11 @@ def smtpd(host: str, port: int, lmtp: bool) -> None:
 @with_appcontext
 def mail_key(game_id: str, seat: int, revoke: bool) -> None:
     """Print a seat's reply address; ``--revoke`` replaces it with a new one."""
-    store = current_service().store
-    generation = store.mail_generation(game_id, seat)
+    store = current_store()
+    if revoke:
+        generation = store.revoke_mail_key(game_id, seat)
+    else:
+        generation = store.mail_generation(game_id, seat)
     if generation is None:
         raise click.ClickException(f"No seat {seat} in game {game_id!r}.")
-    if revoke:
-        generation += 1
-        with store.write() as db:
-            db["seats"].update((game_id, seat), {"mail_generation": generation})
     click.echo(reply_address(_mail_settings(), game_id, seat, generation))

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from server import create_app
-from server.gunicorn import BackgroundServer, start_background
+from tests.support import BackgroundServer, start_background
 
 #: The suite creates hundreds of games from 127.0.0.1, far past the default creation limit
 #: per address (``10/hour``); the tests of that limit set their own in the app config.

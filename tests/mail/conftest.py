@@ -18,10 +18,10 @@ from click.testing import CliRunner
 
 from server import create_app
 from server.cli import main
-from server.delivery import deliver_due
-from server.gunicorn import free_port
-from server.service import GameService
-from server.store import Store
+from server.games.service import GameService
+from server.mail.delivery import deliver_due
+from server.store.sqlite import Store
+from tests.support import free_port
 
 DOMAIN = "play.example.org"
 

@@ -16,13 +16,13 @@ import pytest
 from click.testing import CliRunner
 
 from server.cli import main
-from server.clock import format_time, parse_time, utcnow
-from server.delivery import LEASE_SECONDS, deliver_due
-from server.gunicorn import free_port
-from server.inbound import MAX_MESSAGE_BYTES, receive
-from server.mail import rate, reply_address
-from server.service import GameService
-from server.smtpd import LISTENER_MAX_BYTES, InboundController, InboundHandler
+from server.games.clock import format_time, parse_time, utcnow
+from server.games.service import GameService, MoveRequest
+from server.mail.addresses import reply_address
+from server.mail.delivery import LEASE_SECONDS, deliver_due
+from server.mail.inbound import MAX_MESSAGE_BYTES, receive
+from server.mail.settings import rate
+from server.mail.smtpd import LISTENER_MAX_BYTES, InboundController, InboundHandler
 from tests.mail.conftest import (
     DOMAIN,
     PLAYERS,
@@ -33,6 +33,7 @@ from tests.mail.conftest import (
     mail_in_outcomes,
     reply_to,
 )
+from tests.support import free_port
 
 
 def later(seconds: float) -> str:
@@ -331,7 +332,7 @@ def test_sent_mails_older_than_the_retention_keep_only_their_headers(
 ) -> None:
     sink, url = smtp_sink
     game = games.create("siam", PLAYERS, {})
-    games.submit(game["id"], game["players"][0]["token"], notation="enter a1 N")
+    games.submit(MoveRequest(game["id"], token=game["players"][0]["token"], notation="enter a1 N"))
     deliver_due(games.store, games.notifier.settings, url)
     games.create("siam", PLAYERS, {})  # a mail still waiting for its next attempt
     old = format_time(parse_time(utcnow()) - timedelta(days=31))

@@ -6,15 +6,16 @@ from datetime import datetime, timedelta
 
 import pytest
 
-from server.deadlines import (
+from server.errors import TurnpostError
+from server.games.clock import format_time, parse_time
+from server.games.deadlines import (
     PASS,
     VACATION_DAYS_PER_YEAR,
     process_deadlines,
     process_game,
     set_vacation,
 )
-from server.errors import TurnpostError
-from server.service import GameService, format_time, parse_time
+from server.games.service import GameService, MoveRequest
 
 PLAYERS = [{"name": "Ann", "email": "ann@example.org"}, {"name": "Bob", "email": "bob@example.org"}]
 #: Two opening moves: after them both players have acted, so all their mails flow.
@@ -27,7 +28,9 @@ def timed_game(
     """A Siam game with a turn clock (after :data:`OPENING` if ``opened``); it and its deadline."""
     game = games.create("siam", PLAYERS, {}, turn_hours=hours, deadline_policy=policy)
     for ply, notation in enumerate(OPENING if opened else []):
-        games.submit(game["id"], game["players"][ply % 2]["token"], notation=notation)
+        games.submit(
+            MoveRequest(game["id"], token=game["players"][ply % 2]["token"], notation=notation)
+        )
     return game, parse_time(games.load(game["id"]).row["deadline"])
 
 
@@ -78,7 +81,9 @@ def test_forfeit_policy_ends_the_game_once(games: GameService) -> None:
     over = games.store.db["outbox"].count_where("kind = 'game_over'")
     assert over == 2
     with pytest.raises(TurnpostError, match="finished"):
-        games.submit(game["id"], game["players"][0]["token"], notation="enter a1 N")
+        games.submit(
+            MoveRequest(game["id"], token=game["players"][0]["token"], notation="enter a1 N")
+        )
 
 
 def test_skip_policy_without_a_pass_move_reminds_instead(games: GameService) -> None:
@@ -90,7 +95,7 @@ def test_skip_policy_without_a_pass_move_reminds_instead(games: GameService) -> 
 def test_a_move_resets_the_clock_and_reminders(games: GameService) -> None:
     game, deadline = timed_game(games, "remind", hours=48)
     tick(games, deadline - timedelta(hours=11))
-    games.submit(game["id"], game["players"][0]["token"], notation="enter a1 N")
+    games.submit(MoveRequest(game["id"], token=game["players"][0]["token"], notation="enter a1 N"))
     row = games.load(game["id"]).row
     assert parse_time(row["deadline"]) > deadline and row["reminders_sent"] == 0
 
@@ -110,7 +115,7 @@ def test_turn_starting_during_vacation_waits_for_its_end(games: GameService) -> 
     game, _ = timed_game(games, "remind", hours=24)
     until = parse_time(games.load(game["id"]).row["created_at"]) + timedelta(days=3)
     set_vacation(games, game["id"], 1, format_time(until))
-    games.submit(game["id"], game["players"][0]["token"], notation="enter a1 N")
+    games.submit(MoveRequest(game["id"], token=game["players"][0]["token"], notation="enter a1 N"))
     deadline = parse_time(games.load(game["id"]).row["deadline"])
     assert deadline == until + timedelta(hours=24)
 
@@ -184,7 +189,8 @@ def test_a_skip_deadline_racing_a_move_leaves_the_move_and_the_worker_alone(
     seen = games.load(game["id"])  # the clock reads the game and its expired deadline...
     late = seen.to_move[0]
     move = next(m for m in seen.engine.legal_moves(seen.state, late) if m != PASS)
-    games.submit(game["id"], game["players"][late]["token"], move=move)  # ...the player moves...
+    played = MoveRequest(game["id"], token=game["players"][late]["token"], move=move)
+    games.submit(played)  # ...the player moves...
     expired = format_time(parse_time(seen.row["deadline"]) + timedelta(minutes=1))
     assert process_game(games, seen, expired) == []  # ...and then the clock would skip
     assert [m["notation"] for m in games.store.moves(game["id"])] == [seen.engine.format(move)]

@@ -8,11 +8,12 @@ from typing import Any
 import pytest
 
 from server import create_app
-from server.deadlines import process_deadlines
-from server.delivery import deliver_due
-from server.inbound import receive
-from server.service import GameService, format_time, parse_time
-from server.store import ADDED_COLUMNS, Store
+from server.games.clock import format_time, parse_time
+from server.games.deadlines import process_deadlines
+from server.games.service import GameService
+from server.mail.delivery import deliver_due
+from server.mail.inbound import receive
+from server.store.sqlite import Store
 from tests.mail.conftest import DOMAIN, PLAYERS, Mailbox, Sink, reply_to
 
 BASE_URL = "https://turnpost.example.org"
@@ -198,20 +199,3 @@ def test_the_unsubscribe_link_is_not_stored(
     token = sink.messages[0]["List-Unsubscribe"].strip("<>").rsplit("/", 1)[1]
     dump = "\n".join(Store.open(db_path).db.conn.iterdump())
     assert token not in dump
-
-
-def test_a_database_from_before_the_mail_gate_gets_its_columns_on_start(db_path: str) -> None:
-    store = Store.open(db_path)
-    store.init()
-    for index in ("idx_outbox_rcpt_key_created_at", "idx_outbox_client_created_at"):
-        store.db.execute(f"DROP INDEX {index}")
-    for table, columns in ADDED_COLUMNS.items():
-        for column in columns:
-            store.db.execute(f"ALTER TABLE {table} DROP COLUMN {column}")
-    store.close()
-    app = create_app({"TURNPOST_DB": db_path, "TESTING": True})
-    games = service_of(app)
-    games.create("siam", PLAYERS, {}, client="192.0.2.1")
-    [row] = games.store.db["outbox"].rows
-    added = (row["rcpt_key"], row["client"], row["invitation"])
-    assert added == ("ann@example.org", "192.0.2.1", 1)

@@ -11,13 +11,13 @@ import pytest
 from click.testing import CliRunner
 
 from server.cli import main
-from server.gunicorn import free_port
-from server.inbound import receive
-from server.mail import reply_address
-from server.service import GameService
-from server.smtpd import InboundController, InboundHandler
+from server.games.service import GameService
+from server.mail.addresses import reply_address
+from server.mail.inbound import receive
+from server.mail.smtpd import InboundController, InboundHandler
 from tests.mail.conftest import DOMAIN, PLAYERS, Mailbox, Sink, log, mail_in, reply_to
 from tests.server.test_api import WINNING_LINE
+from tests.support import free_port
 
 
 def test_full_siam_game_by_mail_in(

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from server.inbound import receive
-from server.service import GameService
+from server.games.service import GameService
+from server.mail.inbound import receive
 from tests.mail.conftest import Sink
 from tests.mail.test_inbound import Mailbox, log, reply_to
 

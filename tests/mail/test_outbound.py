@@ -8,12 +8,13 @@ import pytest
 from click.testing import CliRunner
 
 from server.cli import main
-from server.delivery import LEASE_SECONDS, claim_due, deliver_due
 from server.errors import TurnpostError
-from server.gunicorn import free_port
-from server.service import GameService, format_time, parse_time, utcnow
+from server.games.clock import format_time, parse_time, utcnow
+from server.games.service import GameService, MoveRequest
+from server.mail.delivery import LEASE_SECONDS, claim_due, deliver_due
 from tests.mail.conftest import DOMAIN, Sink
 from tests.server.test_api import WINNING_LINE
+from tests.support import free_port
 
 PLAYERS = [{"name": "Ann", "email": "ann@example.org"}, {"name": "Bob", "email": "bob@example.org"}]
 
@@ -59,7 +60,7 @@ def test_each_move_queues_the_next_turn_mail_in_its_transaction(
 ) -> None:
     sink, url = smtp_sink
     game = games.create("siam", PLAYERS, {})
-    games.submit(game["id"], game["players"][0]["token"], notation="enter a1 N")
+    games.submit(MoveRequest(game["id"], token=game["players"][0]["token"], notation="enter a1 N"))
     rows = list(games.store.db.query("SELECT seat, kind, seq FROM outbox ORDER BY id"))
     assert rows == [{"seat": 0, "kind": "turn", "seq": 0}, {"seat": 1, "kind": "turn", "seq": 1}]
     send(games, url)
@@ -72,7 +73,9 @@ def test_refused_move_records_no_mail(games: GameService) -> None:
     game = games.create("siam", PLAYERS, {})
     before = games.store.db["outbox"].count
     with pytest.raises(TurnpostError, match="ross"):
-        games.submit(game["id"], game["players"][0]["token"], notation="enter c1 N")
+        games.submit(
+            MoveRequest(game["id"], token=game["players"][0]["token"], notation="enter c1 N")
+        )
     assert games.store.db["outbox"].count == before
 
 
@@ -81,7 +84,7 @@ def test_game_over_mail_to_every_player(games: GameService, smtp_sink: tuple[Sin
     game = games.create("siam", PLAYERS, {})
     tokens = [p["token"] for p in game["players"]]
     for ply, notation in enumerate(WINNING_LINE):
-        games.submit(game["id"], tokens[ply % 2], notation=notation)
+        games.submit(MoveRequest(game["id"], token=tokens[ply % 2], notation=notation))
     send(games, url)
     over = [m for m in sink.messages if m["Subject"].startswith("Game over")]
     assert sorted(m["To"] for m in over) == ["ann@example.org", "bob@example.org"]

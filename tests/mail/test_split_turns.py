@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from server.inbound import receive
-from server.service import GameService
+from server.games.service import GameService
+from server.mail.inbound import receive
 from tests.mail.conftest import Sink
 from tests.mail.test_inbound import PLAYERS, Mailbox, log, reply_to
 from tests.server.test_split_turns import POSITION

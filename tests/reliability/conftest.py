@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from server.gunicorn import BackgroundServer, start_background
+from tests.support import BackgroundServer, start_background
 
 #: Rate and mail limits far above anything the reliability tests send from one address.
 UNLIMITED = {

@@ -19,9 +19,9 @@ from typing import Any
 import pytest
 import requests
 
-from server.gunicorn import BackgroundServer
 from tests.reliability.conftest import start_unlimited
 from tests.server.test_api import auth, create_siam, move_of
+from tests.support import BackgroundServer
 
 RACERS = 12
 ROUNDS = 15

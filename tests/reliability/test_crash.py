@@ -41,9 +41,9 @@ from click.testing import CliRunner
 
 from engines import get_engine
 from server.cli import main
-from server.gunicorn import BackgroundServer
-from server.store import Store
+from server.store.sqlite import Store
 from tests.reliability.conftest import start_unlimited
+from tests.support import BackgroundServer
 
 SIAM = get_engine("siam")
 CLIENTS = 6

@@ -34,8 +34,8 @@ from schemathesis.checks import CHECKS, load_all_checks
 from schemathesis.config import SchemathesisConfig
 
 from server import create_app
-from server.gunicorn import BackgroundServer
 from tests.server.test_api import WINNING_LINE, create_siam, submit
+from tests.support import BackgroundServer
 
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "50"))
 load_all_checks()

@@ -18,9 +18,9 @@ import requests
 
 from engines import ENGINES
 from server import create_app
-from server.gunicorn import BackgroundServer, start_background
-from server.store import Store
+from server.store.sqlite import Store
 from tests.server.test_api import WINNING_LINE, auth, create_siam, error_code, move_of
+from tests.support import BackgroundServer, start_background
 
 TILE_ID = re.compile(r"\bt\d+\b")
 

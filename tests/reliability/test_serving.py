@@ -18,9 +18,10 @@ from collections.abc import Iterator
 import pytest
 import requests
 
-from server.gunicorn import HEADER_SECONDS, BackgroundServer
+from server.serving import HEADER_SECONDS
 from tests.reliability.conftest import start_unlimited
 from tests.server.test_api import auth, create_siam, submit
+from tests.support import BackgroundServer
 
 SLOW_CLIENTS = 100
 LISTENERS = 200

@@ -11,10 +11,10 @@ import pytest
 import requests
 
 from engines import ENGINES
-from server.events import KEEPALIVE_SECONDS
-from server.gunicorn import BackgroundServer, start_background
-from server.service import GameService
-from server.store import Store
+from server.games.service import GameService
+from server.http.events import KEEPALIVE_SECONDS
+from server.store.sqlite import Store
+from tests.support import BackgroundServer, start_background
 
 #: A short Siam game that the elephants (seat 0) win by pushing the b3 rock off b5.
 WINNING_LINE = [

@@ -7,9 +7,10 @@ import re
 
 from click.testing import CliRunner
 
+import server.cli
 from server.cli import main
-from server.service import GameService
-from server.store import Store
+from server.games.service import GameService, MoveRequest
+from server.store.sqlite import Store
 
 
 def run(db_path: str, *args: str):
@@ -34,8 +35,8 @@ def play_two_moves(db_path: str) -> str:
     store.init()
     games = GameService(store)
     game = games.create("siam", [{"name": "Ann"}, {"name": "Bob"}], {}, seed=7)
-    games.submit(game["id"], game["players"][0]["token"], notation="enter a1 N")
-    games.submit(game["id"], game["players"][1]["token"], notation="enter e5 S")
+    games.submit(MoveRequest(game["id"], token=game["players"][0]["token"], notation="enter a1 N"))
+    games.submit(MoveRequest(game["id"], token=game["players"][1]["token"], notation="enter e5 S"))
     store.close()
     return game["id"]
 
@@ -63,3 +64,14 @@ def test_export_has_game_and_log(db_path: str) -> None:
     document = json.loads(result.output)
     assert document["game"]["id"] == game_id
     assert [m["notation"] for m in document["moves"]] == ["enter a1 N", "enter e5 S"]
+
+
+def test_the_cli_docstring_lists_every_command() -> None:
+    listed = re.findall(r"^\s+turnpost ([a-z-]+)", server.cli.__doc__, flags=re.M)
+    ours = [
+        name
+        for name, command in main.commands.items()
+        if command.callback.__module__ == "server.cli"
+    ]
+    assert len(ours) >= 10
+    assert sorted(listed) == sorted(ours), "server/cli.py's docstring is out of date"

@@ -9,9 +9,9 @@ import pytest
 import requests
 
 from engines import ENGINES
-from server.gunicorn import BackgroundServer
-from server.store import Store
+from server.store.sqlite import Store
 from tests.server.test_api import move_of
+from tests.support import BackgroundServer
 
 PLAYERS = [{"name": f"P{i}", "email": f"p{i}@example.org"} for i in range(3)]
 

@@ -9,8 +9,8 @@ import requests
 from click.testing import CliRunner
 
 from server.cli import main
-from server.gunicorn import BackgroundServer
 from tests.server.test_api import auth, error_code, submit
+from tests.support import BackgroundServer
 
 
 def create(server: BackgroundServer) -> dict[str, Any]:

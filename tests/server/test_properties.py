@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 
 from engines import ENGINES
 from server import create_app
-from server.service import GameService
-from server.store import Store, dumps
+from server.games.service import GameService
+from server.store.sqlite import Store, dumps
 from tests.server.test_api import move_of
 
 MAX_PLIES = 120

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from server.service import GameService
-from server.store import Store, dumps
+from server.games.service import GameService
+from server.store.sqlite import Store, dumps
 from tests.server.test_api import move_of
 
 POSITION = {"provinces": {"namur": {"citizens": {"0": 3}}}, "to_move": 0}

@@ -8,8 +8,8 @@ import stat
 
 import pytest
 
-from server.service import GameService
-from server.store import Store
+from server.games.service import GameService, MoveRequest
+from server.store.sqlite import Store
 
 
 @pytest.fixture
@@ -24,7 +24,7 @@ def played_game(store: Store) -> str:
     """A Siam game with one logged move; returns its id."""
     games = GameService(store)
     game = games.create("siam", [{"name": "Ann"}, {"name": "Bob"}], {}, seed=1)
-    games.submit(game["id"], game["players"][0]["token"], notation="enter a1 N")
+    games.submit(MoveRequest(game["id"], token=game["players"][0]["token"], notation="enter a1 N"))
     return game["id"]
 
 

@@ -6,8 +6,8 @@ import re
 
 import requests
 
-from server.gunicorn import BackgroundServer
 from tests.server.test_api import WINNING_LINE, auth, create_siam
+from tests.support import BackgroundServer
 
 
 def seat_session(server: BackgroundServer, game: dict, seat: int) -> requests.Session:

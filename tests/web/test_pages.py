@@ -6,7 +6,7 @@ import re
 
 import requests
 
-from server.gunicorn import BackgroundServer
+from tests.support import BackgroundServer
 
 
 def lobby_form(server: BackgroundServer) -> tuple[requests.Session, str]:

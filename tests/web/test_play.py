@@ -16,8 +16,8 @@ import requests
 from playwright.sync_api import BrowserContext, Page, expect
 
 from engines import ENGINES
-from server.gunicorn import BackgroundServer
 from tests.server.test_api import WINNING_LINE, move_of
+from tests.support import BackgroundServer
 
 XSS = "<script>alert(1)</script>"
 

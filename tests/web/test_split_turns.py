@@ -7,8 +7,8 @@ from collections.abc import Callable
 import requests
 from playwright.sync_api import BrowserContext, expect
 
-from server.gunicorn import BackgroundServer
 from tests.server.test_split_turns import POSITION
+from tests.support import BackgroundServer
 from tests.web.test_play import open_seat, play_guided, seat_link
 
 

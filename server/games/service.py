@@ -9,26 +9,22 @@ the starting position and must reproduce the snapshot exactly.
 from __future__ import annotations
 
 import json
-import logging
 import secrets
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from marshmallow import ValidationError
 
 from engines import ENGINES, Engine, IllegalMove, InvalidPosition, NotationError
 from schemas.moves import load_move
-from server.clock import format_time, parse_time, utcnow
 from server.errors import TurnpostError
-from server.mail import Mail, Notifier, new_message_id, recipient_key
-from server.mailgate import judge
-from server.store import Store, dumps, hash_secret, new_secret
+from server.games.clock import format_time, parse_time, utcnow
+from server.games.game import Game, game_object, log_entry
+from server.store.sqlite import Store, dumps, hash_secret, new_secret
 
-#: How many recent moves a mail shows.
-RECENT_MOVES = 6
-
-log = logging.getLogger(__name__)
+if TYPE_CHECKING:  # the notifier (server.mail) builds on this module
+    from server.mail.outbox import Notifier
 
 
 def deadline_after(now: str, turn_hours: float) -> str:
@@ -36,41 +32,44 @@ def deadline_after(now: str, turn_hours: float) -> str:
     return format_time(parse_time(now) + timedelta(hours=turn_hours))
 
 
-@dataclass
-class Game:
-    """A game as loaded from the store: its row, seats, engine and live state."""
+@dataclass(frozen=True)
+class MoveRequest:
+    """One move to play in ``game_id``: who plays it, the move, and what guards it.
 
-    row: dict[str, Any]
-    seats: list[dict[str, Any]]
-    engine: Engine
-    state: dict[str, Any]
+    The mover is a seat ``token`` (API, pages), or a ``seat`` already
+    authenticated (by its mail key, or the clock playing for it). The move is
+    a JSON ``move`` or its ``notation``. ``expected_seq`` refuses a move made
+    on a stale view; a repeated ``idempotency_key`` returns the first answer
+    and appends nothing. ``mail_message_id`` marks a move that came by mail
+    (the mover gets a confirmation); ``now`` is the moment of the move
+    (default: the current time); ``by_clock`` marks a move the deadline plays
+    for the seat (the player has not acted).
+    """
 
-    @property
-    def id(self) -> str:
-        """The game id."""
-        return self.row["id"]
+    game_id: str
+    token: str | None = None
+    seat: int | None = None
+    move: dict[str, Any] | None = None
+    notation: str | None = None
+    expected_seq: int | None = None
+    idempotency_key: str | None = None
+    mail_message_id: str | None = None
+    now: str | None = None
+    by_clock: bool = False
 
-    @property
-    def seq(self) -> int:
-        """Number of moves in the log."""
-        return self.row["seq"]
-
-    @property
-    def status(self) -> str:
-        """``active``, ``finished`` or ``aborted``."""
-        return self.row["status"]
-
-    @property
-    def to_move(self) -> list[int]:
-        """Seats the game waits for, as stored with the snapshot."""
-        return json.loads(self.row["to_move"])
+    def fingerprint(self) -> str:
+        """What a repeat with the same ``idempotency_key`` must ask again: the move and seq."""
+        return dumps(
+            {"move": self.move, "notation": self.notation, "expected_seq": self.expected_seq}
+        )
 
 
 class GameService:
     """Create, read and play games on one :class:`Store`.
 
-    With a :class:`~server.mail.Notifier`, every change also records the mails
-    it causes in the outbox, in the same transaction.
+    With a :class:`~server.mail.outbox.Notifier`, every change also records the mails
+    it causes in the outbox, in the same transaction (the service calls it
+    inside its write block).
     """
 
     def __init__(self, store: Store, notifier: Notifier | None = None) -> None:
@@ -92,13 +91,13 @@ class GameService:
         """Create a game; the answer carries each seat's token and the admin token (shown once).
 
         ``turn_hours`` gives each turn a deadline; ``deadline_policy`` says what
-        happens when it passes (see :mod:`server.deadlines`). ``client`` is the
+        happens when it passes (see :mod:`server.games.deadlines`). ``client`` is the
         address of the client creating it: the game's mails count against its
-        limits (see :mod:`server.mailgate`). A ``seed`` or a ``position``
+        limits (see :mod:`server.mail.gate`). A ``seed`` or a ``position``
         chosen by the creator is shown in the game object (``seeded``,
         ``from_position``): whoever chose it may know what the game hides.
         """
-        engine = self.engine(engine_id)
+        engine = self._engine(engine_id)
         if not engine.min_players <= len(players) <= engine.max_players:
             raise TurnpostError(
                 "invalid_request",
@@ -115,37 +114,36 @@ class GameService:
         tokens = [new_secret() for _ in players]
         admin_token = new_secret()
         now = utcnow()
-        with self.store.write() as db:
-            db["games"].insert(
-                {
-                    "id": game_id,
-                    "engine": engine.id,
-                    "options": dumps(merged),
-                    "seed": state_seed,
-                    "seeded": seed is not None,
-                    "position": None if position is None else dumps(position),
-                    "seq": 0,
-                    "admin_token_hash": hash_secret(admin_token),
-                    "created_at": now,
-                    "turn_hours": turn_hours,
-                    "deadline_policy": deadline_policy,
-                    "creator_client": client,
-                    **self._snapshot(engine, state, now, turn_hours),
-                }
-            )
-            db["seats"].insert_all(
-                {
-                    "game_id": game_id,
-                    "seat": seat,
-                    "name": player["name"],
-                    "email": player.get("email"),
-                    "token_hash": hash_secret(token),
-                }
-                for seat, (player, token) in enumerate(zip(players, tokens, strict=True))
-            )
+        game_row = {
+            "id": game_id,
+            "engine": engine.id,
+            "options": dumps(merged),
+            "seed": state_seed,
+            "seeded": seed is not None,
+            "position": None if position is None else dumps(position),
+            "seq": 0,
+            "admin_token_hash": hash_secret(admin_token),
+            "created_at": now,
+            "turn_hours": turn_hours,
+            "deadline_policy": deadline_policy,
+            "creator_client": client,
+            **self._snapshot(engine, state, now, turn_hours),
+        }
+        seat_rows = [
+            {
+                "game_id": game_id,
+                "seat": seat,
+                "name": player["name"],
+                "email": player.get("email"),
+                "token_hash": hash_secret(token),
+            }
+            for seat, (player, token) in enumerate(zip(players, tokens, strict=True))
+        ]
+        with self.store.write():
+            self.store.create_game(game_row, seat_rows)
             game = self.load(game_id)
-            self._queue_turn_mails(game)
-        created = self.game_object(game, seat=None)
+            self._changed(game)
+        created = game_object(game, seat=None)
         created["players"] = [
             {"seat": seat, "name": player["name"], "token": token}
             for seat, (player, token) in enumerate(zip(players, tokens, strict=True))
@@ -154,7 +152,7 @@ class GameService:
         return created
 
     @staticmethod
-    def engine(engine_id: str) -> Engine:
+    def _engine(engine_id: str) -> Engine:
         """The engine ``engine_id`` or a ``404 not_found``."""
         try:
             return ENGINES[engine_id]
@@ -229,36 +227,11 @@ class GameService:
 
     def game_object(self, game: Game, seat: int | None, at: int | None = None) -> dict[str, Any]:
         """The contract's game object for ``seat`` (``None``: public), now or after move ``at``."""
-        row, state = game.row, game.state
-        status, seq = row["status"], game.seq
-        to_move = game.to_move
-        result = None if row["result"] is None else json.loads(row["result"])
-        if at is not None and at != game.seq:
-            state = self.state_at(game, at)
-            result = game.engine.result(state)
-            status, seq = ("active" if result is None else "finished"), at
-            to_move = game.engine.to_move(state)
-        if status == "aborted":
-            to_move = []
-        return {
-            "id": game.id,
-            "engine": game.engine.id,
-            "status": status,
-            "seq": seq,
-            "to_move": to_move,
-            "players": [{"seat": s["seat"], "name": s["name"]} for s in game.seats],
-            "you": seat,
-            "result": result,
-            "deadline": row["deadline"],
-            "options": json.loads(row["options"]),
-            "seeded": bool(row["seeded"]),
-            "from_position": row["position"] is not None,
-            "state": game.engine.view(state, seat),
-            "created_at": row["created_at"],
-            "updated_at": row["updated_at"],
-        }
+        if at is None or at == game.seq:
+            return game_object(game, seat)
+        return game_object(game, seat, at, self._state_at(game, at))
 
-    def state_at(self, game: Game, at: int) -> dict[str, Any]:
+    def _state_at(self, game: Game, at: int) -> dict[str, Any]:
         """The state after move ``at``, replayed from the start."""
         if not 0 <= at <= game.seq:
             raise TurnpostError(
@@ -279,18 +252,7 @@ class GameService:
 
     def move_log(self, game: Game, after: int = 0) -> list[dict[str, Any]]:
         """The public log entries after ``after``."""
-        return [
-            {
-                "seq": m["seq"],
-                "seat": m["seat"],
-                "move": json.loads(m["public_move"]),
-                "notation": m["notation"],
-                "at": m["at"],
-                "to_move": json.loads(m["to_move"]),
-                "status": m["status"],
-            }
-            for m in self.store.moves(game.id, after=after)
-        ]
+        return [log_entry(row) for row in self.store.moves(game.id, after=after)]
 
     def legal_moves(self, game: Game, seat: int) -> dict[str, Any]:
         """Every legal move of ``seat`` now, each with its ``notation`` beside its fields."""
@@ -302,7 +264,7 @@ class GameService:
         }
 
     # -- playing --------------------------------------------------------
-    def read_move(
+    def _read_move(
         self, game: Game, move: dict[str, Any] | None, notation: str | None
     ) -> dict[str, Any]:
         """The move object from a JSON move or its notation; ``422 invalid_move`` if malformed."""
@@ -319,80 +281,49 @@ class GameService:
                 "invalid_move", "The move does not match the move schema.", error.messages_dict
             ) from None
 
-    def submit(
-        self,
-        game_id: str,
-        token: str | None,
-        move: dict[str, Any] | None = None,
-        notation: str | None = None,
-        expected_seq: int | None = None,
-        idempotency_key: str | None = None,
-        mail_message_id: str | None = None,
-    ) -> dict[str, Any]:
+    def submit(self, request: MoveRequest) -> dict[str, Any]:
         """Validate, apply and append one move; the answer is ``{"seq", "game"}``.
 
-        With an ``idempotency_key`` a repeat returns the first answer and appends nothing.
-        ``mail_message_id`` marks a move that came by mail: the mover gets a confirmation.
+        The one gate for every move: the API, the pages, mail and the clock all
+        come through here (see :class:`MoveRequest`).
         """
-        if self.store.game(game_id, columns="id") is None:
-            raise TurnpostError("not_found", f"No game {game_id!r}.")
-        seat = None if token is None else self.store.seat_by_token(game_id, token)
-        if seat is None:
-            raise TurnpostError("unauthorized", "A seat token of this game is needed to move.")
-        return self.submit_as(
-            game_id, seat, move, notation, expected_seq, idempotency_key, mail_message_id
-        )
-
-    def submit_as(
-        self,
-        game_id: str,
-        seat: int,
-        move: dict[str, Any] | None = None,
-        notation: str | None = None,
-        expected_seq: int | None = None,
-        idempotency_key: str | None = None,
-        mail_message_id: str | None = None,
-        now: str | None = None,
-        by_clock: bool = False,
-    ) -> dict[str, Any]:
-        """:meth:`submit` for a seat already authenticated (by token, mail key or the clock).
-
-        ``now`` is the moment of the move (default: the current time); ``by_clock``
-        marks a move the deadline plays for the seat (the player has not acted).
-        """
-        request = dumps({"move": move, "notation": notation, "expected_seq": expected_seq})
-        if idempotency_key is not None:
-            replayed = self._idempotent(game_id, seat, idempotency_key, request)
+        seat = self._mover(request)
+        key, fingerprint = request.idempotency_key, request.fingerprint()
+        if key is not None:
+            replayed = self._idempotent(request.game_id, seat, key, fingerprint)
             if replayed is not None:
                 return replayed
         with self.store.write():
-            game = self.load(game_id)
-            if idempotency_key is not None:
-                replayed = self._idempotent(game.id, seat, idempotency_key, request)
+            game = self.load(request.game_id)
+            if key is not None:
+                replayed = self._idempotent(game.id, seat, key, fingerprint)
                 if replayed is not None:
                     return replayed
-            parsed = self._check_turn(game, seat, move, notation, expected_seq)
+            parsed = self._check_turn(game, seat, request)
             try:
                 state = game.engine.apply(game.state, seat, parsed)
             except IllegalMove as error:
                 raise TurnpostError(
                     "illegal_move", error.message, {"rule": error.rule, "move": parsed}
                 ) from None
-            if not by_clock:
+            if not request.by_clock:
                 self.mark_acted(game, seat)
-            answer = self._append(game, seat, parsed, state, mail_message_id, now)
-            if idempotency_key is not None:
-                self.store.insert(
-                    "idempotency",
-                    {
-                        "game_id": game.id,
-                        "seat": seat,
-                        "key": idempotency_key,
-                        "request": request,
-                        "response": dumps(answer),
-                    },
-                )
+            answer = self._append(game, seat, parsed, state, request)
+            if key is not None:
+                self.store.record_response(game.id, seat, key, fingerprint, dumps(answer))
         return answer
+
+    def _mover(self, request: MoveRequest) -> int:
+        """The seat that moves: given, or the seat of the request's token (``404``, ``401``)."""
+        if request.seat is not None:
+            return request.seat
+        if not self.store.game_exists(request.game_id):
+            raise TurnpostError("not_found", f"No game {request.game_id!r}.")
+        token = request.token
+        seat = None if token is None else self.store.seat_by_token(request.game_id, token)
+        if seat is None:
+            raise TurnpostError("unauthorized", "A seat token of this game is needed to move.")
+        return seat
 
     def _idempotent(self, game_id: str, seat: int, key: str, request: str) -> dict[str, Any] | None:
         """The first answer for a repeated ``Idempotency-Key``; ``422`` if the body differs."""
@@ -407,24 +338,18 @@ class GameService:
             )
         return json.loads(recorded["response"])
 
-    def _check_turn(
-        self,
-        game: Game,
-        seat: int,
-        move: dict[str, Any] | None,
-        notation: str | None,
-        expected_seq: int | None,
-    ) -> dict[str, Any]:
+    def _check_turn(self, game: Game, seat: int, request: MoveRequest) -> dict[str, Any]:
         """Refuse a finished game, a stale seq or the wrong seat; return the parsed move."""
         if game.status != "active":
             raise TurnpostError("game_over", f"The game is {game.status}; no more moves.")
+        expected_seq = request.expected_seq
         if expected_seq is not None and expected_seq != game.seq:
             raise TurnpostError(
                 "stale_seq",
                 f"The game is at seq {game.seq}, not {expected_seq}; reload and try again.",
                 {"seq": game.seq},
             )
-        parsed = self.read_move(game, move, notation)
+        parsed = self._read_move(game, request.move, request.notation)
         to_move = game.to_move
         if seat not in to_move:
             raise TurnpostError(
@@ -440,22 +365,21 @@ class GameService:
         seat: int,
         move: dict[str, Any],
         state: dict[str, Any],
-        mail_message_id: str | None = None,
-        now: str | None = None,
+        request: MoveRequest,
     ) -> dict[str, Any]:
         """Append the move, the new snapshot and its mails inside the caller's transaction."""
-        now = now or utcnow()
+        now = request.now or utcnow()
         seq = game.seq + 1
         snapshot = self._snapshot(game.engine, state, now, game.row["turn_hours"], game.seats)
-        self.store.insert(
-            "moves",
+        notation = game.engine.format(move)
+        self.store.append_move(
             {
                 "game_id": game.id,
                 "seq": seq,
                 "seat": seat,
                 "move": dumps(move),
                 "public_move": dumps(game.engine.public_move(game.state, state, seat, move)),
-                "notation": game.engine.format(move),
+                "notation": notation,
                 "to_move": snapshot["to_move"],
                 "status": snapshot["status"],
                 "at": now,
@@ -463,91 +387,24 @@ class GameService:
         )
         self.store.update_game(game.id, {"seq": seq, **snapshot})
         updated = Game({**game.row, "seq": seq, **snapshot}, game.seats, game.engine, state)
-        if mail_message_id is not None:
-            self.queue_mail(
-                updated, seat, "accepted", mail_message_id, notation=game.engine.format(move)
+        if self.notifier is not None and request.mail_message_id is not None:
+            self.notifier.move_accepted(
+                self.store, updated, seat, request.mail_message_id, notation
             )
-        self._queue_turn_mails(updated)
-        return {"seq": seq, "game": self.game_object(updated, seat)}
+        self._changed(updated)
+        return {"seq": seq, "game": game_object(updated, seat)}
 
-    # -- mail -------------------------------------------------------------
-    def recent_moves(self, game: Game) -> list[dict[str, Any]]:
-        """The last few public log entries, for mails."""
-        return self.move_log(game, after=max(0, game.seq - RECENT_MOVES))
-
-    def _queue_turn_mails(self, game: Game) -> None:
-        """Record "your turn" / "game over" mails for the seats with an email."""
-        if self.notifier is None or not any(seat["email"] for seat in game.seats):
-            return
-        views = {s["seat"]: self.game_object(game, s["seat"]) for s in game.seats if s["email"]}
-        mails = self.notifier.turn_mails(
-            game.engine, game.state, game.seats, views, self.recent_moves(game)
-        )
-        for mail in mails:
-            self._record(game, mail)
+    def _changed(self, game: Game) -> None:
+        """Tell the notifier (if any) that ``game`` changed: it queues the turn mails."""
+        if self.notifier is not None:
+            self.notifier.game_changed(self.store, game)
 
     def mark_acted(self, game: Game, seat: int) -> None:
         """Remember that ``seat`` acted in ``game``, so its mails flow (call inside a write)."""
         row = game.seats[seat]
         if row["acted_at"] is None:
             row["acted_at"] = utcnow()
-            self.store.db.execute(
-                "UPDATE seats SET acted_at = ? WHERE game_id = ? AND seat = ?",
-                [row["acted_at"], game.id, seat],
-            )
-
-    def queue_mail(
-        self, game: Game, seat: int, kind: str, in_reply_to: str | None, **extra: Any
-    ) -> bool:
-        """Record one mail ``kind`` to ``seat`` if it has an email and may get it.
-
-        Call inside a write; returns whether the mail was recorded.
-        """
-        row = game.seats[seat]
-        if self.notifier is None or not row["email"]:
-            return False
-        subject = {
-            "accepted": f"Move accepted: {game.engine.name} {game.id}",
-            "rejected": f"Move not played: {game.engine.name} {game.id}",
-            "reminder": f"Reminder, your turn: {game.engine.name} {game.id}",
-        }[kind]
-        view = self.game_object(game, seat)
-        mail = self.notifier.mail(
-            kind, subject, game.engine, view, row, self.recent_moves(game), **extra
-        )
-        mail.in_reply_to = in_reply_to
-        return self._record(game, mail)
-
-    def _record(self, game: Game, mail: Mail) -> bool:
-        """Put ``mail`` in the outbox unless :mod:`server.mailgate` withholds it."""
-        now = utcnow()
-        client = game.row["creator_client"]
-        seat = game.seats[mail.seat]
-        verdict = judge(self.store, self.notifier.settings, seat, mail.kind, client, now)
-        if verdict.withheld:
-            log.info("%s mail of game %s withheld: %s", mail.kind, game.id, verdict.withheld)
-            return False
-        self.store.insert(
-            "outbox",
-            {
-                "game_id": game.id,
-                "seat": mail.seat,
-                "kind": mail.kind,
-                "to_addr": mail.to,
-                "subject": mail.subject,
-                "text": mail.text,
-                "html": mail.html,
-                "message_id": new_message_id(self.notifier.settings, mail.kind, game.id),
-                "in_reply_to": mail.in_reply_to,
-                "seq": game.seq,
-                "created_at": now,
-                "next_attempt_at": now,
-                "rcpt_key": recipient_key(mail.to),
-                "client": client,
-                "invitation": int(verdict.invitation),
-            },
-        )
-        return True
+            self.store.mark_acted(game.id, seat, row["acted_at"])
 
     def forfeit(self, game_id: str, seat: int, expected_seq: int) -> bool:
         """End the game because ``seat`` ran out of time: everyone else wins.
@@ -574,7 +431,7 @@ class GameService:
                 "updated_at": utcnow(),
             }
             self.store.update_game(game.id, ended)
-            self._queue_turn_mails(Game({**game.row, **ended}, game.seats, game.engine, game.state))
+            self._changed(Game({**game.row, **ended}, game.seats, game.engine, game.state))
         return True
 
     def abort(self, game_id: str, admin_token: str | None) -> dict[str, Any]:
@@ -590,4 +447,4 @@ class GameService:
             self.store.update_game(
                 game.id, {"status": "aborted", "to_move": "[]", "updated_at": utcnow()}
             )
-        return self.game_object(self.load(game_id), seat=None)
+        return game_object(self.load(game_id), seat=None)

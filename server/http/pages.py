@@ -1,4 +1,4 @@
-"""HTML pages: the lobby with its create-game form, a page per game, and the move forms.
+"""The web pages: the lobby with its create-game form, a page per game, and the move forms.
 
 A seat's private link ``/games/<id>/seat/<token>`` stores the token in an
 HttpOnly, SameSite cookie and redirects to the plain game page, so the token
@@ -8,27 +8,19 @@ Every mail ends with a signed link ``/mail/unsubscribe/<token>``: a GET asks
 for confirmation, a POST stops all mail to that address (RFC 8058 one-click,
 so mail clients post it without a CSRF token; the signature is the proof).
 
-The seat to move gets a *guided form* built from its legal moves, so that
-nobody needs to know the notation: every move is flattened into its fields
-(``action``, then e.g. ``from``, ``to``, ``facing``) and the page asks for one
-field at a time, offering the values the remaining legal moves have there.
-The answers so far travel as query parameters (``?m.action=move&m.from=b2``),
-so each step is a plain link and the page needs no JavaScript. Fields on
-which all remaining moves agree are not asked. Once one legal move is left,
-a POST form (with its CSRF token) submits its notation, exactly like the
-notation box that stays for experts.
+The seat to move gets the guided form of :mod:`server.http.guide`.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 from flask import (
     Blueprint,
     Response,
+    current_app,
     make_response,
     redirect,
     render_template,
@@ -39,26 +31,23 @@ from marshmallow import ValidationError
 
 from engines import ENGINES
 from schemas.api import GameCreateSchema
-from server import csrf, current_service
-from server.clock import utcnow
-from server.cooperative import offload
+from server.app import csrf, current_service, current_store
 from server.errors import TurnpostError
-from server.jsontext import load_untrusted
-from server.mail import unsubscribed
-from server.service import Game, GameService
+from server.games.clock import utcnow
+from server.games.game import Game
+from server.games.service import GameService, MoveRequest
+from server.http.cooperative import offload
+from server.http.guide import build_guide, read_picks
+from server.http.jsontext import load_untrusted
+from server.mail.addresses import unsubscribed
 
 bp = Blueprint("web", __name__)
 
 SEAT_COOKIE_DAYS = 365
-#: Prefix of the query parameters carrying the guided form's answers so far.
-PICK = "m."
-#: The value of a field a move does not have (a shorter path, no relocation): "none".
-ABSENT = ""
 #: How many of the remaining legal moves the page lists in notation.
 LISTED_MOVES = 60
 #: Player rows of the create-game form (the most seats any engine takes).
 FORM_SEATS = max(engine.max_players for engine in ENGINES.values())
-FACING_ARROWS = {"N": "\u2191", "E": "\u2192", "S": "\u2193", "W": "\u2190"}
 #: ``Sec-Fetch-Site`` values of a navigation started by another site.
 FOREIGN_SITES = frozenset({"cross-site", "same-site"})
 
@@ -72,7 +61,7 @@ def seat_cookie(game_id: str) -> str:
 @bp.route("/")
 def lobby() -> str:
     """The engines, the open and recent games, and the create-game form."""
-    return _render_lobby(current_service())
+    return _render_lobby()
 
 
 @bp.route("/games", methods=["POST"])
@@ -85,7 +74,7 @@ def create_game() -> Any:
             body["engine"], body["players"], body["options"], client=request.remote_addr
         )
     except TurnpostError as error:
-        return _render_lobby(games, error=error, form=request.form), error.status
+        return _render_lobby(error=error, form=request.form), error.status
     links = [
         {
             **player,
@@ -101,12 +90,8 @@ def create_game() -> Any:
     return response
 
 
-def _render_lobby(
-    games: GameService, error: TurnpostError | None = None, form: Mapping[str, str] | None = None
-) -> str:
-    recent = games.store.recent_games()
-    for row in recent:
-        row["players"] = [seat["name"] for seat in games.store.seats(row["id"])]
+def _render_lobby(error: TurnpostError | None = None, form: Mapping[str, str] | None = None) -> str:
+    recent = current_store().recent_games()
     return render_template(
         "lobby.html",
         engines=list(ENGINES.values()),
@@ -187,12 +172,11 @@ def unsubscribe(token: str) -> Response:
 
 
 def _unsubscribe_response(token: str, done: bool) -> Response:
-    games = current_service()
-    address = unsubscribed(games.notifier.settings, token)
+    address = unsubscribed(current_app.extensions["turnpost"].notifier.settings, token)
     if address is None:
         raise TurnpostError("not_found", "This link is not valid; copy it whole from the mail.")
     if done:
-        games.store.suppress_mail(address, utcnow())
+        current_store().suppress_mail(address, utcnow())
     response = make_response(render_template("unsubscribe.html", address=address, done=done))
     response.headers["Cache-Control"] = "no-store"
     return response
@@ -258,11 +242,11 @@ def post_move(game_id: str) -> Any:
     try:
         if not notation:
             raise TurnpostError("invalid_move", "Write a move in notation, or use the guided form.")
+        token = request.cookies.get(seat_cookie(game_id))
         games.submit(
-            game_id,
-            request.cookies.get(seat_cookie(game_id)),
-            notation=notation,
-            expected_seq=whole_number(expected),
+            MoveRequest(
+                game_id, token=token, notation=notation, expected_seq=whole_number(expected)
+            )
         )
     except TurnpostError as error:
         if error.code == "not_found":
@@ -282,7 +266,7 @@ def _render_game(
     guide = None
     if playing:
         legal = offload(games.legal_moves, game, seat)["moves"]
-        guide = build_guide(game, legal, _picks(request.args), view["state"])
+        guide = build_guide(game, legal, read_picks(request.args), view["state"])
     return render_template(
         "game.html",
         game=view,
@@ -305,138 +289,3 @@ def _seat_or_none(games: GameService, game: Game, token: str | None) -> int | No
         return games.authenticate(game, token)
     except TurnpostError:
         return None
-
-
-# -- the guided move form -------------------------------------------------------
-@dataclass
-class Choice:
-    """One answer the guided form offers: its text, its value and the link choosing it."""
-
-    label: str
-    value: str
-    url: str
-
-
-@dataclass
-class Guide:
-    """Where the guided form stands: the answers so far and the next question or the move."""
-
-    picks: list[tuple[str, str]]
-    back: str
-    key: str | None = None
-    question: str | None = None
-    choices: list[Choice] = field(default_factory=list)
-    move: dict[str, Any] | None = None
-    matching: list[dict[str, Any]] = field(default_factory=list)
-
-
-def flatten(value: Any, key: str = "") -> Iterator[tuple[str, str]]:
-    """The fields of a move as ``(dotted key, text)`` pairs, in the move's own order.
-
-    >>> list(flatten({"action": "king", "path": ["namur", "liege"]}))
-    [('action', 'king'), ('path.0', 'namur'), ('path.1', 'liege')]
-    >>> list(flatten({"action": "deactivate", "factory": None, "swap": []}))
-    [('action', 'deactivate'), ('factory', 'none'), ('swap', 'none')]
-    """
-    if isinstance(value, dict) and value:
-        for name, inner in value.items():
-            yield from flatten(inner, f"{key}.{name}" if key else name)
-    elif isinstance(value, list) and value:
-        for index, inner in enumerate(value):
-            yield from flatten(inner, f"{key}.{index}")
-    elif value is None or value in ([], {}):
-        yield key, "none"
-    elif isinstance(value, bool):
-        yield key, "yes" if value else "no"
-    else:
-        yield key, str(value)
-
-
-def field_label(key: str) -> str:
-    """A readable name of a flattened field.
-
-    >>> field_label("paths.0.1"), field_label("take.province"), field_label("copy.kind")
-    ('paths #1.2', 'take province', 'copy kind')
-    """
-    words = [part.replace("_", " ") for part in key.split(".") if not part.isdigit()]
-    numbers = [str(int(part) + 1) for part in key.split(".") if part.isdigit()]
-    label = " ".join(words)
-    return f"{label} #{'.'.join(numbers)}" if numbers else label
-
-
-def value_label(key: str, value: str, state: dict[str, Any]) -> str:
-    """A readable answer: arrows for facings, tile contents for tile ids.
-
-    >>> value_label("facing", "N", {}), value_label("path.1", ABSENT, {})
-    ('N \u2191', 'none (stop here)')
-    >>> value_label("tile", "t5", {"tiles": {"t5": {"good": "shrimp", "baskets": 2}}})
-    't5 (shrimp, 2 baskets)'
-    """
-    if value == ABSENT:
-        return "none (stop here)"
-    if key.rsplit(".", 1)[-1] == "facing" and value in FACING_ARROWS:
-        return f"{value} {FACING_ARROWS[value]}"
-    tiles = state.get("tiles")
-    if isinstance(tiles, dict) and isinstance(tiles.get(value), dict):
-        tile = tiles[value]
-        what = tile.get("special") or f"{tile.get('good')}, {tile.get('baskets')} baskets"
-        return f"{value} ({what})"
-    return value
-
-
-def _picks(args: Mapping[str, str]) -> list[tuple[str, str]]:
-    """The guided form's answers so far, from the query string, in order."""
-    return [(key[len(PICK) :], value) for key, value in args.items() if key.startswith(PICK)]
-
-
-def build_guide(
-    game: Game,
-    legal: list[dict[str, Any]],
-    picks: list[tuple[str, str]],
-    state: dict[str, Any],
-) -> Guide:
-    """The next step of the guided form for the legal moves ``legal`` and the answers ``picks``."""
-    chosen = dict(picks)
-    fields = [(move, dict(flatten(_move_fields(move)))) for move in legal]
-    remaining = [
-        (move, flat)
-        for move, flat in fields
-        if all(flat.get(key, ABSENT) == value for key, value in chosen.items())
-    ]
-    guide = Guide(
-        picks=[(field_label(key), value_label(key, value, state)) for key, value in picks],
-        back=_guide_url(game, picks[:-1]),
-        matching=[move for move, _ in remaining],
-    )
-    asked: set[str] = set(chosen)
-    for _, flat in remaining:
-        for key in flat:
-            if key in asked:
-                continue
-            asked.add(key)
-            values = list(dict.fromkeys(other.get(key, ABSENT) for _, other in remaining))
-            if len(values) > 1:
-                values.sort(key=lambda value: value == ABSENT)
-                guide.key, guide.question = key, field_label(key)
-                guide.choices = [
-                    Choice(
-                        value_label(key, value, state),
-                        value,
-                        _guide_url(game, [*picks, (key, value)]),
-                    )
-                    for value in values
-                ]
-                return guide
-    if remaining:
-        guide.move = remaining[0][0]
-    return guide
-
-
-def _move_fields(entry: dict[str, Any]) -> dict[str, Any]:
-    """A legal-moves entry without its ``notation``: the fields the form asks about."""
-    return {key: value for key, value in entry.items() if key != "notation"}
-
-
-def _guide_url(game: Game, picks: list[tuple[str, str]]) -> str:
-    """The game page with the guided form's answers ``picks``."""
-    return url_for("web.game_page", game_id=game.id, **{PICK + key: value for key, value in picks})

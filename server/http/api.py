@@ -8,6 +8,7 @@ import flask_smorest
 from flask import Response, current_app, request
 from marshmallow import Schema, ValidationError
 from webargs.flaskparser import FlaskParser
+from werkzeug.exceptions import HTTPException
 
 from engines import ENGINES
 from schemas.api import (
@@ -26,20 +27,40 @@ from schemas.api import (
     VacationSchema,
     VacationSetSchema,
 )
-from server import current_service
-from server.cooperative import offload
-from server.deadlines import set_vacation
-from server.errors import TurnpostError
-from server.events import end_event, move_event
-from server.jsontext import load_untrusted
-from server.service import format_time
+from server.app import current_service
+from server.errors import CODE_BY_STATUS, TurnpostError
+from server.games.clock import format_time
+from server.games.deadlines import set_vacation
+from server.games.service import MoveRequest
+from server.http.cooperative import offload
+from server.http.errors import error_response
+from server.http.events import end_event, move_event
+from server.http.jsontext import load_untrusted
+
+
+class Api(flask_smorest.Api):
+    """flask-smorest's Api answering every HTTP error in the contract's shape."""
+
+    ERROR_SCHEMA = ErrorResponseSchema
+
+    def handle_http_exception(self, error: HTTPException) -> Response:
+        """``{"error": {...}}`` for API paths, a small HTML page elsewhere.
+
+        The exception's own headers are kept (``Allow`` on a ``405``).
+        """
+        code = CODE_BY_STATUS.get(error.code or 500, "bad_request")
+        response = error_response(TurnpostError(code, error.description or error.name), error.code)
+        for name, value in error.get_headers():
+            if name.lower() != "content-type":
+                response.headers[name] = value
+        return response
 
 
 class ContractParser(FlaskParser):
     """Reads JSON bodies whatever the Content-Type and reports errors in the contract's shape."""
 
     def load_json(self, req: Any, schema: Schema) -> Any:
-        """The body as a JSON object, or ``400 bad_request`` (see :mod:`server.jsontext`)."""
+        """The body as a JSON object, or ``400 bad_request`` (see :mod:`server.http.jsontext`)."""
         data = load_untrusted(req.get_data(cache=True) or b"null")
         if not isinstance(data, dict):
             raise TurnpostError("bad_request", "The body must be a JSON object.")
@@ -177,14 +198,15 @@ def submit_move(body: dict[str, Any], game_id: str) -> dict[str, Any]:
         raise TurnpostError(
             "invalid_request", f"Idempotency-Key must be 1 to {MAX_IDEMPOTENCY_KEY} characters."
         )
-    return current_service().submit(
+    move_request = MoveRequest(
         game_id,
-        bearer_token(),
+        token=bearer_token(),
         move=body.get("move"),
         notation=body.get("notation"),
         expected_seq=body["expected_seq"],
         idempotency_key=key,
     )
+    return current_service().submit(move_request)
 
 
 @blp.route("/games/<game_id>/legal-moves")
@@ -222,7 +244,7 @@ def vacation(body: dict[str, Any], game_id: str) -> dict[str, Any]:
 @errors(400, 404, 429)
 def events(query: dict[str, Any], game_id: str) -> Response:
     """An event stream: a ``move`` event per appended move, a final ``end`` event when the game
-    is over; resumes after ``Last-Event-ID`` (see :mod:`server.events`)."""
+    is over; resumes after ``Last-Event-ID`` (see :mod:`server.http.events`)."""
     games = current_service()
     game = games.load(game_id)
     last = last_event_id(query)
@@ -230,11 +252,11 @@ def events(query: dict[str, Any], game_id: str) -> Response:
         return Response(status=204)  # an EventSource stops reconnecting on 204
     client = request.remote_addr or "unknown"
     subscription = current_app.extensions["turnpost"].feed.subscribe(game.id, client, last)
-    for row in games.store.moves(game.id, after=last):
-        subscription.deliver_move(row["seq"], move_event(row))
-    row = games.store.game(game.id, columns="seq, status, result")
-    if row["status"] != "active":
-        subscription.deliver_end(end_event(row))
+    for entry in games.move_log(game, after=last):
+        subscription.deliver_move(entry["seq"], move_event(entry))
+    latest = games.load(game.id)  # it may have ended since it was loaded above
+    if latest.status != "active":
+        subscription.deliver_end(end_event(latest.row))
     response = Response(
         subscription.stream(),
         mimetype="text/event-stream",

@@ -15,7 +15,7 @@ auto-replies are dropped without an answer (no mail loops). Mail over
 :data:`MAX_MESSAGE_BYTES`, with attachments, or that the email parser cannot
 read (nested too deeply, broken structure) is refused with an explanation;
 text in an unknown or empty character set is read as UTF-8. Refusals to one
-seat are limited (:mod:`server.mailgate`), so a seat key cannot make Turnpost
+seat are limited (:mod:`server.mail.gate`), so a seat key cannot make Turnpost
 send mail without end.
 """
 
@@ -33,8 +33,9 @@ from html.parser import HTMLParser
 from typing import Any
 
 from server.errors import TurnpostError
-from server.mail import MailSettings, parse_reply_address, plain_message_id
-from server.service import GameService
+from server.games.service import GameService, MoveRequest
+from server.mail.addresses import parse_reply_address, plain_message_id
+from server.mail.settings import MailSettings
 
 MAX_MESSAGE_BYTES = 256 * 1024
 TEXT_TYPES = {"text/plain", "text/html"}
@@ -100,13 +101,15 @@ def receive(
     if problem:
         return _reject(games, game_id, seat, message_id, "", problem)
     try:
-        answer = games.submit_as(
-            game_id,
-            seat,
-            notation=notation,
-            expected_seq=expected_seq(games, game_id, headers.in_reply_to),
-            idempotency_key=_idempotency_key(message_id),
-            mail_message_id=message_id or "",
+        answer = games.submit(
+            MoveRequest(
+                game_id,
+                seat=seat,
+                notation=notation,
+                expected_seq=expected_seq(games, game_id, headers.in_reply_to),
+                idempotency_key=_idempotency_key(message_id),
+                mail_message_id=message_id or "",
+            )
         )
     except TurnpostError as error:
         if error.code == "not_found":
@@ -286,13 +289,14 @@ def _reject(
 ) -> Outcome:
     """Answer the seat with the reason (within its refusal limit); nothing is applied.
 
-    A reply carrying the seat's key counts as the player acting (see :mod:`server.mailgate`).
+    A reply carrying the seat's key counts as the player acting (see :mod:`server.mail.gate`).
     """
     with games.store.write():
         game = games.load(game_id)
         games.mark_acted(game, seat)
-        answered = games.queue_mail(
-            game, seat, "rejected", message_id, notation=notation, reason=reason
+        notifier = games.notifier
+        answered = notifier is not None and notifier.refusal(
+            games.store, game, seat, message_id, notation, reason
         )
     return Outcome("rejected", reason, game_id, seat, answered=answered)
 

@@ -27,9 +27,10 @@ import logging
 from dataclasses import dataclass
 from datetime import timedelta
 
-from server.clock import format_time, parse_time, utcnow
 from server.errors import TurnpostError
-from server.service import Game, GameService
+from server.games.clock import format_time, parse_time, utcnow
+from server.games.game import Game
+from server.games.service import GameService, MoveRequest
 
 VACATION_DAYS_PER_YEAR = 30
 HALF_TIME, TWELVE_HOURS, EXPIRED = 1, 2, 4
@@ -83,15 +84,12 @@ def _remind(
     games: GameService, game: Game, seats: list[int], bits: int, expired: bool
 ) -> list[Action]:
     """Mail a reminder to ``seats`` and remember which reminders this turn had."""
-    with games.store.write() as db:
-        changed = db.execute(
-            "UPDATE games SET reminders_sent = ? WHERE id = ? AND seq = ? AND reminders_sent != ?",
-            [bits, game.id, game.seq, bits],
-        ).rowcount
-        if not changed:
+    with games.store.write():
+        if not games.store.set_reminders(game.id, game.seq, bits):
             return []
         for seat in seats:
-            games.queue_mail(game, seat, "reminder", None, expired=expired)
+            if games.notifier is not None:
+                games.notifier.reminder(games.store, game, seat, expired)
     kind = "expired-reminder" if expired else "reminder"
     return [Action(game.id, kind, seat) for seat in seats]
 
@@ -115,8 +113,10 @@ def _expire(games: GameService, game: Game, seats: list[int], now: str) -> list[
 def _skip(games: GameService, game: Game, seat: int, now: str) -> list[Action]:
     """Pass for ``seat``, unless the game moved on since ``game`` was loaded."""
     try:
-        games.submit_as(
-            game.id, seat, move=dict(PASS), expected_seq=game.seq, now=now, by_clock=True
+        games.submit(
+            MoveRequest(
+                game.id, seat=seat, move=dict(PASS), expected_seq=game.seq, now=now, by_clock=True
+            )
         )
     except TurnpostError as error:
         if error.code not in {"stale_seq", "game_over"}:
@@ -138,7 +138,7 @@ def set_vacation(
             {"until": ["Must be later than now."]},
         )
     days = (end - start).total_seconds() / 86400
-    with games.store.write() as db:
+    with games.store.write():
         game = games.load(game_id)
         row = game.seats[seat]
         used = row["vacation_days_used"] if row["vacation_year"] == start.year else 0
@@ -149,17 +149,10 @@ def set_vacation(
                 f"Only {left:.1f} vacation days are left this year.",
                 {"until": [f"At most {VACATION_DAYS_PER_YEAR} days per year."]},
             )
-        db["seats"].update(
-            (game_id, seat),
-            {
-                "vacation_until": until,
-                "vacation_year": start.year,
-                "vacation_days_used": used + days,
-            },
-        )
+        games.store.set_vacation(game_id, seat, until, start.year, used + days)
         if game.status == "active" and game.row["deadline"] and seat in game.to_move:
             later = parse_time(game.row["deadline"]) + (end - start)
-            db["games"].update(game_id, {"deadline": format_time(later)})
+            games.store.update_game(game_id, {"deadline": format_time(later)})
     return {
         "seat": seat,
         "until": until,

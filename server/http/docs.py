@@ -3,7 +3,7 @@
 ``/api/docs`` shows the OpenAPI document with Swagger UI, whose files come
 from the ``swagger-ui-bundle`` package (Apache-2.0) installed with Turnpost,
 not from a CDN: the page works offline, and its Content-Security-Policy
-(:data:`server.limits.DOCS_CSP`) allows scripts from this origin only.
+(:data:`server.http.limits.DOCS_CSP`) allows scripts from this origin only.
 """
 
 from __future__ import annotations

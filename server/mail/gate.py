@@ -14,7 +14,7 @@ that causes it), in this order:
    across processes): mails to one recipient, mails in the games created
    from one client address, invitations to one recipient, invitations in the
    games of one client, refusals of emailed moves to one seat. A recipient is
-   counted by :func:`~server.mail.recipient_key` (case and ``+tag`` do not make
+   counted by :func:`~server.mail.addresses.recipient_key` (case and ``+tag`` do not make
    a new one); games created from the command line have no client.
 
 A mail that fails a check is not recorded; the move or event that caused it
@@ -27,9 +27,10 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
-from server.clock import format_time, parse_time
-from server.mail import MailSettings, rate, recipient_key
-from server.store import Store
+from server.games.clock import format_time, parse_time
+from server.mail.addresses import recipient_key
+from server.mail.settings import MailSettings, rate
+from server.store.sqlite import Store
 
 
 @dataclass(frozen=True)

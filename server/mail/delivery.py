@@ -37,9 +37,11 @@ from email.utils import format_datetime
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from server.clock import format_time, parse_time, utcnow
-from server.mail import MailSettings, recipient_key, reply_address, unsubscribe_url, with_footer
-from server.store import Store
+from server.games.clock import format_time, parse_time, utcnow
+from server.mail.addresses import recipient_key, reply_address, unsubscribe_url
+from server.mail.render import with_footer
+from server.mail.settings import MailSettings
+from server.store.sqlite import Store
 
 #: Seconds a claimed row is left alone before another attempt may take it.
 LEASE_SECONDS = 300
@@ -124,20 +126,7 @@ def connect(target: SmtpTarget, timeout: float = 30) -> smtplib.SMTP:
 def claim_due(store: Store, now: str) -> list[dict[str, Any]]:
     """Take the rows due at ``now`` for one lease; rows another worker took are skipped."""
     lease_end = format_time(parse_time(now) + timedelta(seconds=LEASE_SECONDS))
-    with store.write() as db:
-        rows = list(
-            db.query(
-                "SELECT * FROM outbox WHERE sent_at IS NULL AND next_attempt_at <= ?"
-                " ORDER BY id LIMIT ?",
-                [now, BATCH],
-            )
-        )
-        for row in rows:
-            db.execute(
-                "UPDATE outbox SET next_attempt_at = ?, attempts = attempts + 1 WHERE id = ?",
-                [lease_end, row["id"]],
-            )
-    return rows
+    return store.claim_due_mail(now, lease_end, BATCH)
 
 
 def deliver_due(
@@ -182,8 +171,7 @@ def _send(
     except Exception as error:  # e.g. an address smtplib cannot encode: retrying won't help
         _failed(store, row, now, f"cannot send the message: {error!r}", retry=False)
         return False
-    with store.write() as db:
-        db["outbox"].update(row["id"], {"sent_at": utcnow(), "last_error": None})
+    store.mail_sent(row["id"], utcnow())
     return True
 
 
@@ -191,11 +179,7 @@ def _generation(store: Store, row: dict[str, Any]) -> int | None:
     """The seat's key generation for its reply address, or ``None`` for mail without a seat."""
     if row["seat"] is None:
         return None
-    seat = store.db.execute(
-        "SELECT mail_generation FROM seats WHERE game_id = ? AND seat = ?",
-        [row["game_id"], row["seat"]],
-    ).fetchone()
-    return None if seat is None else seat[0]
+    return store.mail_generation(row["game_id"], row["seat"])
 
 
 def _failed(store: Store, row: dict[str, Any], now: str, error: str, retry: bool = True) -> None:
@@ -204,8 +188,7 @@ def _failed(store: Store, row: dict[str, Any], now: str, error: str, retry: bool
     next_attempt = None
     if retry and attempts < MAX_ATTEMPTS:
         next_attempt = format_time(parse_time(now) + backoff(attempts))
-    with store.write() as db:
-        db["outbox"].update(row["id"], {"last_error": error[:500], "next_attempt_at": next_attempt})
+    store.mail_failed(row["id"], error[:500], next_attempt)
 
 
 def forget_bodies(store: Store, retention_days: float, now: str | None = None) -> int:
@@ -216,9 +199,4 @@ def forget_bodies(store: Store, retention_days: float, now: str | None = None) -
     still find their game and turn.
     """
     cutoff = format_time(parse_time(now or utcnow()) - timedelta(days=retention_days))
-    with store.write() as db:
-        return db.execute(
-            "UPDATE outbox SET text = '', html = '' WHERE text != '' AND created_at < ?"
-            " AND (sent_at IS NOT NULL OR next_attempt_at IS NULL)",
-            [cutoff],
-        ).rowcount
+    return store.forget_mail_bodies(cutoff)

@@ -45,7 +45,7 @@ in-memory storage: each gunicorn worker counts on its own, so with ``N``
 workers a client may get up to ``N`` times a limit before every worker
 refuses it. Point ``RATELIMIT_STORAGE_URI`` at Redis or Memcached for exact
 limits across workers. Behind a reverse proxy, set ``TURNPOST_PROXY_HOPS``
-(see :mod:`server`) so that the client address is not the proxy's.
+(see :mod:`server.app`) so that the client address is not the proxy's.
 
     >>> from server import create_app
     >>> app = create_app({"TURNPOST_DB": ":memory:", "TURNPOST_RATELIMIT_IP": "1/minute"})
@@ -66,9 +66,9 @@ from typing import Any
 from flask import Flask, Response, current_app, g, request
 from flask_limiter import ApplicationLimit, Limiter, RateLimitExceeded
 
-from server import error_response
 from server.errors import TurnpostError
-from server.store import hash_secret
+from server.http.errors import error_response
+from server.store.sqlite import hash_secret
 
 DEFAULTS = {
     "TURNPOST_RATELIMIT_TOKEN": "600/minute",
@@ -93,7 +93,7 @@ PAGE_CSP = (
     "default-src 'none'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
     "form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
 )
-#: The API docs page runs Swagger UI from this origin (:mod:`server.docs`): scripts from here
+#: The API docs page runs Swagger UI from this origin (:mod:`server.http.docs`): scripts from here
 #: only, and it fetches the OpenAPI document (and "try it out" requests) from here only.
 DOCS_CSP = (
     "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; "

@@ -4,18 +4,19 @@
 move and ends a finished (or aborted) game's stream with a final ``end``
 event. Thousands of listeners must not each poll SQLite, so each worker
 process has one :class:`Feed`: a single background thread (a greenlet under
-gunicorn's gevent workers) looks at ``PRAGMA data_version`` a few times a
-second and, only when another connection has committed, reads the moves
-appended since (by rowid) and the watched games that ended, formats each
-event once and hands it to the :class:`Subscription` of every stream that
-follows the game. A stream waits on its subscription and writes a comment
-line when it has been quiet for :data:`KEEPALIVE_SECONDS` (which also finds
-listeners that went away).
+gunicorn's gevent workers) asks the store a few times a second whether
+another connection has committed (:meth:`~server.store.sqlite.Store.data_version`)
+and only then reads the moves logged since its cursor and the watched games
+that ended, formats each event once (from the public log entry) and hands it
+to the :class:`Subscription` of every stream that follows the game. A
+stream waits on its subscription and writes a comment line when it has been
+quiet for :data:`KEEPALIVE_SECONDS` (which also finds listeners that went
+away).
 
 Open streams are capped per worker, in all and per client address, so that
 one client holding many sockets cannot take the streams of everyone else.
 
-    >>> move_event({"seq": 3, "seat": 1, "notation": "pass", "to_move": "[0]", "status": "active"})
+    >>> move_event({"seq": 3, "seat": 1, "notation": "pass", "to_move": [0], "status": "active"})
     'id: 3\\nevent: move\\ndata: {"seq": 3, "seat": 1, "notation": "pass", "to_move": [0], \
 "status": "active"}\\n\\n'
     >>> end_event({"seq": 9, "status": "finished", "result": '{"winners": [0]}'})
@@ -34,7 +35,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from server.errors import TurnpostError
-from server.store import Store
+from server.games.game import log_entry
+from server.store.sqlite import Store
 
 logger = logging.getLogger(__name__)
 
@@ -47,16 +49,10 @@ PREAMBLE = "retry: 2000\n: connected\n\n"
 KEEPALIVE = ": keep-alive\n\n"
 
 
-def move_event(row: dict[str, Any]) -> str:
-    """The ``move`` event of a logged move (a ``moves`` row)."""
-    data = {
-        "seq": row["seq"],
-        "seat": row["seat"],
-        "notation": row["notation"],
-        "to_move": json.loads(row["to_move"]),
-        "status": row["status"],
-    }
-    return f"id: {row['seq']}\nevent: move\ndata: {json.dumps(data)}\n\n"
+def move_event(entry: dict[str, Any]) -> str:
+    """The ``move`` event of a public move log entry (:func:`~server.games.game.log_entry`)."""
+    data = {key: entry[key] for key in ("seq", "seat", "notation", "to_move", "status")}
+    return f"id: {entry['seq']}\nevent: move\ndata: {json.dumps(data)}\n\n"
 
 
 def end_event(game: dict[str, Any]) -> str:
@@ -184,44 +180,34 @@ class Feed:
         """
         store = Store.open(self.db_path)
         version = None
-        last_rowid = store.db.execute("SELECT coalesce(max(rowid), 0) FROM moves").fetchone()[0]
+        cursor = store.last_move_cursor()
         while True:
             time.sleep(POLL_SECONDS)
             try:
-                current = store.db.execute("PRAGMA data_version").fetchone()[0]
+                current = store.data_version()
                 if current != version:
-                    last_rowid = self._publish_moves(store, last_rowid)
+                    cursor = self._publish_moves(store, cursor)
                     self._publish_ends(store)
                     version = current
             except sqlite3.Error:
                 logger.exception("the event feed could not read the database; retrying")
 
-    def _publish_moves(self, store: Store, after_rowid: int) -> int:
-        rows = store.db.query(
-            "SELECT rowid, game_id, seq, seat, notation, to_move, status FROM moves"
-            " WHERE rowid > ? ORDER BY rowid",
-            [after_rowid],
-        )
-        for row in rows:
+    def _publish_moves(self, store: Store, cursor: int) -> int:
+        for row in store.moves_since(cursor):
             followers = self._followers(row["game_id"])
             if followers:
-                event = move_event(row)
+                event = move_event(log_entry(row))
                 for subscription in followers:
                     subscription.deliver_move(row["seq"], event)
-            after_rowid = row["rowid"]
-        return after_rowid
+            cursor = row["cursor"]
+        return cursor
 
     def _publish_ends(self, store: Store) -> None:
         with self._lock:
             watched = list(self._by_game)
         if not watched:
             return
-        ended = store.db.query(
-            "SELECT id, seq, status, result FROM games WHERE status != 'active'"
-            " AND id IN (SELECT value FROM json_each(?))",
-            [json.dumps(watched)],
-        )
-        for game in ended:
+        for game in store.ended_games(watched):
             event = end_event(game)
             for subscription in self._followers(game["id"]):
                 subscription.deliver_end(event)

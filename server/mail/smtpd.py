@@ -1,4 +1,4 @@
-"""``turnpost smtpd``: an SMTP or LMTP listener (aiosmtpd) feeding :mod:`server.inbound`.
+"""``turnpost smtpd``: an SMTP or LMTP listener (aiosmtpd) feeding :mod:`server.mail.inbound`.
 
 Only ``play+...@<TURNPOST_MAIL_DOMAIN>`` recipients are accepted. The message
 is handled once for each accepted recipient, and each gets ``250`` once it is
@@ -7,7 +7,7 @@ seat by mail). LMTP answers the end of the data once per recipient (RFC 2033),
 SMTP once for all. A database that is busy or unavailable answers ``451``
 (the sender retries); an unexpected error ``554``, without its details.
 Messages over :data:`LISTENER_MAX_BYTES` are refused with ``552`` while they
-arrive; smaller ones over :data:`~server.inbound.MAX_MESSAGE_BYTES` get a
+arrive; smaller ones over :data:`~server.mail.inbound.MAX_MESSAGE_BYTES` get a
 refusal by mail.
 """
 
@@ -22,10 +22,11 @@ from aiosmtpd.controller import Controller
 from aiosmtpd.lmtp import LMTP
 from aiosmtpd.smtp import SMTP
 
-from server.inbound import MAX_MESSAGE_BYTES, describe, receive
-from server.mail import MailSettings, Notifier
-from server.service import GameService
-from server.store import Store
+from server.games.service import GameService
+from server.mail.inbound import MAX_MESSAGE_BYTES, describe, receive
+from server.mail.outbox import Notifier
+from server.mail.settings import MailSettings
+from server.store.sqlite import Store
 
 #: The largest message the listener reads at all.
 LISTENER_MAX_BYTES = 4 * MAX_MESSAGE_BYTES

@@ -1,0 +1,240 @@
+"""The app factory: configuration, the connection pool, the blueprints and their guards.
+
+>>> app = create_app({"TURNPOST_DB": ":memory:", "TESTING": True})
+>>> app.test_client().get("/api/v1/engines").status_code
+200
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import threading
+from pathlib import Path
+from typing import Any
+
+from flask import Flask, current_app, g, request
+from flask.sessions import SecureCookieSessionInterface
+from flask_wtf.csrf import CSRFProtect
+from werkzeug.exceptions import RequestEntityTooLarge
+from werkzeug.middleware.proxy_fix import ProxyFix
+
+from server.games.service import GameService
+from server.http.errors import register_error_handlers
+from server.http.events import Feed
+from server.mail.outbox import Notifier
+from server.mail.settings import TUNABLE, MailSettings, tunable_defaults
+from server.store.migrations import SchemaChange
+from server.store.sqlite import Store
+
+ROOT = Path(__file__).resolve().parent.parent
+MAX_BODY_BYTES = 64 * 1024
+
+csrf = CSRFProtect()
+
+
+class Turnpost:
+    """The app's handle on its database and its event feed.
+
+    Opening and closing SQLite per request costs more than a whole move (the
+    close checkpoints the WAL), so connections are kept open in a small pool:
+    a request (or a command) borrows one on first use and gives it back when
+    its app context ends. This works the same under gevent, where every
+    request is a greenlet and ``threading.local`` would be per greenlet, as
+    under threads. The pool holds as many connections as requests ever ran at
+    once in this process. An in-memory database (doctests) is one shared
+    connection.
+    """
+
+    def __init__(self, db_path: str, feed: Feed) -> None:
+        self.db_path = db_path
+        self.feed = feed
+        self.notifier: Notifier | None = None
+        #: What opening the database did to its schema (see :meth:`Store.init`).
+        self.schema: SchemaChange | None = None
+        self._idle: list[Store] = []
+        self._lock = threading.Lock()
+        self._memory_store = Store.open(db_path) if db_path == ":memory:" else None
+
+    def store(self) -> Store:
+        """The store of the current app context, borrowed from the pool on first use."""
+        if self._memory_store is not None:
+            return self._memory_store
+        if "turnpost_store" not in g:
+            with self._lock:
+                g.turnpost_store = self._idle.pop() if self._idle else Store.open(self.db_path)
+        return g.turnpost_store
+
+    def give_back(self, _error: BaseException | None = None) -> None:
+        """Return the app context's store to the pool (at the end of every app context)."""
+        store = g.pop("turnpost_store", None)
+        if store is not None:
+            with self._lock:
+                self._idle.append(store)
+
+    def service(self) -> GameService:
+        """A game service on this context's store, recording mails in the outbox."""
+        return GameService(self.store(), self.notifier)
+
+
+class TlsAwareSessions(SecureCookieSessionInterface):
+    """Flask's signed-cookie sessions, ``Secure`` whenever the request came over TLS.
+
+    The session holds the CSRF token of the forms. Behind a TLS proxy the
+    request is seen as secure only with ``TURNPOST_PROXY_HOPS`` set.
+    """
+
+    def get_cookie_secure(self, app: Flask) -> bool:
+        """``SESSION_COOKIE_SECURE``, or true for a request made over https."""
+        return bool(app.config["SESSION_COOKIE_SECURE"]) or request.is_secure
+
+
+def current_service() -> GameService:
+    """The game service of the running app (for views and commands)."""
+    return current_app.extensions["turnpost"].service()
+
+
+def current_store() -> Store:
+    """The store of the running app context (for views and commands not about one game)."""
+    return current_app.extensions["turnpost"].store()
+
+
+def load_secret_key(db_path: str) -> str:
+    """The signing secret: ``TURNPOST_SECRET_KEY``, else a 0600 file beside the database.
+
+    It signs cookies and CSRF tokens and derives the mail reply keys, so it is
+    never kept in the database: a copy of the database alone must not let
+    anyone play for a seat. The file is made once, atomically, so that every
+    gunicorn worker reads the same secret.
+    """
+    if os.environ.get("TURNPOST_SECRET_KEY"):
+        return os.environ["TURNPOST_SECRET_KEY"]
+    if db_path == ":memory:":
+        return secrets.token_urlsafe(32)
+    path = Path(f"{db_path}.secret")
+    if not path.exists():
+        draft = path.with_name(f"{path.name}.{os.getpid()}.{threading.get_ident()}")
+        descriptor = os.open(draft, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(descriptor, "w") as file:
+            file.write(secrets.token_urlsafe(32))
+        try:
+            os.link(draft, path)
+        except FileExistsError:
+            pass
+        finally:
+            os.unlink(draft)
+    return path.read_text().strip()
+
+
+def mail_settings(config: dict[str, Any]) -> MailSettings:
+    """Mail settings from the app config (``TURNPOST_MAIL_DOMAIN``, ``TURNPOST_BASE_URL``...).
+
+    The limits and the retention come from ``TURNPOST_MAIL_<NAME>`` (e.g.
+    ``TURNPOST_MAIL_INVITES_ADDRESS``, ``TURNPOST_MAIL_RETENTION_DAYS``).
+    """
+    tuned = {name: config[f"TURNPOST_MAIL_{name.upper()}"] for name in TUNABLE}
+    tuned["retention_days"] = float(tuned["retention_days"])
+    return MailSettings(
+        secret=config["SECRET_KEY"],
+        domain=config["TURNPOST_MAIL_DOMAIN"],
+        base_url=config["TURNPOST_BASE_URL"].rstrip("/"),
+        sender=config["TURNPOST_MAIL_FROM"],
+        **tuned,
+    )
+
+
+def create_app(config: dict[str, Any] | None = None) -> Flask:
+    """Build the app; ``config`` overrides the environment (``TURNPOST_DB``)."""
+    app = Flask(__name__, template_folder=str(ROOT / "templates"))
+    app.config.update(
+        TURNPOST_DB=os.environ.get("TURNPOST_DB", "./turnpost.db"),
+        TURNPOST_BASE_URL=os.environ.get("TURNPOST_BASE_URL", "http://127.0.0.1:8000"),
+        TURNPOST_MAIL_DOMAIN=os.environ.get("TURNPOST_MAIL_DOMAIN", "turnpost.localhost"),
+        TURNPOST_MAIL_FROM=os.environ.get("TURNPOST_MAIL_FROM", ""),
+        TURNPOST_SMTP_URL=os.environ.get("TURNPOST_SMTP_URL", ""),
+        **{key: os.environ.get(key, default) for key, default in tunable_defaults().items()},
+        TURNPOST_MAX_STREAMS=int(os.environ.get("TURNPOST_MAX_STREAMS", "1000")),
+        TURNPOST_MAX_STREAMS_PER_CLIENT=int(
+            os.environ.get("TURNPOST_MAX_STREAMS_PER_CLIENT", "10")
+        ),
+        API_TITLE="Turnpost",
+        API_VERSION="1",
+        OPENAPI_VERSION="3.0.3",
+        OPENAPI_URL_PREFIX="/api",
+        OPENAPI_JSON_PATH="v1/openapi.json",
+        TURNPOST_PROXY_HOPS=int(os.environ.get("TURNPOST_PROXY_HOPS", "0")),
+        MAX_CONTENT_LENGTH=MAX_BODY_BYTES,
+        SESSION_COOKIE_HTTPONLY=True,
+        SESSION_COOKIE_SAMESITE="Lax",
+        WTF_CSRF_TIME_LIMIT=None,
+    )
+    app.config.update(config or {})
+    feed = Feed(
+        app.config["TURNPOST_DB"],
+        app.config["TURNPOST_MAX_STREAMS"],
+        app.config["TURNPOST_MAX_STREAMS_PER_CLIENT"],
+    )
+    turnpost = Turnpost(app.config["TURNPOST_DB"], feed)
+    app.extensions["turnpost"] = turnpost
+    app.teardown_appcontext(turnpost.give_back)
+    with app.app_context():
+        turnpost.schema = turnpost.store().init()
+    log_schema_change(app, turnpost.db_path, turnpost.schema)
+    if not app.config.get("SECRET_KEY"):
+        app.config["SECRET_KEY"] = load_secret_key(turnpost.db_path)
+    turnpost.notifier = Notifier(mail_settings(app.config))
+
+    # the blueprints import current_service and csrf from this module (as flaskr's factory does)
+    from server.http import api, docs, pages
+    from server.http.limits import init_protection
+
+    rest = api.Api(app)
+    rest.spec.components.security_scheme("bearer", {"type": "http", "scheme": "bearer"})
+    rest.register_blueprint(api.blp)
+    app.register_blueprint(pages.bp)
+    app.register_blueprint(docs.bp)
+    init_protection(app)
+    csrf.exempt(api.blp)
+    csrf.init_app(app)
+    app.before_request(refuse_oversized_chunked_body)
+    register_error_handlers(app)
+    app.session_interface = TlsAwareSessions()
+    trust_proxies(app, app.config["TURNPOST_PROXY_HOPS"])
+    return app
+
+
+def log_schema_change(app: Flask, db_path: str, change: SchemaChange) -> None:
+    """Say that the database was created, or migrated (a warning: the operator should know)."""
+    if change.created:
+        app.logger.info("database %s created at schema version %d", db_path, change.after)
+    elif change.after != change.before:
+        app.logger.warning(
+            "database %s migrated from schema version %d to %d",
+            db_path,
+            change.before,
+            change.after,
+        )
+
+
+def trust_proxies(app: Flask, hops: int) -> None:
+    """Believe ``hops`` reverse proxies' ``X-Forwarded-For/-Proto/-Host/-Port`` headers.
+
+    With ``TURNPOST_PROXY_HOPS=1`` behind nginx or Caddy, the client address
+    (rate limits, stream caps) is the visitor's, not the proxy's, and a page
+    served over https is secure (``Secure`` cookies). Never set it when
+    clients reach the server directly: they could then choose their address.
+    """
+    if hops > 0:
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=hops, x_proto=hops, x_host=hops, x_port=hops)
+
+
+def refuse_oversized_chunked_body() -> None:
+    """``413`` for a body without Content-Length that reaches the size limit.
+
+    Werkzeug cuts such a body at ``MAX_CONTENT_LENGTH`` without a word, so a
+    body that fills the limit is taken as one that went past it.
+    """
+    limit = current_app.config["MAX_CONTENT_LENGTH"]
+    chunked = request.content_length is None and request.headers.get("Transfer-Encoding")
+    if chunked and len(request.get_data(cache=True)) >= limit:
+        raise RequestEntityTooLarge()

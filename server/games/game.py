@@ -1,0 +1,102 @@
+"""A game as loaded from the store, and the public shapes built from it.
+
+:func:`game_object` builds the contract's game object (for the API, the
+pages, the mails and the CLI) and :func:`log_entry` a public entry of the
+move log: nowhere else are they put together.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from engines import Engine
+
+
+@dataclass
+class Game:
+    """A game as loaded from the store: its row, seats, engine and live state."""
+
+    row: dict[str, Any]
+    seats: list[dict[str, Any]]
+    engine: Engine
+    state: dict[str, Any]
+
+    @property
+    def id(self) -> str:
+        """The game id."""
+        return self.row["id"]
+
+    @property
+    def seq(self) -> int:
+        """Number of moves in the log."""
+        return self.row["seq"]
+
+    @property
+    def status(self) -> str:
+        """``active``, ``finished`` or ``aborted``."""
+        return self.row["status"]
+
+    @property
+    def to_move(self) -> list[int]:
+        """Seats the game waits for, as stored with the snapshot."""
+        return json.loads(self.row["to_move"])
+
+
+def game_object(
+    game: Game, seat: int | None, at: int | None = None, state: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """The contract's game object of ``game`` for ``seat`` (``None``: the public one).
+
+    With ``at`` and the ``state`` replayed up to it: the game as it stood after move ``at``.
+    """
+    row, engine = game.row, game.engine
+    if at is None or state is None:
+        state, status, seq, to_move = game.state, game.status, game.seq, game.to_move
+        result = None if row["result"] is None else json.loads(row["result"])
+    else:
+        result = engine.result(state)
+        status, seq, to_move = (
+            ("active" if result is None else "finished"),
+            at,
+            engine.to_move(state),
+        )
+    if status == "aborted":
+        to_move = []
+    return {
+        "id": game.id,
+        "engine": engine.id,
+        "status": status,
+        "seq": seq,
+        "to_move": to_move,
+        "players": [{"seat": s["seat"], "name": s["name"]} for s in game.seats],
+        "you": seat,
+        "result": result,
+        "deadline": row["deadline"],
+        "options": json.loads(row["options"]),
+        "seeded": bool(row["seeded"]),
+        "from_position": row["position"] is not None,
+        "state": engine.view(state, seat),
+        "created_at": row["created_at"],
+        "updated_at": row["updated_at"],
+    }
+
+
+def log_entry(row: dict[str, Any]) -> dict[str, Any]:
+    """The public entry of a logged move (a ``moves`` row): no hidden parts.
+
+    >>> row = {"seq": 1, "seat": 0, "public_move": '{"action": "pass"}', "notation": "pass",
+    ...        "at": "2025-03-01T12:00:00.000000Z", "to_move": "[1]", "status": "active"}
+    >>> log_entry(row)["move"], log_entry(row)["to_move"]
+    ({'action': 'pass'}, [1])
+    """
+    return {
+        "seq": row["seq"],
+        "seat": row["seat"],
+        "move": json.loads(row["public_move"]),
+        "notation": row["notation"],
+        "at": row["at"],
+        "to_move": json.loads(row["to_move"]),
+        "status": row["status"],
+    }

@@ -1,0 +1,1 @@
+"""The HTTP face: the REST API, the pages, and what guards and serves them."""

@@ -1,0 +1,40 @@
+"""Error answers: the contract's JSON error body under ``/api/``, an HTML page elsewhere.
+
+Every refusal (:class:`~server.errors.TurnpostError`), HTTP error, failed CSRF
+check and unexpected exception leaves through :func:`error_response`; an
+unexpected one is logged and answered ``500 internal_error`` without details.
+"""
+
+from __future__ import annotations
+
+from flask import Flask, Response, current_app, jsonify, make_response, render_template, request
+from flask_wtf.csrf import CSRFError
+
+from server.errors import TurnpostError
+
+
+def error_response(error: TurnpostError, status: int | None = None) -> Response:
+    """The contract's error body (JSON) or, outside the API, an HTML error page."""
+    status = status or error.status
+    if request.path.startswith("/api/"):
+        response = jsonify(error.body())
+    else:
+        response = make_response(render_template("error.html", error=error))
+    response.status_code = status
+    return response
+
+
+def register_error_handlers(app: Flask) -> None:
+    """Answer refusals, failed CSRF checks and unexpected errors with :func:`error_response`."""
+    app.register_error_handler(TurnpostError, error_response)
+    app.register_error_handler(CSRFError, _csrf_error)
+    app.register_error_handler(Exception, _unexpected_error)
+
+
+def _csrf_error(error: CSRFError) -> Response:
+    return error_response(TurnpostError("bad_request", f"CSRF check failed: {error.description}"))
+
+
+def _unexpected_error(error: Exception) -> Response:
+    current_app.logger.exception("unexpected error")
+    return error_response(TurnpostError("internal_error", "Something went wrong on our side."))

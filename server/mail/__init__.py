@@ -1,0 +1,1 @@
+"""Play by email: render mails, gate and queue them in the outbox, deliver them, read replies."""

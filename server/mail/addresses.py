@@ -1,0 +1,126 @@
+"""Addresses and keys: per-seat reply addresses, the "never mail me again" link, Message-IDs.
+
+Nothing secret is stored in the database: the reply address of a seat,
+``play+<game>.<seat>.<key>@<domain>``, is derived when the mail is sent from
+the app secret and the seat's key generation (revoking a key bumps it), and
+so is the signed "never mail me again" link that ends every mail.
+
+    >>> settings = MailSettings(secret="s3cret", domain="example.org")
+    >>> address = reply_address(settings, "a1b2", 0, generation=0)
+    >>> parse_reply_address(settings, address, lambda game, seat: 0)
+    ('a1b2', 0)
+    >>> parse_reply_address(settings, "play+a1b2.0.forged@example.org", lambda g, s: 0) is None
+    True
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import re
+import secrets
+from collections.abc import Callable
+
+from itsdangerous import BadSignature, URLSafeSerializer
+
+from server.mail.settings import MailSettings
+
+KEY_LENGTH = 20
+
+
+def recipient_key(address: str) -> str:
+    """The mailbox an address reaches, as limits and "never mail me again" count it.
+
+    Lower case and without a ``+tag``, so that ``Ann+1@...`` and ``ann+2@...``
+    count as one recipient.
+
+    >>> recipient_key("Ann.Lee+games@Example.ORG")
+    'ann.lee@example.org'
+    """
+    local, _, domain = address.strip().lower().rpartition("@")
+    return f"{local.split('+', 1)[0]}@{domain}"
+
+
+def _unsubscribe_signer(settings: MailSettings) -> URLSafeSerializer:
+    return URLSafeSerializer(settings.secret, salt="turnpost.unsubscribe")
+
+
+def unsubscribe_url(settings: MailSettings, address: str) -> str:
+    """The signed one-click "never mail me again" link for ``address``.
+
+    >>> settings = MailSettings(secret="s3cret", base_url="https://tp.example")
+    >>> url = unsubscribe_url(settings, "Ann+x@example.org")
+    >>> url.startswith("https://tp.example/mail/unsubscribe/")
+    True
+    >>> unsubscribed(settings, url.rsplit("/", 1)[1]), unsubscribed(settings, "forged")
+    ('ann@example.org', None)
+    """
+    token = _unsubscribe_signer(settings).dumps(recipient_key(address))
+    return f"{settings.base_url}/mail/unsubscribe/{token}"
+
+
+def unsubscribed(settings: MailSettings, token: str) -> str | None:
+    """The recipient key an unsubscribe token was signed for, or ``None`` if forged."""
+    try:
+        key = _unsubscribe_signer(settings).loads(token)
+    except BadSignature:
+        return None
+    return key if isinstance(key, str) else None
+
+
+MESSAGE_ID = re.compile(r"<[^<>@\s]+@[^<>@\s]+>")
+
+
+def plain_message_id(value: object) -> str | None:
+    """``value`` as a msg-id (``<left@right>``, printable ASCII) or ``None``.
+
+    >>> plain_message_id(" <a.1@example.org> "), plain_message_id("<a\\r\\nb@x>")
+    ('<a.1@example.org>', None)
+    """
+    text = str(value or "").strip()
+    plain = len(text) <= 250 and text.isascii() and text.isprintable()
+    return text if plain and MESSAGE_ID.fullmatch(text) else None
+
+
+def mail_key(settings: MailSettings, game_id: str, seat: int, generation: int) -> str:
+    """The secret reply key of a seat (HMAC of the app secret; changes with ``generation``)."""
+    message = f"{game_id}.{seat}.{generation}".encode()
+    digest = hmac.new(settings.secret.encode(), message, hashlib.sha256).hexdigest()
+    return digest[:KEY_LENGTH]
+
+
+def reply_address(settings: MailSettings, game_id: str, seat: int, generation: int) -> str:
+    """The address a seat replies to with its move."""
+    key = mail_key(settings, game_id, seat, generation)
+    return f"play+{game_id}.{seat}.{key}@{settings.domain}"
+
+
+ADDRESS = re.compile(
+    r"^play\+(?P<game>[0-9a-f]+)\.(?P<seat>\d{1,2})\.(?P<key>[0-9a-z]+)@(?P<domain>.+)$"
+)
+
+
+def parse_reply_address(
+    settings: MailSettings, address: str, generation_of: Callable[[str, int], int | None]
+) -> tuple[str, int] | None:
+    """``(game, seat)`` if ``address`` carries that seat's current key, else ``None``.
+
+    ``generation_of(game, seat)`` returns the seat's key generation (``None``
+    for no such seat). Keys are compared in constant time.
+    """
+    match = ADDRESS.match(address.strip().lower())
+    if match is None or match["domain"] != settings.domain.lower():
+        return None
+    game_id, seat = match["game"], int(match["seat"])
+    generation = generation_of(game_id, seat)
+    if generation is None:
+        return None
+    expected = mail_key(settings, game_id, seat, generation)
+    if not hmac.compare_digest(expected, match["key"]):
+        return None
+    return game_id, seat
+
+
+def new_message_id(settings: MailSettings, kind: str, game_id: str) -> str:
+    """A fresh, unique Message-ID for an outbox row."""
+    return f"<{kind}.{game_id}.{secrets.token_hex(8)}@{settings.domain}>"

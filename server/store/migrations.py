@@ -1,0 +1,201 @@
+"""The database schema as an ordered list of migrations (sqlite-utils' ``Migrations``).
+
+Each migration is applied once and recorded in the ``_sqlite_migrations``
+table; a database's *schema version* is how many have been applied. A new
+database gets them all; an older one the ones it lacks, when the app starts
+or with ``turnpost init-db`` (:meth:`server.store.sqlite.Store.init`). They
+run in the store's write transaction, so two processes starting at once
+apply them once, and a failing one leaves the database as it was.
+
+Databases made before migrations were versioned (before schema version 1
+was recorded) may already hold any part of the schema, so every step only
+adds what is missing. A new step goes at the end; a step once released is
+never changed.
+
+    >>> import sqlite_utils
+    >>> db = sqlite_utils.Database(memory=True)
+    >>> migrate(db)
+    SchemaChange(before=0, after=4, created=True)
+    >>> migrate(db)
+    SchemaChange(before=4, after=4, created=False)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from sqlite_utils import Database, Migrations
+
+migrations = Migrations("turnpost")
+
+_REFUSE = "BEGIN SELECT RAISE(ABORT, 'the move log is append-only'); END"
+
+
+@dataclass(frozen=True)
+class SchemaChange:
+    """What :func:`migrate` did: the schema version before and after, and whether it was new."""
+
+    before: int
+    after: int
+    #: The database had no tables before (a new file).
+    created: bool
+
+
+def version(db: Database) -> int:
+    """The schema version of ``db``: how many migrations it has had."""
+    return len(migrations.applied(db))
+
+
+def migrate(db: Database) -> SchemaChange:
+    """Apply the migrations ``db`` lacks (call inside a write transaction)."""
+    created = not db.table_names()
+    before = version(db)
+    migrations.apply(db)
+    return SchemaChange(before, version(db), created)
+
+
+def _add_missing(db: Database, table: str, columns: dict[str, tuple[type, Any]]) -> None:
+    """Add each ``name: (type, default)`` column that ``table`` lacks."""
+    present = db[table].columns_dict
+    for name, (kind, default) in columns.items():
+        if name not in present:
+            db[table].add_column(name, kind, not_null_default=default)
+
+
+@migrations()
+def m001_first_release(db: Database) -> None:
+    """The schema of the first release: games, seats, the append-only move log, outbox, keys."""
+    db["games"].create(
+        {
+            "id": str,
+            "engine": str,
+            "options": str,
+            "seed": int,
+            "position": str,
+            "status": str,
+            "seq": int,
+            "state": str,
+            "to_move": str,
+            "result": str,
+            "deadline": str,
+            "turn_hours": float,
+            "deadline_policy": str,
+            "reminders_sent": int,
+            "admin_token_hash": str,
+            "created_at": str,
+            "updated_at": str,
+        },
+        pk="id",
+        not_null={"engine", "options", "seed", "status", "seq", "state", "to_move"},
+        defaults={"reminders_sent": 0},
+        if_not_exists=True,
+    )
+    db["seats"].create(
+        {
+            "game_id": str,
+            "seat": int,
+            "name": str,
+            "email": str,
+            "token_hash": str,
+            "mail_generation": int,
+            "vacation_until": str,
+            "vacation_year": int,
+            "vacation_days_used": float,
+        },
+        pk=("game_id", "seat"),
+        foreign_keys=[("game_id", "games", "id")],
+        not_null={"name", "token_hash", "mail_generation", "vacation_days_used"},
+        defaults={"mail_generation": 0, "vacation_days_used": 0},
+        if_not_exists=True,
+    )
+    db["seats"].create_index(["token_hash"], unique=True, if_not_exists=True)
+    db["moves"].create(
+        {
+            "game_id": str,
+            "seq": int,
+            "seat": int,
+            "move": str,
+            "public_move": str,
+            "notation": str,
+            "to_move": str,
+            "status": str,
+            "at": str,
+        },
+        pk=("game_id", "seq"),
+        foreign_keys=[("game_id", "games", "id")],
+        not_null={"seat", "move", "public_move", "notation", "at"},
+        if_not_exists=True,
+    )
+    db["outbox"].create(
+        {
+            "id": int,
+            "game_id": str,
+            "seat": int,
+            "kind": str,
+            "to_addr": str,
+            "subject": str,
+            "text": str,
+            "html": str,
+            "message_id": str,
+            "in_reply_to": str,
+            "seq": int,
+            "created_at": str,
+            "attempts": int,
+            "next_attempt_at": str,
+            "sent_at": str,
+            "last_error": str,
+        },
+        pk="id",
+        not_null={"kind", "to_addr", "subject", "text", "html", "message_id", "created_at"},
+        defaults={"attempts": 0},
+        if_not_exists=True,
+    )
+    db["outbox"].create_index(["message_id"], unique=True, if_not_exists=True)
+    db["outbox"].create_index(["sent_at", "next_attempt_at"], if_not_exists=True)
+    db["outbox"].create_index(["in_reply_to"], if_not_exists=True)
+    db["idempotency"].create(
+        {"game_id": str, "seat": int, "key": str, "request": str, "response": str},
+        pk=("game_id", "seat", "key"),
+        not_null={"request", "response"},
+        if_not_exists=True,
+    )
+    for event in ("UPDATE", "DELETE"):
+        db.execute(
+            f"CREATE TRIGGER IF NOT EXISTS moves_no_{event.lower()} BEFORE {event} ON moves "
+            + _REFUSE
+        )
+
+
+@migrations()
+def m002_refuse_replace(db: Database) -> None:
+    """The move log refuses ``REPLACE`` too: its implicit delete fires no DELETE trigger."""
+    db.execute(
+        "CREATE TRIGGER IF NOT EXISTS moves_no_replace BEFORE INSERT ON moves WHEN EXISTS"
+        " (SELECT 1 FROM moves WHERE game_id = NEW.game_id AND seq = NEW.seq) " + _REFUSE
+    )
+
+
+@migrations()
+def m003_mail_gate(db: Database) -> None:
+    """The mail gate: who created a game, who acted, what each mail counts against."""
+    _add_missing(db, "games", {"creator_client": (str, None)})
+    _add_missing(db, "seats", {"acted_at": (str, None)})
+    _add_missing(
+        db, "outbox", {"rcpt_key": (str, None), "client": (str, None), "invitation": (int, 0)}
+    )
+    db["mail_suppressions"].create(
+        {"rcpt_hash": str, "created_at": str},
+        pk="rcpt_hash",
+        not_null={"created_at"},
+        if_not_exists=True,
+    )
+    for columns in (["rcpt_key", "created_at"], ["client", "created_at"], ["game_id", "seat"]):
+        db["outbox"].create_index(columns, if_not_exists=True)
+    db.execute("CREATE INDEX IF NOT EXISTS outbox_bodies ON outbox (created_at) WHERE text != ''")
+
+
+@migrations()
+def m004_fair_games(db: Database) -> None:
+    """Fair games: whether the creator chose the seed (``seeded``)."""
+    _add_missing(db, "games", {"seeded": (int, 0)})

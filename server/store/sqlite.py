@@ -1,0 +1,431 @@
+"""The SQLite store: games, seats, the append-only move log, idempotency keys, mail.
+
+One SQLite file in WAL mode (``TURNPOST_DB``, default ``./turnpost.db``),
+opened with sqlite-utils. The move log cannot be rewritten: triggers in the
+database abort any UPDATE or DELETE on ``moves``, and any INSERT of a
+``(game_id, seq)`` already logged, so ``INSERT OR REPLACE`` and ``REPLACE``
+(whose implicit delete fires no DELETE trigger) cannot rewrite it either.
+The triggers live in the schema, so they hold for every connection, the
+``sqlite3`` shell's too. The schema is built and upgraded by the ordered
+migrations of :mod:`server.store.migrations`. The database holds hands, draw orders, seeds and
+emails: it is created readable by its owner only (0600), and so are the
+WAL and shared-memory files SQLite makes beside it (SQLite gives them the
+database file's mode).
+
+    >>> store = Store.open(":memory:")
+    >>> store.init()
+    SchemaChange(before=0, after=4, created=True)
+    >>> sorted(store.db.table_names())
+    ['_sqlite_migrations', 'games', 'idempotency', 'mail_suppressions', 'moves', 'outbox', 'seats']
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import secrets
+import sqlite3
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
+from typing import Any
+
+import sqlite_utils
+
+from server.store.migrations import SchemaChange, migrate
+
+BUSY_TIMEOUT_MS = 10_000
+_WRITER_LOCKS: dict[str, threading.Lock] = {}
+
+#: Owner read and write only: the database holds hands, seeds and emails.
+DB_FILE_MODE = 0o600
+
+
+def hash_secret(secret: str) -> str:
+    """The stored form of a token: its SHA-256 hex digest.
+
+    >>> len(hash_secret("abc"))
+    64
+    """
+    return hashlib.sha256(secret.encode()).hexdigest()
+
+
+def new_secret() -> str:
+    """A fresh URL-safe token (192 bits)."""
+    return secrets.token_urlsafe(24)
+
+
+def private_file(path: str) -> None:
+    """Create ``path`` empty with mode 0600 if it does not exist, else take away others' access.
+
+    SQLite creates the ``-wal`` and ``-shm`` files with the database file's
+    mode, so they are private too; existing ones are tightened here as well.
+    """
+    with suppress(FileExistsError):
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, DB_FILE_MODE))
+    for name in (path, f"{path}-wal", f"{path}-shm"):
+        try:
+            if os.stat(name).st_mode & 0o077:
+                os.chmod(name, DB_FILE_MODE)
+        except (FileNotFoundError, PermissionError):  # gone, or another user's file
+            continue
+
+
+def dumps(value: Any) -> str:
+    """Canonical JSON: sorted keys, no spaces; equal values give equal text."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"))
+
+
+class Store:
+    """A connection to the Turnpost database: every query Turnpost runs, each by its name.
+
+    This is the only class that runs SQL, and its operations are the seam a
+    second backend (PostgreSQL) will plug into: the rest of the server calls
+    these and nothing else (as boardgame.io's storage interface names its
+    operations). Those marked *in a write* expect the caller's :meth:`write`
+    block, so that a move, its snapshot and its mails land together.
+
+    - connection: :meth:`open`, :meth:`close`, :meth:`init` (create or
+      migrate the schema), :meth:`write` (a transaction; writers queue);
+    - games and seats: :meth:`create_game`*, :meth:`game`, :meth:`game_exists`,
+      :meth:`update_game`*, :meth:`set_reminders`*, :meth:`timed_games`,
+      :meth:`recent_games`, :meth:`seats`, :meth:`seat_by_token`,
+      :meth:`mark_acted`*, :meth:`set_vacation`*;
+    - the move log (append-only): :meth:`append_move`*, :meth:`moves`, and
+      for event feeds :meth:`last_move_cursor`, :meth:`moves_since`,
+      :meth:`ended_games`, :meth:`data_version`;
+    - idempotency keys: :meth:`idempotent_response`, :meth:`record_response`*;
+    - mail: :meth:`mail_generation`, :meth:`revoke_mail_key`,
+      :meth:`queue_mail`*, :meth:`outbox_by_message_id`,
+      :meth:`outbox_replies_to`, :meth:`outbox_count`, :meth:`claim_due_mail`,
+      :meth:`mail_sent`, :meth:`mail_failed`, :meth:`forget_mail_bodies`,
+      :meth:`mail_suppressed`, :meth:`suppress_mail`.
+
+    (* in a write.) Rows come back as dicts keyed by column name; moments are
+    ISO 8601 strings (:mod:`server.games.clock`), JSON columns canonical text
+    (:func:`dumps`).
+    """
+
+    def __init__(self, db: sqlite_utils.Database, path: str = ":memory:") -> None:
+        self.db = db
+        # per process: a lock inherited through fork would be the parent's kind of lock
+        key = f"{os.getpid()}:{os.path.abspath(path)}"
+        self._writer_lock = _WRITER_LOCKS.setdefault(key, threading.Lock())
+
+    @classmethod
+    def open(cls, path: str) -> Store:
+        """Open ``path`` (created 0600 if missing) with autocommit and a busy timeout."""
+        if path != ":memory:":
+            private_file(path)
+        conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        conn.execute("PRAGMA synchronous = FULL")
+        conn.execute("PRAGMA foreign_keys = ON")
+        return cls(sqlite_utils.Database(conn), path)
+
+    def close(self) -> None:
+        """Close the connection."""
+        self.db.close()
+
+    def init(self) -> SchemaChange:
+        """Create the schema, or migrate it to the latest version (:mod:`server.store.migrations`).
+
+        Also switches the database to WAL. Returns what changed.
+        """
+        if self.db.conn.execute("PRAGMA journal_mode").fetchone()[0] != "memory":
+            self.db.conn.execute("PRAGMA journal_mode = WAL")
+        with self.write():
+            return migrate(self.db)
+
+    @contextmanager
+    def write(self) -> Iterator[sqlite_utils.Database]:
+        """A write transaction locked up front (``BEGIN IMMEDIATE``); rolled back on error.
+
+        Writers queue on the database lock instead of failing halfway, so a
+        read-check-append inside the block is race free. Threads of one
+        process queue on a lock first, in order, rather than polling SQLite's
+        busy handler; other processes still meet SQLite's own lock.
+        """
+        with self._writer_lock:
+            self.db.conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield self.db
+            except BaseException:
+                self.db.conn.execute("ROLLBACK")
+                raise
+            self.db.conn.execute("COMMIT")
+
+    # -- games and seats -------------------------------------------------------
+    def create_game(self, game: dict[str, Any], seats: list[dict[str, Any]]) -> None:
+        """Insert a ``games`` row and its ``seats`` rows (call inside :meth:`write`)."""
+        self._insert("games", game)
+        for seat in seats:
+            self._insert("seats", seat)
+
+    def game(self, game_id: str) -> dict[str, Any] | None:
+        """The ``games`` row of ``game_id``, or ``None``."""
+        return self._one("SELECT * FROM games WHERE id = ?", [game_id])
+
+    def game_exists(self, game_id: str) -> bool:
+        """Whether there is a game ``game_id``."""
+        return self._one("SELECT 1 AS yes FROM games WHERE id = ?", [game_id]) is not None
+
+    def update_game(self, game_id: str, values: dict[str, Any]) -> None:
+        """Set ``values`` on the ``games`` row of ``game_id`` (call inside :meth:`write`)."""
+        assignments = ", ".join(f"{column} = ?" for column in values)
+        self.db.execute(f"UPDATE games SET {assignments} WHERE id = ?", [*values.values(), game_id])
+
+    def set_reminders(self, game_id: str, seq: int, bits: int) -> bool:
+        """Record the reminders sent for the turn after move ``seq`` (call inside :meth:`write`).
+
+        Whether anything changed: nothing does if the game moved on since
+        ``seq`` or already had these reminders.
+        """
+        return bool(
+            self.db.execute(
+                "UPDATE games SET reminders_sent = ? WHERE id = ? AND seq = ?"
+                " AND reminders_sent != ?",
+                [bits, game_id, seq, bits],
+            ).rowcount
+        )
+
+    def timed_games(self) -> list[dict[str, Any]]:
+        """Ids of the running games that have a turn deadline."""
+        return self._all(
+            "SELECT id FROM games WHERE status = 'active' AND deadline IS NOT NULL"
+            " ORDER BY deadline"
+        )
+
+    def recent_games(self, limit: int = 50) -> list[dict[str, Any]]:
+        """The most recently updated games, each with its ``players``' names in seat order."""
+        games = self._all(
+            "SELECT id, engine, status, seq, seeded, position IS NOT NULL AS from_position,"
+            " updated_at FROM games ORDER BY updated_at DESC LIMIT ?",
+            [limit],
+        )
+        players: dict[str, list[str]] = {game["id"]: [] for game in games}
+        seats = self._all(
+            "SELECT game_id, name FROM seats WHERE game_id IN (SELECT value FROM json_each(?))"
+            " ORDER BY game_id, seat",
+            [json.dumps(list(players))],
+        )
+        for seat in seats:
+            players[seat["game_id"]].append(seat["name"])
+        return [{**game, "players": players[game["id"]]} for game in games]
+
+    def seats(self, game_id: str) -> list[dict[str, Any]]:
+        """The seats of a game in seat order."""
+        return self._all("SELECT * FROM seats WHERE game_id = ? ORDER BY seat", [game_id])
+
+    def seat_by_token(self, game_id: str, token: str) -> int | None:
+        """The seat a token belongs to in this game, or ``None``."""
+        row = self._one(
+            "SELECT seat FROM seats WHERE game_id = ? AND token_hash = ?",
+            [game_id, hash_secret(token)],
+        )
+        return None if row is None else row["seat"]
+
+    def mark_acted(self, game_id: str, seat: int, at: str) -> None:
+        """Record that ``seat`` acted at ``at`` (call inside :meth:`write`)."""
+        self.db.execute(
+            "UPDATE seats SET acted_at = ? WHERE game_id = ? AND seat = ?", [at, game_id, seat]
+        )
+
+    def set_vacation(
+        self, game_id: str, seat: int, until: str, year: int, days_used: float
+    ) -> None:
+        """Record a seat's vacation and its days used in ``year`` (call inside :meth:`write`)."""
+        self.db.execute(
+            "UPDATE seats SET vacation_until = ?, vacation_year = ?, vacation_days_used = ?"
+            " WHERE game_id = ? AND seat = ?",
+            [until, year, days_used, game_id, seat],
+        )
+
+    # -- the move log -------------------------------------------------------------
+    def append_move(self, move: dict[str, Any]) -> None:
+        """Append a ``moves`` row to the log (call inside :meth:`write`); never rewritten."""
+        self._insert("moves", move)
+
+    def moves(self, game_id: str, after: int = 0, upto: int | None = None) -> list[dict[str, Any]]:
+        """Logged moves with ``after < seq <= upto`` in order."""
+        sql = "SELECT * FROM moves WHERE game_id = ? AND seq > ?"
+        params: list[Any] = [game_id, after]
+        if upto is not None:
+            sql += " AND seq <= ?"
+            params.append(upto)
+        return self._all(sql + " ORDER BY seq", params)
+
+    def last_move_cursor(self) -> int:
+        """A cursor after every move logged so far (for :meth:`moves_since`)."""
+        return self._one("SELECT coalesce(max(rowid), 0) AS cursor FROM moves")["cursor"]
+
+    def moves_since(self, cursor: int) -> list[dict[str, Any]]:
+        """Every game's moves logged after ``cursor``, in log order, each with its ``cursor``."""
+        return self._all(
+            "SELECT rowid AS cursor, * FROM moves WHERE rowid > ? ORDER BY rowid", [cursor]
+        )
+
+    def ended_games(self, game_ids: list[str]) -> list[dict[str, Any]]:
+        """``id``, ``seq``, ``status`` and ``result`` of those of ``game_ids`` that are over."""
+        return self._all(
+            "SELECT id, seq, status, result FROM games WHERE status != 'active'"
+            " AND id IN (SELECT value FROM json_each(?))",
+            [json.dumps(game_ids)],
+        )
+
+    def data_version(self) -> int:
+        """A number that changes whenever another connection commits (SQLite's ``data_version``)."""
+        return self.db.execute("PRAGMA data_version").fetchone()[0]
+
+    # -- idempotency keys ---------------------------------------------------------
+    def idempotent_response(self, game_id: str, seat: int, key: str) -> dict[str, Any] | None:
+        """The recorded request and response for an ``Idempotency-Key``, or ``None``."""
+        return self._one(
+            "SELECT request, response FROM idempotency WHERE game_id = ? AND seat = ? AND key = ?",
+            [game_id, seat, key],
+        )
+
+    def record_response(
+        self, game_id: str, seat: int, key: str, request: str, response: str
+    ) -> None:
+        """Remember the answer to an ``Idempotency-Key`` (call inside :meth:`write`)."""
+        self._insert(
+            "idempotency",
+            {
+                "game_id": game_id,
+                "seat": seat,
+                "key": key,
+                "request": request,
+                "response": response,
+            },
+        )
+
+    # -- mail -----------------------------------------------------------------------
+    def mail_generation(self, game_id: str, seat: int) -> int | None:
+        """The key generation of a seat's reply address, or ``None`` for no such seat."""
+        row = self._one(
+            "SELECT mail_generation FROM seats WHERE game_id = ? AND seat = ?", [game_id, seat]
+        )
+        return None if row is None else row["mail_generation"]
+
+    def revoke_mail_key(self, game_id: str, seat: int) -> int | None:
+        """Move a seat's reply key to its next generation; the new one, or ``None`` (no seat)."""
+        with self.write():
+            generation = self.mail_generation(game_id, seat)
+            if generation is None:
+                return None
+            self.db.execute(
+                "UPDATE seats SET mail_generation = ? WHERE game_id = ? AND seat = ?",
+                [generation + 1, game_id, seat],
+            )
+        return generation + 1
+
+    def queue_mail(self, mail: dict[str, Any]) -> None:
+        """Put an ``outbox`` row in the outbox (call inside :meth:`write`)."""
+        self._insert("outbox", mail)
+
+    def outbox_by_message_id(self, message_id: str) -> dict[str, Any] | None:
+        """The outbox row sent with ``message_id``, or ``None``."""
+        return self._one("SELECT * FROM outbox WHERE message_id = ?", [message_id])
+
+    def outbox_replies_to(self, message_id: str, game_id: str, seat: int) -> int:
+        """How many outbox rows to ``seat`` of ``game_id`` answer ``message_id``."""
+        row = self._one(
+            "SELECT count(*) AS n FROM outbox WHERE in_reply_to = ? AND game_id = ? AND seat = ?",
+            [message_id, game_id, seat],
+        )
+        return row["n"]
+
+    def outbox_count(
+        self, since: str | None = None, at_most: int | None = None, **where: Any
+    ) -> int:
+        """How many outbox rows match ``where`` (column = value), created after ``since``.
+
+        With ``at_most``, counting stops there (a limit check reads no more rows).
+
+        >>> store = Store.open(":memory:")
+        >>> _ = store.init()
+        >>> store.outbox_count("2024-01-01T00:00:00Z", at_most=5, rcpt_key="ann@example.org")
+        0
+        """
+        conditions = [f"{column} = ?" for column in where]
+        params = list(where.values())
+        if since is not None:
+            conditions.append("created_at > ?")
+            params.append(since)
+        rows = "SELECT 1 FROM outbox WHERE " + " AND ".join(conditions or ["1"])
+        if at_most is not None:
+            rows += " LIMIT ?"
+            params.append(at_most)
+        return self._one(f"SELECT count(*) AS n FROM ({rows})", params)["n"]
+
+    def claim_due_mail(self, now: str, lease_end: str, limit: int) -> list[dict[str, Any]]:
+        """Take up to ``limit`` unsent rows due at ``now`` until ``lease_end``, counting an attempt.
+
+        The rows as they were before the claim; another worker skips them until the lease ends.
+        """
+        with self.write():
+            rows = self._all(
+                "SELECT * FROM outbox WHERE sent_at IS NULL AND next_attempt_at <= ?"
+                " ORDER BY id LIMIT ?",
+                [now, limit],
+            )
+            for row in rows:
+                self.db.execute(
+                    "UPDATE outbox SET next_attempt_at = ?, attempts = attempts + 1 WHERE id = ?",
+                    [lease_end, row["id"]],
+                )
+        return rows
+
+    def mail_sent(self, mail_id: int, at: str) -> None:
+        """Mark the outbox row ``mail_id`` sent at ``at``."""
+        with self.write():
+            self.db.execute(
+                "UPDATE outbox SET sent_at = ?, last_error = NULL WHERE id = ?", [at, mail_id]
+            )
+
+    def mail_failed(self, mail_id: int, error: str, next_attempt: str | None) -> None:
+        """Record why sending ``mail_id`` failed and when to try again (``None``: never)."""
+        with self.write():
+            self.db.execute(
+                "UPDATE outbox SET last_error = ?, next_attempt_at = ? WHERE id = ?",
+                [error, next_attempt, mail_id],
+            )
+
+    def forget_mail_bodies(self, before: str) -> int:
+        """Empty the text and HTML of done mails created before ``before``; how many.
+
+        A done mail was sent or failed for good; its headers stay.
+        """
+        with self.write():
+            return self.db.execute(
+                "UPDATE outbox SET text = '', html = '' WHERE text != '' AND created_at < ?"
+                " AND (sent_at IS NOT NULL OR next_attempt_at IS NULL)",
+                [before],
+            ).rowcount
+
+    def mail_suppressed(self, rcpt_key: str) -> bool:
+        """Whether the recipient ``rcpt_key`` asked never to be mailed again."""
+        sql = "SELECT 1 AS yes FROM mail_suppressions WHERE rcpt_hash = ?"
+        return self._one(sql, [hash_secret(rcpt_key)]) is not None
+
+    def suppress_mail(self, rcpt_key: str, now: str) -> None:
+        """Never mail ``rcpt_key`` again (only its hash is kept)."""
+        with self.write():
+            self.db.execute(
+                "INSERT OR IGNORE INTO mail_suppressions (rcpt_hash, created_at) VALUES (?, ?)",
+                [hash_secret(rcpt_key), now],
+            )
+
+    # -- plain SQL (no table introspection per call: these run on the hot path) -----
+    def _insert(self, table: str, row: dict[str, Any]) -> None:
+        columns = ", ".join(row)
+        marks = ", ".join("?" for _ in row)
+        self.db.execute(f"INSERT INTO {table} ({columns}) VALUES ({marks})", list(row.values()))
+
+    def _one(self, sql: str, params: list[Any] | None = None) -> dict[str, Any] | None:
+        return next(iter(self.db.query(sql, params or [])), None)
+
+    def _all(self, sql: str, params: list[Any] | None = None) -> list[dict[str, Any]]:
+        return list(self.db.query(sql, params or []))

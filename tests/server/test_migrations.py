@@ -1,0 +1,204 @@
+"""Migrations: databases made by older Turnposts are upgraded on start and stay playable.
+
+The old databases are built from the CREATE statements their release left
+in ``sqlite_master`` (``fixtures/schema-*.sql``), then given a game played
+by today's Turnpost, copied column by column into what the old tables have.
+"""
+
+from __future__ import annotations
+
+import logging
+import multiprocessing
+import sqlite3
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from server import create_app
+from server.cli import main
+from server.games.service import GameService, MoveRequest
+from server.mail.outbox import Notifier
+from server.mail.settings import MailSettings
+from server.store.sqlite import Store, dumps
+
+FIXTURES = Path(__file__).parent / "fixtures"
+OLD_SCHEMAS = {
+    "first release": FIXTURES / "schema-b92bc0d.sql",
+    "before versioned migrations": FIXTURES / "schema-d593141.sql",
+}
+TABLES = ("games", "seats", "moves", "outbox", "idempotency")
+APPEND_ONLY = {"moves_no_update", "moves_no_delete", "moves_no_replace"}
+PLAYERS = [{"name": "Ann", "email": "ann@example.org"}, {"name": "Bob", "email": "bob@example.org"}]
+OPENING = ["enter a1 N", "enter e5 S"]
+
+
+def old_database(path: str, schema: Path) -> None:
+    """A database file with ``schema``'s tables, as its release made them."""
+    conn = sqlite3.connect(path)
+    conn.executescript(schema.read_text())
+    conn.close()
+
+
+def played_into(path: str, scratch: str) -> dict[str, Any]:
+    """Play two moves of a Siam game (with mail) on ``scratch``, copy its rows into ``path``."""
+    store = Store.open(scratch)
+    store.init()
+    games = GameService(store, Notifier(MailSettings(secret="s3cret")))
+    game = games.create("siam", PLAYERS, {}, seed=7)
+    for ply, notation in enumerate(OPENING):
+        token = game["players"][ply % 2]["token"]
+        games.submit(MoveRequest(game["id"], token=token, notation=notation, idempotency_key="k"))
+    old = sqlite3.connect(path)
+    for table in TABLES:
+        kept = [row[1] for row in old.execute(f"PRAGMA table_info({table})")]
+        for row in store.db[table].rows:
+            values = {column: row[column] for column in kept if column in row}
+            marks = ", ".join("?" for _ in values)
+            old.execute(
+                f"INSERT INTO {table} ({', '.join(values)}) VALUES ({marks})", [*values.values()]
+            )
+    old.commit()
+    old.close()
+    store.close()
+    return game
+
+
+def schema_of(path: str) -> dict[str, Any]:
+    """Tables with their columns, indexes with their columns, and trigger names of a database."""
+    conn = sqlite3.connect(path)
+    names = conn.execute(
+        "SELECT type, name, tbl_name FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'"
+    )
+    shape: dict[str, Any] = {}
+    for kind, name, table in names.fetchall():
+        if kind == "table":
+            columns = conn.execute(f"PRAGMA table_info({name})").fetchall()
+            shape[name] = sorted((c[1], c[2], c[3], c[4], c[5]) for c in columns)
+        elif kind == "index":
+            columns = [c[2] for c in conn.execute(f"PRAGMA index_info({name})")]
+            shape[name] = (table, columns)
+        else:
+            shape[name] = (kind, table)
+    conn.close()
+    return shape
+
+
+@pytest.fixture(params=list(OLD_SCHEMAS), ids=list(OLD_SCHEMAS))
+def upgraded(request, tmp_path: Path, caplog: pytest.LogCaptureFixture):
+    """An old database with a game in it, opened by today's app; the game, the app, the log."""
+    path = str(tmp_path / "old.db")
+    old_database(path, OLD_SCHEMAS[request.param])
+    game = played_into(path, str(tmp_path / "scratch.db"))
+    caplog.set_level(logging.INFO)
+    app = create_app({"TURNPOST_DB": path, "TESTING": True})
+    return path, game, app, caplog.text
+
+
+def test_an_old_database_is_migrated_on_start_with_a_log_line(upgraded) -> None:
+    path, _, app, log = upgraded
+    assert f"database {path} migrated from schema version 0 to 4" in log
+    assert app.extensions["turnpost"].schema.after == 4
+
+
+def test_an_upgraded_database_has_the_schema_of_a_new_one(upgraded, tmp_path: Path) -> None:
+    path = upgraded[0]
+    fresh = str(tmp_path / "fresh.db")
+    Store.open(fresh).init()
+    assert schema_of(path) == schema_of(fresh)
+
+
+def test_the_move_log_stays_append_only_after_the_upgrade(upgraded) -> None:
+    path, game = upgraded[0], upgraded[1]
+    conn = sqlite3.connect(path, isolation_level=None)
+    triggers = {
+        row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'")
+    }
+    assert triggers >= APPEND_ONLY
+    for statement in (
+        "UPDATE moves SET notation = 'exit a1'",
+        "DELETE FROM moves",
+        "REPLACE INTO moves (game_id, seq, seat, move, public_move, notation, at)"
+        f" VALUES ('{game['id']}', 1, 0, '{{}}', '{{}}', 'exit a1', 'then')",
+    ):
+        with pytest.raises(sqlite3.IntegrityError, match="append-only"):
+            conn.execute(statement)
+    conn.close()
+
+
+def test_games_of_an_old_database_stay_playable(upgraded) -> None:
+    path, game = upgraded[0], upgraded[1]
+    store = Store.open(path)
+    games = GameService(store)
+    loaded = games.load(game["id"])
+    assert loaded.seq == 2 and dumps(games.replay(loaded)) == dumps(loaded.state)
+    again = games.submit(
+        MoveRequest(
+            game["id"], token=game["players"][0]["token"], notation=OPENING[0], idempotency_key="k"
+        )
+    )
+    assert again["seq"] == 1, "the first answer to key k: the idempotency record survived"
+    answer = games.submit(
+        MoveRequest(
+            game["id"], token=game["players"][0]["token"], notation="enter a2 N", expected_seq=2
+        )
+    )
+    assert (
+        answer["seq"] == 3 and [m["notation"] for m in games.move_log(loaded)][-1] == "enter a2 N"
+    )
+    store.close()
+
+
+def test_mail_after_the_upgrade_counts_against_the_gate(upgraded) -> None:
+    """What a database from before the mail gate lacked: the columns every mail is counted by."""
+    app = upgraded[2]
+    turnpost = app.extensions["turnpost"]
+    store = Store.open(turnpost.db_path)
+    created = GameService(store, turnpost.notifier).create("siam", PLAYERS, {}, client="192.0.2.1")
+    [row] = store.db["outbox"].rows_where("game_id = ?", [created["id"]])
+    assert (row["rcpt_key"], row["client"], row["invitation"]) == (
+        "ann@example.org",
+        "192.0.2.1",
+        1,
+    )
+    store.close()
+
+
+def test_a_second_start_migrates_nothing(upgraded, caplog: pytest.LogCaptureFixture) -> None:
+    caplog.clear()
+    app = create_app({"TURNPOST_DB": upgraded[0], "TESTING": True})
+    schema = app.extensions["turnpost"].schema
+    assert (schema.before, schema.after, schema.created) == (4, 4, False)
+    assert "migrated" not in caplog.text
+
+
+def test_init_db_migrates_and_says_the_version(tmp_path: Path) -> None:
+    path = str(tmp_path / "old.db")
+    old_database(path, OLD_SCHEMAS["first release"])
+    result = CliRunner().invoke(main, ["init-db"], env={"TURNPOST_DB": path})
+    assert result.exit_code == 0, result.output
+    assert f"Database ready: {path} (schema version 4)" in result.output
+    columns = {column[0] for column in schema_of(path)["games"]}
+    assert {"seeded", "creator_client"} <= columns
+
+
+def start(path: str) -> tuple[int, int]:
+    """Open ``path`` as a starting process does; the schema versions before and after."""
+    store = Store.open(path)
+    change = store.init()
+    store.close()
+    return change.before, change.after
+
+
+def test_processes_starting_at_once_apply_each_migration_once(tmp_path: Path) -> None:
+    path = str(tmp_path / "old.db")
+    old_database(path, OLD_SCHEMAS["first release"])
+    context = multiprocessing.get_context("fork")
+    with ProcessPoolExecutor(4, mp_context=context) as pool:
+        changes = list(pool.map(start, [path] * 4))
+    assert sorted(changes) == [(0, 4)] + [(4, 4)] * 3
+    conn = sqlite3.connect(path)
+    assert conn.execute("SELECT count(*) FROM _sqlite_migrations").fetchone()[0] == 4
+    conn.close()

@@ -1,0 +1,81 @@
+"""Test and benchmark helpers: a real gunicorn server in a child process, free ports.
+
+The tests' ``live_server`` fixtures and the ``bench/`` scripts start Turnpost
+with :func:`start_background` exactly as ``turnpost serve`` runs it
+(:func:`server.serving.run`), on a free port of 127.0.0.1.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+
+#: The repository's root (the child server runs from there).
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@dataclass
+class BackgroundServer:
+    """A gunicorn process serving the app, started by :func:`start_background`."""
+
+    url: str
+    db_path: str
+    process: subprocess.Popen
+    log_path: Path
+
+    def log(self) -> str:
+        """What the server wrote to stderr so far (gunicorn's and the app's log)."""
+        return self.log_path.read_text(errors="replace")
+
+    def api(self, path: str) -> str:
+        """The absolute URL of an API path."""
+        return f"{self.url}/api/v1{path}"
+
+    def stop(self) -> None:
+        """Stop the server and wait for it."""
+        self.process.terminate()
+        self.process.wait(timeout=10)
+
+
+def free_port() -> int:
+    """A TCP port nobody listens on right now."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def start_background(
+    db_path: str, workers: int = 2, environment: dict[str, str] | None = None
+) -> BackgroundServer:
+    """Start gunicorn in a child process on a free port and wait until it answers.
+
+    ``environment`` adds variables to the server's environment (e.g. limits).
+    Its stderr goes to ``<db_path>.<port>.log`` (a file, so that a busy log can
+    never block the server the way an unread pipe does).
+    """
+    port = free_port()
+    log_path = Path(f"{db_path}.{port}.log")
+    code = f"from server.serving import run; run({db_path!r}, '127.0.0.1', {port}, {workers})"
+    process = subprocess.Popen(
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        env={**os.environ, **(environment or {}), "PYTHONPATH": str(ROOT)},
+        stdout=subprocess.DEVNULL,
+        stderr=log_path.open("wb"),
+    )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(f"{url}/api/v1/engines", timeout=1):
+                return BackgroundServer(url, db_path, process, log_path)
+        except OSError:
+            time.sleep(0.1)
+    process.kill()
+    raise RuntimeError(f"server did not start: {log_path.read_text(errors='replace')[-2000:]}")
