@@ -134,6 +134,16 @@ def test_svg_stands_alone_as_xml_in_every_position_of_random_games() -> None:
         assert not links(root)
 
 
+def test_hostile_player_names_stay_text_in_the_picture_and_the_text_board() -> None:
+    game, board = finished()
+    hostile = "</svg><script>&amp;'\""
+    game["players"][1]["name"] = hostile
+    root = parse(render_board("svg", game, board))
+    assert not list(root.iter(f"{SVG}script"))
+    assert hostile in "".join(root.itertext())
+    assert hostile in render_board("txt", game, board)
+
+
 def test_targets_are_links_only_where_given() -> None:
     game, _ = mid_game()
     targets = {"reserve": "/g1?piece=reserve", "a3": "/g1?piece=a3", "b3": "/g1?piece=b3"}
@@ -181,6 +191,13 @@ def test_text_board_fits_72_columns_and_shows_every_piece() -> None:
             p["kind"] == "rock" for p in game["state"]["board"].values()
         )
         assert "{" not in text and "None" not in text
+
+
+def test_text_board_fits_72_columns_with_the_longest_names() -> None:
+    game, board = mid_game()
+    for player in game["players"]:
+        player["name"] = "W" * 64
+    assert max(len(line) for line in render_board("txt", game, board).splitlines()) <= 72
 
 
 def test_text_board_marks_the_winner_and_the_rock_that_left() -> None:
