@@ -1,13 +1,23 @@
-"""Move schemas for ``siam`` (contract section 4.1), one per action."""
+"""Schemas of ``siam`` (contract section 4.1): moves, the public state and the board data.
+
+The move schemas (one per action) check what clients send; :class:`StateSchema`
+describes the public view (``state`` of a game object, the same for every
+seat) and :class:`BoardSchema` the static board of ``GET /api/v1/engines/siam``.
+"""
 
 from __future__ import annotations
 
-from marshmallow import fields, validate
+from typing import Any
+
+from marshmallow import ValidationError, fields, validate, validates_schema
 
 from schemas.base import StrictSchema
 
 SQUARE = validate.Regexp(r"^[a-e][1-5]$", error="Not a square a1..e5.")
 FACING = validate.OneOf(["N", "E", "S", "W"])
+ANIMAL = validate.OneOf(["elephant", "rhino"])
+PIECE = validate.OneOf(["rock", "elephant", "rhino"])
+ANIMALS_PER_KIND = validate.Range(min=0, max=5)
 
 
 class EnterSchema(StrictSchema):
@@ -48,3 +58,130 @@ MOVE_SCHEMAS = {
     "rotate": RotateSchema,
     "exit": ExitSchema,
 }
+
+
+# -- the public state -------------------------------------------------------------
+class PieceSchema(StrictSchema):
+    """A piece on a square: ``{"kind": "rock"}`` or ``{"kind": "elephant", "facing": "N"}``."""
+
+    kind = fields.String(required=True, validate=PIECE, metadata={"example": "elephant"})
+    facing = fields.String(
+        validate=FACING, metadata={"description": "An animal's facing (rocks have none)."}
+    )
+
+    @validates_schema
+    def _facing_for_animals_only(self, data: dict[str, Any], **kwargs: Any) -> None:
+        """An animal has a facing, a rock has none."""
+        if (data.get("kind") == "rock") == ("facing" in data):
+            raise ValidationError("An animal has a facing N, E, S or W; a rock has none.")
+
+
+class PerKindSchema(StrictSchema):
+    """A count per side: ``{"elephant": 4, "rhino": 5}``."""
+
+    elephant = fields.Integer(required=True, validate=ANIMALS_PER_KIND)
+    rhino = fields.Integer(required=True, validate=ANIMALS_PER_KIND)
+
+
+class OptionsSchema(StrictSchema):
+    """The game's options: the cross rule and variant B (one voluntary exit per side)."""
+
+    cross_rule = fields.Boolean(required=True)
+    exit_once = fields.Boolean(required=True)
+
+
+class PushedOffSchema(StrictSchema):
+    """The piece a push sent off the board, and the square it left from."""
+
+    kind = fields.String(required=True, validate=PIECE)
+    from_ = fields.String(required=True, validate=SQUARE, data_key="from", attribute="from")
+
+
+class LastPushSchema(StrictSchema):
+    """How the last move pushed: its direction, where the pushed pieces now stand, what fell off."""
+
+    direction = fields.String(required=True, validate=FACING)
+    squares = fields.List(
+        fields.String(validate=SQUARE),
+        required=True,
+        metadata={"description": "The pushed pieces' squares now, nearest the pusher first."},
+    )
+    off = fields.Nested(PushedOffSchema, required=True, allow_none=True)
+
+
+class StateSchema(StrictSchema):
+    """The public view of a Siam game (every seat sees the same)."""
+
+    board = fields.Dict(
+        keys=fields.String(validate=SQUARE),
+        values=fields.Nested(PieceSchema),
+        required=True,
+        metadata={"description": 'Occupied squares only, e.g. {"c3": {"kind": "rock"}}.'},
+    )
+    reserve = fields.Nested(
+        PerKindSchema, required=True, metadata={"description": "Animals beside the board."}
+    )
+    ply = fields.Integer(
+        required=True,
+        validate=validate.Range(min=0),
+        metadata={"description": "Moves made so far; the elephants move at even plies."},
+    )
+    options = fields.Nested(OptionsSchema, required=True)
+    exits = fields.Nested(
+        PerKindSchema,
+        required=True,
+        metadata={"description": "Animals each side took off the board by choice (variant B)."},
+    )
+    last_push = fields.Nested(
+        LastPushSchema,
+        required=True,
+        allow_none=True,
+        metadata={"description": "The last move's push; null when it pushed nothing."},
+    )
+
+
+# -- the static board ---------------------------------------------------------------
+class DirectionSchema(StrictSchema):
+    """A direction: ``{"id": "N", "name": "north", "file_step": 0, "rank_step": 1}``."""
+
+    id = fields.String(required=True, validate=FACING)
+    name = fields.String(required=True, validate=validate.OneOf(["north", "east", "south", "west"]))
+    file_step = fields.Integer(required=True, validate=validate.Range(min=-1, max=1))
+    rank_step = fields.Integer(required=True, validate=validate.Range(min=-1, max=1))
+
+
+class BoardSchema(StrictSchema):
+    """The Siam board: 5x5 squares, the outer ring, the cross squares, the start and counts."""
+
+    files = fields.List(fields.String(validate=validate.OneOf(list("abcde"))), required=True)
+    ranks = fields.List(fields.String(validate=validate.OneOf(list("12345"))), required=True)
+    squares = fields.List(fields.String(validate=SQUARE), required=True)
+    outer_squares = fields.List(
+        fields.String(validate=SQUARE),
+        required=True,
+        metadata={"description": "Where animals enter and may be taken off the board."},
+    )
+    cross_squares = fields.List(
+        fields.String(validate=SQUARE),
+        required=True,
+        metadata={"description": "Closed to entering and moving animals during the first plies."},
+    )
+    cross_plies = fields.Integer(
+        required=True,
+        validate=validate.Range(min=0),
+        metadata={"description": "How many plies the cross squares stay closed (0: never)."},
+    )
+    directions = fields.List(fields.Nested(DirectionSchema), required=True)
+    start_rocks = fields.List(fields.String(validate=SQUARE), required=True)
+    rocks = fields.Integer(required=True, validate=validate.Range(min=1))
+    kinds = fields.List(
+        fields.String(validate=ANIMAL),
+        required=True,
+        metadata={"description": "The animals of each seat, by seat: elephants move first."},
+    )
+    animals_per_kind = fields.Integer(required=True, validate=validate.Range(min=1))
+    exits_per_side = fields.Integer(
+        required=True,
+        allow_none=True,
+        metadata={"description": "Voluntary exits allowed per side; null: no limit."},
+    )

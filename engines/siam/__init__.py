@@ -13,8 +13,12 @@ State
     ``{"board": {"c3": {"kind": "rock"}, "a1": {"kind": "elephant", "facing": "N"}},
     "reserve": {"elephant": 5, "rhino": 5}, "ply": 0,
     "options": {"cross_rule": true, "exit_once": false},
-    "exits": {"elephant": 0, "rhino": 0}, "outcome": null}``.
-    ``exits`` counts each side's voluntary exits (variant B); ``outcome`` is
+    "exits": {"elephant": 0, "rhino": 0}, "last_push": null, "outcome": null}``.
+    ``exits`` counts each side's voluntary exits (variant B); ``last_push``
+    is the last move's push, for drawing it: ``null`` when it pushed nothing,
+    else ``{"direction": "N", "squares": ["b4", "b5"], "off": null}`` (the
+    squares the pushed pieces now stand on, nearest the pusher first, and
+    ``{"kind", "from"}`` of a piece pushed off the board). ``outcome`` is
     ``null`` while the game runs, then ``{"winner", "mover", "rock",
     "direction", "animal"}`` (``animal``: the winning animal's square after
     the push). Siam has no chance and no hidden information, so the state
@@ -53,7 +57,8 @@ Decisions
     - ``from_position`` accepts ``board`` (required), ``reserve`` (default: 5
       minus that kind's animals on the board), ``ply``, ``to_move`` (a seat or
       a one-seat list), ``exits`` (default none used) and ``options`` (must
-      equal the game's options, so that a view can be posted back). Given
+      equal the game's options, so that a view can be posted back; a view's
+      ``last_push`` is accepted and left out, as a position has no last move). Given
       only ``to_move``, the ply is 4 or 5 (cross rule over); given neither,
       the ply is 4 and the elephants move. A position always has 3 rocks.
 """

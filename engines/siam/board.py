@@ -10,6 +10,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 FILES = "abcde"
 RANKS = "12345"
 SQUARES = tuple(file + rank for rank in RANKS for file in FILES)
@@ -24,11 +26,14 @@ CROSS_SQUARES = frozenset({"c1", "c5"})
 CROSS_PLIES = 4
 
 
+#: How each direction steps along the files and ranks.
+STEPS = {"N": (0, 1), "E": (1, 0), "S": (0, -1), "W": (-1, 0)}
+
+
 def _neighbour(square: str, direction: str) -> str | None:
     """The square one step from ``square`` toward ``direction``, or None off the board."""
-    file, rank = FILES.index(square[0]), RANKS.index(square[1])
-    file += {"E": 1, "W": -1}.get(direction, 0)
-    rank += {"N": 1, "S": -1}.get(direction, 0)
+    file_step, rank_step = STEPS[direction]
+    file, rank = FILES.index(square[0]) + file_step, RANKS.index(square[1]) + rank_step
     if 0 <= file < 5 and 0 <= rank < 5:
         return FILES[file] + RANKS[rank]
     return None
@@ -66,3 +71,36 @@ RAY = {sq: {d: _ray(sq, d) for d in DIRECTIONS} for sq in SQUARES}
 def owner(kind: str) -> int:
     """The seat playing ``kind``."""
     return KINDS.index(kind)
+
+
+def board_data(options: dict[str, Any]) -> dict[str, Any]:
+    """The static board for clients drawing it, under merged ``options``.
+
+    >>> data = board_data({"cross_rule": True, "exit_once": False})
+    >>> data["outer_squares"][:3], data["start_rocks"], data["cross_squares"]
+    (['a1', 'b1', 'c1'], ['b3', 'c3', 'd3'], ['c1', 'c5'])
+    >>> data["directions"][0]
+    {'id': 'N', 'name': 'north', 'file_step': 0, 'rank_step': 1}
+    """
+    return {
+        "files": list(FILES),
+        "ranks": list(RANKS),
+        "squares": list(SQUARES),
+        "outer_squares": list(OUTER),
+        "cross_squares": sorted(CROSS_SQUARES) if options["cross_rule"] else [],
+        "cross_plies": CROSS_PLIES if options["cross_rule"] else 0,
+        "directions": [
+            {
+                "id": d,
+                "name": DIRECTION_NAMES[d],
+                "file_step": STEPS[d][0],
+                "rank_step": STEPS[d][1],
+            }
+            for d in DIRECTIONS
+        ],
+        "start_rocks": list(ROCK_START),
+        "rocks": len(ROCK_START),
+        "kinds": list(KINDS),
+        "animals_per_kind": ANIMALS_PER_KIND,
+        "exits_per_side": 1 if options["exit_once"] else None,
+    }

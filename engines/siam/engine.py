@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from engines.base import Engine, IllegalMove, Move, State
-from engines.siam import notation, rules
-from engines.siam.board import DIRECTION_NAMES, KINDS
+from engines.siam import notation, rules, words
+from engines.siam.board import KINDS, board_data
 from engines.siam.position import build_position, check_fields, new_game
+from engines.words import Question
 
 
 class SiamEngine(Engine):
@@ -54,7 +56,7 @@ class SiamEngine(Engine):
             raise IllegalMove("The game is over: a rock has left the board.", "game_over")
         if type(seat) is not int or seat not in self.to_move(state):
             raise IllegalMove(
-                f"It is not seat {seat}'s turn; seat {state['ply'] % 2} moves.", "turn"
+                f"It is not your turn: the {KINDS[state['ply'] % 2]}s move now.", "turn"
             )
         problem = rules.shape_problem(move)
         if problem:
@@ -67,18 +69,10 @@ class SiamEngine(Engine):
         if not outcome:
             return None
         winner = outcome["winner"]
-        direction = DIRECTION_NAMES[outcome["direction"]]
-        reason = (
-            f"The rock on {outcome['rock']} was pushed off the board to the {direction}; "
-            f"the nearest animal behind it facing the push is the {KINDS[winner]} "
-            f"now on {outcome['animal']}, so the {KINDS[winner]}s (seat {winner}) win"
-        )
-        if outcome["mover"] != winner:
-            reason += f" although seat {outcome['mover']} made the push"
         return {
             "winners": [winner],
             "scores": {str(seat): int(seat == winner) for seat in (0, 1)},
-            "reason": reason + ".",
+            "reason": words.reason(outcome),
             "rock": outcome["rock"],
             "direction": outcome["direction"],
             "winning_animal": outcome["animal"],
@@ -87,9 +81,34 @@ class SiamEngine(Engine):
 
     # -- views ----------------------------------------------------------
     def view(self, state: State, seat: int | None) -> dict[str, Any]:
-        """The public view (the same for every seat): board, reserve, ply, options, exits."""
+        """The public view (the same for every seat): board, reserve, ply, options, exits
+        and the last move's push."""
         view = {key: state[key] for key in ("board", "reserve", "ply", "options", "exits")}
+        view["last_push"] = state.get("last_push")
         return self.copy_state(view)
+
+    # -- words ----------------------------------------------------------
+    def describe(
+        self, before: State, after: State, seat: int, move: Move, names: Sequence[str]
+    ) -> str:
+        """One sentence in the rulebook's words: "Ann enters an elephant on a1, facing north."."""
+        return words.describe(before, after, seat, move, names)
+
+    def describe_result(self, result: dict[str, Any], names: Sequence[str]) -> str:
+        """ "Ann wins: the rock on c5 was pushed off the board to the north, and ..."."""
+        return words.describe_result(result, names)
+
+    def prompt(self, state: State, seat: int) -> str:
+        """ "enter, move, turn or take off an elephant" (what the seat's legal moves allow)."""
+        return words.prompt(state, self.legal_moves(state, seat), seat)
+
+    def questions(self, state: State, seat: int) -> list[Question]:
+        """Which animal (the reserve or one on the board), where to, facing which way."""
+        return words.questions(seat)
+
+    def board_data(self, options: dict[str, Any]) -> dict[str, Any]:
+        """The squares, outer squares, directions, start rocks and piece counts."""
+        return board_data(self.options(options))
 
     # -- notation -------------------------------------------------------
     def format(self, move: Move) -> str:

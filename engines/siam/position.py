@@ -14,7 +14,9 @@ from engines.siam.board import (
     SQUARE_SET,
 )
 
-POSITION_KEYS = frozenset({"board", "reserve", "ply", "to_move", "exits", "options"})
+#: ``last_push`` is accepted so that a view can be posted back, and left out: a position
+#: starts without a last move.
+POSITION_KEYS = frozenset({"board", "reserve", "ply", "to_move", "exits", "options", "last_push"})
 
 
 def new_game(options: dict[str, Any]) -> State:
@@ -25,6 +27,7 @@ def new_game(options: dict[str, Any]) -> State:
         "ply": 0,
         "options": options,
         "exits": {kind: 0 for kind in KINDS},
+        "last_push": None,
         "outcome": None,
     }
 
@@ -52,6 +55,7 @@ def build_position(options: dict[str, Any], position: dict[str, Any]) -> State:
         "ply": _position_ply(position.get("ply"), position.get("to_move")),
         "options": options,
         "exits": _position_exits(position.get("exits"), options["exit_once"]),
+        "last_push": None,
         "outcome": None,
     }
 

@@ -181,12 +181,18 @@ def _checked_push(board: dict[str, Any], target: str, direction: str) -> list[st
     return _push_line(board, target, direction)
 
 
-def _shift_line(state: State, line: list[str], direction: str, seat: int) -> None:
-    """Move every piece of ``line`` one square on; a piece leaving the board leaves the state."""
+def _shift_line(state: State, line: list[str], direction: str, seat: int) -> dict[str, Any]:
+    """Move every piece of ``line`` one square on; a piece leaving the board leaves the state.
+
+    Return the push as the state's ``last_push`` records it: the direction, the
+    squares the pushed pieces now stand on, and the piece pushed off (if any).
+    """
     board = state["board"]
     last = line[-1]
+    off = None
     if NEXT[last][direction] is None:
         leaving = board.pop(last)
+        off = {"kind": leaving["kind"], "from": last}
         line = line[:-1]
         if leaving["kind"] == "rock":
             state["outcome"] = _rock_outcome(board, line, last, direction, seat)
@@ -194,6 +200,11 @@ def _shift_line(state: State, line: list[str], direction: str, seat: int) -> Non
             state["reserve"][leaving["kind"]] += 1
     for square in reversed(line):
         board[NEXT[square][direction]] = board.pop(square)
+    return {
+        "direction": direction,
+        "squares": [NEXT[square][direction] for square in line],
+        "off": off,
+    }
 
 
 def _rock_outcome(
@@ -240,8 +251,7 @@ def _require_cross_free(state: State, square: str) -> None:
 def _place(state: State, line: list[str], square: str, piece: dict[str, str]) -> State:
     """Push ``line`` (if any) on, put ``piece`` on ``square`` and pass the turn."""
     seat = state["ply"] % 2
-    if line:
-        _shift_line(state, line, piece["facing"], seat)
+    state["last_push"] = _shift_line(state, line, piece["facing"], seat) if line else None
     state["board"][square] = piece
     state["ply"] += 1
     return state
@@ -322,6 +332,7 @@ def _apply_rotate(state: State, kind: str, move: Move) -> State:
     new = Engine.copy_state(state)
     new["board"][square]["facing"] = facing
     new["ply"] += 1
+    new["last_push"] = None
     return new
 
 
@@ -345,4 +356,5 @@ def _apply_exit(state: State, kind: str, move: Move) -> State:
     new["reserve"][kind] += 1
     new["exits"][kind] += 1
     new["ply"] += 1
+    new["last_push"] = None
     return new

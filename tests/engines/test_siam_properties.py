@@ -25,7 +25,7 @@ SQUARES = [f + r for f in "abcde" for r in "12345"]
 FACINGS = "NESW"
 STEP = {"N": (0, 1), "E": (1, 0), "S": (0, -1), "W": (-1, 0)}
 BACK = {"N": "S", "E": "W", "S": "N", "W": "E"}
-PUBLIC_KEYS = {"board", "reserve", "ply", "options", "exits"}
+PUBLIC_KEYS = {"board", "reserve", "ply", "options", "exits", "last_push"}
 
 OPTIONS = st.fixed_dictionaries({"cross_rule": st.booleans(), "exit_once": st.booleans()})
 SEEDS = st.integers(min_value=0, max_value=2**32 - 1)
@@ -160,8 +160,11 @@ def check_invariants(state: dict) -> None:
 
 
 def outcome(state: dict, seat: int, move: dict) -> str:
-    """The state after ``move`` as canonical JSON."""
-    return json.dumps(SIAM.apply(state, seat, move), sort_keys=True)
+    """The position after ``move`` as canonical JSON: the state without ``last_push``, which
+    only records how the last move was made (for drawing it), not where the game stands."""
+    after = SIAM.apply(state, seat, move)
+    del after["last_push"]
+    return json.dumps(after, sort_keys=True)
 
 
 def check_moves(state: dict, legal: list[dict], rng: random.Random) -> None:

@@ -50,7 +50,7 @@ def test_turn_mail_headers_parts_and_links(games: GameService, smtp_sink: tuple[
     link = f"https://turnpost.example.org/games/{game['id']}"
     assert link in bodies["text/plain"] and f'href="{link}"' in bodies["text/html"]
     assert "56 legal moves" in bodies["text/plain"]
-    assert "Reserve: elephants 5, rhinos 5" in bodies["text/plain"]
+    assert "Ann: elephants (ELE), 5 in reserve" in bodies["text/plain"]
     assert "<svg" in bodies["text/html"]
     assert "reply to this mail" in bodies["text/plain"].lower()
 
