@@ -237,6 +237,9 @@ class LoggedMoveSchema(StrictSchema):
     seat = fields.Integer(required=True)
     move = fields.Dict(required=True)
     notation = fields.String(required=True)
+    description = fields.String(
+        required=True, metadata={"description": "The move in a sentence, in the game's words."}
+    )
     at = fields.String(required=True)
 
 

@@ -86,16 +86,21 @@ def game_object(
 def log_entry(row: dict[str, Any]) -> dict[str, Any]:
     """The public entry of a logged move (a ``moves`` row): no hidden parts.
 
+    ``description`` is the move in a sentence (the notation for moves logged
+    before sentences were kept).
+
     >>> row = {"seq": 1, "seat": 0, "public_move": '{"action": "pass"}', "notation": "pass",
-    ...        "at": "2025-03-01T12:00:00.000000Z", "to_move": "[1]", "status": "active"}
-    >>> log_entry(row)["move"], log_entry(row)["to_move"]
-    ({'action': 'pass'}, [1])
+    ...        "description": "Ann passes.", "at": "2025-03-01T12:00:00.000000Z",
+    ...        "to_move": "[1]", "status": "active"}
+    >>> log_entry(row)["move"], log_entry(row)["description"], log_entry(row)["to_move"]
+    ({'action': 'pass'}, 'Ann passes.', [1])
     """
     return {
         "seq": row["seq"],
         "seat": row["seat"],
         "move": json.loads(row["public_move"]),
         "notation": row["notation"],
+        "description": row.get("description") or row["notation"],
         "at": row["at"],
         "to_move": json.loads(row["to_move"]),
         "status": row["status"],

@@ -372,6 +372,7 @@ class GameService:
         seq = game.seq + 1
         snapshot = self._snapshot(game.engine, state, now, game.row["turn_hours"], game.seats)
         notation = game.engine.format(move)
+        names = [row["name"] for row in game.seats]
         self.store.append_move(
             {
                 "game_id": game.id,
@@ -380,6 +381,7 @@ class GameService:
                 "move": dumps(move),
                 "public_move": dumps(game.engine.public_move(game.state, state, seat, move)),
                 "notation": notation,
+                "description": game.engine.describe(game.state, state, seat, move, names),
                 "to_move": snapshot["to_move"],
                 "status": snapshot["status"],
                 "at": now,

@@ -15,9 +15,9 @@ never changed.
     >>> import sqlite_utils
     >>> db = sqlite_utils.Database(memory=True)
     >>> migrate(db)
-    SchemaChange(before=0, after=4, created=True)
+    SchemaChange(before=0, after=5, created=True)
     >>> migrate(db)
-    SchemaChange(before=4, after=4, created=False)
+    SchemaChange(before=5, after=5, created=False)
 """
 
 from __future__ import annotations
@@ -199,3 +199,9 @@ def m003_mail_gate(db: Database) -> None:
 def m004_fair_games(db: Database) -> None:
     """Fair games: whether the creator chose the seed (``seeded``)."""
     _add_missing(db, "games", {"seeded": (int, 0)})
+
+
+@migrations()
+def m005_move_descriptions(db: Database) -> None:
+    """Each logged move in a sentence of the game's words (``description``)."""
+    _add_missing(db, "moves", {"description": (str, None)})

@@ -517,3 +517,18 @@ def test_unknown_option_values_are_refused_not_500(live_server: BackgroundServer
         response = requests.post(live_server.api("/games"), json=body, timeout=10)
         assert (response.status_code, error_code(response)) == (422, "invalid_request"), engine
         assert "options" in response.json()["error"]["details"]
+
+
+def test_the_move_log_says_each_move_in_a_sentence_of_the_game(client) -> None:
+    """Each log entry carries the engine's sentence for the move, written when it was made."""
+    body = {"engine": "siam", "players": [{"name": "Ann"}, {"name": "Bob"}]}
+    game = client.post("/api/v1/games", json=body).get_json()
+    url = f"/api/v1/games/{game['id']}/moves"
+    for seat, notation in enumerate(["enter a1 N", "enter e5 S"]):
+        headers = auth(game["players"][seat]["token"])
+        assert client.post(url, json={"notation": notation}, headers=headers).status_code == 201
+    log = client.get(url).get_json()
+    assert [entry["description"] for entry in log] == [
+        "Ann enters an elephant on a1, facing north.",
+        "Bob enters a rhino on e5, facing south.",
+    ]

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import sqlite_utils
 from click.testing import CliRunner
 
 from server import create_app
@@ -22,6 +23,7 @@ from server.cli import main
 from server.games.service import GameService, MoveRequest
 from server.mail.outbox import Notifier
 from server.mail.settings import MailSettings
+from server.store.migrations import migrate
 from server.store.sqlite import Store, dumps
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -33,6 +35,8 @@ TABLES = ("games", "seats", "moves", "outbox", "idempotency")
 APPEND_ONLY = {"moves_no_update", "moves_no_delete", "moves_no_replace"}
 PLAYERS = [{"name": "Ann", "email": "ann@example.org"}, {"name": "Bob", "email": "bob@example.org"}]
 OPENING = ["enter a1 N", "enter e5 S"]
+#: The schema version of a database with every migration applied.
+LATEST = migrate(sqlite_utils.Database(memory=True)).after
 
 
 def old_database(path: str, schema: Path) -> None:
@@ -99,8 +103,8 @@ def upgraded(request, tmp_path: Path, caplog: pytest.LogCaptureFixture):
 
 def test_an_old_database_is_migrated_on_start_with_a_log_line(upgraded) -> None:
     path, _, app, log = upgraded
-    assert f"database {path} migrated from schema version 0 to 4" in log
-    assert app.extensions["turnpost"].schema.after == 4
+    assert f"database {path} migrated from schema version 0 to {LATEST}" in log
+    assert app.extensions["turnpost"].schema.after == LATEST
 
 
 def test_an_upgraded_database_has_the_schema_of_a_new_one(upgraded, tmp_path: Path) -> None:
@@ -170,7 +174,7 @@ def test_a_second_start_migrates_nothing(upgraded, caplog: pytest.LogCaptureFixt
     caplog.clear()
     app = create_app({"TURNPOST_DB": upgraded[0], "TESTING": True})
     schema = app.extensions["turnpost"].schema
-    assert (schema.before, schema.after, schema.created) == (4, 4, False)
+    assert (schema.before, schema.after, schema.created) == (LATEST, LATEST, False)
     assert "migrated" not in caplog.text
 
 
@@ -179,7 +183,7 @@ def test_init_db_migrates_and_says_the_version(tmp_path: Path) -> None:
     old_database(path, OLD_SCHEMAS["first release"])
     result = CliRunner().invoke(main, ["init-db"], env={"TURNPOST_DB": path})
     assert result.exit_code == 0, result.output
-    assert f"Database ready: {path} (schema version 4)" in result.output
+    assert f"Database ready: {path} (schema version {LATEST})" in result.output
     columns = {column[0] for column in schema_of(path)["games"]}
     assert {"seeded", "creator_client"} <= columns
 
@@ -198,7 +202,7 @@ def test_processes_starting_at_once_apply_each_migration_once(tmp_path: Path) ->
     context = multiprocessing.get_context("fork")
     with ProcessPoolExecutor(4, mp_context=context) as pool:
         changes = list(pool.map(start, [path] * 4))
-    assert sorted(changes) == [(0, 4)] + [(4, 4)] * 3
+    assert sorted(changes) == [(0, LATEST)] + [(LATEST, LATEST)] * 3
     conn = sqlite3.connect(path)
-    assert conn.execute("SELECT count(*) FROM _sqlite_migrations").fetchone()[0] == 4
+    assert conn.execute("SELECT count(*) FROM _sqlite_migrations").fetchone()[0] == LATEST
     conn.close()
