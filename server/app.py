@@ -23,7 +23,7 @@ from server.games.service import GameService
 from server.http.errors import register_error_handlers
 from server.http.events import Feed
 from server.mail.outbox import Notifier
-from server.mail.settings import TUNABLE, MailSettings, tunable_defaults
+from server.mail.settings import environment_config, settings_from_config
 from server.store.migrations import SchemaChange
 from server.store.sqlite import Store
 
@@ -126,33 +126,12 @@ def load_secret_key(db_path: str) -> str:
     return path.read_text().strip()
 
 
-def mail_settings(config: dict[str, Any]) -> MailSettings:
-    """Mail settings from the app config (``TURNPOST_MAIL_DOMAIN``, ``TURNPOST_BASE_URL``...).
-
-    The limits and the retention come from ``TURNPOST_MAIL_<NAME>`` (e.g.
-    ``TURNPOST_MAIL_INVITES_ADDRESS``, ``TURNPOST_MAIL_RETENTION_DAYS``).
-    """
-    tuned = {name: config[f"TURNPOST_MAIL_{name.upper()}"] for name in TUNABLE}
-    tuned["retention_days"] = float(tuned["retention_days"])
-    return MailSettings(
-        secret=config["SECRET_KEY"],
-        domain=config["TURNPOST_MAIL_DOMAIN"],
-        base_url=config["TURNPOST_BASE_URL"].rstrip("/"),
-        sender=config["TURNPOST_MAIL_FROM"],
-        **tuned,
-    )
-
-
 def create_app(config: dict[str, Any] | None = None) -> Flask:
     """Build the app; ``config`` overrides the environment (``TURNPOST_DB``)."""
     app = Flask(__name__, template_folder=str(ROOT / "templates"))
     app.config.update(
         TURNPOST_DB=os.environ.get("TURNPOST_DB", "./turnpost.db"),
-        TURNPOST_BASE_URL=os.environ.get("TURNPOST_BASE_URL", "http://127.0.0.1:8000"),
-        TURNPOST_MAIL_DOMAIN=os.environ.get("TURNPOST_MAIL_DOMAIN", "turnpost.localhost"),
-        TURNPOST_MAIL_FROM=os.environ.get("TURNPOST_MAIL_FROM", ""),
-        TURNPOST_SMTP_URL=os.environ.get("TURNPOST_SMTP_URL", ""),
-        **{key: os.environ.get(key, default) for key, default in tunable_defaults().items()},
+        **environment_config(),
         TURNPOST_MAX_STREAMS=int(os.environ.get("TURNPOST_MAX_STREAMS", "1000")),
         TURNPOST_MAX_STREAMS_PER_CLIENT=int(
             os.environ.get("TURNPOST_MAX_STREAMS_PER_CLIENT", "10")
@@ -182,7 +161,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     log_schema_change(app, turnpost.db_path, turnpost.schema)
     if not app.config.get("SECRET_KEY"):
         app.config["SECRET_KEY"] = load_secret_key(turnpost.db_path)
-    turnpost.notifier = Notifier(mail_settings(app.config))
+    turnpost.notifier = Notifier(settings_from_config(app.config))
 
     # the blueprints import current_service and csrf from this module (as flaskr's factory does)
     from server.http import api, docs, pages

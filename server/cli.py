@@ -38,7 +38,7 @@ from server.games.deadlines import process_deadlines
 from server.games.game import Game
 from server.games.service import GameService
 from server.mail.addresses import reply_address
-from server.mail.delivery import deliver_due, forget_bodies
+from server.mail.delivery import Report, deliver_due, forget_bodies
 from server.mail.inbound import MAX_MESSAGE_BYTES, describe, receive
 from server.mail.settings import MailSettings
 from server.mail.smtpd import InboundController, InboundHandler
@@ -178,39 +178,52 @@ def serve(host: str, port: int, workers: int, connections: int, demo: bool) -> N
 
 
 def _mail_settings() -> MailSettings:
+    """This process's mail settings (read from its environment when the app started)."""
     return current_app.extensions["turnpost"].notifier.settings
 
 
-def run_clock_and_outbox(now: str | None = None) -> tuple[int, int, int]:
-    """Apply due deadlines, forget old mail bodies, send due mail: ``(actions, sent, failed)``."""
+def run_clock_and_outbox(now: str | None = None) -> tuple[int, Report]:
+    """Apply due deadlines, forget old mail facts, send due mail: ``(actions, report)``."""
+    settings = _mail_settings()
     actions = process_deadlines(current_service(), now)
-    forget_bodies(current_store(), _mail_settings().retention_days, now)
-    smtp_url = current_app.config["TURNPOST_SMTP_URL"]
-    if not smtp_url:
-        return len(actions), 0, 0
-    sent, failed = deliver_due(current_store(), _mail_settings(), smtp_url, now)
-    return len(actions), sent, failed
+    forget_bodies(current_store(), settings.retention_days, now)
+    if not settings.smtp_url:
+        return len(actions), Report()
+    return len(actions), deliver_due(current_store(), settings, now)
+
+
+def echo_report(report: Report) -> None:
+    """One line per mail sent or superseded (stdout) or failed (stderr, with its reason)."""
+    for outcome in report.outcomes:
+        click.echo(outcome.line(), err=outcome.status == "failed")
 
 
 @main.command("send-mail")
 @with_appcontext
 def send_mail() -> None:
-    """Once (e.g. from cron): deadlines and reminders, mail retention, then send due mail."""
-    if not current_app.config["TURNPOST_SMTP_URL"]:
+    """Once (e.g. from cron): deadlines and reminders, mail retention, then send due mail.
+
+    Prints one line per mail and why a mail failed; exits 1 if a mail failed for good.
+    """
+    if not _mail_settings().smtp_url:
         click.echo("TURNPOST_SMTP_URL is not set: mail stays in the outbox.", err=True)
-    actions, sent, failed = run_clock_and_outbox()
-    click.echo(f"deadline actions {actions}, mails sent {sent}, failed {failed}")
+    actions, report = run_clock_and_outbox()
+    echo_report(report)
+    click.echo(f"deadline actions {actions}, {report.summary()}")
+    if report.failed_for_good:
+        raise SystemExit(1)
 
 
 @main.command("worker")
 @click.option("--interval", default=30.0, show_default=True, help="Seconds between rounds.")
 @with_appcontext
 def worker(interval: float) -> None:
-    """Run ``send-mail`` forever, every ``--interval`` seconds."""
+    """Run ``send-mail`` forever, every ``--interval`` seconds, one line per mail."""
     while True:
-        actions, sent, failed = run_clock_and_outbox()
-        if actions or sent or failed:
-            click.echo(f"deadline actions {actions}, mails sent {sent}, failed {failed}")
+        actions, report = run_clock_and_outbox()
+        echo_report(report)
+        if actions or report.outcomes:
+            click.echo(f"deadline actions {actions}, {report.summary()}")
         time.sleep(interval)
 
 

@@ -220,9 +220,16 @@ class GameService:
         """The seat of a bearer token (``None`` without a token); ``401`` for a wrong token."""
         if token is None:
             return None
-        seat = self.store.seat_by_token(game.id, token)
+        seat = self._seat_of(game.id, token)
         if seat is None:
             raise TurnpostError("unauthorized", "This token is not a seat token of this game.")
+        return seat
+
+    def _seat_of(self, game_id: str, token: str) -> int | None:
+        """The seat of a seat token, or of the signed seat pass of a mail's link; else ``None``."""
+        seat = self.store.seat_by_token(game_id, token)
+        if seat is None and self.notifier is not None:
+            seat = self.notifier.seat_of_pass(self.store, game_id, token)
         return seat
 
     def game_object(self, game: Game, seat: int | None, at: int | None = None) -> dict[str, Any]:
@@ -320,7 +327,7 @@ class GameService:
         if not self.store.game_exists(request.game_id):
             raise TurnpostError("not_found", f"No game {request.game_id!r}.")
         token = request.token
-        seat = None if token is None else self.store.seat_by_token(request.game_id, token)
+        seat = None if token is None else self._seat_of(request.game_id, token)
         if seat is None:
             raise TurnpostError("unauthorized", "A seat token of this game is needed to move.")
         return seat
@@ -417,24 +424,45 @@ class GameService:
             game = self.load(game_id)
             if game.status != "active" or game.seq != expected_seq:
                 return False
-            losers = game.engine.partners(game.state, seat)
-            names = " and ".join(game.seats[s]["name"] for s in losers)
-            result = {
-                "winners": [s["seat"] for s in game.seats if s["seat"] not in losers],
-                "scores": {},
-                "reason": f"{names} ran out of time and forfeit{'s' if len(losers) == 1 else ''}.",
-                "forfeit": losers,
-            }
-            ended = {
-                "status": "finished",
-                "result": dumps(result),
-                "to_move": "[]",
-                "deadline": None,
-                "updated_at": utcnow(),
-            }
-            self.store.update_game(game.id, ended)
-            self._changed(Game({**game.row, **ended}, game.seats, game.engine, game.state))
+            self._concede(game, seat, "forfeit", "ran out of time and forfeit{s}.")
         return True
+
+    def resign(self, game_id: str, seat: int) -> dict[str, Any]:
+        """End the game because ``seat`` resigns (at any time): everyone else wins.
+
+        The result names the resigning seats (with partners) in ``resigned``;
+        ``409 game_over`` if the game is not running. The answer is the seat's
+        game object.
+        """
+        with self.store.write():
+            game = self.load(game_id)
+            if game.status != "active":
+                raise TurnpostError("game_over", f"The game is {game.status}; no more moves.")
+            self.mark_acted(game, seat)
+            ended = self._concede(game, seat, "resigned", "resign{s}.")
+        return game_object(ended, seat)
+
+    def _concede(self, game: Game, seat: int, key: str, verb: str) -> Game:
+        """End ``game`` lost by ``seat`` and its partners (``result[key]``), inside a write."""
+        losers = game.engine.partners(game.state, seat)
+        names = " and ".join(game.seats[s]["name"] for s in losers)
+        result = {
+            "winners": [s["seat"] for s in game.seats if s["seat"] not in losers],
+            "scores": {},
+            "reason": f"{names} {verb.format(s='s' if len(losers) == 1 else '')}",
+            key: losers,
+        }
+        ended = {
+            "status": "finished",
+            "result": dumps(result),
+            "to_move": "[]",
+            "deadline": None,
+            "updated_at": utcnow(),
+        }
+        self.store.update_game(game.id, ended)
+        game = Game({**game.row, **ended}, game.seats, game.engine, game.state)
+        self._changed(game)
+        return game
 
     def abort(self, game_id: str, admin_token: str | None) -> dict[str, Any]:
         """End a running game as ``aborted`` (admin token only)."""

@@ -1,9 +1,12 @@
-"""Addresses and keys: per-seat reply addresses, the "never mail me again" link, Message-IDs.
+"""Addresses and keys: reply addresses, seat links, unsubscribe links, Message-IDs.
 
 Nothing secret is stored in the database: the reply address of a seat,
 ``play+<game>.<seat>.<key>@<domain>``, is derived when the mail is sent from
 the app secret and the seat's key generation (revoking a key bumps it), and
-so is the signed "never mail me again" link that ends every mail.
+so are the seat's own link to its page (:func:`seat_link`: the seat link
+route takes this signed *seat pass* in place of the seat's token), the link
+that stops mail for that seat (:func:`stop_url`) and the signed "never mail
+me again" link (:func:`unsubscribe_url`) that end every mail.
 
     >>> settings = MailSettings(secret="s3cret", domain="example.org")
     >>> address = reply_address(settings, "a1b2", 0, generation=0)
@@ -26,6 +29,8 @@ from itsdangerous import BadSignature, URLSafeSerializer
 from server.mail.settings import MailSettings
 
 KEY_LENGTH = 20
+#: Hex digits of the key in a seat pass (128 bits).
+PASS_KEY_LENGTH = 32
 
 
 def recipient_key(address: str) -> str:
@@ -87,6 +92,79 @@ def mail_key(settings: MailSettings, game_id: str, seat: int, generation: int) -
     message = f"{game_id}.{seat}.{generation}".encode()
     digest = hmac.new(settings.secret.encode(), message, hashlib.sha256).hexdigest()
     return digest[:KEY_LENGTH]
+
+
+def seat_pass(settings: MailSettings, game_id: str, seat: int, generation: int) -> str:
+    """The signed pass that lets a seat in, like its token: ``<seat>.<key>``.
+
+    >>> settings = MailSettings(secret="s3cret")
+    >>> text = seat_pass(settings, "a1b2", 1, generation=0)
+    >>> pass_seat(settings, "a1b2", text, lambda game, seat: 0)
+    1
+    >>> [pass_seat(settings, game, forged, lambda g, s: 0) for game, forged in
+    ...     [("a1b2", text[:-1] + "0"), ("a1b3", text), ("a1b2", "0" + text[1:])]]
+    [None, None, None]
+    """
+    message = f"seat-link.{game_id}.{seat}.{generation}".encode()
+    digest = hmac.new(settings.secret.encode(), message, hashlib.sha256).hexdigest()
+    return f"{seat}.{digest[:PASS_KEY_LENGTH]}"
+
+
+PASS = re.compile(rf"(?P<seat>\d{{1,2}})\.[0-9a-f]{{{PASS_KEY_LENGTH}}}")
+
+
+def pass_seat(
+    settings: MailSettings, game_id: str, text: str, generation_of: Callable[[str, int], int | None]
+) -> int | None:
+    """The seat whose current :func:`seat_pass` ``text`` is, or ``None`` (constant-time check)."""
+    match = PASS.fullmatch(text)
+    if match is None:
+        return None
+    seat = int(match["seat"])
+    generation = generation_of(game_id, seat)
+    if generation is None:
+        return None
+    expected = seat_pass(settings, game_id, seat, generation)
+    return seat if hmac.compare_digest(expected, text) else None
+
+
+def seat_link(settings: MailSettings, game_id: str, seat: int, generation: int) -> str:
+    """The seat's own link to its game page: one click lets its player move.
+
+    >>> seat_link(MailSettings(secret="s", base_url="https://tp.example"), "a1b2", 0, 0)[:37]
+    'https://tp.example/games/a1b2/seat/0.'
+    """
+    return (
+        f"{settings.base_url}/games/{game_id}/seat/{seat_pass(settings, game_id, seat, generation)}"
+    )
+
+
+def _stop_signer(settings: MailSettings) -> URLSafeSerializer:
+    return URLSafeSerializer(settings.secret, salt="turnpost.stop-seat")
+
+
+def stop_url(settings: MailSettings, game_id: str, seat: int) -> str:
+    """The signed one-click link that stops mail to one seat of one game.
+
+    >>> settings = MailSettings(secret="s3cret", base_url="https://tp.example")
+    >>> url = stop_url(settings, "a1b2", 1)
+    >>> url.startswith("https://tp.example/mail/stop/")
+    True
+    >>> stopped_seat(settings, url.rsplit("/", 1)[1]), stopped_seat(settings, "forged")
+    (('a1b2', 1), None)
+    """
+    return f"{settings.base_url}/mail/stop/{_stop_signer(settings).dumps([game_id, seat])}"
+
+
+def stopped_seat(settings: MailSettings, token: str) -> tuple[str, int] | None:
+    """The ``(game, seat)`` a stop token was signed for, or ``None`` if forged."""
+    try:
+        game_id, seat = _stop_signer(settings).loads(token)
+    except (BadSignature, TypeError, ValueError):
+        return None
+    if not isinstance(game_id, str) or not isinstance(seat, int):
+        return None
+    return game_id, seat
 
 
 def reply_address(settings: MailSettings, game_id: str, seat: int, generation: int) -> str:

@@ -1,4 +1,4 @@
-"""Deliver the outbox over SMTP, with retries and backoff.
+"""Deliver the outbox over SMTP: drop what is stale, render the rest, send with retries.
 
 ``TURNPOST_SMTP_URL`` names the server:
 
@@ -6,19 +6,29 @@
 - ``smtp+starttls://user:password@host:587`` STARTTLS, then AUTH,
 - ``smtps://user:password@host:465`` SMTP over TLS.
 
-Each row is claimed before it is sent (its next attempt moves one lease
-ahead), so two workers never send the same row at once. A crash after the
-SMTP server accepted a mail but before the row was marked sent resends that
-mail once the lease ends, with the same Message-ID, so mail clients show it
-once; no mail is lost. A row that cannot be built into a message (a poisoned
-address or header), that fails to send for a reason other than the network or
-the SMTP server, or whose recipient asked never to be mailed again, is marked
-failed with its reason and never retried; it never holds up the rows behind it.
+Each run claims the due rows (their next attempt moves one lease ahead, so
+two workers never send the same row at once), then, seat by seat:
 
-Every mail ends with a signed "never mail me again" link, also offered as a
-one-click ``List-Unsubscribe`` header (RFC 8058). After
-``TURNPOST_MAIL_RETENTION_DAYS`` a mail that is done (sent or failed) keeps
-only its headers (:func:`forget_bodies`).
+1. **No stale nagging.** A turn mail or reminder whose turn was played (or
+   whose game ended) since it was queued is *superseded*: recorded with the
+   reason and never sent. So is a mail to an address that asked never to be
+   mailed again, or (except answers to the player's own mails) to a seat
+   that stopped its mail: the mail gate (:mod:`server.mail.gate`) runs again.
+2. **One mail per seat and run.** The rows left for one seat are rendered
+   together (:mod:`server.mail.render`) into one mail, a digest when there
+   are several, with the game as it is now and this process's settings
+   (base URL, mail domain). The mail's Message-ID is given to its last row
+   when it is first sent and kept, so a crash after the SMTP server accepted
+   a mail but before the row was marked sent resends it with the same
+   Message-ID, and mail clients show it once; no mail is lost.
+
+A row that cannot be rendered, that the SMTP server refuses for good (a 5xx
+answer) or that fails for a reason other than the network or the server, is
+marked failed with its reason and never retried; it never holds up the rows
+behind it. Every mail carries a one-click ``List-Unsubscribe`` header
+(RFC 8058) that stops mail for that seat. After
+``TURNPOST_MAIL_RETENTION_DAYS`` a mail that is done keeps only its headers
+(:func:`forget_bodies`).
 
     >>> target = parse_smtp_url("smtp+starttls://ann:pw@mail.example.org")
     >>> target.port, target.security, target.username
@@ -29,7 +39,7 @@ from __future__ import annotations
 
 import smtplib
 import ssl
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import timedelta
 from email import policy
 from email.message import EmailMessage
@@ -38,8 +48,12 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from server.games.clock import format_time, parse_time, utcnow
-from server.mail.addresses import recipient_key, reply_address, unsubscribe_url
-from server.mail.render import with_footer
+from server.games.game import Game, log_entry
+from server.games.service import GameService
+from server.mail.addresses import new_message_id, recipient_key, reply_address, stop_url
+from server.mail.gate import withheld_when_sent
+from server.mail.render import RECENT_MOVES as RECENT
+from server.mail.render import compose
 from server.mail.settings import MailSettings
 from server.store.sqlite import Store
 
@@ -50,6 +64,8 @@ BATCH = 50
 #: Headers given with :meth:`~email.message.Message.set_raw` go out unfolded (a long
 #: ``List-Unsubscribe`` URL would otherwise be RFC 2047-encoded, which clients don't read).
 OUTBOUND_POLICY = policy.default.clone(refold_source="none")
+#: Mails that only nag about a turn: stale once the turn is played.
+NAGGING = frozenset({"turn", "reminder"})
 SCHEMES = {"smtp": ("plain", 25), "smtp+starttls": ("starttls", 587), "smtps": ("ssl", 465)}
 
 
@@ -84,27 +100,170 @@ def backoff(attempts: int) -> timedelta:
     return timedelta(seconds=min(60 * 2 ** max(attempts - 1, 0), 6 * 3600))
 
 
+@dataclass(frozen=True)
+class Outcome:
+    """What became of one outbox row in a delivery run."""
+
+    row: dict[str, Any]
+    status: str  # sent | superseded | failed
+    reason: str = ""
+    #: For a failure: whether it is for good (no retry).
+    permanent: bool = False
+
+    def line(self) -> str:
+        """One line for the operator: "mail 12 (turn, game a1b2, seat 0) sent: Your turn..."."""
+        row = self.row
+        what = f"mail {row['id']} ({row['kind']}, game {row['game_id']}, seat {row['seat']})"
+        if self.status == "failed":
+            retry = "for good" if self.permanent else "will retry"
+            return f"{what} failed ({retry}): {self.reason}"
+        return f"{what} {self.status}: {self.reason}"
+
+
+@dataclass
+class Report:
+    """Everything one delivery run did, row by row."""
+
+    outcomes: list[Outcome] = field(default_factory=list)
+
+    def count(self, status: str) -> int:
+        """How many rows ended with ``status``."""
+        return sum(outcome.status == status for outcome in self.outcomes)
+
+    @property
+    def failed_for_good(self) -> list[Outcome]:
+        """The failures that will not be retried."""
+        return [o for o in self.outcomes if o.status == "failed" and o.permanent]
+
+    def summary(self) -> str:
+        """ "mails sent 3, superseded 2, failed 0"."""
+        return ", ".join(
+            f"{label} {self.count(status)}"
+            for label, status in (
+                ("mails sent", "sent"),
+                ("superseded", "superseded"),
+                ("failed", "failed"),
+            )
+        )
+
+
+@dataclass
+class Envelope:
+    """One mail ready to go: its message and the rows it carries (the last one leads)."""
+
+    message: EmailMessage
+    rows: list[dict[str, Any]]
+
+
+def claim_due(store: Store, now: str) -> list[dict[str, Any]]:
+    """Take the rows due at ``now`` for one lease; rows another worker took are skipped."""
+    lease_end = format_time(parse_time(now) + timedelta(seconds=LEASE_SECONDS))
+    return store.claim_due_mail(now, lease_end, BATCH)
+
+
+def deliver_due(store: Store, settings: MailSettings, now: str | None = None) -> Report:
+    """Supersede, render and send every due outbox row, one mail per seat."""
+    now = now or utcnow()
+    report = Report()
+    envelopes = [
+        envelope
+        for rows in _by_seat(claim_due(store, now))
+        if (envelope := _prepare(store, settings, rows, now, report)) is not None
+    ]
+    if not envelopes:
+        return report
+    try:
+        smtp = connect(parse_smtp_url(settings.smtp_url))
+    except (OSError, smtplib.SMTPException, ValueError) as error:
+        for envelope in envelopes:
+            _failed(store, envelope.rows, now, f"connect: {error}", report)
+        return report
+    with smtp:
+        for envelope in envelopes:
+            _send(store, smtp, envelope, now, report)
+    return report
+
+
+def _by_seat(rows: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+    """``rows`` grouped by game and seat, in the order of each group's first row."""
+    groups: dict[tuple[str, int], list[dict[str, Any]]] = {}
+    for row in rows:
+        groups.setdefault((row["game_id"], row["seat"]), []).append(row)
+    return list(groups.values())
+
+
+def superseded_reason(store: Store, game: Game, row: dict[str, Any]) -> str | None:
+    """Why ``row`` must not be sent now (its turn was played, mail stopped), or ``None``."""
+    seat = game.seats[row["seat"]]
+    stopped = withheld_when_sent(store, seat, row["kind"], recipient_key(row["to_addr"]))
+    if stopped:
+        return stopped
+    if row["kind"] in NAGGING:
+        if game.status != "active":
+            return f"the game is {game.status}"
+        if game.seq != row["seq"] or row["seat"] not in game.to_move:
+            return f"the turn after move {row['seq']} was already played"
+    return None
+
+
+def _prepare(
+    store: Store, settings: MailSettings, rows: list[dict[str, Any]], now: str, report: Report
+) -> Envelope | None:
+    """The mail of one seat's rows, after dropping the stale ones; ``None`` if none is left."""
+    try:
+        game = GameService(store).load(rows[0]["game_id"])
+        live = []
+        for row in rows:
+            reason = superseded_reason(store, game, row)
+            if reason is None:
+                live.append(row)
+                continue
+            store.mail_superseded(row["id"], reason)
+            report.outcomes.append(Outcome(row, "superseded", reason))
+        if not live:
+            return None
+        return Envelope(build_message(store, settings, game, live, now), live)
+    except Exception as error:  # a poisoned row must not stop the rows behind it
+        _failed(store, rows, now, f"cannot build the message: {error!r}", report, retry=False)
+        return None
+
+
 def build_message(
-    row: dict[str, Any], settings: MailSettings, generation: int | None
+    store: Store, settings: MailSettings, game: Game, rows: list[dict[str, Any]], now: str
 ) -> EmailMessage:
-    """The multipart (text + HTML) message of an outbox row."""
+    """The message telling one seat the news of ``rows``: text, HTML and the board's PNG."""
+    lead, seat = rows[-1], rows[-1]["seat"]
+    generation = store.mail_generation(game.id, seat) or 0
+    recent = [log_entry(row) for row in store.moves(game.id, after=max(0, game.seq - RECENT))]
+    letter = compose(settings, game, seat, rows, recent, generation, now)
     message = EmailMessage(policy=OUTBOUND_POLICY)
     message["From"] = settings.from_address
-    message["To"] = row["to_addr"]
-    message["Subject"] = row["subject"]
-    message["Message-ID"] = row["message_id"]
-    message["Date"] = format_datetime(parse_time(row["created_at"]))
+    message["To"] = lead["to_addr"]
+    message["Subject"] = letter.subject
+    message["Message-ID"] = store.give_message_id(
+        lead["id"], new_message_id(settings, lead["kind"], game.id)
+    )
+    message["Date"] = format_datetime(parse_time(lead["created_at"]))
     message["Auto-Submitted"] = "auto-generated"
-    message.set_raw("List-Unsubscribe", f"<{unsubscribe_url(settings, row['to_addr'])}>")
+    message.set_raw("List-Unsubscribe", f"<{stop_url(settings, game.id, seat)}>")
     message["List-Unsubscribe-Post"] = "List-Unsubscribe=One-Click"
-    if generation is not None:
-        message["Reply-To"] = reply_address(settings, row["game_id"], row["seat"], generation)
-    if row["in_reply_to"]:
-        message["In-Reply-To"] = row["in_reply_to"]
-        message["References"] = row["in_reply_to"]
-    text, html = with_footer(settings, row["to_addr"], row["text"], row["html"])
-    message.set_content(text)
-    message.add_alternative(html, subtype="html")
+    message["Reply-To"] = reply_address(settings, game.id, seat, generation)
+    answered = [row["in_reply_to"] for row in rows if row["in_reply_to"]]
+    if answered:
+        message["In-Reply-To"] = answered[-1]
+        message["References"] = answered[-1]
+    message.set_content(letter.text)
+    message.add_alternative(letter.html, subtype="html")
+    if letter.picture is not None:
+        [_, html] = message.iter_parts()
+        html.add_related(
+            letter.picture.png,
+            maintype="image",
+            subtype="png",
+            cid=f"<{letter.cid}>",
+            disposition="inline",
+            filename="board.png",
+        )
     return message
 
 
@@ -123,80 +282,56 @@ def connect(target: SmtpTarget, timeout: float = 30) -> smtplib.SMTP:
     return smtp
 
 
-def claim_due(store: Store, now: str) -> list[dict[str, Any]]:
-    """Take the rows due at ``now`` for one lease; rows another worker took are skipped."""
-    lease_end = format_time(parse_time(now) + timedelta(seconds=LEASE_SECONDS))
-    return store.claim_due_mail(now, lease_end, BATCH)
-
-
-def deliver_due(
-    store: Store, settings: MailSettings, smtp_url: str, now: str | None = None
-) -> tuple[int, int]:
-    """Send every due outbox row; returns ``(sent, failed)``.
-
-    Rows that failed for a network or SMTP reason are retried later; others never.
-    """
-    now = now or utcnow()
-    rows = claim_due(store, now)
-    if not rows:
-        return 0, 0
+def _send(store: Store, smtp: smtplib.SMTP, envelope: Envelope, now: str, report: Report) -> None:
+    """Send one prepared mail and record it on its rows (a failure is recorded too)."""
     try:
-        smtp = connect(parse_smtp_url(smtp_url))
-    except (OSError, smtplib.SMTPException, ValueError) as error:
-        for row in rows:
-            _failed(store, row, now, f"connect: {error}")
-        return 0, len(rows)
-    with smtp:
-        sent = sum(_send(store, settings, smtp, row, now) for row in rows)
-    return sent, len(rows) - sent
-
-
-def _send(
-    store: Store, settings: MailSettings, smtp: smtplib.SMTP, row: dict[str, Any], now: str
-) -> bool:
-    """Send one claimed row; whether it was sent (a failure is recorded on the row)."""
-    if store.mail_suppressed(recipient_key(row["to_addr"])):
-        _failed(store, row, now, "the recipient asked never to be mailed again", retry=False)
-        return False
-    try:
-        message = build_message(row, settings, _generation(store, row))
-    except Exception as error:  # a poisoned row must not stop the rows behind it
-        _failed(store, row, now, f"cannot build the message: {error!r}", retry=False)
-        return False
-    try:
-        smtp.send_message(message)
+        smtp.send_message(envelope.message)
     except (OSError, smtplib.SMTPException) as error:
-        _failed(store, row, now, str(error))
-        return False
+        _failed(store, envelope.rows, now, str(error), report, retry=not refused_for_good(error))
+        return
     except Exception as error:  # e.g. an address smtplib cannot encode: retrying won't help
-        _failed(store, row, now, f"cannot send the message: {error!r}", retry=False)
-        return False
-    store.mail_sent(row["id"], utcnow())
-    return True
+        _failed(store, envelope.rows, now, f"cannot send the message: {error!r}", report, False)
+        return
+    *members, lead = envelope.rows
+    subject = str(envelope.message["Subject"])
+    store.mail_sent(lead["id"], utcnow(), subject, [row["id"] for row in members])
+    for row in envelope.rows:
+        told = subject if row is lead else f"in the digest of mail {lead['id']}"
+        report.outcomes.append(Outcome(row, "sent", told))
 
 
-def _generation(store: Store, row: dict[str, Any]) -> int | None:
-    """The seat's key generation for its reply address, or ``None`` for mail without a seat."""
-    if row["seat"] is None:
-        return None
-    return store.mail_generation(row["game_id"], row["seat"])
+def refused_for_good(error: Exception) -> bool:
+    """Whether the SMTP server refused for good (a 5xx answer), so that retrying is useless."""
+    if isinstance(error, smtplib.SMTPRecipientsRefused):
+        return all(code >= 500 for code, _ in error.recipients.values())
+    return isinstance(error, smtplib.SMTPResponseException) and error.smtp_code >= 500
 
 
-def _failed(store: Store, row: dict[str, Any], now: str, error: str, retry: bool = True) -> None:
-    """Record a failed attempt and when to try again (never after ``MAX_ATTEMPTS``)."""
-    attempts = row["attempts"] + 1
-    next_attempt = None
-    if retry and attempts < MAX_ATTEMPTS:
-        next_attempt = format_time(parse_time(now) + backoff(attempts))
-    store.mail_failed(row["id"], error[:500], next_attempt)
+def _failed(
+    store: Store,
+    rows: list[dict[str, Any]],
+    now: str,
+    error: str,
+    report: Report,
+    retry: bool = True,
+) -> None:
+    """Record a failed attempt on ``rows`` and when to try again (never after ``MAX_ATTEMPTS``)."""
+    for row in rows:
+        attempts = row["attempts"] + 1
+        next_attempt = None
+        if retry and attempts < MAX_ATTEMPTS:
+            next_attempt = format_time(parse_time(now) + backoff(attempts))
+        store.mail_failed(row["id"], error[:500], next_attempt)
+        report.outcomes.append(Outcome(row, "failed", error[:500], next_attempt is None))
 
 
 def forget_bodies(store: Store, retention_days: float, now: str | None = None) -> int:
-    """Empty the text and HTML of done mails created over ``retention_days`` ago; how many.
+    """Forget the facts of done mails created over ``retention_days`` ago; how many.
 
-    A done mail was sent or will never be (failed for good); its headers stay
-    (recipient, subject, Message-ID, In-Reply-To, dates), so replies to it
-    still find their game and turn.
+    A done mail was sent or will never be (superseded, or failed for good); its
+    headers stay (recipient, subject, Message-ID, In-Reply-To, dates), so
+    replies to it still find their game and turn. The text itself was never
+    stored: only the facts it was written from (a mailed move, a reason).
     """
     cutoff = format_time(parse_time(now or utcnow()) - timedelta(days=retention_days))
     return store.forget_mail_bodies(cutoff)

@@ -6,19 +6,25 @@ that causes it), in this order:
 
 1. **Never mail me again.** An address whose owner followed the link at the
    end of every mail gets nothing more, for any game.
-2. **One mail until the player acts.** A seat that has not acted in its game
+2. **Mail stopped for a seat.** A seat whose player stopped its mail (the
+   one-click ``List-Unsubscribe`` of its mails, or the ``stop`` command) gets
+   only the answers to mails it sends (confirmations, refusals, answers to
+   commands), until it sends ``start``; it still plays on the web.
+3. **One mail until the player acts.** A seat that has not acted in its game
    yet (moved, or answered a mail with its key) gets one mail for that game:
    the invitation, which is its first turn mail. The next one waits until the
    player acts, so a player who only ever uses email plays from that mail on.
-3. **Limits** over a sliding window, counted in the outbox (so they hold
+4. **Limits** over a sliding window, counted in the outbox (so they hold
    across processes): mails to one recipient, mails in the games created
    from one client address, invitations to one recipient, invitations in the
-   games of one client, refusals of emailed moves to one seat. A recipient is
+   games of one client, refusals of emailed moves to one seat, answers to
+   mail commands to one seat. A recipient is
    counted by :func:`~server.mail.addresses.recipient_key` (case and ``+tag`` do not make
    a new one); games created from the command line have no client.
 
 A mail that fails a check is not recorded; the move or event that caused it
-happens all the same.
+happens all the same. :func:`withheld_when_sent` checks the first two again
+when a queued mail is sent.
 """
 
 from __future__ import annotations
@@ -31,6 +37,9 @@ from server.games.clock import format_time, parse_time
 from server.mail.addresses import recipient_key
 from server.mail.settings import MailSettings, rate
 from server.store.sqlite import Store
+
+#: Mails that answer a mail the player sent: they go out even when the seat stopped its mail.
+ANSWERS = frozenset({"accepted", "rejected", "answer"})
 
 
 @dataclass(frozen=True)
@@ -54,8 +63,9 @@ def judge(
     ``client`` is the address that created the game (``None`` or empty: no limit per client).
     """
     key = recipient_key(seat["email"])
-    if store.mail_suppressed(key):
-        return Verdict("the recipient asked never to be mailed again", False)
+    stopped = withheld_when_sent(store, seat, kind, key)
+    if stopped:
+        return Verdict(stopped, False)
     invitation = seat["acted_at"] is None
     if invitation and store.outbox_count(at_most=1, game_id=seat["game_id"], seat=seat["seat"]):
         return Verdict("the player has not acted since the invitation", True)
@@ -66,12 +76,21 @@ def judge(
         rules.append((settings.invites_address, {"rcpt_key": key, "invitation": 1}))
         if client:
             rules.append((settings.invites_client, {"client": client, "invitation": 1}))
-    if kind == "rejected":
-        where = {"game_id": seat["game_id"], "seat": seat["seat"], "kind": "rejected"}
-        rules.append((settings.refusals_seat, where))
+    for limited, limit in (("rejected", settings.refusals_seat), ("answer", settings.answers_seat)):
+        if kind == limited:
+            rules.append((limit, {"game_id": seat["game_id"], "seat": seat["seat"], "kind": kind}))
     for limit, where in rules:
         count, seconds = rate(limit)
         since = format_time(parse_time(now) - timedelta(seconds=seconds))
         if store.outbox_count(since, at_most=count, **where) >= count:
             return Verdict(f"over the limit of {limit} for {', '.join(where)}", invitation)
     return Verdict(None, invitation)
+
+
+def withheld_when_sent(store: Store, seat: dict[str, Any], kind: str, key: str) -> str | None:
+    """Why a mail ``kind`` to ``seat`` (recipient ``key``) must not go out now, or ``None``."""
+    if store.mail_suppressed(key):
+        return "the recipient asked never to be mailed again"
+    if seat["mail_stopped_at"] and kind not in ANSWERS:
+        return "the player stopped mail for this game"
+    return None

@@ -1,10 +1,14 @@
 """The outbox: the mails a game change causes, queued in the same transaction as the change.
 
 Mails are rows of the ``outbox`` table, written in the same transaction as
-the move (or deadline, or refusal) that caused them, so a change and its
-mails land together or not at all; :mod:`server.mail.delivery` sends them
-later over SMTP. Each mail first passes the mail gate (:mod:`server.mail.gate`):
-a mail it withholds is not recorded, and the change happens all the same.
+the move (or deadline, refusal or mail command) that caused them, so a
+change and its mails land together or not at all. A row says what kind of
+mail, for which seat, about which game and seq, and the few ``facts`` its
+words need (a mailed notation, a refusal's reason); the mail itself is
+rendered when it is sent (:mod:`server.mail.delivery`), with the sending
+process's settings and the game as it is then. Each mail first passes the
+mail gate (:mod:`server.mail.gate`): a mail it withholds is not recorded, and
+the change happens all the same.
 """
 
 from __future__ import annotations
@@ -13,15 +17,11 @@ import logging
 from typing import Any
 
 from server.games.clock import utcnow
-from server.games.game import Game, game_object, log_entry
-from server.mail.addresses import new_message_id, recipient_key
+from server.games.game import Game
+from server.mail.addresses import pass_seat, recipient_key
 from server.mail.gate import judge
-from server.mail.render import Mail, compose
 from server.mail.settings import MailSettings
-from server.store.sqlite import Store
-
-#: How many recent moves a mail shows.
-RECENT_MOVES = 6
+from server.store.sqlite import Store, dumps
 
 log = logging.getLogger(__name__)
 
@@ -30,7 +30,7 @@ class Notifier:
     """Queues in the outbox the mails a game change causes (call inside the change's write).
 
     The game service calls :meth:`game_changed` and :meth:`move_accepted`;
-    the clock :meth:`reminder`, and inbound mail :meth:`refusal`.
+    the clock :meth:`reminder`; inbound mail :meth:`refusal` and :meth:`answer`.
     """
 
     def __init__(self, settings: MailSettings) -> None:
@@ -38,24 +38,10 @@ class Notifier:
 
     def game_changed(self, store: Store, game: Game) -> None:
         """ "Your turn" to each seat to move, or "game over" to every seat, with an email."""
-        if not any(seat["email"] for seat in game.seats):
-            return
-        recent = recent_moves(store, game)
-        mails = []
+        finished = game.status == "finished"
         for seat in game.seats:
-            if not seat["email"]:
-                continue
-            view = game_object(game, seat["seat"])
-            if view["status"] == "finished":
-                kind = "game_over"
-            elif seat["seat"] in view["to_move"]:
-                kind = "turn"
-            else:
-                continue
-            legal = game.engine.legal_moves(game.state, seat["seat"]) if kind == "turn" else []
-            mails.append(compose(kind, self.settings, game.engine, view, seat, recent, legal))
-        for mail in mails:
-            self._record(store, game, mail)
+            if seat["email"] and (finished or seat["seat"] in game.to_move):
+                self._queue(store, game, seat["seat"], "game_over" if finished else "turn")
 
     def move_accepted(
         self, store: Store, game: Game, seat: int, message_id: str, notation: str
@@ -75,11 +61,29 @@ class Notifier:
         message_id: str | None,
         notation: str,
         reason: str,
+        commands: bool = False,
     ) -> bool:
-        """Tell ``seat`` why the move it mailed was not played."""
+        """Tell ``seat`` why the move it mailed was not played (``commands``: list them too)."""
         return self._queue(
-            store, game, seat, "rejected", message_id, notation=notation, reason=reason
+            store,
+            game,
+            seat,
+            "rejected",
+            message_id,
+            notation=notation,
+            reason=reason,
+            commands=commands,
         )
+
+    def answer(
+        self, store: Store, game: Game, seat: int, message_id: str | None, **facts: Any
+    ) -> bool:
+        """Answer the mail command ``seat`` sent (``facts``: the command and its outcome)."""
+        return self._queue(store, game, seat, "answer", message_id, **facts)
+
+    def seat_of_pass(self, store: Store, game_id: str, text: str) -> int | None:
+        """The seat whose signed pass (the key of a mail's seat link) ``text`` is, or ``None``."""
+        return pass_seat(self.settings, game_id, text, store.mail_generation)
 
     def _queue(
         self,
@@ -87,50 +91,33 @@ class Notifier:
         game: Game,
         seat: int,
         kind: str,
-        in_reply_to: str | None,
-        **extra: Any,
+        in_reply_to: str | None = None,
+        **facts: Any,
     ) -> bool:
-        """Record one mail ``kind`` to ``seat`` if it has an email and may get it."""
+        """Record one mail ``kind`` to ``seat`` if it has an email and the gate lets it through."""
         row = game.seats[seat]
         if not row["email"]:
             return False
-        view = game_object(game, seat)
-        recent = recent_moves(store, game)
-        mail = compose(kind, self.settings, game.engine, view, row, recent, **extra)
-        mail.in_reply_to = in_reply_to
-        return self._record(store, game, mail)
-
-    def _record(self, store: Store, game: Game, mail: Mail) -> bool:
-        """Put ``mail`` in the outbox unless :mod:`server.mail.gate` withholds it."""
         now = utcnow()
         client = game.row["creator_client"]
-        seat = game.seats[mail.seat]
-        verdict = judge(store, self.settings, seat, mail.kind, client, now)
+        verdict = judge(store, self.settings, row, kind, client, now)
         if verdict.withheld:
-            log.info("%s mail of game %s withheld: %s", mail.kind, game.id, verdict.withheld)
+            log.info("%s mail of game %s withheld: %s", kind, game.id, verdict.withheld)
             return False
         store.queue_mail(
             {
                 "game_id": game.id,
-                "seat": mail.seat,
-                "kind": mail.kind,
-                "to_addr": mail.to,
-                "subject": mail.subject,
-                "text": mail.text,
-                "html": mail.html,
-                "message_id": new_message_id(self.settings, mail.kind, game.id),
-                "in_reply_to": mail.in_reply_to,
+                "seat": seat,
+                "kind": kind,
+                "to_addr": row["email"],
+                "facts": dumps(facts) if facts else None,
+                "in_reply_to": in_reply_to,
                 "seq": game.seq,
                 "created_at": now,
                 "next_attempt_at": now,
-                "rcpt_key": recipient_key(mail.to),
+                "rcpt_key": recipient_key(row["email"]),
                 "client": client,
                 "invitation": int(verdict.invitation),
             },
         )
         return True
-
-
-def recent_moves(store: Store, game: Game) -> list[dict[str, Any]]:
-    """The last few public log entries of ``game``, for mails."""
-    return [log_entry(row) for row in store.moves(game.id, after=max(0, game.seq - RECENT_MOVES))]

@@ -1,35 +1,61 @@
-"""Rendering mails: their subjects, and Jinja templates (``templates/email/``) to text and HTML.
+"""Rendering a mail when it is sent: its subject, text and HTML parts, and the board picture.
 
-Each mail is rendered when the change that causes it happens, and recorded
-in the outbox (:mod:`server.mail.outbox`); the "never mail me again" footer
-is added when it is sent (:mod:`server.mail.delivery`).
+One mail tells one seat the news of one or more outbox rows (several rows
+for the same seat in one run make a digest) about the game as it is now.
+Every mail shows the board twice: the text board (``boards/<id>.txt``) in
+the plain-text part, and in the HTML part the PNG of the game's SVG board
+(:mod:`server.mail.picture`) with the text board as its alt text. The HTML
+is laid out with tables and attributes, without ``<style>``, SVG or scripts,
+so that it reads the same in clients that strip them. No JSON anywhere.
 
-    >>> SUBJECTS["turn"].format(engine="Siam", game="a1b2", move=3)
-    'Your turn: Siam a1b2 (move 3)'
+    >>> SUBJECTS["turn"].format(title="Siam with Bob", move=3, prompt="enter an elephant")
+    'Your turn in Siam with Bob (move 3): enter an elephant'
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import json
+import logging
+import textwrap
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import jinja2
 
-from engines import Engine
-from server.mail.addresses import unsubscribe_url
+from server.boards import Board, last_touched, render_board
+from server.games.game import Game, game_object
+from server.mail import words
+from server.mail.addresses import seat_link, stop_url, unsubscribe_url
+from server.mail.picture import Picture, rasterise
 from server.mail.settings import MailSettings
 
 #: The subject of each kind of mail (every subject Turnpost writes is here).
 SUBJECTS = {
-    "turn": "Your turn: {engine} {game} (move {move})",
-    "game_over": "Game over: {engine} {game}",
-    "accepted": "Move accepted: {engine} {game}",
-    "rejected": "Move not played: {engine} {game}",
-    "reminder": "Reminder, your turn: {engine} {game}",
+    "turn": "Your turn in {title} (move {move}): {prompt}",
+    "reminder": "Reminder: your turn in {title} (move {move}), by {deadline}",
+    "expired": "Time is up: your turn in {title} (move {move})",
+    "game_over": "Game over in {title}: {outcome}",
+    "accepted": "Move accepted in {title} (move {seq}): {notation}",
+    "rejected": "Move not played in {title}: {notation}",
+    "unread": "Your mail was not read in {title}",
+    "board": "The board of {title} (move {move})",
+    "moves": "Your legal moves in {title} (move {move})",
+    "help": "Mail commands for {title}",
+    "resign": "You resigned in {title}",
+    "vacation": "Vacation in {title} until {until}",
+    "no_vacation": "No vacation in {title}",
+    "stop": "Mail stopped for {title}",
+    "start": "Mail on again for {title}",
 }
-#: How many legal moves a turn mail lists as examples.
-EXAMPLE_MOVES = 12
+#: Which news gives a digest its subject: the first kind here that it holds.
+PRIORITY = ("game_over", "turn", "reminder", "answer", "rejected", "accepted")
+#: How many recent moves a mail shows.
+RECENT_MOVES = 6
+#: How many legal moves the answer to ``moves`` lists.
+LISTED_MOVES = 100
+#: The width of the plain-text part.
+TEXT_WIDTH = 72
 TEMPLATES = Path(__file__).resolve().parent.parent.parent / "templates"
 
 environment = jinja2.Environment(
@@ -40,62 +66,248 @@ environment = jinja2.Environment(
     keep_trailing_newline=True,
 )
 
+log = logging.getLogger(__name__)
+
+
+def wrap(text: str, indent: int = 0, first: int | None = None) -> str:
+    """``text`` wrapped at 72 columns, indented by ``indent`` (the first line by ``first``).
+
+    URLs and notation are never broken.
+
+    >>> print(wrap("Ann enters an elephant on a1, facing north. " * 2, 4, 0))
+    Ann enters an elephant on a1, facing north. Ann enters an elephant on
+        a1, facing north.
+    """
+    return textwrap.fill(
+        text,
+        TEXT_WIDTH,
+        initial_indent=" " * (indent if first is None else first),
+        subsequent_indent=" " * indent,
+        break_long_words=False,
+        break_on_hyphens=False,
+    )
+
+
+environment.filters["wrap"] = wrap
+
 
 @dataclass
-class Mail:
-    """One rendered mail before it goes into the outbox."""
+class Letter:
+    """One mail, rendered: what :mod:`server.mail.delivery` puts into the message."""
 
-    to: str
     subject: str
     text: str
     html: str
-    kind: str
-    seat: int | None = None
-    in_reply_to: str | None = None
+    picture: Picture | None
+    #: The Content-ID the HTML part shows the picture by (``cid:...``).
+    cid: str
 
 
-def render(kind: str, **context: Any) -> tuple[str, str]:
-    """The text and HTML parts of the mail ``kind`` (templates ``email/<kind>.txt|html``)."""
-    text = environment.get_template(f"email/{kind}.txt").render(**context)
-    html = environment.get_template(f"email/{kind}.html").render(**context)
-    return text, html
+@dataclass
+class News:
+    """What the rows of one mail say, built up row by row."""
 
-
-def with_footer(settings: MailSettings, address: str, text: str, html: str) -> tuple[str, str]:
-    """``text`` and ``html`` ending with the "never mail me again" link for ``address``."""
-    footer_text, footer_html = render("footer", unsubscribe=unsubscribe_url(settings, address))
-    before, end, after = html.rpartition("</body>")
-    html = before + footer_html + end + after if end else html + footer_html
-    return text + footer_text, html
+    subject: str = ""
+    paragraphs: list[str] = field(default_factory=list)
+    #: The mail commands to list (``help``, or a mail that was neither a move nor a command).
+    commands: bool = False
+    #: Every legal move to list (the answer to ``moves``).
+    all_moves: bool = False
 
 
 def compose(
-    kind: str,
     settings: MailSettings,
-    engine: Engine,
-    view: dict[str, Any],
-    seat: dict[str, Any],
+    game: Game,
+    seat: int,
+    rows: list[dict[str, Any]],
     recent: list[dict[str, Any]],
-    legal: list[dict[str, Any]] = (),
-    **extra: Any,
-) -> Mail:
-    """The mail ``kind`` to one seat (a ``seats`` row) from its game object ``view``.
+    generation: int,
+    now: str,
+) -> Letter:
+    """The mail to ``seat`` with the news of its outbox ``rows`` (oldest first).
 
-    ``recent`` are the last public log entries; ``legal`` the seat's legal moves
-    (a turn mail lists a few as examples).
+    ``recent``: the last public log entries; ``generation``: the seat's key
+    generation (its link); ``now``: the moment it is sent.
     """
-    subject = SUBJECTS[kind].format(engine=engine.name, game=view["id"], move=view["seq"] + 1)
-    text, html = render(
-        kind,
-        engine=engine,
-        game=view,
-        seat=seat,
-        recent=recent,
-        legal=[engine.format(move) for move in legal[:EXAMPLE_MOVES]],
-        legal_count=len(legal),
-        link=f"{settings.base_url}/games/{view['id']}",
-        board_text=f"boards/{engine.id}.txt",
-        board_html=f"boards/{engine.id}.html",
-        **extra,
-    )
-    return Mail(seat["email"], subject, text, html, kind, seat["seat"])
+    view = game_object(game, seat)
+    names = [row["name"] for row in game.seats]
+    engine, state = game.engine, game.state
+    heading = words.title(engine, names, seat)
+    playing = game.status == "active" and seat in game.to_move
+    news = news_of(game, seat, rows, heading, now, recent)
+    legal = engine.legal_moves(state, seat) if playing else []
+    board = Board(last=last_touched(recent[-1]["move"]) if recent else frozenset())
+    board_text = render_board("txt", view, board).rstrip()
+    cid = f"board.{game.id}.{game.seq}.{seat}@{settings.domain}"
+    context = {
+        "engine": engine,
+        "game": view,
+        "name": names[seat],
+        "heading": heading,
+        "news": news,
+        "playing": playing,
+        "prompt": engine.prompt(state, seat) if playing else "",
+        "move": game.seq + 1,
+        "deadline": words.when(game.row["deadline"], now) if game.row["deadline"] else "",
+        "examples": words.example_moves(engine, state, seat, legal, names) if playing else [],
+        "legal_count": len(legal),
+        "all_moves": _all_moves(game, seat, legal, names) if news.all_moves else [],
+        "commands": words.command_list(),
+        "commands_line": words.commands_line(),
+        "board_text": board_text,
+        "board_caption": f"The board after move {game.seq}" if game.seq else "The board",
+        "cid": cid,
+        "recent": [(entry["seq"], entry["description"]) for entry in recent[-RECENT_MOVES:]],
+        "link": seat_link(settings, game.id, seat, generation),
+        "stop": stop_url(settings, game.id, seat),
+        "unsubscribe": unsubscribe_url(settings, game.seats[seat]["email"]),
+    }
+    text = environment.get_template("email/mail.txt").render(**context)
+    picture = _picture(view, board)
+    html = environment.get_template("email/mail.html").render(picture=picture, **context)
+    return Letter(news.subject, text, html, picture, cid)
+
+
+def _picture(view: dict[str, Any], board: Board) -> Picture | None:
+    """The board as a PNG, or ``None`` if it cannot be drawn (the mail then shows the text)."""
+    try:
+        return rasterise(render_board("svg", view, board))
+    except Exception:  # a board that cannot be drawn must not stop the mail
+        log.exception("board picture of game %s failed", view["id"])
+        return None
+
+
+def _all_moves(
+    game: Game, seat: int, legal: list[dict[str, Any]], names: list[str]
+) -> list[tuple[str, str]]:
+    """The first :data:`LISTED_MOVES` legal moves as ``(notation, sentence)``."""
+    engine = game.engine
+    return [
+        (engine.format(move), words.sentence(engine, game.state, seat, move, names))
+        for move in legal[:LISTED_MOVES]
+    ]
+
+
+def news_of(
+    game: Game,
+    seat: int,
+    rows: list[dict[str, Any]],
+    heading: str,
+    now: str,
+    recent: list[dict[str, Any]],
+) -> News:
+    """The subject and the paragraphs that tell ``seat`` the news of ``rows``."""
+    news = News()
+    lead = min(rows, key=lambda row: PRIORITY.index(row["kind"]))
+    sentences = {entry["seq"]: entry["description"] for entry in recent}
+    for row in rows:
+        facts = {**json.loads(row["facts"] or "{}"), "seq": row["seq"]}
+        facts["sentence"] = sentences.get(row["seq"], "")
+        subject, paragraphs = _tell(game, seat, row["kind"], facts, heading, now, news)
+        news.paragraphs += paragraphs
+        if row is lead:
+            news.subject = subject
+    return news
+
+
+def _tell(
+    game: Game, seat: int, kind: str, facts: dict[str, Any], heading: str, now: str, news: News
+) -> tuple[str, list[str]]:
+    """The subject and paragraphs of one row (``kind`` with its ``facts``)."""
+    move, names = game.seq + 1, [row["name"] for row in game.seats]
+    deadline = words.when(game.row["deadline"], now) if game.row["deadline"] else ""
+    prompt = game.engine.prompt(game.state, seat) if seat in game.to_move else ""
+    if kind == "turn":
+        subject = SUBJECTS["turn"].format(title=heading, move=move, prompt=prompt)
+        return subject, [f"It is your turn in {heading}, move {move}: {prompt}."]
+    if kind == "reminder":
+        if facts.get("expired"):
+            subject = SUBJECTS["expired"].format(title=heading, move=move)
+            return subject, [f"Your time for move {move} is up. The game waits for your move."]
+        subject = SUBJECTS["reminder"].format(title=heading, move=move, deadline=deadline)
+        return subject, [
+            f"Reminder: it is still your turn (move {move}). Please move by {deadline}."
+        ]
+    if kind == "game_over":
+        result = game.row["result"] and json.loads(game.row["result"])
+        if not result:
+            return f"Game over in {heading}", ["The game was stopped."]
+        subject = SUBJECTS["game_over"].format(
+            title=heading, outcome=words.outcome(result, names, seat)
+        )
+        told = [
+            f"The game is over after {game.seq} moves. "
+            + game.engine.describe_result(result, names)
+        ]
+        return subject, told + [line for line in [words.scores(result, names)] if line]
+    if kind == "accepted":
+        return _accepted(game, facts, heading)
+    if kind == "rejected":
+        return _rejected(facts, heading, news)
+    return _answer(game, facts, heading, now, news)
+
+
+def _accepted(game: Game, facts: dict[str, Any], heading: str) -> tuple[str, list[str]]:
+    notation, seq = facts.get("notation", ""), facts["seq"]
+    subject = SUBJECTS["accepted"].format(title=heading, seq=seq, notation=notation)
+    return subject, [
+        f'Your move "{notation}" was played as move {seq}. {facts["sentence"]}'.strip()
+    ]
+
+
+def _rejected(facts: dict[str, Any], heading: str, news: News) -> tuple[str, list[str]]:
+    notation, reason = facts.get("notation", ""), str(facts.get("reason", "")).rstrip(".")
+    news.commands = news.commands or bool(facts.get("commands"))
+    if not notation:
+        return SUBJECTS["unread"].format(title=heading), [
+            f"Turnpost could not read a move in your mail: {reason}. Nothing changed."
+        ]
+    subject = SUBJECTS["rejected"].format(title=heading, notation=notation)
+    return subject, [f'Your move "{notation}" was not played: {reason}. Nothing changed.']
+
+
+def _answer(
+    game: Game, facts: dict[str, Any], heading: str, now: str, news: News
+) -> tuple[str, list[str]]:
+    """The answer to a mail command (``facts["command"]``)."""
+    command, move = facts.get("command", "help"), game.seq + 1
+    if command == "board":
+        return SUBJECTS["board"].format(title=heading, move=move), [
+            "Here is the board as it stands now."
+        ]
+    if command == "moves":
+        news.all_moves = game.status == "active"
+        return SUBJECTS["moves"].format(title=heading, move=move), [
+            "Your legal moves are listed below the board."
+            if news.all_moves
+            else "The game is over: there are no moves to make."
+        ]
+    if command == "resign":
+        return SUBJECTS["resign"].format(title=heading), [facts.get("said", "You resigned.")]
+    if command == "vacation":
+        return _vacation(facts, heading, now)
+    if command in ("stop", "start"):
+        paragraph = (
+            "Turnpost will send you no more turn mails, reminders or results for this game."
+            ' You can still play on your page; reply "start" to get mail again.'
+            if command == "stop"
+            else "Turnpost will mail you again about this game: your turns, reminders and results."
+        )
+        return SUBJECTS[command].format(title=heading), [paragraph]
+    news.commands = True
+    return SUBJECTS["help"].format(title=heading), [
+        "Reply to any mail of this game with a move, or with one of these words:"
+    ]
+
+
+def _vacation(facts: dict[str, Any], heading: str, now: str) -> tuple[str, list[str]]:
+    if facts.get("error"):
+        return SUBJECTS["no_vacation"].format(title=heading), [
+            f"Your vacation was not set: {facts['error']}"
+        ]
+    until = words.when(facts["until"], now)
+    left = words.plural(int(facts["days_left"]), "vacation day")
+    return SUBJECTS["vacation"].format(title=heading, until=until), [
+        f"Your vacation runs until {until}: your turn clock waits until then."
+        f" You have {left} left this year."
+    ]

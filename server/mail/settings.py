@@ -1,33 +1,60 @@
-"""Mail settings: where mail comes from, the limits of the mail gate, how long bodies are kept.
+"""Mail settings, read in one place from the environment of the process that uses them.
 
-The app builds one :class:`MailSettings` from its config (``TURNPOST_MAIL_*``).
+Every process that queues, renders, sends or receives mail (``serve``,
+``worker``, ``send-mail``, ``mail-in``, ``smtpd``) builds its
+:class:`MailSettings` the same way: :func:`environment_config` reads the
+``TURNPOST_*`` variables into the app config when the app starts, and
+:func:`settings_from_config` turns that config into settings. Mails are
+rendered when they are sent, so the links and Message-IDs in a mail come
+from the sending process's ``TURNPOST_BASE_URL`` and ``TURNPOST_MAIL_DOMAIN``.
 
     >>> MailSettings(secret="s3cret", domain="play.example.org").from_address
     'Turnpost <turnpost@play.example.org>'
+    >>> config = {"SECRET_KEY": "s3cret", **environment_config({"TURNPOST_BASE_URL": "https://x/"})}
+    >>> settings_from_config(config).base_url
+    'https://x'
 """
 
 from __future__ import annotations
 
 import dataclasses
+import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import limits
 
 #: The :class:`MailSettings` fields holding a limit.
-LIMITS = ("limit_address", "limit_client", "invites_address", "invites_client", "refusals_seat")
+LIMITS = (
+    "limit_address",
+    "limit_client",
+    "invites_address",
+    "invites_client",
+    "refusals_seat",
+    "answers_seat",
+)
 #: The fields an operator tunes, each with the config key (and variable) ``TURNPOST_MAIL_<NAME>``.
 TUNABLE = (*LIMITS, "retention_days")
+#: The other fields, each with its variable.
+VARIABLES = {
+    "base_url": "TURNPOST_BASE_URL",
+    "domain": "TURNPOST_MAIL_DOMAIN",
+    "sender": "TURNPOST_MAIL_FROM",
+    "smtp_url": "TURNPOST_SMTP_URL",
+}
 
 
 @dataclass(frozen=True)
 class MailSettings:
-    """What outbound mail needs to know about the installation."""
+    """What mail needs to know about the installation."""
 
     secret: str
     domain: str = "turnpost.localhost"
     base_url: str = "http://127.0.0.1:8000"
     sender: str = ""
+    #: Where mail is sent (``smtp://``, ``smtp+starttls://``, ``smtps://``); empty: not sent.
+    smtp_url: str = ""
     #: Mails to one recipient, in Flask-Limiter notation (see :mod:`server.mail.gate`).
     limit_address: str = "200/day"
     #: Mails in the games created from one client address.
@@ -38,6 +65,8 @@ class MailSettings:
     invites_client: str = "20/day"
     #: Refusals of emailed moves to one seat.
     refusals_seat: str = "5/hour"
+    #: Answers to mail commands (``board``, ``help``...) to one seat.
+    answers_seat: str = "10/hour"
     #: Days after which a sent mail keeps only its headers.
     retention_days: float = 30
 
@@ -54,14 +83,36 @@ class MailSettings:
         return self.sender or f"Turnpost <turnpost@{self.domain}>"
 
 
-def tunable_defaults() -> dict[str, Any]:
-    """The config keys of the :data:`TUNABLE` settings with their defaults.
+def _defaults() -> dict[str, Any]:
+    return {field.name: field.default for field in dataclasses.fields(MailSettings)}
 
-    >>> tunable_defaults()["TURNPOST_MAIL_INVITES_ADDRESS"]
+
+def config_keys() -> dict[str, str]:
+    """Each configurable field with its config key (the variable of the same name).
+
+    >>> config_keys()["invites_address"], config_keys()["base_url"]
+    ('TURNPOST_MAIL_INVITES_ADDRESS', 'TURNPOST_BASE_URL')
+    """
+    return {**VARIABLES, **{name: f"TURNPOST_MAIL_{name.upper()}" for name in TUNABLE}}
+
+
+def environment_config(environ: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """The mail config keys from ``environ`` (default: this process's), with their defaults.
+
+    >>> environment_config({})["TURNPOST_MAIL_INVITES_ADDRESS"]
     '10/day'
     """
-    defaults = {field.name: field.default for field in dataclasses.fields(MailSettings)}
-    return {f"TURNPOST_MAIL_{name.upper()}": defaults[name] for name in TUNABLE}
+    environ = os.environ if environ is None else environ
+    defaults = _defaults()
+    return {key: environ.get(key, defaults[name]) for name, key in config_keys().items()}
+
+
+def settings_from_config(config: Mapping[str, Any]) -> MailSettings:
+    """The :class:`MailSettings` of an app config (``SECRET_KEY`` and the mail keys)."""
+    values = {name: config[key] for name, key in config_keys().items()}
+    values["base_url"] = str(values["base_url"]).rstrip("/")
+    values["retention_days"] = float(values["retention_days"])
+    return MailSettings(secret=config["SECRET_KEY"], **values)
 
 
 def rate(text: str) -> tuple[int, int]:

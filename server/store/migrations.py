@@ -15,9 +15,9 @@ never changed.
     >>> import sqlite_utils
     >>> db = sqlite_utils.Database(memory=True)
     >>> migrate(db)
-    SchemaChange(before=0, after=5, created=True)
+    SchemaChange(before=0, after=6, created=True)
     >>> migrate(db)
-    SchemaChange(before=5, after=5, created=False)
+    SchemaChange(before=6, after=6, created=False)
 """
 
 from __future__ import annotations
@@ -205,3 +205,26 @@ def m004_fair_games(db: Database) -> None:
 def m005_move_descriptions(db: Database) -> None:
     """Each logged move in a sentence of the game's words (``description``)."""
     _add_missing(db, "moves", {"description": (str, None)})
+
+
+@migrations()
+def m006_mail_rendered_when_sent(db: Database) -> None:
+    """Mail rendered when sent: the outbox keeps each mail's facts, not its text; seats stop mail.
+
+    A row holds what kind of mail, for whom, about which game and seq, and the
+    few ``facts`` its words need (a mailed notation, a refusal's reason); its
+    Message-ID is given when it is first sent. A row dropped before sending
+    says why (``superseded``); a row sent inside another row's digest names it
+    (``digest_id``). A seat may stop its mail (``mail_stopped_at``).
+    """
+    _add_missing(
+        db, "outbox", {"facts": (str, None), "superseded": (str, None), "digest_id": (int, None)}
+    )
+    _add_missing(db, "seats", {"mail_stopped_at": (str, None)})
+    db.execute("DROP INDEX IF EXISTS outbox_bodies")
+    db["outbox"].transform(
+        drop={"text", "html"}, not_null={"message_id": False, "subject": False}
+    )
+    db.execute(
+        "CREATE INDEX IF NOT EXISTS outbox_facts ON outbox (created_at) WHERE facts IS NOT NULL"
+    )

@@ -14,7 +14,7 @@ database file's mode).
 
     >>> store = Store.open(":memory:")
     >>> store.init()
-    SchemaChange(before=0, after=5, created=True)
+    SchemaChange(before=0, after=6, created=True)
     >>> sorted(store.db.table_names())
     ['_sqlite_migrations', 'games', 'idempotency', 'mail_suppressions', 'moves', 'outbox', 'seats']
 """
@@ -91,7 +91,7 @@ class Store:
     - games and seats: :meth:`create_game`*, :meth:`game`, :meth:`game_exists`,
       :meth:`update_game`*, :meth:`set_reminders`*, :meth:`timed_games`,
       :meth:`recent_games`, :meth:`seats`, :meth:`seat_by_token`,
-      :meth:`mark_acted`*, :meth:`set_vacation`*;
+      :meth:`mark_acted`*, :meth:`set_vacation`*, :meth:`stop_mail`*;
     - the move log (append-only): :meth:`append_move`*, :meth:`moves`, and
       for event feeds :meth:`last_move_cursor`, :meth:`moves_since`,
       :meth:`ended_games`, :meth:`data_version`;
@@ -99,7 +99,8 @@ class Store:
     - mail: :meth:`mail_generation`, :meth:`revoke_mail_key`,
       :meth:`queue_mail`*, :meth:`outbox_by_message_id`,
       :meth:`outbox_replies_to`, :meth:`outbox_count`, :meth:`claim_due_mail`,
-      :meth:`mail_sent`, :meth:`mail_failed`, :meth:`forget_mail_bodies`,
+      :meth:`give_message_id`, :meth:`mail_sent`, :meth:`mail_superseded`,
+      :meth:`mail_failed`, :meth:`forget_mail_bodies`,
       :meth:`mail_suppressed`, :meth:`suppress_mail`.
 
     (* in a write.) Rows come back as dicts keyed by column name; moments are
@@ -242,6 +243,13 @@ class Store:
             [until, year, days_used, game_id, seat],
         )
 
+    def stop_mail(self, game_id: str, seat: int, at: str | None) -> None:
+        """Stop a seat's mail from ``at`` on (``None``: mail it again); inside :meth:`write`."""
+        self.db.execute(
+            "UPDATE seats SET mail_stopped_at = ? WHERE game_id = ? AND seat = ?",
+            [at, game_id, seat],
+        )
+
     # -- the move log -------------------------------------------------------------
     def append_move(self, move: dict[str, Any]) -> None:
         """Append a ``moves`` row to the log (call inside :meth:`write`); never rewritten."""
@@ -378,12 +386,40 @@ class Store:
                 )
         return rows
 
-    def mail_sent(self, mail_id: int, at: str) -> None:
-        """Mark the outbox row ``mail_id`` sent at ``at``."""
+    def mail_sent(
+        self, mail_id: int, at: str, subject: str, members: list[int] | None = None
+    ) -> None:
+        """Mark the outbox row ``mail_id`` sent at ``at`` with ``subject``.
+
+        ``members``: the other rows whose news went out in the same mail (a digest).
+        """
         with self.write():
             self.db.execute(
-                "UPDATE outbox SET sent_at = ?, last_error = NULL WHERE id = ?", [at, mail_id]
+                "UPDATE outbox SET sent_at = ?, subject = ?, last_error = NULL WHERE id = ?",
+                [at, subject, mail_id],
             )
+            for member in members or []:
+                self.db.execute(
+                    "UPDATE outbox SET sent_at = ?, digest_id = ?, last_error = NULL WHERE id = ?",
+                    [at, mail_id, member],
+                )
+
+    def mail_superseded(self, mail_id: int, reason: str) -> None:
+        """Never send the outbox row ``mail_id``, for ``reason`` (e.g. the turn was played)."""
+        with self.write():
+            self.db.execute(
+                "UPDATE outbox SET superseded = ?, next_attempt_at = NULL WHERE id = ?",
+                [reason, mail_id],
+            )
+
+    def give_message_id(self, mail_id: int, message_id: str) -> str:
+        """The Message-ID of the outbox row ``mail_id``: its own, or ``message_id`` given now."""
+        with self.write():
+            self.db.execute(
+                "UPDATE outbox SET message_id = ? WHERE id = ? AND message_id IS NULL",
+                [message_id, mail_id],
+            )
+            return self._one("SELECT message_id FROM outbox WHERE id = ?", [mail_id])["message_id"]
 
     def mail_failed(self, mail_id: int, error: str, next_attempt: str | None) -> None:
         """Record why sending ``mail_id`` failed and when to try again (``None``: never)."""
@@ -394,13 +430,13 @@ class Store:
             )
 
     def forget_mail_bodies(self, before: str) -> int:
-        """Empty the text and HTML of done mails created before ``before``; how many.
+        """Forget the facts of done mails created before ``before``; how many.
 
-        A done mail was sent or failed for good; its headers stay.
+        A done mail was sent, superseded or failed for good; its headers stay.
         """
         with self.write():
             return self.db.execute(
-                "UPDATE outbox SET text = '', html = '' WHERE text != '' AND created_at < ?"
+                "UPDATE outbox SET facts = NULL WHERE facts IS NOT NULL AND created_at < ?"
                 " AND (sent_at IS NOT NULL OR next_attempt_at IS NULL)",
                 [before],
             ).rowcount

@@ -1,0 +1,177 @@
+"""What mails say: subjects, news in sentences, human times, example moves, the mail commands.
+
+Everything here speaks to one player about one game, with names and the
+game's own words (the engine's ``describe``, ``describe_result`` and
+``prompt``); notation appears only where the player may copy it into a reply.
+
+    >>> when("2026-11-28T00:54:00.000000Z", now="2026-11-26T10:00:00.000000Z")
+    'Sat 28 Nov, 00:54 UTC'
+    >>> outcome({"winners": [0, 2]}, ["Ann", "Bob", "Cy"], seat=2)
+    'Ann and you win'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from engines import Engine
+from engines.words import join, plural
+from server.games.clock import parse_time, utcnow
+
+#: The mail commands, each with what it does, in the order ``help`` lists them.
+COMMANDS = (
+    ("board", "the board again"),
+    ("moves", "all your legal moves, each in words"),
+    ("resign", "give up this game (the others win)"),
+    ("vacation 7", "pause your turn clock for 7 days (at most 30 days a year)"),
+    ("stop", "no more mail about this game (you can still play on your page)"),
+    ("start", "mail about this game again"),
+    ("help", "this list"),
+)
+#: How many example moves a mail shows at most.
+EXAMPLES = 5
+#: How long a name may be in a subject line.
+SUBJECT_NAME = 24
+#: Actions that do nothing: never the first example.
+IDLE_ACTIONS = frozenset({"pass"})
+
+
+def when(moment: str, now: str | None = None) -> str:
+    """A stored moment as players read it, with its weekday (and its year if not this one).
+
+    >>> when("2027-01-04T09:05:00.000000Z", now="2026-12-30T00:00:00.000000Z")
+    'Mon 4 Jan 2027, 09:05 UTC'
+    """
+    moment_time, today = parse_time(moment), parse_time(now or utcnow())
+    year = f" {moment_time.year}" if moment_time.year != today.year else ""
+    return f"{moment_time:%a} {moment_time.day} {moment_time:%b}{year}, {moment_time:%H:%M} UTC"
+
+
+def short(name: str) -> str:
+    """A name cut to fit a subject line.
+
+    >>> short("Ann"), short("A" * 30)
+    ('Ann', 'AAAAAAAAAAAAAAAAAAAAAAA…')
+    """
+    return name if len(name) <= SUBJECT_NAME else name[: SUBJECT_NAME - 1] + "…"
+
+
+def title(engine: Engine, names: Sequence[str], seat: int) -> str:
+    """The game as a player calls it: "Siam with Bob", "King of Siam with Bob and Cy".
+
+    >>> from engines import get_engine
+    >>> title(get_engine("siam"), ["Ann", "Bob"], 0)
+    'Siam with Bob'
+    """
+    others = [short(name) for index, name in enumerate(names) if index != seat]
+    return f"{engine.name} with {join(others)}" if others else engine.name
+
+
+def outcome(result: dict[str, Any], names: Sequence[str], seat: int) -> str:
+    """Who won, said to ``seat``: "you win", "Bob wins", "nobody wins"."""
+    winners = ["you" if index == seat else short(names[index]) for index in result["winners"]]
+    if not winners:
+        return "nobody wins"
+    if winners == ["you"]:
+        return "you win"
+    return f"{join(winners)} {'wins' if len(winners) == 1 else 'win'}"
+
+
+def scores(result: dict[str, Any], names: Sequence[str]) -> str:
+    """The final scores in words, or "" when the game has none.
+
+    >>> scores({"scores": {"0": 12, "1": 9}}, ["Ann", "Bob"])
+    'Scores: Ann 12, Bob 9.'
+    """
+    given = result.get("scores") or {}
+    if not isinstance(given, dict) or not given:
+        return ""
+    parts = []
+    for key, value in given.items():
+        index = int(key) if str(key).isdigit() else None
+        who = names[index] if index is not None and index < len(names) else str(key)
+        parts.append(f"{who} {value}")
+    return f"Scores: {', '.join(parts)}."
+
+
+def sentence(
+    engine: Engine, state: dict[str, Any], seat: int, move: dict, names: Sequence[str]
+) -> str:
+    """What playing ``move`` now would do, in the game's words (the engine's ``describe``)."""
+    return engine.describe(state, engine.apply(state, seat, move), seat, move, names)
+
+
+def _kinds(engine: Engine, state: dict[str, Any], seat: int, moves: list[dict]) -> list[list[dict]]:
+    """``moves`` in kinds, taking one kind of each action in turn (idle actions such as a pass
+    last): a kind is an action and the answer to the first question on which that action's
+    moves differ (a card, an animal, a square)."""
+    questions = engine.questions(state, seat)
+    actions: dict[Any, list[dict]] = {}
+    for move in moves:
+        actions.setdefault(move.get("action"), []).append(move)
+    per_action, idle = [], []
+    for action, group in actions.items():
+        split = next((q for q in questions if len({q.answer(move) for move in group}) > 1), None)
+        by_answer: dict[Any, list[dict]] = {}
+        for move in group:
+            by_answer.setdefault(None if split is None else split.answer(move), []).append(move)
+        (idle if action in IDLE_ACTIONS else per_action).append(list(by_answer.values()))
+    rounds = max((len(kinds) for kinds in per_action), default=0)
+    busy = [kinds[i] for i in range(rounds) for kinds in per_action if i < len(kinds)]
+    return busy + [kind for kinds in idle for kind in kinds]
+
+
+def example_moves(
+    engine: Engine,
+    state: dict[str, Any],
+    seat: int,
+    moves: list[dict],
+    names: Sequence[str],
+    limit: int = EXAMPLES,
+) -> list[tuple[str, str]]:
+    """A handful of ``moves`` all different in kind, as ``(notation, sentence)``.
+
+    One move of each kind in turn across the actions (never an idle one such
+    as a pass first), each chosen to differ from the ones before in its other
+    answers too (another facing, another province).
+
+    >>> from engines import get_engine
+    >>> siam = get_engine("siam")
+    >>> state = siam.setup(2, siam.options({}), seed=1)
+    >>> for notation, text in example_moves(siam, state, 0, siam.legal_moves(state, 0), "AB")[:2]:
+    ...     print(notation, "|", text)
+    enter a1 N | A enters an elephant on a1, facing north.
+    enter b1 E | A enters an elephant on b1, facing east.
+    """
+    questions = engine.questions(state, seat)
+    seen: set[tuple[str, Any]] = set()
+    chosen = []
+    for group in _kinds(engine, state, seat, moves)[:limit]:
+        move = max(group, key=lambda m: sum((q.key, q.answer(m)) not in seen for q in questions))
+        seen.update((q.key, q.answer(move)) for q in questions)
+        chosen.append(move)
+    return [(engine.format(move), sentence(engine, state, seat, move, names)) for move in chosen]
+
+
+def command_list() -> list[tuple[str, str]]:
+    """The mail commands as ``(what to write, what it does)``."""
+    return list(COMMANDS)
+
+
+def commands_line() -> str:
+    """The mail commands in one line, for the end of every mail.
+
+    >>> commands_line()[:40]
+    'Reply with one word for more: board, mov'
+    """
+    return (
+        "Reply with one word for more: "
+        + ", ".join(command for command, _ in COMMANDS)
+        + " (help says what each does)."
+    )
+
+
+def moves_count(count: int) -> str:
+    """``"56 legal moves"``."""
+    return plural(count, "legal move")
