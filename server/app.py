@@ -164,7 +164,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     turnpost.notifier = Notifier(settings_from_config(app.config))
 
     # the blueprints import current_service and csrf from this module (as flaskr's factory does)
-    from server.http import api, docs, pages
+    from server.http import api, docs, mail_stop, pages
     from server.http.limits import init_protection
 
     rest = api.Api(app)
@@ -172,6 +172,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     rest.register_blueprint(api.blp)
     app.register_blueprint(pages.bp)
     app.register_blueprint(docs.bp)
+    app.register_blueprint(mail_stop.bp)
     init_protection(app)
     csrf.exempt(api.blp)
     csrf.init_app(app)

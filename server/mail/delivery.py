@@ -53,7 +53,7 @@ from server.games.service import GameService
 from server.mail.addresses import new_message_id, recipient_key, reply_address, stop_url
 from server.mail.gate import withheld_when_sent
 from server.mail.render import RECENT_MOVES as RECENT
-from server.mail.render import compose
+from server.mail.render import Letter, compose
 from server.mail.settings import MailSettings
 from server.store.sqlite import Store
 
@@ -62,8 +62,10 @@ LEASE_SECONDS = 300
 MAX_ATTEMPTS = 8
 BATCH = 50
 #: Headers given with :meth:`~email.message.Message.set_raw` go out unfolded (a long
-#: ``List-Unsubscribe`` URL would otherwise be RFC 2047-encoded, which clients don't read).
-OUTBOUND_POLICY = policy.default.clone(refold_source="none")
+#: ``List-Unsubscribe`` URL would otherwise be RFC 2047-encoded, which clients don't read),
+#: and no header is folded under RFC 5322's line limit: the email package folds some
+#: subjects ("... (move 4): ...") before their first word, which some readers keep as a space.
+OUTBOUND_POLICY = policy.default.clone(refold_source="none", max_line_length=998)
 #: Mails that only nag about a turn: stale once the turn is played.
 NAGGING = frozenset({"turn", "reminder"})
 SCHEMES = {"smtp": ("plain", 25), "smtp+starttls": ("starttls", 587), "smtps": ("ssl", 465)}
@@ -185,10 +187,10 @@ def deliver_due(store: Store, settings: MailSettings, now: str | None = None) ->
 
 
 def _by_seat(rows: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
-    """``rows`` grouped by game and seat, in the order of each group's first row."""
-    groups: dict[tuple[str, int], list[dict[str, Any]]] = {}
+    """``rows`` grouped by game, seat and address, in the order of each group's first row."""
+    groups: dict[tuple[str, int, str], list[dict[str, Any]]] = {}
     for row in rows:
-        groups.setdefault((row["game_id"], row["seat"]), []).append(row)
+        groups.setdefault((row["game_id"], row["seat"], row["to_addr"]), []).append(row)
     return list(groups.values())
 
 
@@ -234,8 +236,7 @@ def build_message(
     """The message telling one seat the news of ``rows``: text, HTML and the board's PNG."""
     lead, seat = rows[-1], rows[-1]["seat"]
     generation = store.mail_generation(game.id, seat) or 0
-    recent = [log_entry(row) for row in store.moves(game.id, after=max(0, game.seq - RECENT))]
-    letter = compose(settings, game, seat, rows, recent, generation, now)
+    letter = render_letter(store, settings, game, rows, now)
     message = EmailMessage(policy=OUTBOUND_POLICY)
     message["From"] = settings.from_address
     message["To"] = lead["to_addr"]
@@ -265,6 +266,26 @@ def build_message(
             filename="board.png",
         )
     return message
+
+
+def render_letter(
+    store: Store, settings: MailSettings, game: Game, rows: list[dict[str, Any]], now: str
+) -> Letter:
+    """The mail telling ``rows``' seat their news (nothing is recorded)."""
+    seat = rows[-1]["seat"]
+    recent = [log_entry(row) for row in store.moves(game.id, after=max(0, game.seq - RECENT))]
+    generation = store.mail_generation(game.id, seat) or 0
+    return compose(settings, game, seat, rows, recent, generation, now)
+
+
+def preview(store: Store, settings: MailSettings, game_id: str, seat: int) -> Letter | None:
+    """The mail that the unsent outbox rows of ``seat`` would make now (``None``: no rows)."""
+    rows = store.unsent_mail(game_id, seat)
+    return (
+        render_letter(store, settings, GameService(store).load(game_id), rows, utcnow())
+        if rows
+        else None
+    )
 
 
 def connect(target: SmtpTarget, timeout: float = 30) -> smtplib.SMTP:

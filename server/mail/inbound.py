@@ -7,13 +7,16 @@ not empty and not in the signature; an HTML-only reply is read as the text a
 mail client shows (no head, style or title, entities decoded, blockquotes
 quoted). The ``In-Reply-To`` of a reply to a turn mail gives
 ``expected_seq``, so a late answer to an old turn mail is refused as stale
-rather than applied.
+rather than applied. A first line that is a mail command (``board``,
+``moves``, ``resign``, ``vacation 7``, ``stop``, ``start``, ``help``: see
+:mod:`server.mail.commands`) is carried out and answered instead.
 
 The From header is never trusted: only the secret key in the address says who
 moves, and answers go to the seat's registered email. Bounces and
 auto-replies are dropped without an answer (no mail loops). Mail over
 :data:`MAX_MESSAGE_BYTES`, with attachments, or that the email parser cannot
-read (nested too deeply, broken structure) is refused with an explanation;
+read (nested too deeply, broken structure) is refused with an explanation
+(an image shown inline, such as the quoted board picture, is not an attachment);
 text in an unknown or empty character set is read as UTF-8. Refusals to one
 seat are limited (:mod:`server.mail.gate`), so a seat key cannot make Turnpost
 send mail without end.
@@ -32,9 +35,12 @@ from email.utils import getaddresses
 from html.parser import HTMLParser
 from typing import Any
 
+from engines.words import join
 from server.errors import TurnpostError
+from server.games.game import Game
 from server.games.service import GameService, MoveRequest
 from server.mail.addresses import parse_reply_address, plain_message_id
+from server.mail.commands import parse_command, run_command
 from server.mail.settings import MailSettings
 
 MAX_MESSAGE_BYTES = 256 * 1024
@@ -51,12 +57,12 @@ log = logging.getLogger(__name__)
 class Outcome:
     """What became of one incoming message."""
 
-    status: str  # applied | rejected | dropped | duplicate
+    status: str  # applied | command | rejected | dropped | duplicate
     reason: str
     game_id: str | None = None
     seat: int | None = None
     seq: int | None = None
-    #: For a refusal: whether the seat was mailed the reason (refusals are limited).
+    #: For a refusal or a command: whether the seat was mailed the answer (they are limited).
     answered: bool | None = None
 
 
@@ -100,6 +106,10 @@ def receive(
         problem, notation = read_move(raw, headers.subject)
     if problem:
         return _reject(games, game_id, seat, message_id, "", problem)
+    command = parse_command(notation)
+    if command is not None:
+        answered = run_command(games, game_id, seat, message_id, command)
+        return Outcome("command", command.name, game_id, seat, answered=answered)
     try:
         answer = games.submit(
             MoveRequest(
@@ -114,7 +124,7 @@ def receive(
     except TurnpostError as error:
         if error.code == "not_found":
             return Outcome("dropped", error.message, game_id, seat)
-        return _reject(games, game_id, seat, message_id, notation, error.message)
+        return _reject(games, game_id, seat, message_id, notation, error)
     return Outcome("applied", notation, game_id, seat, answer["seq"])
 
 
@@ -182,7 +192,9 @@ def read_move(raw: bytes, subject: str) -> tuple[str | None, str]:
 def read_move_text(message: EmailMessage, subject: str) -> tuple[str | None, str]:
     """``(problem, notation)``: the move from the Subject or the body, or why there is none."""
     for part in message.walk():
-        if not part.is_multipart() and part.get_content_type() not in TEXT_TYPES:
+        if part.is_multipart() or part.get_content_type() in TEXT_TYPES:
+            continue
+        if part.get_content_disposition() == "attachment" or not _inline_image(part):
             return f"attachments ({part.get_content_type()}) are not accepted", ""
     match = SUBJECT_MOVE.search(subject)
     if match:
@@ -198,6 +210,11 @@ def read_move_text(message: EmailMessage, subject: str) -> tuple[str | None, str
         if line and not line.startswith(">") and not _attribution(line, lines[number + 1 :]):
             return None, line[:500]
     return "no move found: write it on the first line of your reply", ""
+
+
+def _inline_image(part: EmailMessage) -> bool:
+    """Whether ``part`` is an image shown in the text (a reply quoting the board picture)."""
+    return part.get_content_maintype() == "image" and part.get_content_disposition() != "attachment"
 
 
 def part_text(part: EmailMessage) -> str:
@@ -285,20 +302,39 @@ def _reject(
     seat: int,
     message_id: str | None,
     notation: str,
-    reason: str,
+    problem: str | TurnpostError,
 ) -> Outcome:
     """Answer the seat with the reason (within its refusal limit); nothing is applied.
 
     A reply carrying the seat's key counts as the player acting (see :mod:`server.mail.gate`).
+    Text that is not notation is answered with the mail commands too.
     """
     with games.store.write():
         game = games.load(game_id)
+        reason = problem if isinstance(problem, str) else refusal_words(problem, game, seat)
         games.mark_acted(game, seat)
         notifier = games.notifier
+        unknown = isinstance(problem, TurnpostError) and problem.code == "invalid_move"
         answered = notifier is not None and notifier.refusal(
-            games.store, game, seat, message_id, notation, reason
+            games.store, game, seat, message_id, notation, reason, commands=unknown
         )
     return Outcome("rejected", reason, game_id, seat, answered=answered)
+
+
+def refusal_words(error: TurnpostError, game: Game, seat: int) -> str:
+    """Why a mailed move was refused, said to the player (the service speaks to programs)."""
+    names = [row["name"] for row in game.seats]
+    if error.code == "stale_seq":
+        return (
+            f"the game moved on since the mail you answered; it is at move {game.seq + 1} now,"
+            " so reply to the newest mail"
+        )
+    if error.code == "not_your_turn":
+        waiting = join([names[s] for s in game.to_move])
+        return f"it is not your turn: the game waits for {waiting}"
+    if error.code == "game_over":
+        return "the game is over"
+    return error.message
 
 
 def describe(outcome: Outcome) -> dict[str, Any]:

@@ -38,7 +38,7 @@ SUBJECTS = {
     "game_over": "Game over in {title}: {outcome}",
     "accepted": "Move accepted in {title} (move {seq}): {notation}",
     "rejected": "Move not played in {title}: {notation}",
-    "unread": "Your mail was not read in {title}",
+    "unread": "Move not played in {title}",
     "board": "The board of {title} (move {move})",
     "moves": "Your legal moves in {title} (move {move})",
     "help": "Mail commands for {title}",
@@ -137,7 +137,7 @@ def compose(
     news = news_of(game, seat, rows, heading, now, recent)
     legal = engine.legal_moves(state, seat) if playing else []
     board = Board(last=last_touched(recent[-1]["move"]) if recent else frozenset())
-    board_text = render_board("txt", view, board).rstrip()
+    board_text = _text_board(view, board)
     cid = f"board.{game.id}.{game.seq}.{seat}@{settings.domain}"
     context = {
         "engine": engine,
@@ -168,10 +168,20 @@ def compose(
     return Letter(news.subject, text, html, picture, cid)
 
 
+def _text_board(view: dict[str, Any], board: Board) -> str:
+    """The text board, or a pointer to the page for a game that has none yet (never JSON)."""
+    try:
+        return render_board("txt", view, board).rstrip()
+    except jinja2.TemplateNotFound:
+        return "(This game has no text board yet: your page shows the board.)"
+
+
 def _picture(view: dict[str, Any], board: Board) -> Picture | None:
     """The board as a PNG, or ``None`` if it cannot be drawn (the mail then shows the text)."""
     try:
         return rasterise(render_board("svg", view, board))
+    except jinja2.TemplateNotFound:
+        return None
     except Exception:  # a board that cannot be drawn must not stop the mail
         log.exception("board picture of game %s failed", view["id"])
         return None

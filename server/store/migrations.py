@@ -222,9 +222,7 @@ def m006_mail_rendered_when_sent(db: Database) -> None:
     )
     _add_missing(db, "seats", {"mail_stopped_at": (str, None)})
     db.execute("DROP INDEX IF EXISTS outbox_bodies")
-    db["outbox"].transform(
-        drop={"text", "html"}, not_null={"message_id": False, "subject": False}
-    )
+    db["outbox"].transform(drop={"text", "html"}, not_null={"message_id": False, "subject": False})
     db.execute(
         "CREATE INDEX IF NOT EXISTS outbox_facts ON outbox (created_at) WHERE facts IS NOT NULL"
     )

@@ -98,7 +98,8 @@ class Store:
     - idempotency keys: :meth:`idempotent_response`, :meth:`record_response`*;
     - mail: :meth:`mail_generation`, :meth:`revoke_mail_key`,
       :meth:`queue_mail`*, :meth:`outbox_by_message_id`,
-      :meth:`outbox_replies_to`, :meth:`outbox_count`, :meth:`claim_due_mail`,
+      :meth:`outbox_replies_to`, :meth:`outbox_count`, :meth:`unsent_mail`,
+      :meth:`claim_due_mail`,
       :meth:`give_message_id`, :meth:`mail_sent`, :meth:`mail_superseded`,
       :meth:`mail_failed`, :meth:`forget_mail_bodies`,
       :meth:`mail_suppressed`, :meth:`suppress_mail`.
@@ -367,6 +368,14 @@ class Store:
             rows += " LIMIT ?"
             params.append(at_most)
         return self._one(f"SELECT count(*) AS n FROM ({rows})", params)["n"]
+
+    def unsent_mail(self, game_id: str, seat: int) -> list[dict[str, Any]]:
+        """The outbox rows to ``seat`` of ``game_id`` neither sent nor superseded, oldest first."""
+        return self._all(
+            "SELECT * FROM outbox WHERE game_id = ? AND seat = ? AND sent_at IS NULL"
+            " AND superseded IS NULL ORDER BY id",
+            [game_id, seat],
+        )
 
     def claim_due_mail(self, now: str, lease_end: str, limit: int) -> list[dict[str, Any]]:
         """Take up to ``limit`` unsent rows due at ``now`` until ``lease_end``, counting an attempt.

@@ -3,6 +3,7 @@ the players' mailboxes on it, and replies as players write them."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -92,6 +93,17 @@ def reply_to(turn: EmailMessage, text: str, **headers: str) -> bytes:
     return bytes(message)
 
 
+def send(
+    games: GameService, now: str | None = None, smtp_url: str | None = None
+) -> tuple[int, int]:
+    """Deliver the due outbox rows (to ``smtp_url`` if given); ``(mails sent, rows failed)``."""
+    settings = games.notifier.settings
+    if smtp_url is not None:
+        settings = dataclasses.replace(settings, smtp_url=smtp_url)
+    report = deliver_due(games.store, settings, now)
+    return report.count("sent"), report.count("failed")
+
+
 class Mailbox:
     """The players' side: delivered mails, newest turn mail per seat."""
 
@@ -100,7 +112,7 @@ class Mailbox:
 
     def latest(self, address: str, subject_start: str = "Your turn") -> EmailMessage:
         """Deliver pending mail, then the newest mail to ``address`` with that subject."""
-        deliver_due(self.games.store, self.games.notifier.settings, self.url)
+        send(self.games)
         mails = [
             m
             for m in self.sink.messages

@@ -19,7 +19,7 @@ from server.cli import main
 from server.games.clock import format_time, parse_time, utcnow
 from server.games.service import GameService, MoveRequest
 from server.mail.addresses import reply_address
-from server.mail.delivery import LEASE_SECONDS, deliver_due
+from server.mail.delivery import LEASE_SECONDS
 from server.mail.inbound import MAX_MESSAGE_BYTES, receive
 from server.mail.settings import rate
 from server.mail.smtpd import LISTENER_MAX_BYTES, InboundController, InboundHandler
@@ -32,6 +32,7 @@ from tests.mail.conftest import (
     mail_in,
     mail_in_outcomes,
     reply_to,
+    send,
 )
 from tests.support import free_port
 
@@ -50,8 +51,8 @@ def set_header(raw: bytes, name: str, value: str) -> bytes:
 
 
 def body_of(message: EmailMessage) -> str:
-    """The plain text part of a mail Turnpost sent."""
-    return message.get_body(("plain",)).get_content()
+    """The plain text part of a mail Turnpost sent, its lines joined (wrapped at 72 columns)."""
+    return " ".join(message.get_body(("plain",)).get_content().split())
 
 
 @pytest.fixture
@@ -130,15 +131,14 @@ def test_poisoned_outbox_rows_fail_and_never_block_the_rows_behind_them(
     now = utcnow()
     poisoned = [('"e\u000bve"@example.org', None), ("ann@example.org", "<a\r\nb@example.org>")]
     with games.store.write() as db:
-        for number, (to_addr, in_reply_to) in enumerate(poisoned):
+        for to_addr, in_reply_to in poisoned:
             db.execute(
-                "INSERT INTO outbox (game_id, seat, kind, to_addr, subject, text, html,"
-                " message_id, in_reply_to, seq, created_at, next_attempt_at)"
-                " VALUES (?, 0, 'turn', ?, 'Your turn', 'text', '<p>html</p>', ?, ?, 0, ?, ?)",
-                [quiet["id"], to_addr, f"<poison{number}@{DOMAIN}>", in_reply_to, now, now],
+                "INSERT INTO outbox (game_id, seat, kind, to_addr, in_reply_to, seq, created_at,"
+                " next_attempt_at) VALUES (?, 0, 'turn', ?, ?, 0, ?, ?)",
+                [quiet["id"], to_addr, in_reply_to, now, now],
             )
     games.create("siam", PLAYERS, {})  # Ann's turn mail is queued behind the poisoned rows
-    assert deliver_due(games.store, games.notifier.settings, url) == (1, 2)
+    assert send(games) == (1, 2)
     assert [mail["To"] for mail in sink.messages] == ["ann@example.org"]
     failed = list(
         games.store.db.query(
@@ -147,10 +147,7 @@ def test_poisoned_outbox_rows_fail_and_never_block_the_rows_behind_them(
     )
     assert [row["next_attempt_at"] for row in failed] == [None, None], "retried for ever"
     assert all("cannot build the message" in row["last_error"] for row in failed)
-    assert deliver_due(games.store, games.notifier.settings, url, later(LEASE_SECONDS * 10)) == (
-        0,
-        0,
-    )
+    assert send(games, later(LEASE_SECONDS * 10)) == (0, 0)
 
 
 def test_an_encoded_message_id_with_a_line_break_is_not_kept_as_in_reply_to(
@@ -331,14 +328,19 @@ def test_sent_mails_older_than_the_retention_keep_only_their_headers(
     games: GameService, smtp_sink: tuple[Sink, str], db_path: str
 ) -> None:
     sink, url = smtp_sink
-    game = games.create("siam", PLAYERS, {})
-    games.submit(MoveRequest(game["id"], token=game["players"][0]["token"], notation="enter a1 N"))
-    deliver_due(games.store, games.notifier.settings, url)
-    games.create("siam", PLAYERS, {})  # a mail still waiting for its next attempt
+    game = games.create("siam", PLAYERS, {})  # 1: Ann's turn
+    mailed = MoveRequest(
+        game["id"], seat=0, notation="enter a1 N", mail_message_id=f"<m1@{DOMAIN}>"
+    )
+    games.submit(mailed)  # 2: accepted (its facts: the notation), 3: Bob's turn
+    send(games)
+    games.create("siam", PLAYERS, {})  # 4: a mail still waiting for its next attempt
     old = format_time(parse_time(utcnow()) - timedelta(days=31))
     with games.store.write() as db:
-        db.execute("UPDATE outbox SET created_at = ? WHERE id IN (1, 3)", [old])
-        db.execute("UPDATE outbox SET next_attempt_at = ? WHERE id = 3", [later(3600)])
+        db.execute("UPDATE outbox SET created_at = ? WHERE id IN (2, 4)", [old])
+        db.execute(
+            "UPDATE outbox SET next_attempt_at = ?, facts = '{}' WHERE id = 4", [later(3600)]
+        )
     env = {
         "TURNPOST_DB": db_path,
         "TURNPOST_MAIL_DOMAIN": DOMAIN,
@@ -348,9 +350,9 @@ def test_sent_mails_older_than_the_retention_keep_only_their_headers(
     result = CliRunner().invoke(main, ["send-mail"], env=env)
     assert result.exit_code == 0, result.output
     rows = {row["id"]: row for row in games.store.db["outbox"].rows}
-    assert (rows[1]["text"], rows[1]["html"]) == ("", ""), "an old sent mail kept its body"
-    assert rows[1]["subject"].startswith("Your turn") and rows[1]["message_id"]
-    assert rows[1]["to_addr"] == "ann@example.org" and rows[1]["sent_at"]
-    assert "legal moves" in rows[2]["text"], "a recent mail lost its body"
-    assert "legal moves" in rows[3]["text"], "an unsent mail lost its body"
+    assert rows[1]["superseded"] and rows[1]["sent_at"] is None, "nagged for a played turn"
+    assert rows[2]["facts"] is None, "an old sent mail kept its facts"
+    assert rows[2]["subject"].startswith("Move accepted") and rows[2]["message_id"]
+    assert rows[2]["to_addr"] == "ann@example.org" and rows[2]["sent_at"]
+    assert rows[4]["facts"] == "{}", "an unsent mail lost its facts"
     assert len(sink.messages) == 2

@@ -14,6 +14,7 @@ import pytest
 
 from engines import ENGINES
 from server import create_app
+from server.mail.delivery import preview
 
 WARNING = re.compile(r"Fair play: the person who created this game [^.]*, so they can know")
 
@@ -33,15 +34,16 @@ def create(client, engine_id: str, **extra: Any) -> dict[str, Any]:
 
 
 def mails(client, game_id: str) -> list[tuple[str, str]]:
-    """The text and HTML of every mail recorded for a game."""
-    store = client.application.extensions["turnpost"]
+    """The text and HTML of the mail each seat's queued rows make (mails are rendered when sent)."""
+    turnpost = client.application.extensions["turnpost"]
     with client.application.app_context():
-        rows = (
-            store.store()
-            .db.execute("SELECT text, html FROM outbox WHERE game_id = ?", [game_id])
-            .fetchall()
-        )
-    return [tuple(row) for row in rows]
+        store = turnpost.store()
+        letters = [
+            preview(store, turnpost.notifier.settings, game_id, seat)
+            for seat in range(len(store.seats(game_id)))
+        ]
+    # the text part is wrapped at 72 columns: its words, one space apart
+    return [(" ".join(letter.text.split()), letter.html) for letter in letters if letter]
 
 
 def test_the_game_object_says_whether_seed_or_position_was_chosen(client) -> None:

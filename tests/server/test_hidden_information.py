@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 import pytest
 import requests
 
 from engines import ENGINES
+from server.mail.delivery import preview
+from server.mail.settings import MailSettings
 from server.store.sqlite import Store
 from tests.server.test_api import move_of
 from tests.support import BackgroundServer
@@ -107,12 +110,11 @@ def _seat_page(server: BackgroundServer, game_id: str, token: str) -> str:
 
 
 def _mails_to(db_path: str, game_id: str, seat: int) -> str:
-    """Every mail body recorded for ``seat``."""
+    """The mail the queued rows of ``seat`` make (mails are rendered when sent)."""
     store = Store.open(db_path)
     try:
-        rows = store.db.query(
-            "SELECT text, html FROM outbox WHERE game_id = ? AND seat = ?", [game_id, seat]
-        )
-        return "\n".join(row["text"] + row["html"] for row in rows)
+        settings = MailSettings(secret=Path(f"{db_path}.secret").read_text().strip())
+        letter = preview(store, settings, game_id, seat)
+        return "" if letter is None else letter.text + letter.html
     finally:
         store.close()

@@ -57,9 +57,12 @@ def played_into(path: str, scratch: str) -> dict[str, Any]:
         games.submit(MoveRequest(game["id"], token=token, notation=notation, idempotency_key="k"))
     old = sqlite3.connect(path)
     for table in TABLES:
-        kept = [row[1] for row in old.execute(f"PRAGMA table_info({table})")]
+        kept = {row[1]: row[3] for row in old.execute(f"PRAGMA table_info({table})")}
         for row in store.db[table].rows:
-            values = {column: row[column] for column in kept if column in row}
+            values = {column: row.get(column) for column in kept if column in row or kept[column]}
+            for column, value in values.items():
+                if value is None and kept[column]:  # today's queued mail: no body, no id yet
+                    values[column] = f"<{row['id']}@old>" if column == "message_id" else ""
             marks = ", ".join("?" for _ in values)
             old.execute(
                 f"INSERT INTO {table} ({', '.join(values)}) VALUES ({marks})", [*values.values()]
