@@ -33,7 +33,7 @@ from server.mail.settings import MailSettings
 #: The subject of each kind of mail (every subject Turnpost writes is here).
 SUBJECTS = {
     "turn": "Your turn in {title} (move {move}): {prompt}",
-    "reminder": "Reminder: your turn in {title} (move {move}), by {deadline}",
+    "reminder": "Reminder: your turn in {title} (move {move}){by}",
     "expired": "Time is up: your turn in {title} (move {move})",
     "game_over": "Game over in {title}: {outcome}",
     "accepted": "Move accepted in {title} (move {seq}): {notation}",
@@ -234,10 +234,9 @@ def _tell(
         if facts.get("expired"):
             subject = SUBJECTS["expired"].format(title=heading, move=move)
             return subject, [f"Your time for move {move} is up. The game waits for your move."]
-        subject = SUBJECTS["reminder"].format(title=heading, move=move, deadline=deadline)
-        return subject, [
-            f"Reminder: it is still your turn (move {move}). Please move by {deadline}."
-        ]
+        by = f", by {deadline}" if deadline else ""
+        subject = SUBJECTS["reminder"].format(title=heading, move=move, by=by)
+        return subject, [f"Reminder: it is still your turn in {heading} (move {move})."]
     if kind == "game_over":
         result = game.row["result"] and json.loads(game.row["result"])
         if not result:
@@ -251,13 +250,13 @@ def _tell(
         ]
         return subject, told + [line for line in [words.scores(result, names)] if line]
     if kind == "accepted":
-        return _accepted(game, facts, heading)
+        return _accepted(facts, heading)
     if kind == "rejected":
         return _rejected(facts, heading, news)
     return _answer(game, facts, heading, now, news)
 
 
-def _accepted(game: Game, facts: dict[str, Any], heading: str) -> tuple[str, list[str]]:
+def _accepted(facts: dict[str, Any], heading: str) -> tuple[str, list[str]]:
     notation, seq = facts.get("notation", ""), facts["seq"]
     subject = SUBJECTS["accepted"].format(title=heading, seq=seq, notation=notation)
     return subject, [

@@ -144,3 +144,7 @@ def mail_in(db_path: str, smtp_url: str, raw: bytes) -> dict:
 def log(games: GameService, game_id: str) -> list[str]:
     """The notations in the log."""
     return [m["notation"] for m in games.store.moves(game_id)]
+
+
+# Debian's Chromium (tests/web/conftest.py) renders mails and opens their links.
+from tests.web.conftest import browser, new_context, playwright  # noqa: E402, F401
