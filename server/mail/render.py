@@ -245,7 +245,7 @@ def _tell(
             title=heading, outcome=words.outcome(result, names, seat)
         )
         told = [
-            f"The game is over after {game.seq} moves. "
+            f"The game is over after {words.plural(game.seq, 'move')}. "
             + game.engine.describe_result(result, names)
         ]
         return subject, told + [line for line in [words.scores(result, names)] if line]

@@ -25,7 +25,7 @@ COMMANDS = (
     ("moves", "all your legal moves, each in words"),
     ("resign", "give up this game (the others win)"),
     ("vacation 7", "pause your turn clock for 7 days (at most 30 days a year)"),
-    ("stop", "no more mail about this game (you can still play on your page)"),
+    ("stop", "no more mail about this game (you still play on your page)"),
     ("start", "mail about this game again"),
     ("help", "this list"),
 )

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import re
+from email import policy
 from email.message import EmailMessage
 from pathlib import Path
 
@@ -17,6 +18,8 @@ from playwright.sync_api import Browser
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "test-output" / "mail"
+#: Writes a received message's headers back as they came.
+AS_RECEIVED = policy.default.clone(refold_source="none", max_line_length=998)
 CID = re.compile(r'src="cid:([^"]+)"')
 
 
@@ -54,7 +57,7 @@ def save(message: EmailMessage, name: str, browser: Browser | None = None) -> Pa
     """Save ``message`` under ``test-output/mail/<name>.*``; with a browser, a screenshot."""
     SAMPLES.mkdir(parents=True, exist_ok=True)
     stem = SAMPLES / name
-    stem.with_suffix(".eml").write_bytes(bytes(message))
+    stem.with_suffix(".eml").write_bytes(message.as_bytes(policy=AS_RECEIVED))
     stem.with_suffix(".txt").write_text(text_of(message))
     html = html_of(message)
     for cid, png in images(message).items():
