@@ -28,12 +28,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
-from pathlib import Path
 from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
-TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
+from server.resources import templates_dir
 
 #: Player colours by seat: distinct from each other and from King of Siam's faction colours
 #: (yellow Rama, red Lao, blue Malay), readable as text on white.
@@ -87,7 +86,7 @@ def board_context(game: dict[str, Any], board: Board | None = None) -> dict[str,
 def environment() -> Environment:
     """A Jinja environment on ``templates/`` like Flask's: escaping HTML, SVG and XML."""
     return Environment(
-        loader=FileSystemLoader(TEMPLATES),
+        loader=FileSystemLoader(templates_dir()),
         autoescape=select_autoescape(["html", "svg", "xml"]),
     )
 
