@@ -36,11 +36,8 @@ print("served from", server.__file__)
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A wheel of the repository as it stands."""
     folder = tmp_path_factory.mktemp("wheel")
-    subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(folder), str(ROOT)],
-        check=True,
-        cwd=folder,
-    )
+    build = [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(folder)]
+    subprocess.run([*build, str(ROOT)], check=True, cwd=folder)
     return next(folder.glob("turnpost-*.whl"))
 
 
