@@ -54,9 +54,7 @@ def test_the_wheel_carries_every_template(wheel: Path) -> None:
     assert templates and templates == shipped
 
 
-def test_the_installed_wheel_serves_pages_outside_the_checkout(
-    wheel: Path, tmp_path: Path
-) -> None:
+def test_the_installed_wheel_serves_pages_outside_the_checkout(wheel: Path, tmp_path: Path) -> None:
     environment = tmp_path / "venv"
     venv.create(environment, with_pip=True)
     python = environment / "bin" / "python"
