@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from flask import render_template
 from playwright.sync_api import Browser
 
 from engines.bangkok_klongs import BangkokKlongsEngine
@@ -216,7 +217,8 @@ def test_text_board_fits_72_columns_and_shows_the_market() -> None:
             for line in board_lines
         )
         assert shown == len(state["board"])
-        assert not re.search(r"\bt\d+\b|[{}]|\bseat\b", text)
+        words = text.split("Your hand")[0]
+        assert not re.search(r"\bt\d+\b|[{}]|\bseat\b", words)
         assert "Luk Phat track:" in text and f"Draw pile: {len(state['draw_pile'])} boat" in text
 
 
@@ -225,6 +227,8 @@ def test_text_board_hand_only_for_its_seat() -> None:
     public = render_board("txt", game_object(state, None))
     own = render_board("txt", game_object(state, 1))
     assert "Your hand" not in public and "Your hand" in own
+    for tile in ENGINE.view(state, 1)["hand"]:
+        assert re.search(rf"^- {tile} +(the|an?) ", own, re.M)
 
 
 def test_page_words_have_no_identifiers_and_names_are_escaped() -> None:
@@ -308,5 +312,18 @@ def test_the_mail_picture_rasterises_like_the_page(browser: Browser, screenshots
         folder.mkdir(parents=True, exist_ok=True)
         view.screenshot(path=str(folder / "mail-picture.png"))
         assert view.locator("text=Your hand").count() == 1
+    finally:
+        context.close()
+
+
+def test_rules_page_reads_on_a_phone(browser: Browser, screenshots: Path, app: Any) -> None:
+    with app.test_request_context():
+        rules = render_template("rules/bangkok-klongs.html")
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    try:
+        view = context.new_page()
+        view.set_content(rules)
+        assert view.evaluate("document.documentElement.scrollWidth") <= 390
+        view.screenshot(path=str(screenshots / ENGINE.id / "rules-390x844.png"), full_page=True)
     finally:
         context.close()
