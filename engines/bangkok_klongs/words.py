@@ -9,7 +9,7 @@ on them, never by their tile id:
     >>> from engines.bangkok_klongs.board import BOARDS
     >>> tiles = BOARDS["standard"].tiles
     >>> boat_name(tiles["t50"]), boat_name(tiles["t52"], "a"), boat_name(tiles["t63"])
-    ('the fish boat with 2 baskets', 'a neutral fish boat with 3 baskets', 'the thief boat')
+    ('the fish boat with 2 baskets', 'a neutral fish boat with 3 baskets', 'a thief boat')
     >>> boat_label(tiles["t43"])
     'the neutral aubergine boat with 3 baskets and a Luk Phat sign'
 
@@ -73,8 +73,12 @@ def boat_name(tile: dict[str, Any], article: str = "the") -> str:
     if tile["special"]:
         return f"{_article('a', tile['special'])} {tile['special']} boat"
     kind = f"neutral {tile['good']}" if tile["neutral"] else tile["good"]
-    baskets = plural(tile["baskets"], "basket") if tile["baskets"] else "no baskets"
-    return f"{_article(article, kind)} {kind} boat with {baskets}"
+    return f"{_article(article, kind)} {kind} boat with {_baskets(tile['baskets'])}"
+
+
+def _baskets(count: int) -> str:
+    """ "no baskets", "1 basket", "2 baskets"."""
+    return plural(count, "basket") if count else "no baskets"
 
 
 def boat_label(tile: dict[str, Any]) -> str:
@@ -136,7 +140,7 @@ def _relocation(layout: Layout, board_state: State, move: Move) -> str:
 
 def _draw(move: Move) -> str:
     """The tactical variant's pile, as the end of a sentence."""
-    return f" and draws from {pile_name(move['draw'])}" if "draw" in move else ""
+    return f", and draws from {pile_name(move['draw'])}" if "draw" in move else ""
 
 
 def _placement(layout: Layout, before: State, seat: int, move: Move, names: Sequence[str]) -> str:
@@ -272,7 +276,7 @@ def _market_start(
 ) -> str:
     """ "The small market day begins." with the reason when no Luk Phat step caused it."""
     if after["luk_phat"] == before["luk_phat"] and kind == BIG:
-        head = "Nobody can place a boat any more: the big market day begins"
+        head = "Nobody can place a boat any more, so the big market day begins"
     else:
         head = f"The {MARKET_WORDS[kind]} begins"
     if after["market"] is None or after["market"]["kind"] != kind:
@@ -316,7 +320,7 @@ def _scoring(layout: Layout, before: State, seat: int, move: Move, names: Sequen
     ]
     boat = boat_name(layout.tiles[board[move["remove"]]["tile"]])
     return (
-        f"{names[seat]} scores the landing place {landing} with {plural(baskets, 'basket')}{cook}: "
+        f"{names[seat]} scores the landing place {landing} with {_baskets(baskets)}{cook}: "
         f"{join(gains) if gains else 'nobody gains points'}. {names[seat]} takes {boat} "
         f"from {move['remove']} into the inventory."
     )
@@ -585,4 +589,4 @@ def _landing_label(value: str, view: dict[str, Any]) -> str:
     tiles = [view["tiles"][view["board"][f]["tile"]] for f in fields if f in view["board"]]
     baskets = sum(t["baskets"] for t in tiles if t["special"] != THIEF)
     cook = ", doubled by a cook" if any(t["special"] == COOK for t in tiles) else ""
-    return f"landing place {value} ({plural(baskets, 'basket')}{cook})"
+    return f"landing place {value} ({_baskets(baskets)}{cook})"

@@ -193,7 +193,7 @@ def test_merchant_taken_back_once_all_are_in_use() -> None:
 def test_tactical_variant_names_the_pile() -> None:
     state = position(2, board=two_boats(), hands=[[plain("shrimp", 1)], []], tactical=True)
     assert said(state, 0, f"place {plain('shrimp', 1)} r7c5 none draw merchant") == (
-        "Ann places the shrimp boat with 1 basket on r7c5 without a merchant and draws from the "
+        "Ann places the shrimp boat with 1 basket on r7c5 without a merchant, and draws from the "
         "pile of neutral and special boats."
     )
 
@@ -214,7 +214,7 @@ def test_nobody_can_place_the_big_market_day_begins_and_the_game_ends() -> None:
     state = make(2, board={"r7c3": (used[0], 1)}, hands=[[last], []], draw_pile=[], box=rest(*used))
     assert said(state, 0, f"place {last} r7c4 new") == (
         "Ann places the shrimp boat with 1 basket on r7c4 with a new merchant. "
-        "Nobody can place a boat any more: the big market day begins, but nobody can score a "
+        "Nobody can place a boat any more, so the big market day begins, but nobody can score a "
         "landing place. The game ends with the inventory count."
     )
 
