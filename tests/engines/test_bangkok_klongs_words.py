@@ -406,3 +406,30 @@ def test_board_data_matches_its_schema_and_the_contract() -> None:
 def test_board_data_refuses_an_unknown_board() -> None:
     with pytest.raises(ValueError, match="board"):
         ENGINE.board_data({"board": "venice"})
+
+
+# -- the state schema against real views -------------------------------------------------
+
+
+@pytest.mark.parametrize(("players", "tactical"), [(2, False), (3, True), (4, False)])
+def test_state_schema_accepts_every_view_of_a_game(players: int, tactical: bool) -> None:
+    state, rnd = ENGINE.setup(players, options(tactical), 17), random.Random(17)
+    while ENGINE.result(state) is None:
+        for viewer in [None, *range(players)]:
+            assert StateSchema().validate(ENGINE.view(state, viewer)) == {}
+        (seat,) = ENGINE.to_move(state)
+        state = ENGINE.apply(state, seat, rnd.choice(ENGINE.legal_moves(state, seat)))
+    assert StateSchema().validate(ENGINE.view(state, 0)) == {}
+
+
+def test_state_schema_refuses_what_a_view_never_holds() -> None:
+    view = ENGINE.view(ENGINE.setup(2, options(), 3), 0)
+    wrong = [
+        {**view, "secret": 1},
+        {**view, "hand": [*view["hand"], "t70"]},
+        {**view, "board": {"r9c12x": {"tile": "t1", "merchant": None}}},
+        {**view, "market": {"kind": "small", "trigger": 0, "seat": 0, "declined": []}},
+        {**view, "tiles": {"t1": {**LAYOUT.tiles["t1"], "good": "rice"}}},
+    ]
+    for bad in wrong:
+        assert StateSchema().validate(bad), bad
