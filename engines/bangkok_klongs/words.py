@@ -77,7 +77,7 @@ def boat_name(tile: dict[str, Any], article: str = "the") -> str:
 
 
 def _baskets(count: int) -> str:
-    """ "no baskets", "1 basket", "2 baskets"."""
+    """A boat's baskets: "no baskets", "1 basket", "2 baskets"."""
     return plural(count, "basket") if count else "no baskets"
 
 
@@ -132,7 +132,7 @@ def describe(before: State, after: State, seat: int, move: Move, names: Sequence
 
 
 def _relocation(layout: Layout, board_state: State, move: Move) -> str:
-    """ "moves the fish boat with 2 baskets from r2c2 to r2c3 with a move card"."""
+    """A move card played: "moves the fish boat with 2 baskets from r2c2 to r2c3 with a ..."."""
     cell = board_state["board"][move["from"]]
     boat = boat_name(layout.tiles[cell["tile"]])
     return f"moves {boat} from {move['from']} to {move['to']} with a move card"
@@ -178,7 +178,8 @@ def _placed(board: dict[str, Any], move: Move, seat: int) -> dict[str, Any]:
 
 
 def _merchant(tile: dict[str, Any], move: Move, board_state: State) -> str:
-    """ " with a new merchant", " without a merchant", " with the merchant from r2c3" or ""."""
+    """The merchant of a placed boat: with a new one, without, taken back from a field, or
+    nothing to say (neutral and special boats)."""
     choice = move["merchant"]
     if tile["neutral"] or tile["special"]:
         return ""
@@ -211,11 +212,9 @@ def _effect(
 
 
 def _thieves_removed(layout: Layout, board: dict[str, Any], move: Move) -> str:
-    """ " and sends the thieves on r2c4 and r5c4 back to the box" (or keeps one in hand)."""
+    """An overseer's removal: the thieves sent back to the box, one perhaps kept in hand."""
     column = layout.overseer_line[move["at"]]
-    thieves = [
-        f for f in column if f in board and layout.tiles[board[f]["tile"]]["special"] == THIEF
-    ]
+    thieves = [f for f in column if f in board and _special(layout, board, f) == THIEF]
     kept = move.get("keep")
     boxed = [f for f in thieves if f != kept]
     parts = [f"takes the thief on {kept} into the hand"] if kept else []
@@ -244,11 +243,7 @@ def _aftermath(
     opened = _market_opened(layout, before, after)
     if opened:
         sentences.append(_market_start(layout, before, after, opened, names))
-    if (
-        before["market"] is not None
-        and before["market"]["kind"] == SMALL
-        and after["market"] is None
-    ):
+    if _kind(before) == SMALL and after["market"] is None:
         sentences.append("The small market day is over.")
     if after["finished"]:
         sentences.append("The game ends with the inventory count.")
@@ -266,20 +261,19 @@ def _market_opened(layout: Layout, before: State, after: State) -> str | None:
     """The kind of market day the move opened, if any (it may be over at once)."""
     if after["luk_phat"] > before["luk_phat"] and after["luk_phat"] in layout.market_days:
         return layout.market_days[after["luk_phat"]]
-    was_big = before["market"] is not None and before["market"]["kind"] == BIG
-    now_big = after["finished"] or (after["market"] is not None and after["market"]["kind"] == BIG)
-    return BIG if now_big and not was_big else None
+    now_big = after["finished"] or _kind(after) == BIG
+    return BIG if now_big and _kind(before) != BIG else None
 
 
 def _market_start(
     layout: Layout, before: State, after: State, kind: str, names: Sequence[str]
 ) -> str:
-    """ "The small market day begins." with the reason when no Luk Phat step caused it."""
+    """A market day opening, with the reason when no Luk Phat step caused it."""
     if after["luk_phat"] == before["luk_phat"] and kind == BIG:
         head = "Nobody can place a boat any more, so the big market day begins"
     else:
         head = f"The {MARKET_WORDS[kind]} begins"
-    if after["market"] is None or after["market"]["kind"] != kind:
+    if _kind(after) != kind:
         return f"{head}, but nobody can score a landing place."
     return f"{head}: {names[after['market']['seat']]} scores first or declines."
 
@@ -289,9 +283,9 @@ def _passed_over(before: State, after: State, seat: int, names: Sequence[str]) -
     if after["market"] is not None or after["pending"] is not None:
         return []
     count = len(after["players"])
-    if before["market"] is not None and before["market"]["kind"] == SMALL:
+    if _kind(before) == SMALL:
         nxt = (before["market"]["trigger"] + 1) % count
-    elif before["market"] is None:
+    elif _kind(before) is None:
         nxt = (seat + 1) % count
     else:
         return []
@@ -306,7 +300,7 @@ def _passed_over(before: State, after: State, seat: int, names: Sequence[str]) -
 
 
 def _scoring(layout: Layout, before: State, seat: int, move: Move, names: Sequence[str]) -> str:
-    """ "John scores landing place L4-5 with 5 baskets: John 10 points, Eva 5 points. ..."."""
+    """A scoring: the landing place, its baskets, everyone's points, the boat taken home."""
     board, landing = before["board"], move["landing"]
     fields = layout.landing_places[landing]
     tiles = [layout.tiles[board[f]["tile"]] for f in fields]
@@ -348,7 +342,11 @@ def result_reason(winners: list[int], best: int) -> str:
 
 
 def describe_result(result: dict[str, Any], names: Sequence[str]) -> str | None:
-    """ "Ann wins with 87 points; Bob has 80. The inventories brought Ann 12 and Bob 9 points."
+    """The result with names, scores and what the inventories brought.
+
+    >>> describe_result({"winners": [0], "scores": {"0": 87, "1": 80},
+    ...                  "inventory_points": {"0": 12, "1": 9}}, ["Ann", "Bob"])
+    'Ann wins with 87 points; Bob has 80 points. The inventories brought Ann 12 and Bob 9 points.'
 
     None when the result is not one the engine wrote (no scores).
     """
@@ -508,7 +506,7 @@ def _later_answer(move: Move) -> str | None:
 
 
 def _board_boat(field: str, view: dict[str, Any]) -> str:
-    """ "the fish boat with 2 baskets on r3c4"."""
+    """A boat on the board by its field: "the fish boat with 2 baskets on r3c4"."""
     cell = view["board"][field]
     return f"{boat_name(view['tiles'][cell['tile']])} on {field}"
 
