@@ -453,7 +453,7 @@ def _accept_label(value: str, view: dict[str, Any]) -> str:
 
 def _factory_label(value: str, view: dict[str, Any]) -> str:
     if value == NOBODY:
-        return "None: leave them running"
+        return "No factory: leave them all running"
     factories = view["provinces"][view["pending"]["province"]]["factories"]
     index = int(value.removeprefix("factory-"))
     kind = factories[index]["kind"]
