@@ -93,6 +93,16 @@ def board_keys(state: State, seat: int) -> set[str]:
     }
 
 
+def first_answers(state: State, seat: int) -> set[str]:
+    """The answers of the first question the guided form asks ``seat``."""
+    moves = ENGINE.legal_moves(state, seat)
+    for question in ENGINE.questions(state, seat):
+        answers = {question.answer(move) for move in moves}
+        if len(answers) > 1:
+            return {answer for answer in answers if answer is not None}
+    return set()
+
+
 def decisions() -> dict[str, tuple[State, int]]:
     """States in which every kind of element is chosen on the board."""
     factories = [{"kind": "metal"}, {"kind": "textile", "active": False}, {"kind": "textile"}]
@@ -176,7 +186,7 @@ def test_screenshots_fill_the_width_without_sideways_scrolling(
 ) -> None:
     if name == "choosing":
         state, seat = decisions()["moving"]
-        targets = {key: f"#{key}" for key in board_keys(state, seat)}
+        targets = {key: f"#{key}" for key in first_answers(state, seat) & board_keys(state, seat)}
         board = Board(interactive=True, targets=targets, last=frozenset({"namur", "liege"}))
         game = game_object(state, seat)
     else:
