@@ -137,8 +137,8 @@ def test_every_answer_naming_a_board_element_can_be_clicked(name: str) -> None:
 def test_last_move_and_the_kings_province_are_marked() -> None:
     board = Board(last=frozenset({"king", "namur"}))
     root = ET.fromstring(render_board("svg", game_object(midgame()), board))
-    namur = root.find(f".//{SVG}g[@data-province='namur']")
-    liege = root.find(f".//{SVG}g[@data-province='liege']")
+    namur = root.find(f".//{SVG}g[@data-region='namur']")
+    liege = root.find(f".//{SVG}g[@data-region='liege']")
     assert namur is not None and liege is not None
     assert len(namur.findall(f"{SVG}polygon")) == 2 and len(liege.findall(f"{SVG}polygon")) == 1
     king_space = root.find(f".//{SVG}g[@data-action='king']/{SVG}rect")
