@@ -247,7 +247,7 @@ def _scoring(before: State, after: State, province: str, names: Sequence[str]) -
     kind = pending["kind"] if pending is not None else None
     if kind == "bring_parliament":
         return f": {names[pending['seat']]} may first bring the parliamentarians"
-    if after["result"] is None and not after["provinces"][province]["citizens"]:
+    if not after["provinces"][province]["citizens"]:
         return f"; nobody lives in {NAMES[province]}, so nothing is scored"
     gains = _gains(before, after, names)
     if gains:
