@@ -106,6 +106,14 @@ def group_label(value: str, view: dict[str, Any]) -> str:
     return follower_group(value.split("+"))
 
 
+#: The sides of a swap card: the first side's field, how a move names its followers and
+#: their label, and the other side's field (missing from a first step).
+SWAP_SIDES: dict[str, tuple[str, Callable[[dict[str, Any]], str], Label, str]] = {
+    "one_vs_one": ("give", lambda side: side["faction"], follower_label, "get"),
+    "two_vs_one": ("two", lambda side: "+".join(side["factions"]), group_label, "one"),
+}
+
+
 # -- moves as sentences ---------------------------------------------------------
 def describe(before: State, after: State, seat: int, move: Move, names: Sequence[str]) -> str:
     """What ``seat`` did, then who had to pass and which struggles were decided."""
@@ -144,7 +152,8 @@ def _play(place: _Place, move: Move) -> str:
     if not effect:
         text = f"{card_name(card)} ({_nothing(card)})"
     else:
-        text = f"{card_name(card)}{' ' if effect.startswith('on ') else ': '}{effect}"
+        first_step = card in SWAP_SIDES and SWAP_SIDES[card][3] not in move
+        text = f"{card_name(card)}{' ' if first_step else ': '}{effect}"
     if "take" not in move:
         return text
     take = move["take"]
@@ -190,9 +199,9 @@ def _two_vs_one(place: _Place, move: Move) -> str:
 
 
 def _swap(place: _Place, start: str, verb: str, other: dict[str, str] | None) -> str:
-    """ "<start> swap(s) places with <other>", or the first step: "starting with <start>"."""
+    """ "<start> swap(s) places with <other>", or the first step: "on <start>"."""
     if other is None:
-        return f"starting with {start}"
+        return f"on {start}"
     return f"{start} {verb} places with {followers(other['faction'])} of {place(other['province'])}"
 
 
@@ -324,16 +333,9 @@ def _turn_questions(state: State, seat: int) -> list[Question]:
     return asked
 
 
-#: The first side of a swap card: its field, how a move names its followers, their label.
-SWAP_SIDES: dict[str, tuple[str, Callable[[dict[str, Any]], str], Label]] = {
-    "one_vs_one": ("give", lambda side: side["faction"], follower_label),
-    "two_vs_one": ("two", lambda side: "+".join(side["factions"]), group_label),
-}
-
-
 def _swap_questions(card: str, count: int) -> list[Question]:
     """Where the first side of a 1 vs 1 or 2 vs 1 (``count`` followers) comes from, and which."""
-    key, followers_of, label = SWAP_SIDES[card]
+    key, followers_of, label, _ = SWAP_SIDES[card]
     what = "a follower" if count == 1 else "two followers"
     return [
         Question(
@@ -444,14 +446,14 @@ def _most(result: dict[str, Any], names: Sequence[str]) -> str:
     """Why the best player (or team) won outright."""
     top = _top(result)
     if result["ruling"] != BRITISH:
-        what = f"the most {faction_name(result['ruling'])} followers ({top})"
+        what = f"the most {faction_name(result['ruling'])} followers"
     else:
-        what = f"the most complete sets of followers ({top})"
+        what = "the most complete sets of followers"
     if not names:
-        return f"the {'team' if _teams(result) else 'player'} with {what} wins"
+        return f"the {'team' if _teams(result) else 'player'} with {what} ({top}) wins"
     if _teams(result):
-        return f"{join(names[seat] for seat in result['winners'])} have {what} together"
-    return f"{names[result['ranking'][0]]} has {what}"
+        return f"{join(names[seat] for seat in result['winners'])} have {what} together ({top})"
+    return f"{names[result['ranking'][0]]} has {what} ({top})"
 
 
 def _score(result: dict[str, Any]) -> str:
@@ -497,7 +499,7 @@ def _capital(text: str) -> str:
 
 def _colony(result: dict[str, Any]) -> str:
     british = plural(result["provinces"][BRITISH], "province")
-    return f"Siam is a British colony: the British control {british}"
+    return f"Siam is a British colony (the British control {british})"
 
 
 def _reign(result: dict[str, Any]) -> str:
