@@ -11,14 +11,25 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from flask import render_template
 
 from engines.king_of_siam import KingOfSiamEngine
+from engines.king_of_siam.board import MAPS
 from server.boards import Board, last_touched, render_board
 from tests.engines.test_king_of_siam_words import NAMES, random_states
 
 ENGINE = KingOfSiamEngine()
 SVG = "{http://www.w3.org/2000/svg}"
-IDENTIFIER = re.compile(r"\b[a-z]+[_-][a-z]+\b|\bseat\b")
+#: Identifiers no player should read: snake_case names, province keys, seat numbers.
+IDENTIFIER = re.compile(
+    "|".join(
+        [
+            r"\b[a-z]+_[a-z]+\b",
+            r"\bseat\b",
+            *(p for p in MAPS["siam-1874"]["provinces"] if "-" in p),
+        ]
+    )
+)
 #: A page like the game page around the board (the same body rules as ``base.html``).
 PAGE = """<!doctype html><html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1"><title>King of Siam</title>
@@ -217,5 +228,37 @@ def test_screenshots_of_a_start_a_mid_game_and_an_end(
             if width == 1280:
                 page.set_content(render_board("svg", game, board))
                 page.screenshot(path=str(folder / f"{name}-picture.png"), full_page=True)
+    finally:
+        page.close()
+
+
+# -- the rules page -------------------------------------------------------------------------
+def rules_page(app: Any) -> str:
+    """``templates/rules/king-of-siam.html`` rendered as the pages render templates."""
+    with app.test_request_context("/rules/king-of-siam"):
+        return render_template(f"rules/{ENGINE.id}.html")
+
+
+def test_rules_page_examples_are_notation_the_engine_reads(app: Any) -> None:
+    html = rules_page(app)
+    examples = re.findall(r'<code class="notation">([^<]*)</code>', html)
+    assert len(examples) >= 10
+    for text in examples:
+        move = ENGINE.parse(text)
+        assert ENGINE.parse(ENGINE.format(move)) == move, text
+
+
+def test_rules_page_reads_on_a_phone(app: Any, browser: Any, screenshots: Path) -> None:
+    page = browser.new_page(viewport={"width": 390, "height": 844})
+    try:
+        page.set_content(rules_page(app))
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390
+        words = page.evaluate(
+            "() => { const main = document.querySelector('main').cloneNode(true);"
+            " main.querySelectorAll('code, style').forEach((code) => code.remove());"
+            " return main.textContent; }"
+        )
+        assert "Khon Thai" in words and not IDENTIFIER.search(words), IDENTIFIER.search(words)
+        page.screenshot(path=str(screenshots / ENGINE.id / "rules-390.png"), full_page=True)
     finally:
         page.close()
