@@ -23,6 +23,8 @@ FACTIONS = ("rama", "lao", "malay")
 #: The factions as players name them, and the colour of their followers.
 FACTION_NAMES = {"rama": "Rama", "lao": "Lao", "malay": "Malay"}
 FACTION_COLOURS = {"rama": "yellow", "lao": "red", "malay": "blue"}
+#: Who controls a province, as in "Korat falls to the Malays".
+RULERS = {"rama": "the Rama", "lao": "the Lao", "malay": "the Malays", "british": "the British"}
 
 MAPS: dict[str, dict[str, Any]] = {
     "siam-1874": {

@@ -9,7 +9,7 @@ from typing import Any
 
 from engines.base import Engine, IllegalMove, Move, State
 from engines.king_of_siam import notation, position, rules, words
-from engines.king_of_siam.board import FACTIONS, MAPS, Board, get_board, map_data
+from engines.king_of_siam.board import FACTION_NAMES, FACTIONS, MAPS, Board, get_board, map_data
 from engines.king_of_siam.cards import (
     CARD_TITLES,
     CARDS,
@@ -580,7 +580,9 @@ def _take(state: State, seat: int, take: Take) -> None:
     followers = state["provinces"][province]["followers"]
     if not followers[faction]:
         raise IllegalMove(
-            f"Take: after the card {province} holds no {faction} follower to take.", "take"
+            f"Take: after the card {get_board(state['map']).names[province]} holds no "
+            f"{FACTION_NAMES[faction]} follower to take.",
+            "take",
         )
     judge = _LastCard.of(state, seat)
     if judge and not judge.wins_take(take):

@@ -26,13 +26,11 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from engines.base import Move, State
-from engines.king_of_siam.board import FACTION_NAMES, FACTIONS, get_board
+from engines.king_of_siam.board import FACTION_NAMES, FACTIONS, RULERS, get_board
 from engines.king_of_siam.cards import CARD_TITLES, Table, two_for_one_exists
 from engines.king_of_siam.rules import BRITISH, is_over
 from engines.words import Label, Question, join, plural, result_sentence
 
-#: The factions (and the British) as the ones who take a province: "Korat falls to the Lao".
-RULERS = {"rama": "the Rama", "lao": "the Lao", "malay": "the Malays", BRITISH: "the British"}
 #: What a card does when it can do nothing, after "Bob plays <card>".
 NOTHING = {
     "maharacha": "no two tiles can be swapped",
