@@ -22,7 +22,7 @@ card played is public, the cards left in a hand are not.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from engines.base import Move, State
@@ -39,6 +39,8 @@ NOTHING = {
     "two_vs_one": "there are no followers to swap",
 }
 PASS = "pass"
+#: Province names of a map, by province.
+Names = Mapping[str, str]
 
 
 # -- names ----------------------------------------------------------------------
@@ -115,7 +117,7 @@ SWAP_SIDES: dict[str, tuple[str, Callable[[dict[str, Any]], str], Label, str]] =
 # -- moves as sentences ---------------------------------------------------------
 def describe(before: State, after: State, seat: int, move: Move, names: Sequence[str]) -> str:
     """What ``seat`` did, then who had to pass and which struggles were decided."""
-    place = _Place(before["map"])
+    place = get_board(before["map"]).names
     who = names[seat]
     action = move["action"]
     if action == "pass":
@@ -129,21 +131,11 @@ def describe(before: State, after: State, seat: int, move: Move, names: Sequence
     return " ".join([text, *_aftermath(place, before, after, names)])
 
 
-class _Place:
-    """Province names of one map, for the sentences."""
-
-    def __init__(self, map_name: str) -> None:
-        self.names = get_board(map_name).names
-
-    def __call__(self, province: str) -> str:
-        return self.names[province]
+def _take(place: Names, follower: dict[str, str]) -> str:
+    return f"{followers(follower['faction'])} from {place[follower['province']]}"
 
 
-def _take(place: _Place, follower: dict[str, str]) -> str:
-    return f"{followers(follower['faction'])} from {place(follower['province'])}"
-
-
-def _play(place: _Place, move: Move) -> str:
+def _play(place: Names, move: Move) -> str:
     """ "Rama: 2 Rama followers to Korat, then takes a Lao follower from Kedah"."""
     card = move["card"]
     effect = _CARD_EFFECTS[card](place, move)
@@ -165,53 +157,53 @@ def _nothing(card: str) -> str:
     return NOTHING[card]
 
 
-def _maharacha(place: _Place, move: Move) -> str:
+def _maharacha(place: Names, move: Move) -> str:
     if not move["swap"]:
         return ""
-    first, second = (place(province) for province in move["swap"])
+    first, second = (place[province] for province in move["swap"])
     return (
         f"{first} and {second} swap places in the struggle order, "
-        f"and {place(move['king'])} gets the King marker"
+        f"and {place[move['king']]} gets the King marker"
     )
 
 
-def _khon_thai(place: _Place, move: Move) -> str:
+def _khon_thai(place: Names, move: Move) -> str:
     placed = move["place"]
-    return join(f"{followers(f)} to {place(placed[f])}" for f in FACTIONS if f in placed)
+    return join(f"{followers(f)} to {place[placed[f]]}" for f in FACTIONS if f in placed)
 
 
-def _one_vs_one(place: _Place, move: Move) -> str:
+def _one_vs_one(place: Names, move: Move) -> str:
     give, get = move["give"], move.get("get")
     if give is None:
         return ""
-    start = f"{followers(give['faction'])} of {place(give['province'])}"
+    start = f"{followers(give['faction'])} of {place[give['province']]}"
     return _swap(place, start, "swaps", get)
 
 
-def _two_vs_one(place: _Place, move: Move) -> str:
+def _two_vs_one(place: Names, move: Move) -> str:
     two, one = move["two"], move.get("one")
     if two is None:
         return ""
-    start = f"{follower_group(two['factions'])} of {place(two['province'])}"
+    start = f"{follower_group(two['factions'])} of {place[two['province']]}"
     return _swap(place, start, "swaps" if len(two["factions"]) == 1 else "swap", one)
 
 
-def _swap(place: _Place, start: str, verb: str, other: dict[str, str] | None) -> str:
+def _swap(place: Names, start: str, verb: str, other: dict[str, str] | None) -> str:
     """ "<start> swap(s) places with <other>", or the first step: "on <start>"."""
     if other is None:
         return f"on {start}"
-    return f"{start} {verb} places with {followers(other['faction'])} of {place(other['province'])}"
+    return f"{start} {verb} places with {followers(other['faction'])} of {place[other['province']]}"
 
 
-def _faction_card(place: _Place, move: Move) -> str:
+def _faction_card(place: Names, move: Move) -> str:
     provinces = move["place"]
     faction = move["card"]
     if len(provinces) == 2 and provinces[0] != provinces[1]:
-        return f"{followers(faction)} to {place(provinces[0])} and one to {place(provinces[1])}"
-    return f"{followers(faction, len(provinces))} to {place(provinces[0])}" if provinces else ""
+        return f"{followers(faction)} to {place[provinces[0]]} and one to {place[provinces[1]]}"
+    return f"{followers(faction, len(provinces))} to {place[provinces[0]]}" if provinces else ""
 
 
-_CARD_EFFECTS: dict[str, Callable[[_Place, Move], str]] = {
+_CARD_EFFECTS: dict[str, Callable[[Names, Move], str]] = {
     "maharacha": _maharacha,
     "khon_thai": _khon_thai,
     "one_vs_one": _one_vs_one,
@@ -220,12 +212,12 @@ _CARD_EFFECTS: dict[str, Callable[[_Place, Move], str]] = {
 }
 
 
-def _step(place: _Place, pending: dict[str, Any], move: Move) -> str:
+def _step(place: Names, pending: dict[str, Any], move: Move) -> str:
     """A step of a card played in steps, completed with what ``pending`` already holds."""
     card = pending["card"]
     follower = {"province": move["province"], "faction": move["faction"]}
     if card == "khon_thai":
-        return f"Khon Thai: {followers(move['faction'])} to {place(move['province'])}"
+        return f"Khon Thai: {followers(move['faction'])} to {place[move['province']]}"
     if card == "one_vs_one":
         fields = {"give": pending["give"], "get": follower}
     else:
@@ -233,7 +225,7 @@ def _step(place: _Place, pending: dict[str, Any], move: Move) -> str:
     return f"{card_name(card)}: {_CARD_EFFECTS[card](place, fields)}"
 
 
-def _aftermath(place: _Place, before: State, after: State, names: Sequence[str]) -> list[str]:
+def _aftermath(place: Names, before: State, after: State, names: Sequence[str]) -> list[str]:
     """Who had to pass after the move, and the struggles it decided, as sentences."""
     sentences = []
     passed = list(dict.fromkeys(after["auto_passed"]))
@@ -241,7 +233,7 @@ def _aftermath(place: _Place, before: State, after: State, names: Sequence[str])
         verb = "has" if len(passed) == 1 else "have"
         sentences.append(f"{join(names[s] for s in passed)} {verb} to pass.")
     for entry in after["control_history"][len(before["control_history"]) :]:
-        sentences.append(f"{place(entry['province'])} falls to {ruler_name(entry['control'])}.")
+        sentences.append(f"{place[entry['province']]} falls to {ruler_name(entry['control'])}.")
     return sentences
 
 
@@ -275,7 +267,7 @@ def questions(state: State, seat: int) -> list[Question]:
         return _turn_questions(state, seat)
     if pending["kind"] == "take":
         return _follower_questions(
-            "from", "Take a follower from which province?", "Which follower do you take?"
+            "take", "Take a follower from which province?", "Which follower do you take?"
         )
     if pending["kind"] == "place":
         text = f"Where does the {faction_name(_next_faction(state))} follower go?"

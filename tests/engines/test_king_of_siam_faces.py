@@ -112,3 +112,11 @@ def test_each_province_outline_is_a_closed_ring(name: str) -> None:
         ]
         joints = zip(lines, lines[1:] + lines[:1], strict=True)
         assert all(line[-1] == following[0] for line, following in joints), province
+
+
+@pytest.mark.parametrize("name", sorted(MAPS))
+def test_province_names_are_drawn_north_to_south_in_map_order(name: str) -> None:
+    # The guided form asks a faction card's two provinces in map order and says "the
+    # northern province first": on the picture, that must be true.
+    heights = [drawings()[name]["at"][province][1] for province in MAPS[name]["provinces"]]
+    assert heights == sorted(heights)
