@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from engines.king_of_siam import KingOfSiamEngine
-from engines.king_of_siam.board import FACTIONS, MAPS
+from engines.king_of_siam.board import MAPS
 from tests.engines.test_king_of_siam_rules import (
     BOARD,
     COLONY,
