@@ -18,7 +18,6 @@ import json
 import logging
 import textwrap
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import jinja2
@@ -29,6 +28,7 @@ from server.mail import words
 from server.mail.addresses import seat_link, stop_url, unsubscribe_url
 from server.mail.picture import Picture, rasterise
 from server.mail.settings import MailSettings
+from server.resources import templates_dir
 
 #: The subject of each kind of mail (every subject Turnpost writes is here).
 SUBJECTS = {
@@ -56,10 +56,9 @@ RECENT_MOVES = 6
 LISTED_MOVES = 100
 #: The width of the plain-text part.
 TEXT_WIDTH = 72
-TEMPLATES = Path(__file__).resolve().parent.parent.parent / "templates"
 
 environment = jinja2.Environment(
-    loader=jinja2.FileSystemLoader(TEMPLATES),
+    loader=jinja2.FileSystemLoader(templates_dir()),
     autoescape=jinja2.select_autoescape(["html"]),
     trim_blocks=True,
     lstrip_blocks=True,
