@@ -1,14 +1,19 @@
-"""Shared fixtures: an app on a real SQLite file, and a real gunicorn server process."""
+"""Shared fixtures: an app on a real SQLite file, a real gunicorn server process, and the
+session's one Playwright driver with Debian's Chromium (the browser tests and the mail tests
+that render mails share it: two drivers cannot run in one thread)."""
 
 from __future__ import annotations
 
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import Browser, Playwright, sync_playwright
 
 from server import create_app
 from tests.support import BackgroundServer, start_background
+from tests.web.conftest import CHROMIUM, CHROMIUM_ARGS
 
 #: The suite creates hundreds of games from 127.0.0.1, far past the default creation limit
 #: per address (``10/hour``); the tests of that limit set their own in the app config.
@@ -47,3 +52,21 @@ def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Background
     server = start_background(str(tmp_path_factory.mktemp("live") / "turnpost.db"))
     yield server
     server.stop()
+
+
+@pytest.fixture(scope="session")
+def playwright() -> Iterator[Playwright]:
+    """The Playwright driver, once per test session."""
+    with sync_playwright() as driver:
+        yield driver
+
+
+@pytest.fixture(scope="session")
+def browser(playwright: Playwright) -> Iterator[Browser]:
+    """Debian's Chromium, headless; installed with apt first if it is missing."""
+    if not CHROMIUM.exists():
+        script = Path(__file__).parent / "web" / "ensure_chromium.sh"
+        subprocess.run([str(script)], check=True)
+    chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+    yield chromium
+    chromium.close()

@@ -11,6 +11,8 @@ mail clients lay a message out in.
     >>> picture = rasterise(svg + 'width="300" height="100" fill="green"/></svg>')
     >>> picture.width, picture.height, png_size(picture.png)
     (300, 100, (600, 200))
+    >>> rasterise(svg.replace('"300"', '"1200"') + 'width="1200" height="100"/></svg>').height
+    50
 """
 
 from __future__ import annotations
@@ -50,13 +52,10 @@ def svg_size(svg: str) -> tuple[float, float]:
 
 def rasterise(svg: str) -> Picture:
     """The PNG of a standalone SVG document, at most :data:`MAX_WIDTH` wide when shown."""
-    width, height = svg_size(svg)
-    shown = min(width, MAX_WIDTH)
-    scale = shown / width
-    png = bytes(
-        resvg_py.svg_to_bytes(svg_string=svg, width=round(shown * DENSITY), background="white")
-    )
-    return Picture(png, round(shown), round(height * scale))
+    width, _ = svg_size(svg)
+    shown = round(min(width, MAX_WIDTH))
+    png = bytes(resvg_py.svg_to_bytes(svg_string=svg, width=shown * DENSITY, background="white"))
+    return Picture(png, shown, round(png_size(png)[1] / DENSITY))
 
 
 def png_size(png: bytes) -> tuple[int, int]:

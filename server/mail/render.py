@@ -22,6 +22,8 @@ from typing import Any
 
 import jinja2
 
+from engines import Engine
+from engines.words import result_sentence
 from server.boards import Board, last_touched, render_board
 from server.games.game import Game, game_object
 from server.mail import words
@@ -245,7 +247,7 @@ def _tell(
         )
         told = [
             f"The game is over after {words.plural(game.seq, 'move')}. "
-            + game.engine.describe_result(result, names)
+            + result_words(game.engine, result, names)
         ]
         return subject, told + [line for line in [words.scores(result, names)] if line]
     if kind == "accepted":
@@ -253,6 +255,16 @@ def _tell(
     if kind == "rejected":
         return _rejected(facts, heading, news)
     return _answer(game, facts, heading, now, news)
+
+
+def result_words(engine: Engine, result: dict[str, Any], names: list[str]) -> str:
+    """The engine's sentence for ``result``; the shared words where the engine cannot say it
+    (a result it did not make, such as a resignation or a forfeit)."""
+    try:
+        return engine.describe_result(result, names)
+    except Exception:  # the game's words must not stop the result from reaching the players
+        log.exception("%s cannot describe the result %r", engine.id, result)
+        return result_sentence(result, names)
 
 
 def _accepted(facts: dict[str, Any], heading: str) -> tuple[str, list[str]]:

@@ -146,5 +146,5 @@ def log(games: GameService, game_id: str) -> list[str]:
     return [m["notation"] for m in games.store.moves(game_id)]
 
 
-# Debian's Chromium (tests/web/conftest.py) renders mails and opens their links.
-from tests.web.conftest import browser, new_context, playwright  # noqa: E402, F401
+# A fresh browser context per person (tests/web/conftest.py) opens the links of mails.
+from tests.web.conftest import new_context  # noqa: E402, F401

@@ -214,7 +214,7 @@ def test_full_king_of_siam_game_by_mail_through_the_listener(
     assert finished["status"] == "finished" and finished["result"]["winners"]
     over = mailbox.latest("cy@example.org", "Game over")
     text = " ".join(over.get_body(("plain",)).get_content().split())
-    assert finished["result"]["reason"] in text
+    assert engine.describe_result(finished["result"], ["Ann", "Bob", "Cy"]) in text
 
 
 def test_lmtp_listener_applies_a_reply(games: GameService, mailbox: Mailbox, db_path: str) -> None:

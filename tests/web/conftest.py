@@ -1,17 +1,19 @@
 """Fixtures for the browser tests: Debian's headless Chromium driven by Playwright.
 
+The session's one Playwright driver and Chromium (``playwright``, ``browser``)
+live in ``tests/conftest.py``, shared with the mail tests that render mails.
+
 Chromium comes from apt (``tests/web/ensure_chromium.sh``, run here when
 ``/usr/bin/chromium`` is missing), never from ``playwright install``.
 """
 
 from __future__ import annotations
 
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, BrowserContext, Playwright, sync_playwright
+from playwright.sync_api import Browser, BrowserContext
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = Path("/usr/bin/chromium")
@@ -27,23 +29,6 @@ CHROMIUM_ARGS = [
 #: A phone-sized window, so that the screenshots show what a phone shows.
 PHONE = {"width": 412, "height": 915}
 SCREENSHOTS = ROOT / "test-output" / "screenshots"
-
-
-@pytest.fixture(scope="session")
-def playwright() -> Iterator[Playwright]:
-    """The Playwright driver, once per test session."""
-    with sync_playwright() as driver:
-        yield driver
-
-
-@pytest.fixture(scope="session")
-def browser(playwright: Playwright) -> Iterator[Browser]:
-    """Debian's Chromium, headless; installed with apt first if it is missing."""
-    if not CHROMIUM.exists():
-        subprocess.run([str(Path(__file__).with_name("ensure_chromium.sh"))], check=True)
-    chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-    yield chromium
-    chromium.close()
 
 
 @pytest.fixture
