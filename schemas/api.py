@@ -122,6 +122,20 @@ class MoveSubmitSchema(StrictSchema):
             raise ValidationError("Give exactly one of 'move' and 'notation'.", "_schema")
 
 
+class ResignSchema(StrictSchema):
+    """``POST /api/v1/games/{id}/resign`` body, may be empty: the seq it was made at."""
+
+    #: An empty body is ``{}`` (see :class:`server.http.api.ContractParser`).
+    optional_body = True
+
+    expected_seq = fields.Integer(
+        load_default=None,
+        allow_none=True,
+        strict=True,
+        metadata={"description": "Refuse with 409 stale_seq unless the game is at this seq."},
+    )
+
+
 class VacationSchema(StrictSchema):
     """``POST /api/v1/games/{id}/vacation``: pause this seat's clocks until ``until``."""
 
@@ -241,6 +255,14 @@ class LoggedMoveSchema(StrictSchema):
         required=True, metadata={"description": "The move in a sentence, in the game's words."}
     )
     at = fields.String(required=True)
+    to_move = fields.List(
+        fields.Integer(), required=True, metadata={"description": "Seats to move after it."}
+    )
+    status = fields.String(
+        required=True,
+        validate=validate.OneOf(["active", "finished"]),
+        metadata={"description": "The game's status after it."},
+    )
 
 
 class LegalMovesSchema(StrictSchema):

@@ -247,7 +247,8 @@ class GameService:
             game.engine, len(game.seats), json.loads(row["options"]), row["seed"], position
         )
         for logged in self.store.moves(game.id, upto=upto):
-            state = game.engine.apply(state, logged["seat"], json.loads(logged["move"]))
+            if logged.get("kind", "move") == "move":  # a resignation or forfeit changes no state
+                state = game.engine.apply(state, logged["seat"], json.loads(logged["move"]))
         return state
 
     def move_log(self, game: Game, after: int = 0) -> list[dict[str, Any]]:
@@ -409,32 +410,97 @@ class GameService:
             self.store.mark_acted(game.id, seat, row["acted_at"])
 
     def forfeit(self, game_id: str, seat: int, expected_seq: int) -> bool:
-        """End the game because ``seat`` ran out of time: everyone else wins.
+        """End the game because ``seat`` ran out of time: it (with its partners) loses.
 
-        Does nothing (``False``) if the game moved on since ``expected_seq``.
+        Logged like :meth:`resign`, as a ``forfeit`` entry. Does nothing
+        (``False``) if the game moved on since ``expected_seq``.
         """
         with self.store.write():
             game = self.load(game_id)
             if game.status != "active" or game.seq != expected_seq:
                 return False
-            losers = game.engine.partners(game.state, seat)
-            names = " and ".join(game.seats[s]["name"] for s in losers)
-            result = {
-                "winners": [s["seat"] for s in game.seats if s["seat"] not in losers],
-                "scores": {},
-                "reason": f"{names} ran out of time and forfeit{'s' if len(losers) == 1 else ''}.",
-                "forfeit": losers,
-            }
-            ended = {
-                "status": "finished",
-                "result": dumps(result),
-                "to_move": "[]",
-                "deadline": None,
-                "updated_at": utcnow(),
-            }
-            self.store.update_game(game.id, ended)
-            self._changed(Game({**game.row, **ended}, game.seats, game.engine, game.state))
+            self._concede(game, seat, "forfeit", utcnow())
         return True
+
+    def resign(
+        self, game_id: str, seat: int, expected_seq: int | None = None, now: str | None = None
+    ) -> dict[str, Any]:
+        """``seat`` resigns: it (with its partners) loses, every other seat wins.
+
+        A resignation is not an engine move: it is logged as a ``resign``
+        entry (``{"action": "resign"}``, notation ``resign``) so that the move
+        list, the event stream and replays show it, and replaying skips it.
+        Any seat may resign, on its turn or not. ``409 game_over`` once the
+        game is over, ``409 stale_seq`` if ``expected_seq`` is given and the
+        game moved on. The answer is ``{"seq", "game"}`` as for a move.
+        """
+        with self.store.write():
+            game = self.load(game_id)
+            if game.status != "active":
+                raise TurnpostError("game_over", f"The game is {game.status}; no more moves.")
+            if expected_seq is not None and expected_seq != game.seq:
+                raise TurnpostError(
+                    "stale_seq",
+                    f"The game is at seq {game.seq}, not {expected_seq}; reload and try again.",
+                    {"seq": game.seq},
+                )
+            self.mark_acted(game, seat)
+            return self._concede(game, seat, "resign", now or utcnow())
+
+    def _concede(self, game: Game, seat: int, kind: str, now: str) -> dict[str, Any]:
+        """End ``game`` with ``seat``'s team losing by ``kind`` (``resign`` or ``forfeit``).
+
+        Appends the log entry and the finished snapshot inside the caller's
+        write, like a move; the result names the losers under ``kind``
+        (``"resign": [seats]`` or ``"forfeit": [seats]``).
+        """
+        losers = game.engine.partners(game.state, seat)
+        names = [row["name"] for row in game.seats]
+        team = " and ".join(names[s] for s in losers)
+        single = len(losers) == 1
+        words = {
+            "resign": (f"{team} resigned", f"{names[seat]} resigns."),
+            "forfeit": (
+                f"{team} ran out of time and forfeit{'s' if single else ''}",
+                f"{names[seat]} ran out of time and forfeits.",
+            ),
+        }
+        reason, description = words[kind]
+        result = {
+            "winners": [row["seat"] for row in game.seats if row["seat"] not in losers],
+            "scores": {},
+            "reason": reason,
+            kind: losers,
+        }
+        seq = game.seq + 1
+        ended = {
+            "seq": seq,
+            "status": "finished",
+            "result": dumps(result),
+            "to_move": "[]",
+            "deadline": None,
+            "updated_at": now,
+        }
+        move = dumps({"action": kind})
+        self.store.append_move(
+            {
+                "game_id": game.id,
+                "seq": seq,
+                "seat": seat,
+                "kind": kind,
+                "move": move,
+                "public_move": move,
+                "notation": kind,
+                "description": description,
+                "to_move": "[]",
+                "status": "finished",
+                "at": now,
+            }
+        )
+        self.store.update_game(game.id, ended)
+        updated = Game({**game.row, **ended}, game.seats, game.engine, game.state)
+        self._changed(updated)
+        return {"seq": seq, "game": game_object(updated, seat)}
 
     def abort(self, game_id: str, admin_token: str | None) -> dict[str, Any]:
         """End a running game as ``aborted`` (admin token only)."""

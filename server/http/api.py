@@ -24,6 +24,7 @@ from schemas.api import (
     LoggedMoveSchema,
     MoveSubmitSchema,
     MoveSubmittedSchema,
+    ResignSchema,
     VacationSchema,
     VacationSetSchema,
 )
@@ -31,7 +32,8 @@ from server.app import current_service
 from server.errors import CODE_BY_STATUS, TurnpostError
 from server.games.clock import format_time
 from server.games.deadlines import set_vacation
-from server.games.service import MoveRequest
+from server.games.game import Game
+from server.games.service import GameService, MoveRequest
 from server.http.cooperative import offload
 from server.http.errors import error_response
 from server.http.events import end_event, move_event
@@ -60,8 +62,14 @@ class ContractParser(FlaskParser):
     """Reads JSON bodies whatever the Content-Type and reports errors in the contract's shape."""
 
     def load_json(self, req: Any, schema: Schema) -> Any:
-        """The body as a JSON object, or ``400 bad_request`` (see :mod:`server.http.jsontext`)."""
-        data = load_untrusted(req.get_data(cache=True) or b"null")
+        """The body as a JSON object, or ``400 bad_request`` (see :mod:`server.http.jsontext`).
+
+        A schema whose fields are all optional (``optional_body``) takes an empty body as ``{}``.
+        """
+        raw = req.get_data(cache=True)
+        if not raw and getattr(schema, "optional_body", False):
+            return {}
+        data = load_untrusted(raw or b"null")
         if not isinstance(data, dict):
             raise TurnpostError("bad_request", "The body must be a JSON object.")
         return data
@@ -94,6 +102,14 @@ def bearer_token() -> str | None:
     if scheme.lower() != "bearer" or not token.strip():
         raise TurnpostError("unauthorized", "Use 'Authorization: Bearer <token>'.")
     return token.strip()
+
+
+def seat_of(games: GameService, game: Game, needed_for: str) -> int:
+    """The seat of the request's bearer token in ``game``; ``401`` without one or a wrong one."""
+    seat = games.authenticate(game, bearer_token())
+    if seat is None:
+        raise TurnpostError("unauthorized", f"A seat token is needed {needed_for}.")
+    return seat
 
 
 MAX_IDEMPOTENCY_KEY = 200
@@ -176,6 +192,18 @@ def abort_game(game_id: str) -> dict[str, Any]:
     return current_service().abort(game_id, bearer_token())
 
 
+@blp.route("/games/<game_id>/resign", methods=["POST"])
+@blp.arguments(ResignSchema)
+@blp.response(200, MoveSubmittedSchema)
+@errors(400, 401, 404, 409, 422)
+@bearer
+def resign(body: dict[str, Any], game_id: str) -> dict[str, Any]:
+    """Resign the caller's seat: it (with its partners) loses, the others win."""
+    games = current_service()
+    seat = seat_of(games, games.load(game_id), "to resign")
+    return games.resign(game_id, seat, body["expected_seq"])
+
+
 @blp.route("/games/<game_id>/moves")
 @blp.response(200, LoggedMoveSchema(many=True))
 @errors(404)
@@ -217,10 +245,7 @@ def legal_moves(game_id: str) -> dict[str, Any]:
     """Every legal move of the caller's seat now (empty when it is not their turn)."""
     games = current_service()
     game = games.load(game_id)
-    seat = games.authenticate(game, bearer_token())
-    if seat is None:
-        raise TurnpostError("unauthorized", "A seat token is needed for legal moves.")
-    return offload(games.legal_moves, game, seat)
+    return offload(games.legal_moves, game, seat_of(games, game, "for legal moves"))
 
 
 @blp.route("/games/<game_id>/vacation", methods=["POST"])
@@ -231,9 +256,7 @@ def legal_moves(game_id: str) -> dict[str, Any]:
 def vacation(body: dict[str, Any], game_id: str) -> dict[str, Any]:
     """Pause the caller's turn clock in this game until ``until`` (yearly allowance applies)."""
     games = current_service()
-    seat = games.authenticate(games.load(game_id), bearer_token())
-    if seat is None:
-        raise TurnpostError("unauthorized", "A seat token is needed to set a vacation.")
+    seat = seat_of(games, games.load(game_id), "to set a vacation")
     return set_vacation(games, game_id, seat, format_time(body["until"]))
 
 

@@ -15,9 +15,9 @@ never changed.
     >>> import sqlite_utils
     >>> db = sqlite_utils.Database(memory=True)
     >>> migrate(db)
-    SchemaChange(before=0, after=5, created=True)
+    SchemaChange(before=0, after=6, created=True)
     >>> migrate(db)
-    SchemaChange(before=5, after=5, created=False)
+    SchemaChange(before=6, after=6, created=False)
 """
 
 from __future__ import annotations
@@ -205,3 +205,12 @@ def m004_fair_games(db: Database) -> None:
 def m005_move_descriptions(db: Database) -> None:
     """Each logged move in a sentence of the game's words (``description``)."""
     _add_missing(db, "moves", {"description": (str, None)})
+
+
+@migrations()
+def m006_api_log_kinds(db: Database) -> None:
+    """What each log entry is (``kind``): an engine ``move``, or a ``resign`` or ``forfeit``.
+
+    A resignation or a forfeit ends the game without the engine: replaying skips it.
+    """
+    _add_missing(db, "moves", {"kind": (str, "move")})
