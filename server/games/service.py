@@ -20,7 +20,7 @@ from engines import ENGINES, Engine, IllegalMove, InvalidPosition, NotationError
 from schemas.moves import load_move
 from server.errors import TurnpostError
 from server.games.clock import format_time, parse_time, utcnow
-from server.games.game import Game, game_object, log_entry
+from server.games.game import Game, game_object, game_summary, log_entry
 from server.store.sqlite import Store, dumps, hash_secret, new_secret
 
 if TYPE_CHECKING:  # the notifier (server.mail) builds on this module
@@ -97,7 +97,7 @@ class GameService:
         chosen by the creator is shown in the game object (``seeded``,
         ``from_position``): whoever chose it may know what the game hides.
         """
-        engine = self._engine(engine_id)
+        engine = self.engine(engine_id)
         if not engine.min_players <= len(players) <= engine.max_players:
             raise TurnpostError(
                 "invalid_request",
@@ -152,7 +152,7 @@ class GameService:
         return created
 
     @staticmethod
-    def _engine(engine_id: str) -> Engine:
+    def engine(engine_id: str) -> Engine:
         """The engine ``engine_id`` or a ``404 not_found``."""
         try:
             return ENGINES[engine_id]
@@ -253,7 +253,7 @@ class GameService:
 
     def move_log(self, game: Game, after: int = 0) -> list[dict[str, Any]]:
         """The public log entries after ``after``."""
-        return [log_entry(row) for row in self.store.moves(game.id, after=after)]
+        return [log_entry(row) for row in self.store.logged_moves(game.id, after=after)]
 
     def legal_moves(self, game: Game, seat: int) -> dict[str, Any]:
         """Every legal move of ``seat`` now, each with its ``notation`` beside its fields."""
@@ -502,12 +502,15 @@ class GameService:
         self._changed(updated)
         return {"seq": seq, "game": game_object(updated, seat)}
 
-    def abort(self, game_id: str, admin_token: str | None) -> dict[str, Any]:
-        """End a running game as ``aborted`` (admin token only)."""
-        game = self.load(game_id)
+    def _check_admin(self, game: Game, admin_token: str | None) -> None:
+        """``401`` unless ``admin_token`` is the admin token of ``game``."""
         expected = game.row["admin_token_hash"]
         if admin_token is None or not secrets.compare_digest(hash_secret(admin_token), expected):
             raise TurnpostError("unauthorized", "The admin token of this game is needed.")
+
+    def abort(self, game_id: str, admin_token: str | None) -> dict[str, Any]:
+        """End a running game as ``aborted`` (admin token only)."""
+        self._check_admin(self.load(game_id), admin_token)
         with self.store.write():
             game = self.load(game_id)
             if game.status != "active":
@@ -516,3 +519,53 @@ class GameService:
                 game.id, {"status": "aborted", "to_move": "[]", "updated_at": utcnow()}
             )
         return game_object(self.load(game_id), seat=None)
+
+    def reissue_token(self, game_id: str, admin_token: str | None, seat: int) -> dict[str, Any]:
+        """A new token for ``seat`` (admin token only); the old one stops working at once.
+
+        For a player who lost their link. The answer ``{"seat", "name",
+        "token"}`` is the only place the new token is shown.
+        """
+        game = self.load(game_id)
+        self._check_admin(game, admin_token)
+        if not 0 <= seat < len(game.seats):
+            raise TurnpostError("not_found", f"No seat {seat} in game {game_id!r}.")
+        token = new_secret()
+        with self.store.write():
+            self.store.set_token_hash(game.id, seat, hash_secret(token))
+        return {"seat": seat, "name": game.seats[seat]["name"], "token": token}
+
+    def list_games(
+        self, filters: dict[str, Any], token: str | None, limit: int, cursor: str | None
+    ) -> dict[str, Any]:
+        """A page of games, newest first: ``{"games": [summaries], "next_cursor"}``.
+
+        ``filters`` may hold ``engine``, ``status`` and ``waiting`` (with a
+        seat ``token``: only the token's game, if it waits (or, for
+        ``False``, does not wait) for that seat). ``cursor`` is the previous
+        page's ``next_cursor``; ``422`` if it is not one.
+        """
+        before = None
+        if cursor is not None:
+            if not (cursor.isascii() and cursor.isdigit()):
+                raise TurnpostError(
+                    "invalid_request", "This is not a cursor of this list.", {"cursor": [cursor]}
+                )
+            before = int(cursor)
+        mine = None if token is None else self.store.seat_of_token(token)
+        if token is not None and mine is None:
+            raise TurnpostError("unauthorized", "This token is not a seat token of any game.")
+        waiting = filters.get("waiting")
+        if waiting is not None and mine is None:
+            raise TurnpostError("unauthorized", "A seat token is needed to filter by waiting.")
+        rows = self.store.games_page(
+            engine=filters.get("engine"),
+            status=filters.get("status"),
+            seat=None if waiting is None else (mine["game_id"], mine["seat"], waiting),
+            before=before,
+            limit=limit + 1,
+        )
+        you = {} if mine is None else {mine["game_id"]: mine["seat"]}
+        games = [game_summary(row, you.get(row["id"])) for row in rows[:limit]]
+        more = len(rows) > limit
+        return {"games": games, "next_cursor": str(rows[limit - 1]["cursor"]) if more else None}

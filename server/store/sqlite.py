@@ -90,9 +90,10 @@ class Store:
       migrate the schema), :meth:`write` (a transaction; writers queue);
     - games and seats: :meth:`create_game`*, :meth:`game`, :meth:`game_exists`,
       :meth:`update_game`*, :meth:`set_reminders`*, :meth:`timed_games`,
-      :meth:`recent_games`, :meth:`seats`, :meth:`seat_by_token`,
-      :meth:`mark_acted`*, :meth:`set_vacation`*;
-    - the move log (append-only): :meth:`append_move`*, :meth:`moves`, and
+      :meth:`recent_games`, :meth:`games_page`, :meth:`seats`, :meth:`seat_by_token`,
+      :meth:`seat_of_token`, :meth:`set_token_hash`*, :meth:`mark_acted`*,
+      :meth:`set_vacation`*;
+    - the move log (append-only): :meth:`append_move`*, :meth:`moves`, :meth:`logged_moves`, and
       for event feeds :meth:`last_move_cursor`, :meth:`moves_since`,
       :meth:`ended_games`, :meth:`data_version`;
     - idempotency keys: :meth:`idempotent_response`, :meth:`record_response`*;
@@ -204,6 +205,45 @@ class Store:
             " updated_at FROM games ORDER BY updated_at DESC LIMIT ?",
             [limit],
         )
+        return self._with_players(games)
+
+    def games_page(
+        self,
+        engine: str | None,
+        status: str | None,
+        seat: tuple[str, int, bool] | None,
+        before: int | None,
+        limit: int,
+    ) -> list[dict[str, Any]]:
+        """Up to ``limit`` games, newest first, each with its ``cursor`` and ``players``' names.
+
+        Filters: ``engine``, ``status``; ``seat`` = ``(game_id, seat, waiting)``
+        keeps that game only if it waits (``waiting`` true) or does not wait
+        for that seat; ``before``: only games older than that cursor.
+        """
+        conditions, params = [], []
+        for column, value in (("engine", engine), ("status", status)):
+            if value is not None:
+                conditions.append(f"{column} = ?")
+                params.append(value)
+        if seat is not None:
+            waits = "EXISTS (SELECT 1 FROM json_each(to_move) WHERE value = ?)"
+            conditions.append(f"id = ? AND {waits} = ?")
+            params.extend([seat[0], seat[1], int(seat[2])])
+        if before is not None:
+            conditions.append("rowid < ?")
+            params.append(before)
+        where = " AND ".join(conditions) or "1"
+        games = self._all(
+            "SELECT rowid AS cursor, id, engine, status, seq, to_move, result, deadline, seeded,"
+            " position IS NOT NULL AS from_position, created_at, updated_at FROM games"
+            f" WHERE {where} ORDER BY rowid DESC LIMIT ?",
+            [*params, limit],
+        )
+        return self._with_players(games)
+
+    def _with_players(self, games: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """``games`` rows, each with ``players``: its seats' names in seat order."""
         players: dict[str, list[str]] = {game["id"]: [] for game in games}
         seats = self._all(
             "SELECT game_id, name FROM seats WHERE game_id IN (SELECT value FROM json_each(?))"
@@ -226,6 +266,19 @@ class Store:
         )
         return None if row is None else row["seat"]
 
+    def seat_of_token(self, token: str) -> dict[str, Any] | None:
+        """``{"game_id", "seat"}`` of a seat token in any game, or ``None``."""
+        return self._one(
+            "SELECT game_id, seat FROM seats WHERE token_hash = ?", [hash_secret(token)]
+        )
+
+    def set_token_hash(self, game_id: str, seat: int, token_hash: str) -> None:
+        """Give ``seat`` a new token (its hash); the old one stops working (call in a write)."""
+        self.db.execute(
+            "UPDATE seats SET token_hash = ? WHERE game_id = ? AND seat = ?",
+            [token_hash, game_id, seat],
+        )
+
     def mark_acted(self, game_id: str, seat: int, at: str) -> None:
         """Record that ``seat`` acted at ``at`` (call inside :meth:`write`)."""
         self.db.execute(
@@ -247,6 +300,12 @@ class Store:
         """Append a ``moves`` row to the log (call inside :meth:`write`); never rewritten."""
         self._insert("moves", move)
 
+    #: A logged move with ``result``: the game's result on the entry that ended it, else null.
+    _LOGGED = (
+        "SELECT moves.*, CASE WHEN moves.status != 'active' THEN games.result END AS result"
+        " FROM moves JOIN games ON games.id = moves.game_id"
+    )
+
     def moves(self, game_id: str, after: int = 0, upto: int | None = None) -> list[dict[str, Any]]:
         """Logged moves with ``after < seq <= upto`` in order."""
         sql = "SELECT * FROM moves WHERE game_id = ? AND seq > ?"
@@ -256,14 +315,23 @@ class Store:
             params.append(upto)
         return self._all(sql + " ORDER BY seq", params)
 
+    def logged_moves(self, game_id: str, after: int = 0) -> list[dict[str, Any]]:
+        """Logged moves after ``after`` in order, each with its ``result`` (for the public log)."""
+        return self._all(
+            f"{self._LOGGED} WHERE moves.game_id = ? AND moves.seq > ? ORDER BY moves.seq",
+            [game_id, after],
+        )
+
     def last_move_cursor(self) -> int:
         """A cursor after every move logged so far (for :meth:`moves_since`)."""
         return self._one("SELECT coalesce(max(rowid), 0) AS cursor FROM moves")["cursor"]
 
     def moves_since(self, cursor: int) -> list[dict[str, Any]]:
-        """Every game's moves logged after ``cursor``, in log order, each with its ``cursor``."""
+        """Every game's moves logged after ``cursor``, in log order, with ``cursor``, ``result``."""
         return self._all(
-            "SELECT rowid AS cursor, * FROM moves WHERE rowid > ? ORDER BY rowid", [cursor]
+            self._LOGGED.replace("SELECT ", "SELECT moves.rowid AS cursor, ", 1)
+            + " WHERE moves.rowid > ? ORDER BY moves.rowid",
+            [cursor],
         )
 
     def ended_games(self, game_ids: list[str]) -> list[dict[str, Any]]:

@@ -371,9 +371,12 @@ def test_event_stream_sends_each_move_and_resumes(live_server: BackgroundServer)
         assert json.loads(event["data"]) == {
             "seq": 2,
             "seat": 1,
+            "move": {"action": "enter", "to": "e1", "facing": "N"},
             "notation": "enter e1 N",
+            "description": "Bob enters a rhino on e1, facing north.",
             "to_move": [0],
             "status": "active",
+            "result": None,
         }
         submit(live_server, game, 0, {"notation": WINNING_LINE[2]})
         event = read_event(lines)
