@@ -406,3 +406,33 @@ class SeatTokenSchema(StrictSchema):
     seat = fields.Integer(required=True)
     name = fields.String(required=True)
     token = fields.String(required=True)
+
+
+class WebhookCreateSchema(StrictSchema):
+    """``POST /api/v1/games/{id}/webhooks``: where to post the game's events."""
+
+    url = fields.String(
+        required=True,
+        validate=validate.Length(min=1, max=2000),
+        metadata={
+            "description": "An http:// or https:// URL the server's operator allows.",
+            "example": "https://example.org/turnpost-hook",
+        },
+    )
+
+
+class WebhookSchema(StrictSchema):
+    """A webhook of a game."""
+
+    id = fields.Integer(required=True)
+    url = fields.String(required=True)
+    created_at = timestamp(required=True)
+
+
+class WebhookCreatedSchema(WebhookSchema):
+    """A new webhook, with the secret its deliveries are signed with (shown once)."""
+
+    secret = fields.String(
+        required=True,
+        metadata={"description": "Key of the HMAC-SHA256 in each delivery's Turnpost-Signature."},
+    )

@@ -8,7 +8,8 @@ Every command (``turnpost COMMAND --help`` tells more)::
     turnpost replay GAME_ID           # exit 1 if the log does not rebuild the snapshot
     turnpost export GAME_ID           # the game and its full log as JSON
     turnpost send-mail                # once: deadlines and reminders, then deliver due mail
-    turnpost worker                   # send-mail every 30 s, forever
+    turnpost worker                   # send-mail and send-webhooks every 30 s, forever
+    turnpost send-webhooks            # once: post due webhook deliveries
     turnpost mail-in [RECIPIENT...]   # one reply on stdin (an MTA pipe); exit 75 to retry
     turnpost smtpd [--lmtp]           # receive replies over SMTP or LMTP
     turnpost mail-key GAME_ID SEAT    # a seat's reply address; --revoke replaces it
@@ -47,6 +48,8 @@ from server.mail.settings import MailSettings
 from server.mail.smtpd import InboundController, InboundHandler
 from server.serving import WORKER_CONNECTIONS, run
 from server.store.sqlite import dumps
+from server.webhooks.delivery import deliver_due as deliver_webhooks_due
+from server.webhooks.destinations import configured
 
 
 class TurnpostGroup(FlaskGroup):
@@ -238,15 +241,32 @@ def send_mail() -> None:
     click.echo(f"deadline actions {actions}, mails sent {sent}, failed {failed}")
 
 
+def deliver_webhooks(now: str | None = None) -> tuple[int, int]:
+    """Post the due webhook deliveries: ``(delivered, failed)``."""
+    config = current_app.config
+    return deliver_webhooks_due(current_store(), config["SECRET_KEY"], configured(config), now)
+
+
+@main.command("send-webhooks")
+@with_appcontext
+def send_webhooks() -> None:
+    """Once (e.g. from cron): post the due webhook deliveries, with their retries."""
+    delivered, failed = deliver_webhooks()
+    click.echo(f"webhooks delivered {delivered}, failed {failed}")
+
+
 @main.command("worker")
 @click.option("--interval", default=30.0, show_default=True, help="Seconds between rounds.")
 @with_appcontext
 def worker(interval: float) -> None:
-    """Run ``send-mail`` forever, every ``--interval`` seconds."""
+    """Run ``send-mail`` and ``send-webhooks`` forever, every ``--interval`` seconds."""
     while True:
         actions, sent, failed = run_clock_and_outbox()
         if actions or sent or failed:
             click.echo(f"deadline actions {actions}, mails sent {sent}, failed {failed}")
+        delivered, refused = deliver_webhooks()
+        if delivered or refused:
+            click.echo(f"webhooks delivered {delivered}, failed {refused}")
         time.sleep(interval)
 
 

@@ -22,9 +22,14 @@ from server.errors import TurnpostError
 from server.games.clock import format_time, parse_time, utcnow
 from server.games.game import Game, game_object, game_summary, log_entry
 from server.store.sqlite import Store, dumps, hash_secret, new_secret
+from server.webhooks.delivery import webhook_secret
 
 if TYPE_CHECKING:  # the notifier (server.mail) builds on this module
     from server.mail.outbox import Notifier
+
+
+#: Webhooks one game may have at once.
+MAX_WEBHOOKS = 5
 
 
 def deadline_after(now: str, turn_hours: float) -> str:
@@ -374,21 +379,21 @@ class GameService:
         snapshot = self._snapshot(game.engine, state, now, game.row["turn_hours"], game.seats)
         notation = game.engine.format(move)
         names = [row["name"] for row in game.seats]
-        self.store.append_move(
-            {
-                "game_id": game.id,
-                "seq": seq,
-                "seat": seat,
-                "move": dumps(move),
-                "public_move": dumps(game.engine.public_move(game.state, state, seat, move)),
-                "notation": notation,
-                "description": game.engine.describe(game.state, state, seat, move, names),
-                "to_move": snapshot["to_move"],
-                "status": snapshot["status"],
-                "at": now,
-            },
-        )
+        logged = {
+            "game_id": game.id,
+            "seq": seq,
+            "seat": seat,
+            "move": dumps(move),
+            "public_move": dumps(game.engine.public_move(game.state, state, seat, move)),
+            "notation": notation,
+            "description": game.engine.describe(game.state, state, seat, move, names),
+            "to_move": snapshot["to_move"],
+            "status": snapshot["status"],
+            "at": now,
+        }
+        self.store.append_move(logged)
         self.store.update_game(game.id, {"seq": seq, **snapshot})
+        self._announce({**logged, "result": snapshot["result"]})
         updated = Game({**game.row, "seq": seq, **snapshot}, game.seats, game.engine, state)
         if self.notifier is not None and request.mail_message_id is not None:
             self.notifier.move_accepted(
@@ -396,6 +401,61 @@ class GameService:
             )
         self._changed(updated)
         return {"seq": seq, "game": game_object(updated, seat)}
+
+    def _announce(self, logged: dict[str, Any]) -> None:
+        """Queue the webhook events of a logged entry: ``move``, and ``end`` if it ended the game.
+
+        ``logged`` is the ``moves`` row with the game's ``result`` after it
+        (JSON text or ``None``); call inside the write that logs it.
+        """
+        entry = log_entry(logged)
+        body = {"event": "move", "game_id": logged["game_id"], **entry}
+        self.store.queue_webhooks(logged["game_id"], "move", entry["seq"], dumps(body), entry["at"])
+        if entry["status"] != "active":
+            self._announce_end(
+                logged["game_id"], entry["seq"], entry["status"], entry["result"], entry["at"]
+            )
+
+    def _announce_end(
+        self, game_id: str, seq: int, status: str, result: dict[str, Any] | None, now: str
+    ) -> None:
+        """Queue the ``end`` webhook event of a game that is over (call inside the write)."""
+        body = {"event": "end", "game_id": game_id, "seq": seq, "status": status, "result": result}
+        self.store.queue_webhooks(game_id, "end", seq, dumps(body), now)
+
+    # -- webhooks -------------------------------------------------------
+    def add_webhook(
+        self, game_id: str, admin_token: str | None, url: str, secret_key: str
+    ) -> dict[str, Any]:
+        """Give ``game_id`` a webhook (admin token only): ``{"id", "url", "secret", ...}``.
+
+        The secret (derived from ``secret_key``, never stored) is shown here only.
+        """
+        game = self.load(game_id)
+        self._check_admin(game, admin_token)
+        if len(self.store.webhooks(game.id)) >= MAX_WEBHOOKS:
+            raise TurnpostError(
+                "invalid_request",
+                f"A game has at most {MAX_WEBHOOKS} webhooks; remove one first.",
+                {"url": [f"At most {MAX_WEBHOOKS} webhooks."]},
+            )
+        now = utcnow()
+        webhook_id = self.store.add_webhook(game.id, url, now)
+        secret = webhook_secret(secret_key, game.id, webhook_id)
+        return {"id": webhook_id, "url": url, "created_at": now, "secret": secret}
+
+    def webhooks(self, game_id: str, admin_token: str | None) -> list[dict[str, Any]]:
+        """The webhooks of ``game_id`` (admin token only), without their secrets."""
+        game = self.load(game_id)
+        self._check_admin(game, admin_token)
+        return self.store.webhooks(game.id)
+
+    def remove_webhook(self, game_id: str, admin_token: str | None, webhook_id: int) -> None:
+        """Stop a webhook of ``game_id`` (admin token only); ``404`` if it has none such."""
+        game = self.load(game_id)
+        self._check_admin(game, admin_token)
+        if not self.store.remove_webhook(game.id, webhook_id, utcnow()):
+            raise TurnpostError("not_found", f"Game {game_id!r} has no webhook {webhook_id}.")
 
     def _changed(self, game: Game) -> None:
         """Tell the notifier (if any) that ``game`` changed: it queues the turn mails."""
@@ -482,22 +542,22 @@ class GameService:
             "updated_at": now,
         }
         move = dumps({"action": kind})
-        self.store.append_move(
-            {
-                "game_id": game.id,
-                "seq": seq,
-                "seat": seat,
-                "kind": kind,
-                "move": move,
-                "public_move": move,
-                "notation": kind,
-                "description": description,
-                "to_move": "[]",
-                "status": "finished",
-                "at": now,
-            }
-        )
+        logged = {
+            "game_id": game.id,
+            "seq": seq,
+            "seat": seat,
+            "kind": kind,
+            "move": move,
+            "public_move": move,
+            "notation": kind,
+            "description": description,
+            "to_move": "[]",
+            "status": "finished",
+            "at": now,
+        }
+        self.store.append_move(logged)
         self.store.update_game(game.id, ended)
+        self._announce({**logged, "result": ended["result"]})
         updated = Game({**game.row, **ended}, game.seats, game.engine, game.state)
         self._changed(updated)
         return {"seq": seq, "game": game_object(updated, seat)}
@@ -515,9 +575,11 @@ class GameService:
             game = self.load(game_id)
             if game.status != "active":
                 raise TurnpostError("game_over", f"The game is already {game.status}.")
+            now = utcnow()
             self.store.update_game(
-                game.id, {"status": "aborted", "to_move": "[]", "updated_at": utcnow()}
+                game.id, {"status": "aborted", "to_move": "[]", "updated_at": now}
             )
+            self._announce_end(game.id, game.seq, "aborted", None, now)
         return game_object(self.load(game_id), seat=None)
 
     def reissue_token(self, game_id: str, admin_token: str | None, seat: int) -> dict[str, Any]:

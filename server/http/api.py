@@ -33,6 +33,9 @@ from schemas.api import (
     SeatTokenSchema,
     VacationSchema,
     VacationSetSchema,
+    WebhookCreatedSchema,
+    WebhookCreateSchema,
+    WebhookSchema,
 )
 from server.app import current_service
 from server.errors import CODE_BY_STATUS, STATUS_BY_CODE, TurnpostError
@@ -44,6 +47,7 @@ from server.http.cooperative import offload
 from server.http.errors import error_response
 from server.http.events import end_event, move_event
 from server.http.jsontext import load_untrusted
+from server.webhooks.destinations import Refused, configured
 
 
 class Api(flask_smorest.Api):
@@ -428,6 +432,55 @@ def vacation(body: dict[str, Any], game_id: str) -> dict[str, Any]:
     return set_vacation(games, game_id, seat, format_time(body["until"]))
 
 
+@blp.route("/games/<game_id>/webhooks", methods=["POST"])
+@blp.arguments(WebhookCreateSchema)
+@blp.response(201, WebhookCreatedSchema)
+@operation("createWebhook", "unauthorized", "not_found", "invalid_request", body=True)
+@bearer
+def create_webhook(body: dict[str, Any], game_id: str) -> dict[str, Any]:
+    """Post this game's events to a URL (``Authorization: Bearer <admin token>``)."""
+    url = body["url"]
+    try:
+        configured(current_app.config).check_url(url)
+    except Refused as error:
+        raise TurnpostError("invalid_request", str(error), {"url": [str(error)]}) from None
+    return current_service().add_webhook(
+        game_id, bearer_token(), url, current_app.config["SECRET_KEY"]
+    )
+
+
+@blp.route("/games/<game_id>/webhooks")
+@blp.response(200, WebhookSchema(many=True))
+@operation("listWebhooks", "unauthorized", "not_found")
+@bearer
+def list_webhooks(game_id: str) -> list[dict[str, Any]]:
+    """The game's webhooks (``Authorization: Bearer <admin token>``); secrets are not shown."""
+    return current_service().webhooks(game_id, bearer_token())
+
+
+@blp.route("/games/<game_id>/webhooks/<int:webhook_id>", methods=["DELETE"])
+@blp.response(204)
+@operation("deleteWebhook", "unauthorized", "not_found")
+@bearer
+def delete_webhook(game_id: str, webhook_id: int) -> None:
+    """Stop a webhook (``Authorization: Bearer <admin token>``); its pending deliveries are
+    dropped."""
+    current_service().remove_webhook(game_id, bearer_token(), webhook_id)
+
+
+#: One event of the stream, as an EventSource parses it (``data`` is JSON text).
+SSE_EVENT = {
+    "type": "object",
+    "description": "One server-sent event. `move`: data = {seq, seat, move, notation,"
+    " description, to_move, status, result}; `end`: data = {seq, status, result}.",
+    "properties": {
+        "id": {"type": "string", "pattern": "^[0-9]+$", "description": "The entry's seq."},
+        "event": {"type": "string", "enum": ["move", "end"]},
+        "data": {"type": "string", "description": "The event's JSON object, as text."},
+        "retry": {"type": "integer", "description": "Reconnect after this many ms."},
+    },
+    "required": ["id", "event", "data"],
+}
 EVENT_STREAM_EXAMPLE = (
     "retry: 2000\n: connected\n\n"
     'id: 1\nevent: move\ndata: {"seq": 1, "seat": 0, "move": {"action": "enter", "to": "a1",'
@@ -447,7 +500,7 @@ EVENT_STREAM_EXAMPLE = (
             " `end` when the game is over, comments as keep-alives.",
             "content": {
                 "text/event-stream": {
-                    "schema": {"type": "string"},
+                    "schema": SSE_EVENT,
                     "example": EVENT_STREAM_EXAMPLE,
                 }
             },

@@ -14,9 +14,10 @@ database file's mode).
 
     >>> store = Store.open(":memory:")
     >>> store.init()
-    SchemaChange(before=0, after=6, created=True)
+    SchemaChange(before=0, after=7, created=True)
     >>> sorted(store.db.table_names())
-    ['_sqlite_migrations', 'games', 'idempotency', 'mail_suppressions', 'moves', 'outbox', 'seats']
+    ['_sqlite_migrations', 'games', 'idempotency', 'mail_suppressions', 'moves', 'outbox', \
+'seats', 'webhook_deliveries', 'webhooks']
 """
 
 from __future__ import annotations
@@ -101,7 +102,10 @@ class Store:
       :meth:`queue_mail`*, :meth:`outbox_by_message_id`,
       :meth:`outbox_replies_to`, :meth:`outbox_count`, :meth:`claim_due_mail`,
       :meth:`mail_sent`, :meth:`mail_failed`, :meth:`forget_mail_bodies`,
-      :meth:`mail_suppressed`, :meth:`suppress_mail`.
+      :meth:`mail_suppressed`, :meth:`suppress_mail`;
+    - webhooks: :meth:`add_webhook`, :meth:`webhooks`, :meth:`remove_webhook`,
+      :meth:`queue_webhooks`*, :meth:`claim_due_webhooks`, :meth:`webhook_delivered`,
+      :meth:`webhook_failed`, :meth:`webhook_deliveries`.
 
     (* in a write.) Rows come back as dicts keyed by column name; moments are
     ISO 8601 strings (:mod:`server.games.clock`), JSON columns canonical text
@@ -485,6 +489,94 @@ class Store:
                 "INSERT OR IGNORE INTO mail_suppressions (rcpt_hash, created_at) VALUES (?, ?)",
                 [hash_secret(rcpt_key), now],
             )
+
+    # -- webhooks -------------------------------------------------------------------
+    def add_webhook(self, game_id: str, url: str, now: str) -> int:
+        """Record a webhook of ``game_id``; its id."""
+        with self.write():
+            return self.db.execute(
+                "INSERT INTO webhooks (game_id, url, created_at) VALUES (?, ?, ?)",
+                [game_id, url, now],
+            ).lastrowid
+
+    def webhooks(self, game_id: str) -> list[dict[str, Any]]:
+        """The webhooks of ``game_id`` not removed, oldest first."""
+        return self._all(
+            "SELECT id, url, created_at FROM webhooks WHERE game_id = ? AND removed_at IS NULL"
+            " ORDER BY id",
+            [game_id],
+        )
+
+    def remove_webhook(self, game_id: str, webhook_id: int, now: str) -> bool:
+        """Stop a webhook of ``game_id`` (its pending deliveries are dropped); whether it was."""
+        with self.write():
+            return bool(
+                self.db.execute(
+                    "UPDATE webhooks SET removed_at = ? WHERE id = ? AND game_id = ?"
+                    " AND removed_at IS NULL",
+                    [now, webhook_id, game_id],
+                ).rowcount
+            )
+
+    def queue_webhooks(self, game_id: str, event: str, seq: int, body: str, now: str) -> None:
+        """Queue ``body`` for every webhook of ``game_id`` (call inside :meth:`write`)."""
+        self.db.execute(
+            "INSERT INTO webhook_deliveries (webhook_id, event, seq, body, created_at,"
+            " next_attempt_at) SELECT id, ?, ?, ?, ?, ? FROM webhooks"
+            " WHERE game_id = ? AND removed_at IS NULL",
+            [event, seq, body, now, now, game_id],
+        )
+
+    def claim_due_webhooks(self, now: str, lease_end: str, limit: int) -> list[dict[str, Any]]:
+        """Take up to ``limit`` due deliveries until ``lease_end``, counting an attempt.
+
+        Each row as it was before the claim, with its webhook's ``url``,
+        ``game_id`` and ``removed_at``.
+        """
+        with self.write():
+            rows = self._all(
+                "SELECT webhook_deliveries.*, webhooks.url, webhooks.game_id, webhooks.removed_at"
+                " FROM webhook_deliveries JOIN webhooks ON webhooks.id = webhook_id"
+                " WHERE delivered_at IS NULL AND next_attempt_at <= ?"
+                " ORDER BY webhook_deliveries.id LIMIT ?",
+                [now, limit],
+            )
+            for row in rows:
+                self.db.execute(
+                    "UPDATE webhook_deliveries SET next_attempt_at = ?, attempts = attempts + 1"
+                    " WHERE id = ?",
+                    [lease_end, row["id"]],
+                )
+        return rows
+
+    def webhook_delivered(self, delivery_id: int, at: str, status: int) -> None:
+        """Mark a delivery done at ``at`` (the receiver answered ``status``)."""
+        with self.write():
+            self.db.execute(
+                "UPDATE webhook_deliveries SET delivered_at = ?, last_status = ?,"
+                " last_error = NULL WHERE id = ?",
+                [at, status, delivery_id],
+            )
+
+    def webhook_failed(
+        self, delivery_id: int, error: str, next_attempt: str | None, status: int | None
+    ) -> None:
+        """Record why a delivery failed and when to try again (``None``: never)."""
+        with self.write():
+            self.db.execute(
+                "UPDATE webhook_deliveries SET last_error = ?, next_attempt_at = ?,"
+                " last_status = ? WHERE id = ?",
+                [error, next_attempt, status, delivery_id],
+            )
+
+    def webhook_deliveries(self, game_id: str) -> list[dict[str, Any]]:
+        """Every delivery to the webhooks of ``game_id``, in order (for operators and tests)."""
+        return self._all(
+            "SELECT webhook_deliveries.* FROM webhook_deliveries JOIN webhooks"
+            " ON webhooks.id = webhook_id WHERE webhooks.game_id = ?"
+            " ORDER BY webhook_deliveries.id",
+            [game_id],
+        )
 
     # -- plain SQL (no table introspection per call: these run on the hot path) -----
     def _insert(self, table: str, row: dict[str, Any]) -> None:
