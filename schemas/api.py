@@ -413,7 +413,7 @@ class WebhookCreateSchema(StrictSchema):
 
     url = fields.String(
         required=True,
-        validate=validate.Length(min=1, max=2000),
+        validate=[validate.Length(min=1, max=2000), printable],
         metadata={
             "description": "An http:// or https:// URL the server's operator allows.",
             "example": "https://example.org/turnpost-hook",

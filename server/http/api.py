@@ -258,7 +258,16 @@ def get_engine(engine_id: str) -> dict[str, Any]:
 
 
 def option_value(text: str) -> Any:
-    """An option value from a query string: JSON (``true``, ``3``) or else the text itself."""
+    """An option value from a query string: a JSON scalar (``true``, ``3``) or else the text.
+
+    Options are scalars, so text that would be a JSON array or object stays
+    text (and is refused by the engine): nothing deep is ever parsed.
+
+    >>> option_value("false"), option_value("siam-1874"), option_value("[[1]]")
+    (False, 'siam-1874', '[[1]]')
+    """
+    if text.lstrip()[:1] in ("[", "{"):
+        return text
     try:
         return json.loads(text)
     except ValueError:

@@ -179,3 +179,13 @@ def test_game_states_validate_against_their_engine_component(client, document) -
         union = resolve(document, schemas[f"{camel(engine_id)}Move"])
         for entry in listed["moves"][:50]:
             conforms(entry, union)
+
+
+@pytest.mark.parametrize(
+    "value",
+    ["[" * 3000 + "]" * 3000, '{"a":' * 2000, "x" * 3000, "1e999", "%ED%A0%80", "%00", "null"],
+)
+def test_hostile_engine_options_are_refused_politely(client, value) -> None:
+    answer = client.get(f"/api/v1/engines/king-of-siam?map={value}")
+    assert answer.status_code == 422, answer.get_data()[:200]
+    assert answer.get_json()["error"]["code"] == "invalid_request"

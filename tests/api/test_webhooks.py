@@ -227,6 +227,9 @@ def test_a_rebinding_name_is_checked_at_delivery_and_the_checked_address_used(
         "http:///hook",
         "http://example.org:99999/hook",
         "https://example.org/" + "x" * 2100,
+        "https://example.org/in\r\nX-Injected: 1",
+        "https://exa\u2028mple.org/",
+        "javascript:alert(1)",
     ],
 )
 def test_unsafe_urls_are_refused_at_registration(client, url) -> None:
