@@ -259,7 +259,7 @@ def test_bangkok_klongs_move_through_the_guided_form(
         {"merchant": "new", "relocate.from": ""},
     )
     field = notation.split()[2]
-    expect(page.locator(f'svg.board g[data-field="{field}"] rect')).to_have_count(2)
+    expect(page.locator(f'svg.board g[data-field="{field}"] g.boat')).to_have_count(1)
     board_screenshot(page, screenshots, "bangkok-klongs")
 
 
