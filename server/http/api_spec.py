@@ -18,7 +18,7 @@ Fields of :mod:`schemas.api` whose shape depends on the engine
 (:class:`schemas.api.PerEngine`: a game's ``state``, a submitted or listed
 move, an engine's ``board``) become an ``anyOf`` of every engine's component.
 Nested schemas of a game module are named after the game too
-(``schemas.king_of_siam.FollowerSchema`` -> ``KingOfSiamFollower``).
+(``schemas.king_of_siam.FollowerSchema`` -> ``KingOfSiamFollowerSchema``).
 
     >>> camel("king-of-siam"), camel("move_citizens")
     ('KingOfSiam', 'MoveCitizens')
@@ -54,18 +54,22 @@ def camel(name: str) -> str:
 
 
 def schema_name(schema: type[Schema] | Schema) -> str:
-    """The component name of a schema: its class name without ``Schema``, after its game's.
+    """The component name of a schema met inside another one.
 
-    A schema of ``schemas/<game>.py`` is prefixed with the game's name, so
-    that two games' ``OptionsSchema`` (or ``StateSchema``) never collide.
+    A schema of :mod:`schemas.api` is named after its class without
+    ``Schema`` (``GameSchema`` -> ``Game``). One of ``schemas/<game>.py`` is
+    prefixed with the game's name and keeps its ``Schema`` suffix
+    (``schemas.foreign_king.FactorySchema`` -> ``ForeignKingFactorySchema``):
+    two games' ``OptionsSchema`` never collide, and neither do a schema's
+    name and the name a client generator gives an enum of another schema
+    (``ForeignKingFactory`` + ``kind`` would be ``ForeignKingFactoryKind``).
     """
     resolved = resolve_schema_cls(schema)
     cls = resolved[0] if isinstance(resolved, list) else resolved
-    name = cls.__name__.removesuffix("Schema") or cls.__name__
     module = cls.__module__
     if module.startswith("schemas.") and module not in SHARED_MODULES:
-        name = camel(module.rsplit(".", 1)[1]) + name
-    return name
+        return camel(module.rsplit(".", 1)[1]) + cls.__name__
+    return cls.__name__.removesuffix("Schema") or cls.__name__
 
 
 def ref(name: str) -> dict[str, str]:
