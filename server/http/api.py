@@ -337,8 +337,10 @@ def abort_game(game_id: str) -> dict[str, Any]:
 @operation("reissueSeatToken", "unauthorized", "not_found")
 @bearer
 def reissue_seat_token(game_id: str, seat: int) -> dict[str, Any]:
-    """A new token for a seat (``Authorization: Bearer <admin token>``); the old one stops
-    working."""
+    """A new token for a seat; the old one stops working (admin token).
+
+    For a player who lost their token or link: ``Authorization: Bearer <admin token>``.
+    """
     return current_service().reissue_token(game_id, bearer_token(), seat)
 
 
@@ -472,8 +474,7 @@ def list_webhooks(game_id: str) -> list[dict[str, Any]]:
 @operation("deleteWebhook", "unauthorized", "not_found")
 @bearer
 def delete_webhook(game_id: str, webhook_id: int) -> None:
-    """Stop a webhook (``Authorization: Bearer <admin token>``); its pending deliveries are
-    dropped."""
+    """Stop a webhook; its pending deliveries are dropped (admin token)."""
     current_service().remove_webhook(game_id, bearer_token(), webhook_id)
 
 
@@ -514,8 +515,11 @@ EVENT_STREAM_EXAMPLE = (
 @blp.alt_response(204, description="The game is over and the client has seen every event")
 @operation("streamEvents", "bad_request", "not_found", "invalid_request")
 def events(query: dict[str, Any], game_id: str) -> Response:
-    """An event stream: a ``move`` event per appended move, a final ``end`` event when the game
-    is over; resumes after ``Last-Event-ID`` (see :mod:`server.http.events`)."""
+    """Server-sent events: a ``move`` event per log entry, a final ``end`` when the game is over.
+
+    Resumes after ``Last-Event-ID`` (the header) or ``?last_event_id``; a game
+    that is over and whose events the client has all seen answers ``204``.
+    """
     games = current_service()
     game = games.load(game_id)
     last = last_event_id(query)
