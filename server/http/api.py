@@ -279,7 +279,7 @@ def option_value(text: str) -> Any:
 @blp.response(201, GameCreatedSchema)
 @operation("createGame", "not_found", "invalid_request", "invalid_position", body=True)
 def create_game(body: dict[str, Any]) -> dict[str, Any]:
-    """Create a game; the answer shows each seat's token and the admin token once."""
+    """Create a game; the answer shows each seat's token and the admin token, once."""
     return current_service().create(
         body["engine"],
         body["players"],
@@ -313,7 +313,7 @@ def list_games(query: dict[str, Any]) -> dict[str, Any]:
 @bearer
 @blp.doc(parameters=[IF_NONE_MATCH_HEADER])
 def read_game(query: dict[str, Any], game_id: str) -> Any:
-    """The game as the caller may see it; ``?at=N`` for the game after move N."""
+    """The game as the caller may see it (with ?at=N: as it was after entry N)."""
     games = current_service()
     game = games.load(game_id)
     seat = games.authenticate(game, bearer_token())
@@ -328,7 +328,7 @@ def read_game(query: dict[str, Any], game_id: str) -> Any:
 @operation("abortGame", "unauthorized", "not_found", "game_over")
 @bearer
 def abort_game(game_id: str) -> dict[str, Any]:
-    """End a running game as ``aborted`` (``Authorization: Bearer <admin token>``)."""
+    """End a running game as aborted (admin token)."""
     return current_service().abort(game_id, bearer_token())
 
 
@@ -380,7 +380,15 @@ def list_moves(game_id: str) -> Any:
 
 
 @blp.route("/games/<game_id>/moves", methods=["POST"])
-@blp.arguments(MoveSubmitSchema)
+@blp.arguments(
+    MoveSubmitSchema,
+    examples={
+        "move": {
+            "value": {"move": {"action": "enter", "to": "a1", "facing": "N"}, "expected_seq": 0}
+        },
+        "notation": {"value": {"notation": "enter a1 N", "expected_seq": 0}},
+    },
+)
 @blp.response(201, MoveSubmittedSchema)
 @operation(
     "submitMove",
@@ -397,7 +405,7 @@ def list_moves(game_id: str) -> Any:
 @bearer
 @blp.doc(parameters=[IDEMPOTENCY_HEADER])
 def submit_move(body: dict[str, Any], game_id: str) -> dict[str, Any]:
-    """Submit a move (JSON or notation); optional ``Idempotency-Key`` header."""
+    """Submit a move, as JSON or as notation (seat token; optional Idempotency-Key)."""
     key = request.headers.get("Idempotency-Key")
     if key is not None and not 1 <= len(key) <= MAX_IDEMPOTENCY_KEY:
         raise TurnpostError(
@@ -437,7 +445,7 @@ def legal_moves(game_id: str) -> Any:
 @operation("setVacation", "unauthorized", "not_found", "invalid_request", body=True)
 @bearer
 def vacation(body: dict[str, Any], game_id: str) -> dict[str, Any]:
-    """Pause the caller's turn clock in this game until ``until`` (yearly allowance applies)."""
+    """Pause the caller's turn clock in this game until a moment (30 days a year)."""
     games = current_service()
     seat = seat_of(games, games.load(game_id), "to set a vacation")
     return set_vacation(games, game_id, seat, format_time(body["until"]))
@@ -449,7 +457,7 @@ def vacation(body: dict[str, Any], game_id: str) -> dict[str, Any]:
 @operation("createWebhook", "unauthorized", "not_found", "invalid_request", body=True)
 @bearer
 def create_webhook(body: dict[str, Any], game_id: str) -> dict[str, Any]:
-    """Post this game's events to a URL (``Authorization: Bearer <admin token>``)."""
+    """Post this game's events to a URL (admin token)."""
     url = body["url"]
     try:
         configured(current_app.config).check_url(url)
@@ -465,7 +473,7 @@ def create_webhook(body: dict[str, Any], game_id: str) -> dict[str, Any]:
 @operation("listWebhooks", "unauthorized", "not_found")
 @bearer
 def list_webhooks(game_id: str) -> list[dict[str, Any]]:
-    """The game's webhooks (``Authorization: Bearer <admin token>``); secrets are not shown."""
+    """The game's webhooks, without their secrets (admin token)."""
     return current_service().webhooks(game_id, bearer_token())
 
 
@@ -515,7 +523,7 @@ EVENT_STREAM_EXAMPLE = (
 @blp.alt_response(204, description="The game is over and the client has seen every event")
 @operation("streamEvents", "bad_request", "not_found", "invalid_request")
 def events(query: dict[str, Any], game_id: str) -> Response:
-    """Server-sent events: a ``move`` event per log entry, a final ``end`` when the game is over.
+    """Server-sent events: a move event per log entry, a final end event when the game is over.
 
     Resumes after ``Last-Event-ID`` (the header) or ``?last_event_id``; a game
     that is over and whose events the client has all seen answers ``204``.
