@@ -233,7 +233,7 @@ def game_result(description: str = "null while the game runs.") -> fields.Dict:
         required=True,
         metadata={
             "description": f"{description} The engine may add fields of its own;"
-            " a resignation adds `resign` and a lost clock `forfeit` (the losing seats).",
+            " a resignation adds `resigned` and a lost clock `forfeit` (the losing seats).",
             "properties": {
                 "winners": {"type": "array", "items": {"type": "integer"}},
                 "scores": {"type": "object", "additionalProperties": {"type": "number"}},

@@ -28,6 +28,8 @@ if TYPE_CHECKING:  # the notifier (server.mail) builds on this module
     from server.mail.outbox import Notifier
 
 
+#: The result field naming the losing seats of a game ended by a ``resign`` or ``forfeit`` entry.
+RESULT_KEYS = {"resign": "resigned", "forfeit": "forfeit"}
 #: Webhooks one game may have at once.
 MAX_WEBHOOKS = 5
 
@@ -512,7 +514,7 @@ class GameService:
 
         Appends the log entry and the finished snapshot inside the caller's
         write, like a move; the result names the losers under ``kind``
-        (``"resign": [seats]`` or ``"forfeit": [seats]``).
+        (``"resigned": [seats]`` or ``"forfeit": [seats]``).
         """
         losers = game.engine.partners(game.state, seat)
         names = [row["name"] for row in game.seats]
@@ -530,7 +532,7 @@ class GameService:
             "winners": [row["seat"] for row in game.seats if row["seat"] not in losers],
             "scores": {},
             "reason": reason,
-            kind: losers,
+            RESULT_KEYS[kind]: losers,
         }
         seq = game.seq + 1
         ended = {

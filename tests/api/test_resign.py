@@ -22,7 +22,7 @@ def test_the_resigning_seat_loses_and_the_other_wins(client, siam_game) -> None:
     assert answer.status_code == 200, answer.get_json()
     game = answer.get_json()["game"]
     assert game["status"] == "finished" and game["to_move"] == [] and game["you"] == 0
-    assert game["result"]["winners"] == [1] and game["result"]["resign"] == [0]
+    assert game["result"]["winners"] == [1] and game["result"]["resigned"] == [0]
     assert "Ann resigned" in game["result"]["reason"]
 
 
@@ -35,7 +35,7 @@ def test_a_seat_may_resign_when_it_is_not_its_turn(client, siam_game) -> None:
 def test_partners_lose_together(client) -> None:
     game = new_game(client, "king-of-siam", players=4, seed=3)
     result = resign(client, game, 1).get_json()["game"]["result"]
-    assert result["resign"] == [1, 3] and result["winners"] == [0, 2]
+    assert result["resigned"] == [1, 3] and result["winners"] == [0, 2]
 
 
 def test_the_resignation_is_in_the_move_log_and_replays(client, siam_game, db_path) -> None:
