@@ -19,6 +19,24 @@ from schemas.base import StrictSchema
 MAX_SEED = 2**63 - 1
 
 
+class PerEngine(fields.Dict):
+    """A JSON object whose shape depends on the game's engine: a ``Move``, ``State`` or ``Board``.
+
+    It loads and dumps as a plain object; in the OpenAPI document it is any
+    engine's ``<Engine><kind>`` component (:mod:`server.http.api_spec`).
+    """
+
+    def __init__(self, kind: str, **kwargs: Any) -> None:
+        super().__init__(keys=fields.String(), **kwargs)
+        self.kind = kind
+
+
+def timestamp(**kwargs: Any) -> fields.String:
+    """An ISO 8601 UTC moment as the server writes it (``2026-11-25T21:00:00.000000Z``)."""
+    metadata = {"format": "date-time", **kwargs.pop("metadata", {})}
+    return fields.String(metadata=metadata, **kwargs)
+
+
 #: Unicode categories refused in names and addresses: controls, lone surrogates, line breaks.
 UNPRINTABLE = {"Cc", "Cs", "Zl", "Zp"}
 
@@ -104,8 +122,13 @@ class GameCreateSchema(StrictSchema):
 class MoveSubmitSchema(StrictSchema):
     """``POST /api/v1/games/{id}/moves`` body: a move object or its notation."""
 
-    move = fields.Dict(
-        keys=fields.String(), metadata={"example": {"action": "rotate", "at": "b2", "facing": "S"}}
+    move = PerEngine(
+        "Move",
+        metadata={
+            "description": "The move as JSON, in the game's move schema (a legal-moves entry may"
+            " be posted back unchanged: its notation is ignored).",
+            "example": {"action": "rotate", "at": "b2", "facing": "S"},
+        },
     )
     notation = fields.String(validate=validate.Length(min=1, max=500))
     expected_seq = fields.Integer(
@@ -120,6 +143,20 @@ class MoveSubmitSchema(StrictSchema):
         """Exactly one of ``move`` and ``notation``."""
         if ("move" in data) == ("notation" in data):
             raise ValidationError("Give exactly one of 'move' and 'notation'.", "_schema")
+
+
+class ResignSchema(StrictSchema):
+    """``POST /api/v1/games/{id}/resign`` body, may be empty: the seq it was made at."""
+
+    #: An empty body is ``{}`` (see :class:`server.http.api.ContractParser`).
+    optional_body = True
+
+    expected_seq = fields.Integer(
+        load_default=None,
+        allow_none=True,
+        strict=True,
+        metadata={"description": "Refuse with 409 stale_seq unless the game is at this seq."},
+    )
 
 
 class VacationSchema(StrictSchema):
@@ -139,7 +176,7 @@ class VacationSetSchema(StrictSchema):
     """The vacation as recorded, with this year's allowance."""
 
     seat = fields.Integer(required=True)
-    until = fields.String(required=True)
+    until = timestamp(required=True)
     days_used = fields.Float(required=True)
     days_left = fields.Float(required=True)
 
@@ -166,6 +203,16 @@ class EngineSchema(StrictSchema):
     options = fields.Dict(required=True, metadata={"description": "Option names and defaults."})
 
 
+class EngineDetailSchema(EngineSchema):
+    """``GET /api/v1/engines/{id}``: the engine and the static board or map of a game."""
+
+    board = PerEngine(
+        "Board",
+        required=True,
+        metadata={"description": "The board or map for the options asked (the defaults if none)."},
+    )
+
+
 class PlayerSchema(StrictSchema):
     """A seat as everyone sees it."""
 
@@ -179,8 +226,26 @@ class PlayerWithTokenSchema(PlayerSchema):
     token = fields.String(required=True)
 
 
-class GameSchema(StrictSchema):
-    """The game object."""
+def game_result(description: str = "null while the game runs.") -> fields.Dict:
+    """The ``result`` field of a game (null while it runs) or of a log entry."""
+    return fields.Dict(
+        allow_none=True,
+        required=True,
+        metadata={
+            "description": f"{description} The engine may add fields of its own;"
+            " a resignation adds `resigned` and a lost clock `forfeit` (the losing seats).",
+            "properties": {
+                "winners": {"type": "array", "items": {"type": "integer"}},
+                "scores": {"type": "object", "additionalProperties": {"type": "number"}},
+                "reason": {"type": "string"},
+            },
+            "required": ["winners", "scores", "reason"],
+        },
+    )
+
+
+class GameSummarySchema(StrictSchema):
+    """A game in a list (``GET /api/v1/games``): the game object without options and state."""
 
     id = fields.String(required=True)
     engine = fields.String(required=True)
@@ -191,13 +256,12 @@ class GameSchema(StrictSchema):
     to_move = fields.List(fields.Integer(), required=True)
     players = fields.List(fields.Nested(PlayerSchema), required=True)
     you = fields.Integer(allow_none=True, required=True)
-    result = fields.Dict(
+    result = game_result()
+    deadline = timestamp(
         allow_none=True,
         required=True,
-        metadata={"description": '{"winners": [seats], "scores": {"<seat>": n}, "reason": "..."}'},
+        metadata={"description": "When the seats to move run out of time; null: no clock."},
     )
-    deadline = fields.String(allow_none=True, required=True)
-    options = fields.Dict(required=True)
     seeded = fields.Boolean(
         required=True,
         metadata={
@@ -209,11 +273,22 @@ class GameSchema(StrictSchema):
         required=True,
         metadata={"description": "The game started from a position given by its creator."},
     )
-    state = fields.Dict(
-        required=True, metadata={"description": "The engine's view for the caller."}
+    created_at = timestamp(required=True)
+    updated_at = timestamp(required=True)
+
+
+class GameSchema(GameSummarySchema):
+    """The game object."""
+
+    options = fields.Dict(required=True, metadata={"description": "The engine's options."})
+    state = PerEngine(
+        "State",
+        required=True,
+        metadata={
+            "description": "The engine's view for the caller: the public view, plus the"
+            " caller's own private parts (such as its hand) with a seat token."
+        },
     )
-    created_at = fields.String(required=True)
-    updated_at = fields.String(required=True)
 
 
 class GameCreatedSchema(GameSchema):
@@ -240,7 +315,18 @@ class LoggedMoveSchema(StrictSchema):
     description = fields.String(
         required=True, metadata={"description": "The move in a sentence, in the game's words."}
     )
-    at = fields.String(required=True)
+    at = timestamp(required=True)
+    to_move = fields.List(
+        fields.Integer(), required=True, metadata={"description": "Seats to move after it."}
+    )
+    status = fields.String(
+        required=True,
+        validate=validate.OneOf(["active", "finished"]),
+        metadata={"description": "The game's status after it."},
+    )
+    result = game_result(
+        "The game's result on the entry that ended the game (null on every other entry)."
+    )
 
 
 class LegalMovesSchema(StrictSchema):
@@ -248,7 +334,7 @@ class LegalMovesSchema(StrictSchema):
 
     seq = fields.Integer(required=True)
     moves = fields.List(
-        fields.Dict(),
+        PerEngine("Move"),
         required=True,
         metadata={
             "description": "Each entry is a move object with its one-line notation beside its "
@@ -271,3 +357,82 @@ class ErrorResponseSchema(StrictSchema):
     """Every error answer: ``{"error": {"code", "message", "details"}}``."""
 
     error = fields.Nested(ErrorBodySchema, required=True)
+
+
+#: Games per page of ``GET /api/v1/games``: the default and the most.
+PAGE_SIZE = 50
+MAX_PAGE_SIZE = 200
+
+
+class GameListQuerySchema(StrictSchema):
+    """``GET /api/v1/games`` filters and page."""
+
+    engine = fields.String(metadata={"description": "Only games of this engine id."})
+    status = fields.String(
+        validate=validate.OneOf(["active", "finished", "aborted"]),
+        metadata={"description": "Only games with this status."},
+    )
+    waiting = fields.Boolean(
+        metadata={
+            "description": "With a seat token: true lists the token's game only if it waits for"
+            " that seat, false only if it does not."
+        }
+    )
+    limit = fields.Integer(
+        load_default=PAGE_SIZE,
+        validate=validate.Range(min=1, max=MAX_PAGE_SIZE),
+        metadata={"description": "Games per page."},
+    )
+    cursor = fields.String(
+        validate=validate.Length(min=1, max=40),
+        metadata={"description": "The `next_cursor` of the previous page."},
+    )
+
+
+class GameListSchema(StrictSchema):
+    """A page of games, newest first."""
+
+    games = fields.List(fields.Nested(GameSummarySchema), required=True)
+    next_cursor = fields.String(
+        required=True,
+        allow_none=True,
+        metadata={"description": "Pass as `cursor` for the next page; null on the last page."},
+    )
+
+
+class SeatTokenSchema(StrictSchema):
+    """A seat's new token (shown once; the old one no longer works)."""
+
+    seat = fields.Integer(required=True)
+    name = fields.String(required=True)
+    token = fields.String(required=True)
+
+
+class WebhookCreateSchema(StrictSchema):
+    """``POST /api/v1/games/{id}/webhooks``: where to post the game's events."""
+
+    url = fields.String(
+        required=True,
+        validate=[validate.Length(min=1, max=2000), printable],
+        metadata={
+            "description": "An http:// or https:// URL the server's operator allows.",
+            "example": "https://example.org/turnpost-hook",
+        },
+    )
+
+
+class WebhookSchema(StrictSchema):
+    """A webhook of a game."""
+
+    id = fields.Integer(required=True)
+    url = fields.String(required=True)
+    created_at = timestamp(required=True)
+
+
+class WebhookCreatedSchema(WebhookSchema):
+    """A new webhook, with the secret its deliveries are signed with (shown once)."""
+
+    secret = fields.String(
+        required=True,
+        metadata={"description": "Key of the HMAC-SHA256 in each delivery's Turnpost-Signature."},
+    )

@@ -165,15 +165,16 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
 
     # the blueprints import current_service and csrf from this module (as flaskr's factory does)
     from server.http import api, docs, mail_stop, pages
+    from server.http.api_spec import init_api
+    from server.http.api_web import init_web_conventions
     from server.http.limits import init_protection
 
-    rest = api.Api(app)
-    rest.spec.components.security_scheme("bearer", {"type": "http", "scheme": "bearer"})
-    rest.register_blueprint(api.blp)
+    init_api(app)
     app.register_blueprint(pages.bp)
     app.register_blueprint(docs.bp)
     app.register_blueprint(mail_stop.bp)
     init_protection(app)
+    init_web_conventions(app)
     csrf.exempt(api.blp)
     csrf.init_app(app)
     app.before_request(refuse_oversized_chunked_body)

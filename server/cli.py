@@ -8,14 +8,17 @@ Every command (``turnpost COMMAND --help`` tells more)::
     turnpost replay GAME_ID           # exit 1 if the log does not rebuild the snapshot
     turnpost export GAME_ID           # the game and its full log as JSON
     turnpost send-mail                # once: deadlines and reminders, then deliver due mail
-    turnpost worker                   # send-mail every 30 s, forever
+    turnpost worker                   # send-mail and send-webhooks every 30 s, forever
+    turnpost send-webhooks            # once: post due webhook deliveries
     turnpost mail-in [RECIPIENT...]   # one reply on stdin (an MTA pipe); exit 75 to retry
     turnpost smtpd [--lmtp]           # receive replies over SMTP or LMTP
     turnpost mail-key GAME_ID SEAT    # a seat's reply address; --revoke replaces it
+    turnpost openapi                  # the OpenAPI document as JSON (to generate a client)
 
-Flask-Limiter and flask-smorest add their own groups: ``turnpost limiter``
-(the rate limits in force) and ``turnpost openapi`` (``print`` or ``write``
-the OpenAPI document).
+``turnpost --version`` prints Turnpost's version. The command lists only
+Turnpost's own commands: Flask's plugins (Flask-Limiter's ``limiter``,
+flask-smorest's ``openapi`` group) are not offered, and neither ``--help``
+nor ``--version`` opens the database.
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ from server.errors import TurnpostError
 from server.games.deadlines import process_deadlines
 from server.games.game import Game
 from server.games.service import GameService
+from server.http.api_spec import openapi_document
 from server.mail.addresses import reply_address
 from server.mail.delivery import Report, deliver_due, forget_bodies
 from server.mail.inbound import MAX_MESSAGE_BYTES, describe, receive
@@ -44,9 +48,44 @@ from server.mail.settings import MailSettings
 from server.mail.smtpd import InboundController, InboundHandler
 from server.serving import WORKER_CONNECTIONS, run
 from server.store.sqlite import dumps
+from server.webhooks.delivery import deliver_due as deliver_webhooks_due
+from server.webhooks.destinations import configured
 
 
-@click.group(cls=FlaskGroup, create_app=create_app, add_default_commands=False)
+class TurnpostGroup(FlaskGroup):
+    """Flask's command group (app loading, ``--app``-free) offering Turnpost's commands only.
+
+    Flask's own group also lists the commands of installed Flask plugins and
+    of the app, loading the app (and so creating the database) just to
+    print ``--help``; this one lists what is registered on it and nothing else,
+    without Flask's ``--app``, ``--env-file`` and ``--debug`` options (the app
+    is Turnpost's, configured by ``TURNPOST_*`` variables).
+    """
+
+    #: Flask's own options, which make no sense for Turnpost's command.
+    FLASK_OPTIONS = frozenset({"app", "env_file", "debug"})
+
+    def __init__(self, **extra: Any) -> None:
+        super().__init__(**extra)
+        self.params = [param for param in self.params if param.name not in self.FLASK_OPTIONS]
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        """The Turnpost command ``name``, without loading the app or plugins."""
+        return click.Group.get_command(self, ctx, name)
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        """Turnpost's command names."""
+        return click.Group.list_commands(self, ctx)
+
+
+@click.group(
+    cls=TurnpostGroup,
+    create_app=create_app,
+    add_default_commands=False,
+    add_version_option=False,
+    load_dotenv=False,
+)
+@click.version_option(package_name="turnpost", prog_name="Turnpost", message="%(prog)s %(version)s")
 def main() -> None:
     """Turnpost: a play-by-email and REST turn server for board games."""
 
@@ -214,16 +253,33 @@ def send_mail() -> None:
         raise SystemExit(1)
 
 
+def deliver_webhooks(now: str | None = None) -> tuple[int, int]:
+    """Post the due webhook deliveries: ``(delivered, failed)``."""
+    config = current_app.config
+    return deliver_webhooks_due(current_store(), config["SECRET_KEY"], configured(config), now)
+
+
+@main.command("send-webhooks")
+@with_appcontext
+def send_webhooks() -> None:
+    """Once (e.g. from cron): post the due webhook deliveries, with their retries."""
+    delivered, failed = deliver_webhooks()
+    click.echo(f"webhooks delivered {delivered}, failed {failed}")
+
+
 @main.command("worker")
 @click.option("--interval", default=30.0, show_default=True, help="Seconds between rounds.")
 @with_appcontext
 def worker(interval: float) -> None:
-    """Run ``send-mail`` forever, every ``--interval`` seconds, one line per mail."""
+    """Run ``send-mail`` and ``send-webhooks`` forever, every ``--interval`` seconds."""
     while True:
         actions, report = run_clock_and_outbox()
         echo_report(report)
         if actions or report.outcomes:
             click.echo(f"deadline actions {actions}, {report.summary()}")
+        delivered, refused = deliver_webhooks()
+        if delivered or refused:
+            click.echo(f"webhooks delivered {delivered}, failed {refused}")
         time.sleep(interval)
 
 
@@ -265,6 +321,13 @@ def smtpd(host: str, port: int, lmtp: bool) -> None:
             time.sleep(3600)
     except KeyboardInterrupt:
         controller.stop()
+
+
+@main.command("openapi")
+@with_appcontext
+def openapi() -> None:
+    """Print the OpenAPI document of the API (what ``/api/v1/openapi.json`` serves)."""
+    click.echo(json.dumps(openapi_document(), indent=2))
 
 
 @main.command("mail-key")

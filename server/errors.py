@@ -47,11 +47,19 @@ CODE_BY_STATUS = {
 class TurnpostError(Exception):
     """A refusal with a contract error code, a human message and details."""
 
-    def __init__(self, code: str, message: str, details: dict[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        code: str,
+        message: str,
+        details: dict[str, Any] | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
         self.details = details or {}
+        #: Headers the answer carries (e.g. ``Retry-After`` on ``429``).
+        self.headers = headers or {}
 
     @property
     def status(self) -> int:

@@ -1,8 +1,9 @@
 """A game as loaded from the store, and the public shapes built from it.
 
 :func:`game_object` builds the contract's game object (for the API, the
-pages, the mails and the CLI) and :func:`log_entry` a public entry of the
-move log: nowhere else are they put together.
+pages, the mails and the CLI), :func:`game_summary` a game in a list and
+:func:`log_entry` a public entry of the move log: nowhere else are they put
+together.
 """
 
 from __future__ import annotations
@@ -87,11 +88,12 @@ def log_entry(row: dict[str, Any]) -> dict[str, Any]:
     """The public entry of a logged move (a ``moves`` row): no hidden parts.
 
     ``description`` is the move in a sentence (the notation for moves logged
-    before sentences were kept).
+    before sentences were kept); ``result`` is the game's result on the entry
+    that ended the game, else ``None``.
 
     >>> row = {"seq": 1, "seat": 0, "public_move": '{"action": "pass"}', "notation": "pass",
     ...        "description": "Ann passes.", "at": "2025-03-01T12:00:00.000000Z",
-    ...        "to_move": "[1]", "status": "active"}
+    ...        "to_move": "[1]", "status": "active", "result": None}
     >>> log_entry(row)["move"], log_entry(row)["description"], log_entry(row)["to_move"]
     ({'action': 'pass'}, 'Ann passes.', [1])
     """
@@ -104,4 +106,28 @@ def log_entry(row: dict[str, Any]) -> dict[str, Any]:
         "at": row["at"],
         "to_move": json.loads(row["to_move"]),
         "status": row["status"],
+        "result": None if row.get("result") is None else json.loads(row["result"]),
+    }
+
+
+def game_summary(row: dict[str, Any], you: int | None) -> dict[str, Any]:
+    """A game in a list: the game object without its state, from a listed ``games`` row.
+
+    The row carries ``players``, the seats' names in seat order
+    (:meth:`~server.store.sqlite.Store.games_page`).
+    """
+    return {
+        "id": row["id"],
+        "engine": row["engine"],
+        "status": row["status"],
+        "seq": row["seq"],
+        "to_move": json.loads(row["to_move"]),
+        "players": [{"seat": seat, "name": name} for seat, name in enumerate(row["players"])],
+        "you": you,
+        "result": None if row["result"] is None else json.loads(row["result"]),
+        "deadline": row["deadline"],
+        "seeded": bool(row["seeded"]),
+        "from_position": bool(row["from_position"]),
+        "created_at": row["created_at"],
+        "updated_at": row["updated_at"],
     }

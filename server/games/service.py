@@ -20,11 +20,18 @@ from engines import ENGINES, Engine, IllegalMove, InvalidPosition, NotationError
 from schemas.moves import load_move
 from server.errors import TurnpostError
 from server.games.clock import format_time, parse_time, utcnow
-from server.games.game import Game, game_object, log_entry
+from server.games.game import Game, game_object, game_summary, log_entry
 from server.store.sqlite import Store, dumps, hash_secret, new_secret
+from server.webhooks.delivery import webhook_secret
 
 if TYPE_CHECKING:  # the notifier (server.mail) builds on this module
     from server.mail.outbox import Notifier
+
+
+#: The result field naming the losing seats of a game ended by a ``resign`` or ``forfeit`` entry.
+RESULT_KEYS = {"resign": "resigned", "forfeit": "forfeit"}
+#: Webhooks one game may have at once.
+MAX_WEBHOOKS = 5
 
 
 def deadline_after(now: str, turn_hours: float) -> str:
@@ -97,7 +104,7 @@ class GameService:
         chosen by the creator is shown in the game object (``seeded``,
         ``from_position``): whoever chose it may know what the game hides.
         """
-        engine = self._engine(engine_id)
+        engine = self.engine(engine_id)
         if not engine.min_players <= len(players) <= engine.max_players:
             raise TurnpostError(
                 "invalid_request",
@@ -152,7 +159,7 @@ class GameService:
         return created
 
     @staticmethod
-    def _engine(engine_id: str) -> Engine:
+    def engine(engine_id: str) -> Engine:
         """The engine ``engine_id`` or a ``404 not_found``."""
         try:
             return ENGINES[engine_id]
@@ -254,12 +261,13 @@ class GameService:
             game.engine, len(game.seats), json.loads(row["options"]), row["seed"], position
         )
         for logged in self.store.moves(game.id, upto=upto):
-            state = game.engine.apply(state, logged["seat"], json.loads(logged["move"]))
+            if logged.get("kind", "move") == "move":  # a resignation or forfeit changes no state
+                state = game.engine.apply(state, logged["seat"], json.loads(logged["move"]))
         return state
 
     def move_log(self, game: Game, after: int = 0) -> list[dict[str, Any]]:
         """The public log entries after ``after``."""
-        return [log_entry(row) for row in self.store.moves(game.id, after=after)]
+        return [log_entry(row) for row in self.store.logged_moves(game.id, after=after)]
 
     def legal_moves(self, game: Game, seat: int) -> dict[str, Any]:
         """Every legal move of ``seat`` now, each with its ``notation`` beside its fields."""
@@ -380,21 +388,21 @@ class GameService:
         snapshot = self._snapshot(game.engine, state, now, game.row["turn_hours"], game.seats)
         notation = game.engine.format(move)
         names = [row["name"] for row in game.seats]
-        self.store.append_move(
-            {
-                "game_id": game.id,
-                "seq": seq,
-                "seat": seat,
-                "move": dumps(move),
-                "public_move": dumps(game.engine.public_move(game.state, state, seat, move)),
-                "notation": notation,
-                "description": game.engine.describe(game.state, state, seat, move, names),
-                "to_move": snapshot["to_move"],
-                "status": snapshot["status"],
-                "at": now,
-            },
-        )
+        logged = {
+            "game_id": game.id,
+            "seq": seq,
+            "seat": seat,
+            "move": dumps(move),
+            "public_move": dumps(game.engine.public_move(game.state, state, seat, move)),
+            "notation": notation,
+            "description": game.engine.describe(game.state, state, seat, move, names),
+            "to_move": snapshot["to_move"],
+            "status": snapshot["status"],
+            "at": now,
+        }
+        self.store.append_move(logged)
         self.store.update_game(game.id, {"seq": seq, **snapshot})
+        self._announce({**logged, "result": snapshot["result"]})
         updated = Game({**game.row, "seq": seq, **snapshot}, game.seats, game.engine, state)
         if self.notifier is not None and request.mail_message_id is not None:
             self.notifier.move_accepted(
@@ -402,6 +410,61 @@ class GameService:
             )
         self._changed(updated)
         return {"seq": seq, "game": game_object(updated, seat)}
+
+    def _announce(self, logged: dict[str, Any]) -> None:
+        """Queue the webhook events of a logged entry: ``move``, and ``end`` if it ended the game.
+
+        ``logged`` is the ``moves`` row with the game's ``result`` after it
+        (JSON text or ``None``); call inside the write that logs it.
+        """
+        entry = log_entry(logged)
+        body = {"event": "move", "game_id": logged["game_id"], **entry}
+        self.store.queue_webhooks(logged["game_id"], "move", entry["seq"], dumps(body), entry["at"])
+        if entry["status"] != "active":
+            self._announce_end(
+                logged["game_id"], entry["seq"], entry["status"], entry["result"], entry["at"]
+            )
+
+    def _announce_end(
+        self, game_id: str, seq: int, status: str, result: dict[str, Any] | None, now: str
+    ) -> None:
+        """Queue the ``end`` webhook event of a game that is over (call inside the write)."""
+        body = {"event": "end", "game_id": game_id, "seq": seq, "status": status, "result": result}
+        self.store.queue_webhooks(game_id, "end", seq, dumps(body), now)
+
+    # -- webhooks -------------------------------------------------------
+    def add_webhook(
+        self, game_id: str, admin_token: str | None, url: str, secret_key: str
+    ) -> dict[str, Any]:
+        """Give ``game_id`` a webhook (admin token only): ``{"id", "url", "secret", ...}``.
+
+        The secret (derived from ``secret_key``, never stored) is shown here only.
+        """
+        game = self.load(game_id)
+        self._check_admin(game, admin_token)
+        if len(self.store.webhooks(game.id)) >= MAX_WEBHOOKS:
+            raise TurnpostError(
+                "invalid_request",
+                f"A game has at most {MAX_WEBHOOKS} webhooks; remove one first.",
+                {"url": [f"At most {MAX_WEBHOOKS} webhooks."]},
+            )
+        now = utcnow()
+        webhook_id = self.store.add_webhook(game.id, url, now)
+        secret = webhook_secret(secret_key, game.id, webhook_id)
+        return {"id": webhook_id, "url": url, "created_at": now, "secret": secret}
+
+    def webhooks(self, game_id: str, admin_token: str | None) -> list[dict[str, Any]]:
+        """The webhooks of ``game_id`` (admin token only), without their secrets."""
+        game = self.load(game_id)
+        self._check_admin(game, admin_token)
+        return self.store.webhooks(game.id)
+
+    def remove_webhook(self, game_id: str, admin_token: str | None, webhook_id: int) -> None:
+        """Stop a webhook of ``game_id`` (admin token only); ``404`` if it has none such."""
+        game = self.load(game_id)
+        self._check_admin(game, admin_token)
+        if not self.store.remove_webhook(game.id, webhook_id, utcnow()):
+            raise TurnpostError("not_found", f"Game {game_id!r} has no webhook {webhook_id}.")
 
     def _changed(self, game: Game) -> None:
         """Tell the notifier (if any) that ``game`` changed: it queues the turn mails."""
@@ -416,65 +479,164 @@ class GameService:
             self.store.mark_acted(game.id, seat, row["acted_at"])
 
     def forfeit(self, game_id: str, seat: int, expected_seq: int) -> bool:
-        """End the game because ``seat`` ran out of time: everyone else wins.
+        """End the game because ``seat`` ran out of time: it (with its partners) loses.
 
-        Does nothing (``False``) if the game moved on since ``expected_seq``.
+        Logged like :meth:`resign`, as a ``forfeit`` entry. Does nothing
+        (``False``) if the game moved on since ``expected_seq``.
         """
         with self.store.write():
             game = self.load(game_id)
             if game.status != "active" or game.seq != expected_seq:
                 return False
-            self._concede(game, seat, "forfeit", "ran out of time and forfeit{s}.")
+            self._concede(game, seat, "forfeit", utcnow())
         return True
 
-    def resign(self, game_id: str, seat: int) -> dict[str, Any]:
-        """End the game because ``seat`` resigns (at any time): everyone else wins.
+    def resign(
+        self, game_id: str, seat: int, expected_seq: int | None = None, now: str | None = None
+    ) -> dict[str, Any]:
+        """``seat`` resigns: it (with its partners) loses, every other seat wins.
 
-        The result names the resigning seats (with partners) in ``resigned``;
-        ``409 game_over`` if the game is not running. The answer is the seat's
-        game object.
+        A resignation is not an engine move: it is logged as a ``resign``
+        entry (``{"action": "resign"}``, notation ``resign``) so that the move
+        list, the event stream and replays show it, and replaying skips it.
+        Any seat may resign, on its turn or not. ``409 game_over`` once the
+        game is over, ``409 stale_seq`` if ``expected_seq`` is given and the
+        game moved on. The answer is ``{"seq", "game"}`` as for a move.
         """
         with self.store.write():
             game = self.load(game_id)
             if game.status != "active":
                 raise TurnpostError("game_over", f"The game is {game.status}; no more moves.")
+            if expected_seq is not None and expected_seq != game.seq:
+                raise TurnpostError(
+                    "stale_seq",
+                    f"The game is at seq {game.seq}, not {expected_seq}; reload and try again.",
+                    {"seq": game.seq},
+                )
             self.mark_acted(game, seat)
-            ended = self._concede(game, seat, "resigned", "resign{s}.")
-        return game_object(ended, seat)
+            return self._concede(game, seat, "resign", now or utcnow())
 
-    def _concede(self, game: Game, seat: int, key: str, verb: str) -> Game:
-        """End ``game`` lost by ``seat`` and its partners (``result[key]``), inside a write."""
+    def _concede(self, game: Game, seat: int, kind: str, now: str) -> dict[str, Any]:
+        """End ``game`` with ``seat``'s team losing by ``kind`` (``resign`` or ``forfeit``).
+
+        Appends the log entry and the finished snapshot inside the caller's
+        write, like a move; the result names the losers under ``kind``
+        (``"resigned": [seats]`` or ``"forfeit": [seats]``).
+        """
         losers = game.engine.partners(game.state, seat)
-        names = " and ".join(game.seats[s]["name"] for s in losers)
-        result = {
-            "winners": [s["seat"] for s in game.seats if s["seat"] not in losers],
-            "scores": {},
-            "reason": f"{names} {verb.format(s='s' if len(losers) == 1 else '')}",
-            key: losers,
+        names = [row["name"] for row in game.seats]
+        team = " and ".join(names[s] for s in losers)
+        single = len(losers) == 1
+        words = {
+            "resign": (f"{team} resigned", f"{names[seat]} resigns."),
+            "forfeit": (
+                f"{team} ran out of time and forfeit{'s' if single else ''}",
+                f"{names[seat]} ran out of time and forfeits.",
+            ),
         }
+        reason, description = words[kind]
+        result = {
+            "winners": [row["seat"] for row in game.seats if row["seat"] not in losers],
+            "scores": {},
+            "reason": reason,
+            RESULT_KEYS[kind]: losers,
+        }
+        seq = game.seq + 1
         ended = {
+            "seq": seq,
             "status": "finished",
             "result": dumps(result),
             "to_move": "[]",
             "deadline": None,
-            "updated_at": utcnow(),
+            "updated_at": now,
         }
+        move = dumps({"action": kind})
+        logged = {
+            "game_id": game.id,
+            "seq": seq,
+            "seat": seat,
+            "kind": kind,
+            "move": move,
+            "public_move": move,
+            "notation": kind,
+            "description": description,
+            "to_move": "[]",
+            "status": "finished",
+            "at": now,
+        }
+        self.store.append_move(logged)
         self.store.update_game(game.id, ended)
-        game = Game({**game.row, **ended}, game.seats, game.engine, game.state)
-        self._changed(game)
-        return game
+        self._announce({**logged, "result": ended["result"]})
+        updated = Game({**game.row, **ended}, game.seats, game.engine, game.state)
+        self._changed(updated)
+        return {"seq": seq, "game": game_object(updated, seat)}
 
-    def abort(self, game_id: str, admin_token: str | None) -> dict[str, Any]:
-        """End a running game as ``aborted`` (admin token only)."""
-        game = self.load(game_id)
+    def _check_admin(self, game: Game, admin_token: str | None) -> None:
+        """``401`` unless ``admin_token`` is the admin token of ``game``."""
         expected = game.row["admin_token_hash"]
         if admin_token is None or not secrets.compare_digest(hash_secret(admin_token), expected):
             raise TurnpostError("unauthorized", "The admin token of this game is needed.")
+
+    def abort(self, game_id: str, admin_token: str | None) -> dict[str, Any]:
+        """End a running game as ``aborted`` (admin token only)."""
+        self._check_admin(self.load(game_id), admin_token)
         with self.store.write():
             game = self.load(game_id)
             if game.status != "active":
                 raise TurnpostError("game_over", f"The game is already {game.status}.")
+            now = utcnow()
             self.store.update_game(
-                game.id, {"status": "aborted", "to_move": "[]", "updated_at": utcnow()}
+                game.id, {"status": "aborted", "to_move": "[]", "updated_at": now}
             )
+            self._announce_end(game.id, game.seq, "aborted", None, now)
         return game_object(self.load(game_id), seat=None)
+
+    def reissue_token(self, game_id: str, admin_token: str | None, seat: int) -> dict[str, Any]:
+        """A new token for ``seat`` (admin token only); the old one stops working at once.
+
+        For a player who lost their link. The answer ``{"seat", "name",
+        "token"}`` is the only place the new token is shown.
+        """
+        game = self.load(game_id)
+        self._check_admin(game, admin_token)
+        if not 0 <= seat < len(game.seats):
+            raise TurnpostError("not_found", f"No seat {seat} in game {game_id!r}.")
+        token = new_secret()
+        with self.store.write():
+            self.store.set_token_hash(game.id, seat, hash_secret(token))
+        return {"seat": seat, "name": game.seats[seat]["name"], "token": token}
+
+    def list_games(
+        self, filters: dict[str, Any], token: str | None, limit: int, cursor: str | None
+    ) -> dict[str, Any]:
+        """A page of games, newest first: ``{"games": [summaries], "next_cursor"}``.
+
+        ``filters`` may hold ``engine``, ``status`` and ``waiting`` (with a
+        seat ``token``: only the token's game, if it waits (or, for
+        ``False``, does not wait) for that seat). ``cursor`` is the previous
+        page's ``next_cursor``; ``422`` if it is not one.
+        """
+        before = None
+        if cursor is not None:
+            if not (cursor.isascii() and cursor.isdigit()):
+                raise TurnpostError(
+                    "invalid_request", "This is not a cursor of this list.", {"cursor": [cursor]}
+                )
+            before = int(cursor)
+        mine = None if token is None else self.store.seat_of_token(token)
+        if token is not None and mine is None:
+            raise TurnpostError("unauthorized", "This token is not a seat token of any game.")
+        waiting = filters.get("waiting")
+        if waiting is not None and mine is None:
+            raise TurnpostError("unauthorized", "A seat token is needed to filter by waiting.")
+        rows = self.store.games_page(
+            engine=filters.get("engine"),
+            status=filters.get("status"),
+            seat=None if waiting is None else (mine["game_id"], mine["seat"], waiting),
+            before=before,
+            limit=limit + 1,
+        )
+        you = {} if mine is None else {mine["game_id"]: mine["seat"]}
+        games = [game_summary(row, you.get(row["id"])) for row in rows[:limit]]
+        more = len(rows) > limit
+        return {"games": games, "next_cursor": str(rows[limit - 1]["cursor"]) if more else None}

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 from typing import Any
 
 import flask_smorest
@@ -10,32 +12,42 @@ from marshmallow import Schema, ValidationError
 from webargs.flaskparser import FlaskParser
 from werkzeug.exceptions import HTTPException
 
-from engines import ENGINES
+from engines import ENGINES, Engine
 from schemas.api import (
     MAX_SEED,
+    EngineDetailSchema,
     EngineSchema,
     ErrorResponseSchema,
     EventsQuerySchema,
     GameCreatedSchema,
     GameCreateSchema,
+    GameListQuerySchema,
+    GameListSchema,
     GameQuerySchema,
     GameSchema,
     LegalMovesSchema,
     LoggedMoveSchema,
     MoveSubmitSchema,
     MoveSubmittedSchema,
+    ResignSchema,
+    SeatTokenSchema,
     VacationSchema,
     VacationSetSchema,
+    WebhookCreatedSchema,
+    WebhookCreateSchema,
+    WebhookSchema,
 )
 from server.app import current_service
-from server.errors import CODE_BY_STATUS, TurnpostError
+from server.errors import CODE_BY_STATUS, STATUS_BY_CODE, TurnpostError
 from server.games.clock import format_time
 from server.games.deadlines import set_vacation
-from server.games.service import MoveRequest
+from server.games.game import Game
+from server.games.service import GameService, MoveRequest
 from server.http.cooperative import offload
 from server.http.errors import error_response
 from server.http.events import end_event, move_event
 from server.http.jsontext import load_untrusted
+from server.webhooks.destinations import Refused, configured
 
 
 class Api(flask_smorest.Api):
@@ -60,8 +72,14 @@ class ContractParser(FlaskParser):
     """Reads JSON bodies whatever the Content-Type and reports errors in the contract's shape."""
 
     def load_json(self, req: Any, schema: Schema) -> Any:
-        """The body as a JSON object, or ``400 bad_request`` (see :mod:`server.http.jsontext`)."""
-        data = load_untrusted(req.get_data(cache=True) or b"null")
+        """The body as a JSON object, or ``400 bad_request`` (see :mod:`server.http.jsontext`).
+
+        A schema whose fields are all optional (``optional_body``) takes an empty body as ``{}``.
+        """
+        raw = req.get_data(cache=True)
+        if not raw and getattr(schema, "optional_body", False):
+            return {}
+        data = load_untrusted(raw or b"null")
         if not isinstance(data, dict):
             raise TurnpostError("bad_request", "The body must be a JSON object.")
         return data
@@ -96,6 +114,14 @@ def bearer_token() -> str | None:
     return token.strip()
 
 
+def seat_of(games: GameService, game: Game, needed_for: str) -> int:
+    """The seat of the request's bearer token in ``game``; ``401`` without one or a wrong one."""
+    seat = games.authenticate(game, bearer_token())
+    if seat is None:
+        raise TurnpostError("unauthorized", f"A seat token is needed {needed_for}.")
+    return seat
+
+
 MAX_IDEMPOTENCY_KEY = 200
 
 #: Routes taking an optional or required ``Authorization: Bearer <token>``.
@@ -107,41 +133,153 @@ IDEMPOTENCY_HEADER = {
     "schema": {"type": "string", "minLength": 1, "maxLength": MAX_IDEMPOTENCY_KEY},
     "description": "A repeat with the same key returns the first answer and appends nothing.",
 }
+IF_NONE_MATCH_HEADER = {
+    "in": "header",
+    "name": "If-None-Match",
+    "required": False,
+    "schema": {"type": "string"},
+    "description": "The ETag of the copy the client holds: 304 Not Modified if it is current.",
+}
+LAST_EVENT_ID_HEADER = {
+    "in": "header",
+    "name": "Last-Event-ID",
+    "required": False,
+    "schema": {"type": "string", "pattern": "^[0-9]*$"},
+    "description": "Resume after this move number (what browsers send when they reconnect);"
+    " wins over ?last_event_id; empty means none. Anything else is 400 bad_request.",
+}
+RETRY_AFTER = {
+    "Retry-After": {
+        "description": "Seconds to wait before retrying.",
+        "schema": {"type": "integer", "minimum": 0},
+    }
+}
+ETAG = {
+    "ETag": {
+        "description": "A weak validator of this answer for this caller (seat or public).",
+        "schema": {"type": "string"},
+    }
+}
+
+#: Error codes every operation may answer with, and those of an operation with a body.
+ALWAYS = ("method_not_allowed", "rate_limited")
+WITH_BODY = ("bad_request", "payload_too_large")
 
 
-def errors(*statuses: int) -> Any:
-    """Document the contract's error answers for ``statuses`` on a route."""
+def operation(operation_id: str, *codes: str, body: bool = False) -> Any:
+    """Name an operation and document its error answers: each status with the codes it carries.
+
+    Every operation may answer ``405`` and ``429`` (with ``Retry-After``);
+    one with a JSON body also ``400`` and ``413``.
+    """
+    by_status: dict[int, list[str]] = {}
+    for code in (*codes, *(WITH_BODY if body else ()), *ALWAYS):
+        by_status.setdefault(STATUS_BY_CODE[code], []).append(code)
 
     def decorate(func: Any) -> Any:
-        for status in statuses:
-            func = blp.alt_response(status, schema=ErrorResponseSchema, description="Error")(func)
-        return func
+        for status, named in sorted(by_status.items()):
+            func = blp.alt_response(
+                status,
+                schema=ErrorResponseSchema,
+                description="Error: " + ", ".join(f"`{code}`" for code in named),
+                headers=RETRY_AFTER if status == 429 else None,
+            )(func)
+        return blp.doc(operationId=operation_id)(func)
 
     return decorate
 
 
+def conditional(*parts: Any) -> str | Response:
+    """The ETag of an answer made from ``parts``, or ``304`` if the client holds it already.
+
+    ``parts`` name everything the answer depends on (game, seq, viewer...),
+    so that a polling client gets its ``304`` before any work is done.
+    """
+    digest = hashlib.sha256(repr(parts).encode()).hexdigest()[:32]
+    etag = f'W/"{digest}"'
+    if request.if_none_match.contains_weak(digest):
+        response = Response(status=304)
+        response.headers["ETag"] = etag
+        return response
+    return etag
+
+
+def game_version(game: Game) -> tuple[Any, ...]:
+    """What every view of ``game`` changes with."""
+    row = game.row
+    return (game.id, game.seq, game.status, row["updated_at"], row["deadline"])
+
+
 @blp.route("/engines")
 @blp.response(200, EngineSchema(many=True))
+@operation("listEngines")
 def list_engines() -> list[dict[str, Any]]:
     """Every engine with its player counts and option defaults."""
-    return [
+    return [engine_entry(engine) for engine in ENGINES.values()]
+
+
+def engine_entry(engine: Engine) -> dict[str, Any]:
+    """An engine as ``GET /api/v1/engines`` lists it."""
+    return {
+        "id": engine.id,
+        "name": engine.name,
+        "min_players": engine.min_players,
+        "max_players": engine.max_players,
+        "options": engine.default_options,
+    }
+
+
+@blp.route("/engines/<engine_id>")
+@blp.response(200, EngineDetailSchema)
+@operation("getEngine", "not_found", "invalid_request")
+@blp.doc(
+    parameters=[
         {
-            "id": engine.id,
-            "name": engine.name,
-            "min_players": engine.min_players,
-            "max_players": engine.max_players,
-            "options": engine.default_options,
+            "in": "query",
+            "name": "options",
+            "required": False,
+            "style": "form",
+            "explode": True,
+            "schema": {"type": "object", "additionalProperties": {"type": "string"}},
+            "description": "Engine options as name=value (JSON values or plain text), e.g."
+            " ?map=siam-1874; unknown names are 422.",
         }
-        for engine in ENGINES.values()
     ]
+)
+def get_engine(engine_id: str) -> dict[str, Any]:
+    """One engine and its static board or map (for the options given, else the defaults)."""
+    engine = GameService.engine(engine_id)
+    options = {name: option_value(text) for name, text in request.args.items()}
+    try:
+        merged = engine.options(options)
+    except ValueError as error:
+        raise TurnpostError("invalid_request", str(error), {"options": [str(error)]}) from None
+    return {**engine_entry(engine), "board": engine.board_data(merged)}
+
+
+def option_value(text: str) -> Any:
+    """An option value from a query string: a JSON scalar (``true``, ``3``) or else the text.
+
+    Options are scalars, so text that would be a JSON array or object stays
+    text (and is refused by the engine): nothing deep is ever parsed.
+
+    >>> option_value("false"), option_value("siam-1874"), option_value("[[1]]")
+    (False, 'siam-1874', '[[1]]')
+    """
+    if text.lstrip()[:1] in ("[", "{"):
+        return text
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
 
 
 @blp.route("/games", methods=["POST"])
 @blp.arguments(GameCreateSchema)
 @blp.response(201, GameCreatedSchema)
-@errors(400, 404, 422)
+@operation("createGame", "not_found", "invalid_request", "invalid_position", body=True)
 def create_game(body: dict[str, Any]) -> dict[str, Any]:
-    """Create a game; the answer shows each seat's token and the admin token once."""
+    """Create a game; the answer shows each seat's token and the admin token, once."""
     return current_service().create(
         body["engine"],
         body["players"],
@@ -154,45 +292,120 @@ def create_game(body: dict[str, Any]) -> dict[str, Any]:
     )
 
 
+@blp.route("/games")
+@blp.arguments(GameListQuerySchema, location="query")
+@blp.response(200, GameListSchema)
+@operation("listGames", "unauthorized", "invalid_request")
+@bearer
+def list_games(query: dict[str, Any]) -> dict[str, Any]:
+    """Games, newest first, a page at a time; filters: engine, status, waiting for a seat."""
+    filters = {name: query[name] for name in ("engine", "status", "waiting") if name in query}
+    return current_service().list_games(
+        filters, bearer_token(), query["limit"], query.get("cursor")
+    )
+
+
 @blp.route("/games/<game_id>")
 @blp.arguments(GameQuerySchema, location="query")
-@blp.response(200, GameSchema)
-@errors(401, 404, 422)
+@blp.response(200, GameSchema, headers=ETAG)
+@blp.alt_response(304, description="Not Modified: the If-None-Match ETag is current")
+@operation("getGame", "unauthorized", "not_found", "invalid_request")
 @bearer
-def read_game(query: dict[str, Any], game_id: str) -> dict[str, Any]:
-    """The game as the caller may see it; ``?at=N`` for the game after move N."""
+@blp.doc(parameters=[IF_NONE_MATCH_HEADER])
+def read_game(query: dict[str, Any], game_id: str) -> Any:
+    """The game as the caller may see it (with ?at=N: as it was after entry N)."""
     games = current_service()
     game = games.load(game_id)
     seat = games.authenticate(game, bearer_token())
-    return offload(games.game_object, game, seat, query.get("at"))
+    etag = conditional("game", *game_version(game), seat, query.get("at"))
+    if isinstance(etag, Response):
+        return etag
+    return offload(games.game_object, game, seat, query.get("at")), 200, {"ETag": etag}
 
 
 @blp.route("/games/<game_id>/abort", methods=["POST"])
 @blp.response(200, GameSchema)
-@errors(401, 404, 409)
+@operation("abortGame", "unauthorized", "not_found", "game_over")
 @bearer
 def abort_game(game_id: str) -> dict[str, Any]:
-    """End a running game as ``aborted`` (``Authorization: Bearer <admin token>``)."""
+    """End a running game as aborted (admin token)."""
     return current_service().abort(game_id, bearer_token())
 
 
-@blp.route("/games/<game_id>/moves")
-@blp.response(200, LoggedMoveSchema(many=True))
-@errors(404)
-def list_moves(game_id: str) -> list[dict[str, Any]]:
-    """The public move log in order."""
+@blp.route("/games/<game_id>/seats/<int:seat>/token", methods=["POST"])
+@blp.response(200, SeatTokenSchema)
+@operation("reissueSeatToken", "unauthorized", "not_found")
+@bearer
+def reissue_seat_token(game_id: str, seat: int) -> dict[str, Any]:
+    """A new token for a seat; the old one stops working (admin token).
+
+    For a player who lost their token or link: ``Authorization: Bearer <admin token>``.
+    """
+    return current_service().reissue_token(game_id, bearer_token(), seat)
+
+
+@blp.route("/games/<game_id>/resign", methods=["POST"])
+@blp.arguments(ResignSchema)
+@blp.response(200, MoveSubmittedSchema)
+@operation(
+    "resignSeat",
+    "unauthorized",
+    "not_found",
+    "stale_seq",
+    "game_over",
+    "invalid_request",
+    body=True,
+)
+@bearer
+def resign(body: dict[str, Any], game_id: str) -> dict[str, Any]:
+    """Resign the caller's seat: it (with its partners) loses, the others win."""
     games = current_service()
-    return games.move_log(games.load(game_id))
+    seat = seat_of(games, games.load(game_id), "to resign")
+    return games.resign(game_id, seat, body["expected_seq"])
+
+
+@blp.route("/games/<game_id>/moves")
+@blp.response(200, LoggedMoveSchema(many=True), headers=ETAG)
+@blp.alt_response(304, description="Not Modified: the If-None-Match ETag is current")
+@operation("listMoves", "not_found")
+@blp.doc(parameters=[IF_NONE_MATCH_HEADER])
+def list_moves(game_id: str) -> Any:
+    """The public move log in order (resignations and forfeits included)."""
+    games = current_service()
+    game = games.load(game_id)
+    etag = conditional("moves", game.id, game.seq)
+    if isinstance(etag, Response):
+        return etag
+    return games.move_log(game), 200, {"ETag": etag}
 
 
 @blp.route("/games/<game_id>/moves", methods=["POST"])
-@blp.arguments(MoveSubmitSchema)
+@blp.arguments(
+    MoveSubmitSchema,
+    examples={
+        "move": {
+            "value": {"move": {"action": "enter", "to": "a1", "facing": "N"}, "expected_seq": 0}
+        },
+        "notation": {"value": {"notation": "enter a1 N", "expected_seq": 0}},
+    },
+)
 @blp.response(201, MoveSubmittedSchema)
-@errors(400, 401, 404, 409, 422)
+@operation(
+    "submitMove",
+    "unauthorized",
+    "not_found",
+    "not_your_turn",
+    "stale_seq",
+    "game_over",
+    "invalid_move",
+    "illegal_move",
+    "invalid_request",
+    body=True,
+)
 @bearer
 @blp.doc(parameters=[IDEMPOTENCY_HEADER])
 def submit_move(body: dict[str, Any], game_id: str) -> dict[str, Any]:
-    """Submit a move (JSON or notation); optional ``Idempotency-Key`` header."""
+    """Submit a move, as JSON or as notation (seat token; optional Idempotency-Key)."""
     key = request.headers.get("Idempotency-Key")
     if key is not None and not 1 <= len(key) <= MAX_IDEMPOTENCY_KEY:
         raise TurnpostError(
@@ -210,41 +423,111 @@ def submit_move(body: dict[str, Any], game_id: str) -> dict[str, Any]:
 
 
 @blp.route("/games/<game_id>/legal-moves")
-@blp.response(200, LegalMovesSchema)
-@errors(401, 404)
+@blp.response(200, LegalMovesSchema, headers=ETAG)
+@blp.alt_response(304, description="Not Modified: the If-None-Match ETag is current")
+@operation("getLegalMoves", "unauthorized", "not_found")
 @bearer
-def legal_moves(game_id: str) -> dict[str, Any]:
+@blp.doc(parameters=[IF_NONE_MATCH_HEADER])
+def legal_moves(game_id: str) -> Any:
     """Every legal move of the caller's seat now (empty when it is not their turn)."""
     games = current_service()
     game = games.load(game_id)
-    seat = games.authenticate(game, bearer_token())
-    if seat is None:
-        raise TurnpostError("unauthorized", "A seat token is needed for legal moves.")
-    return offload(games.legal_moves, game, seat)
+    seat = seat_of(games, game, "for legal moves")
+    etag = conditional("legal-moves", *game_version(game), seat)
+    if isinstance(etag, Response):
+        return etag
+    return offload(games.legal_moves, game, seat), 200, {"ETag": etag}
 
 
 @blp.route("/games/<game_id>/vacation", methods=["POST"])
 @blp.arguments(VacationSchema)
 @blp.response(200, VacationSetSchema)
-@errors(400, 401, 404, 422)
+@operation("setVacation", "unauthorized", "not_found", "invalid_request", body=True)
 @bearer
 def vacation(body: dict[str, Any], game_id: str) -> dict[str, Any]:
-    """Pause the caller's turn clock in this game until ``until`` (yearly allowance applies)."""
+    """Pause the caller's turn clock in this game until a moment (30 days a year)."""
     games = current_service()
-    seat = games.authenticate(games.load(game_id), bearer_token())
-    if seat is None:
-        raise TurnpostError("unauthorized", "A seat token is needed to set a vacation.")
+    seat = seat_of(games, games.load(game_id), "to set a vacation")
     return set_vacation(games, game_id, seat, format_time(body["until"]))
+
+
+@blp.route("/games/<game_id>/webhooks", methods=["POST"])
+@blp.arguments(WebhookCreateSchema)
+@blp.response(201, WebhookCreatedSchema)
+@operation("createWebhook", "unauthorized", "not_found", "invalid_request", body=True)
+@bearer
+def create_webhook(body: dict[str, Any], game_id: str) -> dict[str, Any]:
+    """Post this game's events to a URL (admin token)."""
+    url = body["url"]
+    try:
+        configured(current_app.config).check_url(url)
+    except Refused as error:
+        raise TurnpostError("invalid_request", str(error), {"url": [str(error)]}) from None
+    return current_service().add_webhook(
+        game_id, bearer_token(), url, current_app.config["SECRET_KEY"]
+    )
+
+
+@blp.route("/games/<game_id>/webhooks")
+@blp.response(200, WebhookSchema(many=True))
+@operation("listWebhooks", "unauthorized", "not_found")
+@bearer
+def list_webhooks(game_id: str) -> list[dict[str, Any]]:
+    """The game's webhooks, without their secrets (admin token)."""
+    return current_service().webhooks(game_id, bearer_token())
+
+
+@blp.route("/games/<game_id>/webhooks/<int:webhook_id>", methods=["DELETE"])
+@blp.response(204)
+@operation("deleteWebhook", "unauthorized", "not_found")
+@bearer
+def delete_webhook(game_id: str, webhook_id: int) -> None:
+    """Stop a webhook; its pending deliveries are dropped (admin token)."""
+    current_service().remove_webhook(game_id, bearer_token(), webhook_id)
+
+
+#: The stream's schema: left open (no ``type``), so that generated clients read the answer as
+#: text and validators take each event as it comes; the description and example show its events.
+SSE_STREAM = {
+    "description": "Server-sent events (text). Each event has `id` (the entry's seq), `event`"
+    " (`move` or `end`) and `data`, a JSON object: for `move` {seq, seat, move, notation,"
+    " description, to_move, status, result}, for `end` {seq, status, result}.",
+}
+EVENT_STREAM_EXAMPLE = (
+    "retry: 2000\n: connected\n\n"
+    'id: 1\nevent: move\ndata: {"seq": 1, "seat": 0, "move": {"action": "enter", "to": "a1",'
+    ' "facing": "N"}, "notation": "enter a1 N", "description": "Ann enters an elephant on a1,'
+    ' facing north.", "to_move": [1], "status": "active", "result": null}\n\n'
+    'id: 9\nevent: end\ndata: {"seq": 9, "status": "finished", "result": {"winners": [0],'
+    ' "scores": {}, "reason": "..."}}\n\n'
+)
 
 
 @blp.route("/games/<game_id>/events")
 @blp.arguments(EventsQuerySchema, location="query")
-@blp.response(200, content_type="text/event-stream", description="Server-sent events")
+@blp.doc(
+    responses={
+        "200": {
+            "description": "Server-sent events: `move` per logged entry (id = its seq), a final"
+            " `end` when the game is over, comments as keep-alives.",
+            "content": {
+                "text/event-stream": {
+                    "schema": SSE_STREAM,
+                    "example": EVENT_STREAM_EXAMPLE,
+                }
+            },
+        }
+    },
+    parameters=[LAST_EVENT_ID_HEADER],
+)
 @blp.alt_response(204, description="The game is over and the client has seen every event")
-@errors(400, 404, 429)
+@operation("streamEvents", "bad_request", "not_found", "invalid_request")
 def events(query: dict[str, Any], game_id: str) -> Response:
-    """An event stream: a ``move`` event per appended move, a final ``end`` event when the game
-    is over; resumes after ``Last-Event-ID`` (see :mod:`server.http.events`)."""
+    """Server-sent events: a move event per log entry, a final end event when the game is over.
+
+    Resumes after ``Last-Event-ID`` (the header) or ``?last_event_id``; a game
+    that is over and whose events the client has all seen answers ``204``.
+    """
     games = current_service()
     game = games.load(game_id)
     last = last_event_id(query)

@@ -21,6 +21,7 @@ def error_response(error: TurnpostError, status: int | None = None) -> Response:
     else:
         response = make_response(render_template("error.html", error=error))
     response.status_code = status
+    response.headers.update(error.headers)
     return response
 
 

@@ -16,9 +16,11 @@ away).
 Open streams are capped per worker, in all and per client address, so that
 one client holding many sockets cannot take the streams of everyone else.
 
-    >>> move_event({"seq": 3, "seat": 1, "notation": "pass", "to_move": [0], "status": "active"})
-    'id: 3\\nevent: move\\ndata: {"seq": 3, "seat": 1, "notation": "pass", "to_move": [0], \
-"status": "active"}\\n\\n'
+    >>> move_event({"seq": 3, "seat": 1, "move": {"action": "pass"}, "notation": "pass",
+    ...     "description": "Bob passes.", "to_move": [0], "status": "active", "result": None,
+    ...     "at": "2026-11-25T21:00:00.000000Z"})
+    'id: 3\\nevent: move\\ndata: {"seq": 3, "seat": 1, "move": {"action": "pass"}, "notation": \
+"pass", "description": "Bob passes.", "to_move": [0], "status": "active", "result": null}\\n\\n'
     >>> end_event({"seq": 9, "status": "finished", "result": '{"winners": [0]}'})
     'id: 9\\nevent: end\\ndata: {"seq": 9, "status": "finished", "result": {"winners": [0]}}\\n\\n'
 """
@@ -47,11 +49,18 @@ POLL_SECONDS = 0.25
 #: Sent first on every stream: reconnect after 2 s if the connection drops.
 PREAMBLE = "retry: 2000\n: connected\n\n"
 KEEPALIVE = ": keep-alive\n\n"
+#: ``Retry-After`` of a ``429`` past a stream cap: a stream closes at most a keep-alive later.
+STREAM_RETRY_SECONDS = 60
+
+
+#: What a ``move`` event carries of its log entry: the public move, its notation and
+#: sentence, the new seq, whose turn it is now, and the status and result after it.
+MOVE_EVENT_KEYS = ("seq", "seat", "move", "notation", "description", "to_move", "status", "result")
 
 
 def move_event(entry: dict[str, Any]) -> str:
     """The ``move`` event of a public move log entry (:func:`~server.games.game.log_entry`)."""
-    data = {key: entry[key] for key in ("seq", "seat", "notation", "to_move", "status")}
+    data = {key: entry[key] for key in MOVE_EVENT_KEYS}
     return f"id: {entry['seq']}\nevent: move\ndata: {json.dumps(data)}\n\n"
 
 
@@ -140,13 +149,16 @@ class Feed:
         with self._lock:
             if self.open_streams >= self.max_streams:
                 raise TurnpostError(
-                    "rate_limited", "Too many open event streams on this server; retry in a minute."
+                    "rate_limited",
+                    "Too many open event streams on this server; retry in a minute.",
+                    headers={"Retry-After": str(STREAM_RETRY_SECONDS)},
                 )
             if self._by_client[client] >= self.max_per_client:
                 raise TurnpostError(
                     "rate_limited",
                     f"This address already follows {self.max_per_client} event streams;"
                     " close one first.",
+                    headers={"Retry-After": str(STREAM_RETRY_SECONDS)},
                 )
             self._by_client[client] += 1
             self._by_game.setdefault(game_id, set()).add(subscription)

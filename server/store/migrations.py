@@ -15,9 +15,9 @@ never changed.
     >>> import sqlite_utils
     >>> db = sqlite_utils.Database(memory=True)
     >>> migrate(db)
-    SchemaChange(before=0, after=6, created=True)
+    SchemaChange(before=0, after=8, created=True)
     >>> migrate(db)
-    SchemaChange(before=6, after=6, created=False)
+    SchemaChange(before=8, after=8, created=False)
 """
 
 from __future__ import annotations
@@ -226,3 +226,46 @@ def m006_mail_rendered_when_sent(db: Database) -> None:
     db.execute(
         "CREATE INDEX IF NOT EXISTS outbox_facts ON outbox (created_at) WHERE facts IS NOT NULL"
     )
+
+
+@migrations()
+def m007_api_log_kinds(db: Database) -> None:
+    """What each log entry is (``kind``): an engine ``move``, or a ``resign`` or ``forfeit``.
+
+    A resignation or a forfeit ends the game without the engine: replaying skips it.
+    """
+    _add_missing(db, "moves", {"kind": (str, "move")})
+
+
+@migrations()
+def m008_api_webhooks(db: Database) -> None:
+    """Webhooks: the URLs a game's events are posted to, and their outbox of deliveries."""
+    db["webhooks"].create(
+        {"id": int, "game_id": str, "url": str, "created_at": str, "removed_at": str},
+        pk="id",
+        foreign_keys=[("game_id", "games", "id")],
+        not_null={"game_id", "url", "created_at"},
+        if_not_exists=True,
+    )
+    db["webhooks"].create_index(["game_id"], if_not_exists=True)
+    db["webhook_deliveries"].create(
+        {
+            "id": int,
+            "webhook_id": int,
+            "event": str,
+            "seq": int,
+            "body": str,
+            "created_at": str,
+            "next_attempt_at": str,
+            "attempts": int,
+            "delivered_at": str,
+            "last_status": int,
+            "last_error": str,
+        },
+        pk="id",
+        foreign_keys=[("webhook_id", "webhooks", "id")],
+        not_null={"webhook_id", "event", "seq", "body", "created_at", "attempts"},
+        defaults={"attempts": 0},
+        if_not_exists=True,
+    )
+    db["webhook_deliveries"].create_index(["delivered_at", "next_attempt_at"], if_not_exists=True)

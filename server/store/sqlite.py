@@ -14,9 +14,10 @@ database file's mode).
 
     >>> store = Store.open(":memory:")
     >>> store.init()
-    SchemaChange(before=0, after=6, created=True)
+    SchemaChange(before=0, after=8, created=True)
     >>> sorted(store.db.table_names())
-    ['_sqlite_migrations', 'games', 'idempotency', 'mail_suppressions', 'moves', 'outbox', 'seats']
+    ['_sqlite_migrations', 'games', 'idempotency', 'mail_suppressions', 'moves', 'outbox', \
+'seats', 'webhook_deliveries', 'webhooks']
 """
 
 from __future__ import annotations
@@ -90,9 +91,10 @@ class Store:
       migrate the schema), :meth:`write` (a transaction; writers queue);
     - games and seats: :meth:`create_game`*, :meth:`game`, :meth:`game_exists`,
       :meth:`update_game`*, :meth:`set_reminders`*, :meth:`timed_games`,
-      :meth:`recent_games`, :meth:`seats`, :meth:`seat_by_token`,
-      :meth:`mark_acted`*, :meth:`set_vacation`*, :meth:`stop_mail`*;
-    - the move log (append-only): :meth:`append_move`*, :meth:`moves`, and
+      :meth:`recent_games`, :meth:`games_page`, :meth:`seats`, :meth:`seat_by_token`,
+      :meth:`seat_of_token`, :meth:`set_token_hash`*, :meth:`mark_acted`*,
+      :meth:`set_vacation`*, :meth:`stop_mail`*;
+    - the move log (append-only): :meth:`append_move`*, :meth:`moves`, :meth:`logged_moves`, and
       for event feeds :meth:`last_move_cursor`, :meth:`moves_since`,
       :meth:`ended_games`, :meth:`data_version`;
     - idempotency keys: :meth:`idempotent_response`, :meth:`record_response`*;
@@ -102,7 +104,10 @@ class Store:
       :meth:`claim_due_mail`,
       :meth:`give_message_id`, :meth:`mail_sent`, :meth:`mail_superseded`,
       :meth:`mail_failed`, :meth:`forget_mail_bodies`,
-      :meth:`mail_suppressed`, :meth:`suppress_mail`.
+      :meth:`mail_suppressed`, :meth:`suppress_mail`;
+    - webhooks: :meth:`add_webhook`, :meth:`webhooks`, :meth:`remove_webhook`,
+      :meth:`queue_webhooks`*, :meth:`claim_due_webhooks`, :meth:`webhook_delivered`,
+      :meth:`webhook_failed`, :meth:`webhook_deliveries`.
 
     (* in a write.) Rows come back as dicts keyed by column name; moments are
     ISO 8601 strings (:mod:`server.games.clock`), JSON columns canonical text
@@ -206,6 +211,45 @@ class Store:
             " updated_at FROM games ORDER BY updated_at DESC LIMIT ?",
             [limit],
         )
+        return self._with_players(games)
+
+    def games_page(
+        self,
+        engine: str | None,
+        status: str | None,
+        seat: tuple[str, int, bool] | None,
+        before: int | None,
+        limit: int,
+    ) -> list[dict[str, Any]]:
+        """Up to ``limit`` games, newest first, each with its ``cursor`` and ``players``' names.
+
+        Filters: ``engine``, ``status``; ``seat`` = ``(game_id, seat, waiting)``
+        keeps that game only if it waits (``waiting`` true) or does not wait
+        for that seat; ``before``: only games older than that cursor.
+        """
+        conditions, params = [], []
+        for column, value in (("engine", engine), ("status", status)):
+            if value is not None:
+                conditions.append(f"{column} = ?")
+                params.append(value)
+        if seat is not None:
+            waits = "EXISTS (SELECT 1 FROM json_each(to_move) WHERE value = ?)"
+            conditions.append(f"id = ? AND {waits} = ?")
+            params.extend([seat[0], seat[1], int(seat[2])])
+        if before is not None:
+            conditions.append("rowid < ?")
+            params.append(before)
+        where = " AND ".join(conditions) or "1"
+        games = self._all(
+            "SELECT rowid AS cursor, id, engine, status, seq, to_move, result, deadline, seeded,"
+            " position IS NOT NULL AS from_position, created_at, updated_at FROM games"
+            f" WHERE {where} ORDER BY rowid DESC LIMIT ?",
+            [*params, limit],
+        )
+        return self._with_players(games)
+
+    def _with_players(self, games: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """``games`` rows, each with ``players``: its seats' names in seat order."""
         players: dict[str, list[str]] = {game["id"]: [] for game in games}
         seats = self._all(
             "SELECT game_id, name FROM seats WHERE game_id IN (SELECT value FROM json_each(?))"
@@ -227,6 +271,19 @@ class Store:
             [game_id, hash_secret(token)],
         )
         return None if row is None else row["seat"]
+
+    def seat_of_token(self, token: str) -> dict[str, Any] | None:
+        """``{"game_id", "seat"}`` of a seat token in any game, or ``None``."""
+        return self._one(
+            "SELECT game_id, seat FROM seats WHERE token_hash = ?", [hash_secret(token)]
+        )
+
+    def set_token_hash(self, game_id: str, seat: int, token_hash: str) -> None:
+        """Give ``seat`` a new token (its hash); the old one stops working (call in a write)."""
+        self.db.execute(
+            "UPDATE seats SET token_hash = ? WHERE game_id = ? AND seat = ?",
+            [token_hash, game_id, seat],
+        )
 
     def mark_acted(self, game_id: str, seat: int, at: str) -> None:
         """Record that ``seat`` acted at ``at`` (call inside :meth:`write`)."""
@@ -256,6 +313,12 @@ class Store:
         """Append a ``moves`` row to the log (call inside :meth:`write`); never rewritten."""
         self._insert("moves", move)
 
+    #: A logged move with ``result``: the game's result on the entry that ended it, else null.
+    _LOGGED = (
+        "SELECT moves.*, CASE WHEN moves.status != 'active' THEN games.result END AS result"
+        " FROM moves JOIN games ON games.id = moves.game_id"
+    )
+
     def moves(self, game_id: str, after: int = 0, upto: int | None = None) -> list[dict[str, Any]]:
         """Logged moves with ``after < seq <= upto`` in order."""
         sql = "SELECT * FROM moves WHERE game_id = ? AND seq > ?"
@@ -265,14 +328,23 @@ class Store:
             params.append(upto)
         return self._all(sql + " ORDER BY seq", params)
 
+    def logged_moves(self, game_id: str, after: int = 0) -> list[dict[str, Any]]:
+        """Logged moves after ``after`` in order, each with its ``result`` (for the public log)."""
+        return self._all(
+            f"{self._LOGGED} WHERE moves.game_id = ? AND moves.seq > ? ORDER BY moves.seq",
+            [game_id, after],
+        )
+
     def last_move_cursor(self) -> int:
         """A cursor after every move logged so far (for :meth:`moves_since`)."""
         return self._one("SELECT coalesce(max(rowid), 0) AS cursor FROM moves")["cursor"]
 
     def moves_since(self, cursor: int) -> list[dict[str, Any]]:
-        """Every game's moves logged after ``cursor``, in log order, each with its ``cursor``."""
+        """Every game's moves logged after ``cursor``, in log order, with ``cursor``, ``result``."""
         return self._all(
-            "SELECT rowid AS cursor, * FROM moves WHERE rowid > ? ORDER BY rowid", [cursor]
+            self._LOGGED.replace("SELECT ", "SELECT moves.rowid AS cursor, ", 1)
+            + " WHERE moves.rowid > ? ORDER BY moves.rowid",
+            [cursor],
         )
 
     def ended_games(self, game_ids: list[str]) -> list[dict[str, Any]]:
@@ -462,6 +534,94 @@ class Store:
                 "INSERT OR IGNORE INTO mail_suppressions (rcpt_hash, created_at) VALUES (?, ?)",
                 [hash_secret(rcpt_key), now],
             )
+
+    # -- webhooks -------------------------------------------------------------------
+    def add_webhook(self, game_id: str, url: str, now: str) -> int:
+        """Record a webhook of ``game_id``; its id."""
+        with self.write():
+            return self.db.execute(
+                "INSERT INTO webhooks (game_id, url, created_at) VALUES (?, ?, ?)",
+                [game_id, url, now],
+            ).lastrowid
+
+    def webhooks(self, game_id: str) -> list[dict[str, Any]]:
+        """The webhooks of ``game_id`` not removed, oldest first."""
+        return self._all(
+            "SELECT id, url, created_at FROM webhooks WHERE game_id = ? AND removed_at IS NULL"
+            " ORDER BY id",
+            [game_id],
+        )
+
+    def remove_webhook(self, game_id: str, webhook_id: int, now: str) -> bool:
+        """Stop a webhook of ``game_id`` (its pending deliveries are dropped); whether it was."""
+        with self.write():
+            return bool(
+                self.db.execute(
+                    "UPDATE webhooks SET removed_at = ? WHERE id = ? AND game_id = ?"
+                    " AND removed_at IS NULL",
+                    [now, webhook_id, game_id],
+                ).rowcount
+            )
+
+    def queue_webhooks(self, game_id: str, event: str, seq: int, body: str, now: str) -> None:
+        """Queue ``body`` for every webhook of ``game_id`` (call inside :meth:`write`)."""
+        self.db.execute(
+            "INSERT INTO webhook_deliveries (webhook_id, event, seq, body, created_at,"
+            " next_attempt_at) SELECT id, ?, ?, ?, ?, ? FROM webhooks"
+            " WHERE game_id = ? AND removed_at IS NULL",
+            [event, seq, body, now, now, game_id],
+        )
+
+    def claim_due_webhooks(self, now: str, lease_end: str, limit: int) -> list[dict[str, Any]]:
+        """Take up to ``limit`` due deliveries until ``lease_end``, counting an attempt.
+
+        Each row as it was before the claim, with its webhook's ``url``,
+        ``game_id`` and ``removed_at``.
+        """
+        with self.write():
+            rows = self._all(
+                "SELECT webhook_deliveries.*, webhooks.url, webhooks.game_id, webhooks.removed_at"
+                " FROM webhook_deliveries JOIN webhooks ON webhooks.id = webhook_id"
+                " WHERE delivered_at IS NULL AND next_attempt_at <= ?"
+                " ORDER BY webhook_deliveries.id LIMIT ?",
+                [now, limit],
+            )
+            for row in rows:
+                self.db.execute(
+                    "UPDATE webhook_deliveries SET next_attempt_at = ?, attempts = attempts + 1"
+                    " WHERE id = ?",
+                    [lease_end, row["id"]],
+                )
+        return rows
+
+    def webhook_delivered(self, delivery_id: int, at: str, status: int) -> None:
+        """Mark a delivery done at ``at`` (the receiver answered ``status``)."""
+        with self.write():
+            self.db.execute(
+                "UPDATE webhook_deliveries SET delivered_at = ?, last_status = ?,"
+                " last_error = NULL WHERE id = ?",
+                [at, status, delivery_id],
+            )
+
+    def webhook_failed(
+        self, delivery_id: int, error: str, next_attempt: str | None, status: int | None
+    ) -> None:
+        """Record why a delivery failed and when to try again (``None``: never)."""
+        with self.write():
+            self.db.execute(
+                "UPDATE webhook_deliveries SET last_error = ?, next_attempt_at = ?,"
+                " last_status = ? WHERE id = ?",
+                [error, next_attempt, status, delivery_id],
+            )
+
+    def webhook_deliveries(self, game_id: str) -> list[dict[str, Any]]:
+        """Every delivery to the webhooks of ``game_id``, in order (for operators and tests)."""
+        return self._all(
+            "SELECT webhook_deliveries.* FROM webhook_deliveries JOIN webhooks"
+            " ON webhooks.id = webhook_id WHERE webhooks.game_id = ?"
+            " ORDER BY webhook_deliveries.id",
+            [game_id],
+        )
 
     # -- plain SQL (no table introspection per call: these run on the hot path) -----
     def _insert(self, table: str, row: dict[str, Any]) -> None:

@@ -371,9 +371,12 @@ def test_event_stream_sends_each_move_and_resumes(live_server: BackgroundServer)
         assert json.loads(event["data"]) == {
             "seq": 2,
             "seat": 1,
+            "move": {"action": "enter", "to": "e1", "facing": "N"},
             "notation": "enter e1 N",
+            "description": "Bob enters a rhino on e1, facing north.",
             "to_move": [0],
             "status": "active",
+            "result": None,
         }
         submit(live_server, game, 0, {"notation": WINNING_LINE[2]})
         event = read_event(lines)
@@ -461,6 +464,7 @@ def test_open_event_streams_are_capped_per_worker(tmp_path) -> None:
             assert first.status_code == 200
             second = requests.get(url, stream=True, timeout=10)
             assert (second.status_code, error_code(second)) == (429, "rate_limited")
+            assert int(second.headers["Retry-After"]) > 0
         # the server notices a gone listener at its next write: a keep-alive at the latest
         deadline = time.monotonic() + KEEPALIVE_SECONDS + 10
         while (third := requests.get(url, stream=True, timeout=10)).status_code == 429:

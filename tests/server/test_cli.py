@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from importlib import metadata
 
 from click.testing import CliRunner
 
@@ -75,3 +76,27 @@ def test_the_cli_docstring_lists_every_command() -> None:
     ]
     assert len(ours) >= 10
     assert sorted(listed) == sorted(ours), "server/cli.py's docstring is out of date"
+
+
+def test_version_is_turnposts() -> None:
+    result = CliRunner().invoke(main, ["--version"])
+    assert result.exit_code == 0
+    assert result.output.strip() == f"Turnpost {metadata.version('turnpost')}"
+    assert "Flask" not in result.output and "Werkzeug" not in result.output
+
+
+def test_help_lists_turnposts_commands_only_and_opens_no_database(tmp_path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("TURNPOST_DB", raising=False)
+    result = CliRunner().invoke(main, ["--help"])
+    assert result.exit_code == 0, result.output
+    listed = re.findall(r"^  ([a-z-]+)  ", result.output.split("Commands:")[1], flags=re.M)
+    assert sorted(listed) == sorted(main.commands)
+    assert "limiter" not in listed and "routes" not in listed and "--app" not in result.output
+    assert list(tmp_path.iterdir()) == [], "--help must not create ./turnpost.db"
+
+
+def test_openapi_prints_the_served_document(db_path: str, client) -> None:
+    result = run(db_path, "openapi")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output) == client.get("/api/v1/openapi.json").get_json()

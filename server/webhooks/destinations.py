@@ -1,0 +1,148 @@
+"""Where webhooks may go: http(s) URLs whose every address the operator allows.
+
+A webhook URL is given by whoever creates a game, so it must not turn the
+server into a way to reach what only the server can reach (its loopback,
+the private network behind it, a cloud metadata address). Rules:
+
+- the scheme is ``http`` or ``https``; no user or password in the URL;
+- ``TURNPOST_WEBHOOK_HOSTS`` (comma-separated, ``*.example.org`` matches any
+  subdomain), when set, lists the only host names allowed;
+- every address the host resolves to must be a public (global) address,
+  or inside one of ``TURNPOST_WEBHOOK_NETWORKS`` (comma-separated CIDR
+  networks the operator allows, e.g. ``10.0.0.0/8`` or ``127.0.0.1/32``);
+  loopback, private, link-local, multicast and reserved addresses are
+  refused by default. An IPv4 address written as IPv6 (``::ffff:127.0.0.1``)
+  is judged as the IPv4 address.
+
+The host is resolved when a delivery is made, every address is checked, and
+the connection goes to the checked address itself (with the host name in
+``Host`` and for TLS), so a DNS answer that changes between the check and the
+connection (DNS rebinding) cannot send the request elsewhere.
+
+    >>> allowed = Destinations.from_settings("", "10.1.0.0/16").address_allowed
+    >>> allowed(ip_address("93.184.216.34")), allowed(ip_address("10.1.2.3"))
+    (True, True)
+    >>> allowed(ip_address("127.0.0.1")), allowed(ip_address("::ffff:10.9.0.1"))
+    (False, False)
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+from collections.abc import Mapping
+from dataclasses import dataclass
+from fnmatch import fnmatchcase
+from ipaddress import IPv4Address, IPv6Address, ip_address, ip_network
+from typing import Any
+from urllib.parse import urlsplit
+
+IPAddress = IPv4Address | IPv6Address
+#: The longest URL accepted.
+MAX_URL_LENGTH = 2000
+
+
+class Refused(Exception):
+    """A destination the rules refuse; the message says why."""
+
+
+@dataclass(frozen=True)
+class Target:
+    """A checked destination: connect to ``address``, speak to ``host``."""
+
+    scheme: str
+    host: str
+    port: int
+    path: str
+    address: str
+
+    @property
+    def host_header(self) -> str:
+        """The ``Host`` header: the host, with the port unless it is the scheme's default."""
+        default = {"http": 80, "https": 443}[self.scheme]
+        name = f"[{self.host}]" if ":" in self.host else self.host
+        return name if self.port == default else f"{name}:{self.port}"
+
+
+@dataclass(frozen=True)
+class Destinations:
+    """The operator's rules for webhook destinations (see the module docstring)."""
+
+    hosts: tuple[str, ...] = ()
+    networks: tuple[Any, ...] = ()
+
+    @classmethod
+    def from_settings(cls, hosts: str, networks: str) -> Destinations:
+        """The rules from ``TURNPOST_WEBHOOK_HOSTS`` and ``TURNPOST_WEBHOOK_NETWORKS``."""
+        return cls(
+            tuple(host.strip().lower() for host in hosts.split(",") if host.strip()),
+            tuple(
+                ip_network(net.strip(), strict=False) for net in networks.split(",") if net.strip()
+            ),
+        )
+
+    def address_allowed(self, address: IPAddress) -> bool:
+        """Whether the server may connect to ``address``."""
+        if isinstance(address, IPv6Address) and address.ipv4_mapped is not None:
+            address = address.ipv4_mapped
+        if any(address in network for network in self.networks):
+            return True
+        return address.is_global and not address.is_multicast
+
+    def check_url(self, url: str) -> tuple[str, str, int, str]:
+        """``(scheme, host, port, path)`` of an allowed URL, or :class:`Refused`.
+
+        Checks what can be checked without resolving: the scheme, no
+        credentials, the host names allowed, and a literal address.
+        """
+        if len(url) > MAX_URL_LENGTH:
+            raise Refused(f"A webhook URL has at most {MAX_URL_LENGTH} characters.")
+        try:
+            parts = urlsplit(url)
+            port = parts.port
+        except ValueError:
+            raise Refused("Not a URL.") from None
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise Refused("A webhook URL is http:// or https:// with a host.")
+        if parts.username is not None or parts.password is not None:
+            raise Refused("A webhook URL carries no user name or password.")
+        host = parts.hostname.rstrip(".").lower()
+        if self.hosts and not any(fnmatchcase(host, pattern) for pattern in self.hosts):
+            raise Refused(f"This server posts webhooks only to: {', '.join(self.hosts)}.")
+        literal = _literal_address(host)
+        if literal is not None and not self.address_allowed(literal):
+            raise Refused(f"This server does not post webhooks to {literal}.")
+        path = parts.path or "/"
+        if parts.query:
+            path += f"?{parts.query}"
+        return parts.scheme, host, port or {"http": 80, "https": 443}[parts.scheme], path
+
+    def resolve(self, url: str) -> Target:
+        """Where to post ``url`` now: its host resolved and every address checked."""
+        scheme, host, port, path = self.check_url(url)
+        try:
+            found = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+        except (OSError, UnicodeError) as error:
+            raise Refused(f"Cannot resolve {host}: {error}") from None
+        addresses = [ip_address(info[4][0].split("%")[0]) for info in found]
+        refused = [str(address) for address in addresses if not self.address_allowed(address)]
+        if refused or not addresses:
+            raise Refused(f"{host} resolves to addresses this server does not post to: {refused}")
+        return Target(scheme, host, port, path, str(addresses[0]))
+
+
+def configured(config: Mapping[str, Any]) -> Destinations:
+    """The rules of an app's config, or of the environment where the config has none."""
+    hosts, networks = (
+        config.get(name, os.environ.get(name, ""))
+        for name in ("TURNPOST_WEBHOOK_HOSTS", "TURNPOST_WEBHOOK_NETWORKS")
+    )
+    return Destinations.from_settings(hosts, networks)
+
+
+def _literal_address(host: str) -> IPAddress | None:
+    """``host`` as an address if it is one (``10.0.0.1``, ``::1``), else ``None``."""
+    try:
+        return ip_address(host)
+    except ValueError:
+        return None

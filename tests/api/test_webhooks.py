@@ -1,0 +1,294 @@
+"""Webhooks: signed deliveries to a real local receiver, retries, refused destinations."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from datetime import timedelta
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from unittest import mock
+
+import pytest
+from click.testing import CliRunner
+
+from server import create_app
+from server.cli import main
+from server.games.clock import format_time, parse_time, utcnow
+from server.store.sqlite import Store
+from server.webhooks.delivery import MAX_ATTEMPTS, deliver_due, verify
+from server.webhooks.destinations import Destinations, Refused
+from tests.api.conftest import bearer, new_game, seat_header
+
+LOOPBACK = "127.0.0.1/32"
+
+
+class Receiver:
+    """A local HTTP server that records each request and answers the next queued status."""
+
+    def __init__(self) -> None:
+        self.requests: list[dict[str, Any]] = []
+        self.statuses: list[int] = []
+        receiver = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:  # noqa: N802 (http.server's name)
+                body = self.rfile.read(int(self.headers["Content-Length"]))
+                receiver.requests.append(
+                    {"path": self.path, "headers": dict(self.headers), "body": body}
+                )
+                self.send_response(receiver.statuses.pop(0) if receiver.statuses else 200)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def log_message(self, *args: Any) -> None:
+                return
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_port}/hook?game=1"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def events(self) -> list[dict[str, Any]]:
+        """The JSON bodies received, in order."""
+        return [json.loads(request["body"]) for request in self.requests]
+
+
+@pytest.fixture
+def receiver() -> Iterator[Receiver]:
+    """A running local receiver."""
+    running = Receiver()
+    yield running
+    running.server.shutdown()
+
+
+@pytest.fixture
+def allowed_app(db_path: str):
+    """An app whose operator allows webhooks to loopback (the local receiver)."""
+    return create_app(
+        {"TURNPOST_DB": db_path, "TESTING": True, "TURNPOST_WEBHOOK_NETWORKS": LOOPBACK}
+    )
+
+
+def register(client: Any, game: dict[str, Any], url: str) -> Any:
+    """POST a webhook with the game's admin token."""
+    return client.post(
+        f"/api/v1/games/{game['id']}/webhooks",
+        json={"url": url},
+        headers=bearer(game["admin_token"]),
+    )
+
+
+def deliver(app: Any, now: str | None = None) -> tuple[int, int]:
+    """Run one delivery round of ``app``'s outbox, as the worker does."""
+    with app.app_context():
+        store = app.extensions["turnpost"].store()
+        policy = Destinations.from_settings("", app.config.get("TURNPOST_WEBHOOK_NETWORKS", ""))
+        return deliver_due(store, app.config["SECRET_KEY"], policy, now)
+
+
+def play(client: Any, game: dict[str, Any], seat: int, notation: str) -> None:
+    """Play a move that must be accepted."""
+    answer = client.post(
+        f"/api/v1/games/{game['id']}/moves",
+        json={"notation": notation},
+        headers=seat_header(game, seat),
+    )
+    assert answer.status_code == 201, answer.get_json()
+
+
+def test_each_move_and_the_end_reach_the_receiver_signed(allowed_app, receiver) -> None:
+    client = allowed_app.test_client()
+    game = new_game(client, seed=3)
+    created = register(client, game, receiver.url)
+    assert created.status_code == 201, created.get_json()
+    secret = created.get_json()["secret"]
+    play(client, game, 0, "enter a1 N")
+    client.post(f"/api/v1/games/{game['id']}/resign", headers=seat_header(game, 1))
+    assert deliver(allowed_app) == (3, 0)
+    assert [event["event"] for event in receiver.events()] == ["move", "move", "end"]
+    log = client.get(f"/api/v1/games/{game['id']}/moves").get_json()
+    first, resigned, end = receiver.events()
+    assert {key: first[key] for key in log[0]} == log[0] and first["game_id"] == game["id"]
+    assert resigned["move"] == {"action": "resign"} and resigned["result"]["winners"] == [0]
+    assert end == {
+        "event": "end",
+        "game_id": game["id"],
+        "seq": 2,
+        "status": "finished",
+        "result": resigned["result"],
+    }
+    for request in receiver.requests:
+        headers = request["headers"]
+        assert request["path"] == "/hook?game=1"
+        assert headers["Content-Type"] == "application/json"
+        assert headers["Host"] == receiver.url.split("/")[2]
+        assert verify(secret, request["body"], headers["Turnpost-Signature"])
+        assert not verify("whsec_other", request["body"], headers["Turnpost-Signature"])
+    assert deliver(allowed_app) == (0, 0), "each event is delivered once"
+
+
+def test_a_500_is_retried_after_a_backoff(allowed_app, receiver, db_path) -> None:
+    client = allowed_app.test_client()
+    game = new_game(client)
+    register(client, game, receiver.url)
+    receiver.statuses = [500, 503]
+    play(client, game, 0, "enter a1 N")
+    now = utcnow()
+    assert deliver(allowed_app, now) == (0, 1)
+    assert deliver(allowed_app, now) == (0, 0), "not before the backoff"
+    later = format_time(parse_time(now) + timedelta(seconds=31))
+    assert deliver(allowed_app, later) == (0, 1)
+    much_later = format_time(parse_time(now) + timedelta(minutes=5))
+    assert deliver(allowed_app, much_later) == (1, 0)
+    bodies = {request["body"] for request in receiver.requests}
+    ids = {request["headers"]["Turnpost-Delivery"] for request in receiver.requests}
+    assert len(receiver.requests) == 3 and len(bodies) == 1 and len(ids) == 1
+    row = Store.open(db_path).webhook_deliveries(game["id"])[0]
+    assert row["delivered_at"] and row["attempts"] == 3 and row["last_status"] == 200
+
+
+def test_a_refusing_receiver_is_not_retried(allowed_app, receiver) -> None:
+    client = allowed_app.test_client()
+    game = new_game(client)
+    register(client, game, receiver.url)
+    receiver.statuses = [410]
+    play(client, game, 0, "enter a1 N")
+    now = utcnow()
+    assert deliver(allowed_app, now) == (0, 1)
+    assert deliver(allowed_app, format_time(parse_time(now) + timedelta(days=1))) == (0, 0)
+    assert len(receiver.requests) == 1
+
+
+def test_retries_stop_after_the_last_attempt(allowed_app, receiver) -> None:
+    client = allowed_app.test_client()
+    game = new_game(client)
+    register(client, game, receiver.url)
+    receiver.statuses = [500] * MAX_ATTEMPTS * 2
+    play(client, game, 0, "enter a1 N")
+    moment = parse_time(utcnow())
+    for _ in range(MAX_ATTEMPTS + 3):
+        deliver(allowed_app, format_time(moment))
+        moment += timedelta(hours=2)
+    assert len(receiver.requests) == MAX_ATTEMPTS
+
+
+def test_nothing_is_sent_to_a_refused_address(db_path, receiver) -> None:
+    """The operator allowed no private address: the loopback receiver never gets a request,
+    whether named by address or by a host name that resolves to it."""
+    strict = create_app({"TURNPOST_DB": db_path, "TESTING": True})
+    client = strict.test_client()
+    game = new_game(client)
+    refused = register(client, game, receiver.url)
+    assert refused.status_code == 422 and "127.0.0.1" in refused.get_json()["error"]["message"]
+    named = receiver.url.replace("127.0.0.1", "localhost")
+    assert register(client, game, named).status_code == 201
+    play(client, game, 0, "enter a1 N")
+    assert deliver(strict) == (0, 1)
+    assert receiver.requests == []
+    row = Store.open(db_path).webhook_deliveries(game["id"])[0]
+    assert row["last_error"].startswith("refused") and row["next_attempt_at"] is None
+
+
+def test_a_rebinding_name_is_checked_at_delivery_and_the_checked_address_used(
+    allowed_app, receiver, db_path
+) -> None:
+    """The name resolved to a public address at registration and to loopback at delivery:
+    refused. And when it resolves to an allowed address, that address is the one connected."""
+    client = allowed_app.test_client()
+    game = new_game(client)
+    port = receiver.server.server_port
+    register(client, game, f"http://hooks.example.org:{port}/in")
+    play(client, game, 0, "enter a1 N")
+    answers = [[(2, 1, 6, "", ("10.0.0.7", port))]]
+    strict = Destinations.from_settings("", LOOPBACK)
+    with mock.patch("socket.getaddrinfo", side_effect=lambda *a, **k: answers[0]):
+        with pytest.raises(Refused, match="10.0.0.7"):
+            strict.resolve(f"http://hooks.example.org:{port}/in")
+        answers[0] = [(2, 1, 6, "", ("127.0.0.1", port))]
+        assert strict.resolve(f"http://hooks.example.org:{port}/in").address == "127.0.0.1"
+        assert deliver(allowed_app) == (1, 0)
+    assert receiver.requests[0]["headers"]["Host"] == f"hooks.example.org:{port}"
+    mixed = [(2, 1, 6, "", ("93.184.216.34", 80)), (2, 1, 6, "", ("192.168.1.1", 80))]
+    with mock.patch("socket.getaddrinfo", return_value=mixed), pytest.raises(Refused):
+        Destinations().resolve("http://two-faced.example.org/")
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "ftp://example.org/hook",
+        "file:///etc/passwd",
+        "http://user:pw@example.org/hook",
+        "http://169.254.169.254/latest/meta-data",
+        "http://[::1]/hook",
+        "http://[::ffff:127.0.0.1]/hook",
+        "http://10.0.0.1/hook",
+        "http:///hook",
+        "http://example.org:99999/hook",
+        "https://example.org/" + "x" * 2100,
+        "https://example.org/in\r\nX-Injected: 1",
+        "https://exa\u2028mple.org/",
+        "javascript:alert(1)",
+    ],
+)
+def test_unsafe_urls_are_refused_at_registration(client, url) -> None:
+    game = new_game(client)
+    answer = register(client, game, url)
+    assert answer.status_code == 422, url
+    assert answer.get_json()["error"]["code"] == "invalid_request"
+
+
+def test_the_operator_may_list_the_only_hosts(db_path) -> None:
+    app = create_app(
+        {"TURNPOST_DB": db_path, "TESTING": True, "TURNPOST_WEBHOOK_HOSTS": "*.example.org"}
+    )
+    client = app.test_client()
+    game = new_game(client)
+    assert register(client, game, "https://hooks.example.org/in").status_code == 201
+    assert register(client, game, "https://example.net/in").status_code == 422
+
+
+def test_only_the_admin_token_manages_webhooks(client) -> None:
+    game = new_game(client)
+    path = f"/api/v1/games/{game['id']}/webhooks"
+    body = {"url": "https://example.org/in"}
+    for headers in ({}, seat_header(game, 0), bearer("guess")):
+        assert client.post(path, json=body, headers=headers).status_code == 401
+        assert client.get(path, headers=headers).status_code == 401
+    admin = bearer(game["admin_token"])
+    made = [client.post(path, json=body, headers=admin).get_json() for _ in range(5)]
+    assert client.post(path, json=body, headers=admin).status_code == 422, "five at most"
+    listed = client.get(path, headers=admin).get_json()
+    assert [hook["id"] for hook in listed] == [hook["id"] for hook in made]
+    assert all("secret" not in hook for hook in listed)
+    assert len({hook["secret"] for hook in made}) == 5
+    assert client.delete(f"{path}/{made[0]['id']}", headers=seat_header(game, 0)).status_code == 401
+    assert client.delete(f"{path}/{made[0]['id']}", headers=admin).status_code == 204
+    assert client.delete(f"{path}/{made[0]['id']}", headers=admin).status_code == 404
+    assert len(client.get(path, headers=admin).get_json()) == 4
+
+
+def test_a_removed_webhook_gets_nothing_more(allowed_app, receiver) -> None:
+    client = allowed_app.test_client()
+    game = new_game(client)
+    hook = register(client, game, receiver.url).get_json()
+    play(client, game, 0, "enter a1 N")
+    client.delete(
+        f"/api/v1/games/{game['id']}/webhooks/{hook['id']}", headers=bearer(game["admin_token"])
+    )
+    play(client, game, 1, "enter e5 S")
+    assert deliver(allowed_app) == (0, 1)
+    assert receiver.requests == []
+
+
+def test_the_send_webhooks_command_delivers(allowed_app, receiver, db_path) -> None:
+    client = allowed_app.test_client()
+    game = new_game(client)
+    register(client, game, receiver.url)
+    play(client, game, 0, "enter a1 N")
+    env = {"TURNPOST_DB": db_path, "TURNPOST_WEBHOOK_NETWORKS": LOOPBACK}
+    result = CliRunner().invoke(main, ["send-webhooks"], env=env)
+    assert result.exit_code == 0, result.output
+    assert "webhooks delivered 1, failed 0" in result.output
+    assert [event["notation"] for event in receiver.events()] == ["enter a1 N"]
