@@ -27,6 +27,7 @@ import json
 import sqlite3
 import sys
 import time
+from pathlib import Path
 from typing import Any
 
 import click
@@ -145,13 +146,37 @@ def _parse_options(pairs: tuple[str, ...]) -> dict[str, Any]:
 
 
 def print_game(game: dict[str, Any], base_url: str) -> None:
-    """Print a new game's id, seat tokens and private links."""
+    """Print a game's id, seat tokens and private links (and its admin token, if new)."""
     click.echo(f"Game {game['id']} ({game['engine']}): {base_url}/games/{game['id']}")
     for player in game["players"]:
         link = f"{base_url}/games/{game['id']}/seat/{player['token']}"
         click.echo(f"  seat {player['seat']} {player['name']}: token {player['token']}")
         click.echo(f"    play in the browser: {link}")
-    click.echo(f"  admin token: {game['admin_token']}")
+    if "admin_token" in game:
+        click.echo(f"  admin token: {game['admin_token']}")
+
+
+def demo_game(games: GameService, db_path: str) -> dict[str, Any]:
+    """The demo Siam game of ``serve --demo``: the earlier one while it runs, else a new one.
+
+    The demo game's id is kept beside the database (``<db>.demo``). A reused
+    game gets new seat tokens, since tokens are stored hashed only: its old
+    links stop working and the new ones are printed.
+    """
+    marker = Path(f"{db_path}.demo")
+    if marker.exists():
+        try:
+            earlier = games.load(marker.read_text().strip())
+        except TurnpostError:
+            earlier = None
+        if earlier is not None and earlier.status == "active":
+            click.echo(f"Demo Siam game, as you left it (move {earlier.seq}); new seat links:")
+            game = games.game_object(earlier, None)
+            return {**game, "players": games.renew_seat_tokens(earlier.id)}
+    game = games.create("siam", [{"name": "Ann"}, {"name": "Bob"}], {})
+    marker.write_text(game["id"])
+    click.echo("Demo Siam game ready:")
+    return game
 
 
 def _load(games: GameService, game_id: str) -> Game:
@@ -205,8 +230,7 @@ def serve(host: str, port: int, workers: int, connections: int, demo: bool) -> N
     """Serve the app with gunicorn's gevent workers (see ``server/serving.py``)."""
     base_url = f"http://{host}:{port}"
     if demo:
-        game = current_service().create("siam", [{"name": "Ann"}, {"name": "Bob"}], {})
-        click.echo("Demo Siam game ready:")
+        game = demo_game(current_service(), current_app.config["TURNPOST_DB"])
         print_game(game, base_url)
         click.echo(
             f"Try: curl -H 'Authorization: Bearer {game['players'][0]['token']}' "

@@ -601,6 +601,19 @@ class GameService:
         self._check_admin(game, admin_token)
         if not 0 <= seat < len(game.seats):
             raise TurnpostError("not_found", f"No seat {seat} in game {game_id!r}.")
+        return self._new_token(game, seat)
+
+    def renew_seat_tokens(self, game_id: str) -> list[dict[str, Any]]:
+        """New tokens for every seat of a game, for the operator (no admin token asked).
+
+        ``turnpost serve --demo`` reuses its demo game this way: the old seat
+        links stop working and the new ones are shown once.
+        """
+        game = self.load(game_id)
+        return [self._new_token(game, row["seat"]) for row in game.seats]
+
+    def _new_token(self, game: Game, seat: int) -> dict[str, Any]:
+        """Give ``seat`` a new token (the old one stops working): ``{"seat", "name", "token"}``."""
         token = new_secret()
         with self.store.write():
             self.store.set_token_hash(game.id, seat, hash_secret(token))

@@ -100,3 +100,23 @@ def test_openapi_prints_the_served_document(db_path: str, client) -> None:
     result = run(db_path, "openapi")
     assert result.exit_code == 0, result.output
     assert json.loads(result.output) == client.get("/api/v1/openapi.json").get_json()
+
+
+def test_serve_demo_reuses_its_running_demo_game_with_new_links(db_path: str) -> None:
+    """``./run`` starts ``serve --demo``: a restart continues the demo game, not a new one."""
+    store = Store.open(db_path)
+    store.init()
+    games = GameService(store)
+    first = server.cli.demo_game(games, db_path)
+    ann = first["players"][0]["token"]
+    games.submit(MoveRequest(first["id"], token=ann, notation="enter a1 N"))
+    again = server.cli.demo_game(games, db_path)
+    assert again["id"] == first["id"] and again["seq"] == 1
+    assert "admin_token" not in again, "the admin token is shown when the game is made only"
+    game = games.load(first["id"])
+    assert games.authenticate(game, again["players"][0]["token"]) == 0
+    assert store.seat_by_token(first["id"], ann) is None, "the old link stopped working"
+    games.resign(first["id"], 1)
+    fresh = server.cli.demo_game(games, db_path)
+    assert fresh["id"] != first["id"] and fresh["seq"] == 0 and "admin_token" in fresh
+    store.close()
