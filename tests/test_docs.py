@@ -13,6 +13,7 @@ import click
 import pytest
 
 from server.cli import main
+from server.mail.settings import config_keys
 
 README = (Path(__file__).resolve().parent.parent / "README.md").read_text()
 
@@ -66,3 +67,19 @@ def test_the_quick_start_is_two_commands_that_exist() -> None:
     assert commands == ["./run", "./test"]
     root = Path(__file__).resolve().parent.parent
     assert all((root / command).stat().st_mode & 0o111 for command in commands)
+
+
+def variables_in_code() -> set[str]:
+    """Every ``TURNPOST_*`` variable the server reads (mail settings by their own list)."""
+    root = Path(__file__).resolve().parent.parent / "server"
+    named = {
+        name
+        for path in root.rglob("*.py")
+        for name in re.findall(r"TURNPOST_[A-Z_]*[A-Z]\b", path.read_text())
+    }
+    return named | set(config_keys().values())
+
+
+def test_the_readme_documents_every_setting_and_only_real_ones() -> None:
+    documented = set(re.findall(r"`(TURNPOST_[A-Z_]+)`", section("Configuration and security")))
+    assert documented == variables_in_code()
