@@ -36,7 +36,7 @@ from engines.foreign_king.board import (
     VIRTUAL,
 )
 from engines.foreign_king.state import scores
-from engines.words import Question, join, plural
+from engines.words import Question, join, plural, result_sentence
 
 #: Places on the turn-order track, as answers and in words.
 PLACES = ("first", "second", "third", "fourth")
@@ -275,7 +275,14 @@ def describe_result(result: dict[str, Any], names: Sequence[str]) -> str:
     ...           "virtual_score": 12, "reason": "No player could carry out any action."}
     >>> describe_result(result, ["Ann", "Bob"])
     'Bob wins with 41 points (Ann 30, the virtual player 12): no player could carry out any action.'
+
+    A game ended before its scoring (a resignation, a forfeit) has no scores:
+
+    >>> describe_result({"winners": [1], "scores": {}, "reason": "Ann resigned"}, ["Ann", "Bob"])
+    'Bob wins: Ann resigned.'
     """
+    if not result.get("scores"):
+        return result_sentence(result, names)
     scores = dict(result["scores"])
     if result.get("virtual_score") is not None:
         scores[VIRTUAL] = result["virtual_score"]

@@ -156,3 +156,12 @@ def test_random_games_keep_the_engine_promises(engine_id: str, players: int, see
     for seat, move in log:
         replayed = fresh.apply(replayed, seat, move)
     assert canonical(replayed) == canonical(state)
+
+
+@pytest.mark.parametrize("engine_id", sorted(GAMES))
+@pytest.mark.parametrize("ending", ["resigned", "forfeit"])
+def test_a_game_ended_without_its_rules_is_told_in_words(engine_id: str, ending: str) -> None:
+    """A resignation or a forfeit ends a game without scores: every engine still says it."""
+    result = {"winners": [1], "scores": {}, "reason": "Ann gave up", ending: [0]}
+    sentence = ENGINES[engine_id].describe_result(result, ["Ann", "Bob"])
+    assert sentence.startswith("Bob wins") and "Ann gave up" in sentence
