@@ -120,3 +120,12 @@ def test_serve_demo_reuses_its_running_demo_game_with_new_links(db_path: str) ->
     fresh = server.cli.demo_game(games, db_path)
     assert fresh["id"] != first["id"] and fresh["seq"] == 0 and "admin_token" in fresh
     store.close()
+
+
+def test_new_game_links_use_the_configured_base_url(db_path: str) -> None:
+    environment = {"TURNPOST_DB": db_path, "TURNPOST_BASE_URL": "https://play.example.org"}
+    result = CliRunner().invoke(
+        main, ["new-game", "siam", "--player", "Ann", "--player", "Bob"], env=environment
+    )
+    assert result.exit_code == 0, result.output
+    assert "https://play.example.org/games/" in result.output
