@@ -109,7 +109,9 @@ def init_db() -> None:
 @click.option("--email", "emails", multiple=True, help="Emails, in the same order as --player.")
 @click.option("--seed", type=int, default=None, help="Seed of the game's PRNG (default: random).")
 @click.option("--option", "options", multiple=True, help="An engine option as NAME=JSON.")
-@click.option("--base-url", default="http://127.0.0.1:8000", show_default=True)
+@click.option(
+    "--base-url", default=None, help="The server's address in the links (default: TURNPOST_BASE_URL)."
+)
 @with_appcontext
 def new_game(
     engine: str,
@@ -117,7 +119,7 @@ def new_game(
     emails: tuple[str, ...],
     seed: int | None,
     options: tuple[str, ...],
-    base_url: str,
+    base_url: str | None,
 ) -> None:
     """Create a game and print each seat's token and private link."""
     given = [
@@ -131,7 +133,7 @@ def new_game(
         raise click.ClickException(f"Please check the players: {error.messages}") from None
     except TurnpostError as error:
         raise click.ClickException(error.message) from None
-    print_game(game, base_url)
+    print_game(game, base_url or _mail_settings().base_url)
 
 
 def _parse_options(pairs: tuple[str, ...]) -> dict[str, Any]:
