@@ -109,9 +109,7 @@ def init_db() -> None:
 @click.option("--email", "emails", multiple=True, help="Emails, in the same order as --player.")
 @click.option("--seed", type=int, default=None, help="Seed of the game's PRNG (default: random).")
 @click.option("--option", "options", multiple=True, help="An engine option as NAME=JSON.")
-@click.option(
-    "--base-url", default=None, help="The server's address in the links (default: TURNPOST_BASE_URL)."
-)
+@click.option("--base-url", default=None, help="Address in the links (default: TURNPOST_BASE_URL).")
 @with_appcontext
 def new_game(
     engine: str,
