@@ -32,7 +32,6 @@ import os
 import random
 import resource
 import statistics
-import subprocess
 import sys
 import tempfile
 import threading
@@ -45,6 +44,7 @@ import requests
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench.bare import served  # noqa: E402
 from bench.crowd import start_crowd  # noqa: E402
 from bench.moves import (  # noqa: E402
     SIAM,
@@ -55,7 +55,7 @@ from bench.moves import (  # noqa: E402
     run_threads,
     trivial_requests_per_second,
 )
-from tests.support import ROOT, BackgroundServer, free_port, start_background  # noqa: E402
+from tests.support import BackgroundServer, start_background  # noqa: E402
 
 #: Seconds the crowd gets to connect before the crowded phase is measured.
 CROWD_RAMP_SECONDS = 5.0
@@ -236,22 +236,8 @@ def crowded_load(server: BackgroundServer, args: argparse.Namespace) -> tuple[Lo
 
 def bare_flask_requests_per_second(seconds: float, clients: int, workers: int) -> float:
     """Requests per second of ``bench/bare.py`` under gunicorn's gevent workers, like Turnpost."""
-    port = free_port()
-    command = [sys.executable, "-m", "gunicorn", "-k", "gevent", "-w", str(workers)]
-    command += ["-b", f"127.0.0.1:{port}", "--keep-alive", "5", "bench.bare:app"]
-    process = subprocess.Popen(command, cwd=ROOT, stderr=subprocess.DEVNULL)
-    url = f"http://127.0.0.1:{port}/"
-    try:
-        for _ in range(100):
-            try:
-                requests.get(url, timeout=1)
-                break
-            except requests.ConnectionError:
-                time.sleep(0.1)
+    with served(workers) as url:
         return trivial_requests_per_second(url, seconds, clients)
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
 
 
 def report(label: str, latencies: list[float], seconds: float) -> str:

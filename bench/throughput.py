@@ -30,7 +30,6 @@ import re
 import subprocess
 import sys
 import tempfile
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -38,7 +37,8 @@ import requests
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tests.support import ROOT, BackgroundServer, free_port, start_background  # noqa: E402
+from bench.bare import served  # noqa: E402
+from tests.support import BackgroundServer, start_background  # noqa: E402
 
 BENCH = Path(__file__).resolve().parent
 #: Limits far above a benchmark's rate (wrk's connections share 127.0.0.1).
@@ -119,22 +119,8 @@ def latency(output: str, quantile: str) -> float:
 
 def bare_flask(seconds: int, connections: int, workers: int) -> Figures:
     """The ratio base: ``bench/bare.py`` under gunicorn's gevent workers, like Turnpost."""
-    port = free_port()
-    command = [sys.executable, "-m", "gunicorn", "-k", "gevent", "-w", str(workers)]
-    command += ["-b", f"127.0.0.1:{port}", "--keep-alive", "5", "bench.bare:app"]
-    process = subprocess.Popen(command, cwd=ROOT, stderr=subprocess.DEVNULL)
-    url = f"http://127.0.0.1:{port}/"
-    try:
-        for _ in range(100):
-            try:
-                requests.get(url, timeout=1)
-                break
-            except requests.ConnectionError:
-                time.sleep(0.1)
+    with served(workers) as url:
         return run_wrk("bare Flask `GET /` (ratio base)", url, seconds, connections, 2, [])
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
 
 
 def create(server: BackgroundServer, engine: str, players: int = 2) -> dict:
