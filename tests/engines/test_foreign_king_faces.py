@@ -1,16 +1,14 @@
-"""The Foreign King's faces rendered with Jinja: the rules page (its notation examples parse),
+"""The Foreign King's faces rendered with Jinja: the rules page (what it teaches),
 the state and board schemas against real views, and the page fragment's words."""
 
 from __future__ import annotations
 
 import random
 import re
-from html.parser import HTMLParser
 
 import pytest
 from flask import render_template
 
-from engines.foreign_king.notation import WORDS
 from schemas.foreign_king import BoardSchema, StateSchema
 from server import create_app
 from server.boards import Board, render_board
@@ -23,41 +21,12 @@ from tests.engines.test_foreign_king_support import (
 )
 
 
-class NotationExamples(HTMLParser):
-    """The texts of the ``<code class="notation">`` elements of a page."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.examples: list[str] = []
-        self._inside = False
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        self._inside = tag == "code" and ("class", "notation") in attrs
-        if self._inside:
-            self.examples.append("")
-
-    def handle_endtag(self, tag: str) -> None:
-        self._inside = False
-
-    def handle_data(self, data: str) -> None:
-        if self._inside:
-            self.examples[-1] += data
-
-
 @pytest.fixture(scope="module")
 def rules_page(tmp_path_factory: pytest.TempPathFactory) -> str:
     """The rules page as the site renders it."""
     app = create_app({"TURNPOST_DB": str(tmp_path_factory.mktemp("db") / "t.db"), "TESTING": True})
     with app.test_request_context():
         return render_template("rules/foreign-king.html")
-
-
-def test_rules_page_examples_parse_and_cover_every_action(rules_page: str) -> None:
-    parser = NotationExamples()
-    parser.feed(rules_page)
-    moves = [ENGINE.parse(example) for example in parser.examples]
-    assert {move["action"] for move in moves} == set(WORDS)
-    assert [ENGINE.format(move) for move in moves] == parser.examples
 
 
 def test_rules_page_tells_the_goal_the_turn_the_scoring_and_the_end(rules_page: str) -> None:

@@ -1,10 +1,9 @@
-"""Siam's faces rendered with Jinja: the rules page (its notation examples parse) and the
-page fragment of the board (its words, not identifiers)."""
+"""Siam's faces rendered with Jinja: the rules page (what it teaches; its notation examples are
+checked for every game in tests/server/test_rules_pages.py) and the board fragment's words."""
 
 from __future__ import annotations
 
 import re
-from html.parser import HTMLParser
 
 import pytest
 from flask import render_template
@@ -16,41 +15,12 @@ from server.boards import Board, render_board
 SIAM = SiamEngine()
 
 
-class NotationExamples(HTMLParser):
-    """The texts of the ``<code class="notation">`` elements of a page."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.examples: list[str] = []
-        self._inside = False
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        self._inside = tag == "code" and ("class", "notation") in attrs
-        if self._inside:
-            self.examples.append("")
-
-    def handle_endtag(self, tag: str) -> None:
-        self._inside = False
-
-    def handle_data(self, data: str) -> None:
-        if self._inside:
-            self.examples[-1] += data
-
-
 @pytest.fixture(scope="module")
 def rules_page(tmp_path_factory: pytest.TempPathFactory) -> str:
     """The rules page as the site renders it."""
     app = create_app({"TURNPOST_DB": str(tmp_path_factory.mktemp("db") / "t.db"), "TESTING": True})
     with app.test_request_context():
         return render_template("rules/siam.html")
-
-
-def test_rules_page_examples_parse_and_cover_every_action(rules_page: str) -> None:
-    parser = NotationExamples()
-    parser.feed(rules_page)
-    moves = [SIAM.parse(example) for example in parser.examples]
-    assert {move["action"] for move in moves} == {"enter", "move", "rotate", "exit"}
-    assert [SIAM.format(move) for move in moves] == parser.examples
 
 
 def test_rules_page_tells_the_goal_the_turn_the_push_and_the_end(rules_page: str) -> None:

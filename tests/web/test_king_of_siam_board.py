@@ -239,15 +239,6 @@ def rules_page(app: Any) -> str:
         return render_template(f"rules/{ENGINE.id}.html")
 
 
-def test_rules_page_examples_are_notation_the_engine_reads(app: Any) -> None:
-    html = rules_page(app)
-    examples = re.findall(r'<code class="notation">([^<]*)</code>', html)
-    assert len(examples) >= 10
-    for text in examples:
-        move = ENGINE.parse(text)
-        assert ENGINE.parse(ENGINE.format(move)) == move, text
-
-
 def test_rules_page_reads_on_a_phone(app: Any, browser: Any, screenshots: Path) -> None:
     page = browser.new_page(viewport={"width": 390, "height": 844})
     try:
