@@ -153,7 +153,7 @@ def test_wrong_seat_bad_notation_and_illegal_move_get_a_reason(
     ann_turn = mailbox.latest("ann@example.org")
     bob_address = reply_address(games.notifier.settings, game["id"], 1, 0)
     cases = [
-        (reply_to(ann_turn, "enter e5 S", To=bob_address), "not seat 1's turn"),
+        (reply_to(ann_turn, "enter e5 S", To=bob_address), "not your turn: Ann moves now"),
         (reply_to(ann_turn, "hop a1"), "unknown action"),
         (reply_to(ann_turn, "enter c1 N"), "ross"),
         (reply_to(ann_turn, ""), "no move found"),
