@@ -13,7 +13,7 @@ from typing import Any
 
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
-from engines.foreign_king.board import KINDS, PROVINCES, SUPPLY
+from engines.foreign_king.board import BASIC_ACTIONS, KINDS, PROVINCES, QUEEN, SUPPLY, TURN_ORDER
 from schemas.base import StrictSchema
 
 PROVINCE = validate.OneOf(PROVINCES, error="Not a province: {choices}.")
@@ -219,3 +219,282 @@ MOVE_SCHEMAS: dict[str, type[Schema]] = {
     "set_position": SetPositionSchema,
     "finish": FinishSchema,
 }
+
+
+# -- the public state (every seat sees the same) ------------------------------------------
+OWNER = validate.Regexp(r"^([0-3]|virtual)$", error="A seat 0-3 or 'virtual'.")
+SEAT_KEY = validate.Regexp(r"^[0-3]$", error="A seat 0-3.")
+ACTION = validate.OneOf((*BASIC_ACTIONS, TURN_ORDER, QUEEN))
+DECISION = validate.OneOf(
+    ("move_citizens", "bring_parliament", "deactivate", "virtual", "set_position", "finish")
+)
+
+
+def _count() -> fields.Integer:
+    """A required whole number of at least 0."""
+    return fields.Integer(required=True, strict=True, validate=validate.Range(min=0))
+
+
+class FactorySchema(StrictSchema):
+    """A built factory: ``{"kind": "textile", "active": true}`` (inactive: scored, on its side)."""
+
+    kind = fields.String(required=True, validate=validate.OneOf(KINDS))
+    active = fields.Boolean(required=True)
+
+
+class ProvinceSchema(StrictSchema):
+    """What stands in a province."""
+
+    citizens = fields.Dict(
+        keys=fields.String(validate=OWNER),
+        values=fields.Integer(validate=validate.Range(min=1)),
+        required=True,
+        metadata={"description": 'Citizens by owner (seat or "virtual"), e.g. {"0": 2}.'},
+    )
+    factories = fields.List(
+        fields.Nested(FactorySchema),
+        required=True,
+        metadata={"description": "In building order; `deactivate` names one by its index."},
+    )
+
+
+class KingPositionSchema(StrictSchema):
+    """Where the King stands and his marker on the track."""
+
+    at = fields.String(
+        required=True,
+        allow_none=True,
+        validate=PROVINCE,
+        metadata={"description": "His province; null while he is on his portrait."},
+    )
+    track = fields.Integer(
+        required=True,
+        validate=validate.Range(min=0, max=30),
+        metadata={"description": "His marker: from 30 down to 0."},
+    )
+
+
+class PlayerSchema(StrictSchema):
+    """A player's purse, points, citizens in supply, royal orders and loans."""
+
+    seat = fields.Integer(required=True, validate=validate.Range(min=0, max=MAX_SEATS - 1))
+    coins = _count()
+    vp = fields.Integer(
+        required=True,
+        metadata={"description": "Victory points (loans may make them negative at the end)."},
+    )
+    supply = _count()
+    orders = fields.Integer(
+        required=True,
+        validate=validate.Range(min=0),
+        metadata={"description": "Royal orders held, face up or face down."},
+    )
+    loans = fields.Integer(
+        required=True,
+        validate=validate.Range(min=0),
+        metadata={"description": "How many royal orders are face down for a loan."},
+    )
+
+
+class VirtualPlayerSchema(StrictSchema):
+    """The virtual third player of a 2-player game."""
+
+    supply = _count()
+    vp = _count()
+
+
+class StockSchema(StrictSchema):
+    """What is left beside the board."""
+
+    orders = _count()
+    textile = _count()
+    metal = _count()
+
+
+class PendingSchema(StrictSchema):
+    """A decision the game waits for that is not a regular turn, and its details."""
+
+    seat = fields.Integer(required=True, validate=validate.Range(min=0, max=MAX_SEATS - 1))
+    kind = fields.String(required=True, validate=DECISION)
+    province = fields.String(
+        validate=PROVINCE,
+        metadata={"description": "The scored province (bring_parliament, deactivate)."},
+    )
+    queue = fields.List(
+        fields.Integer(validate=validate.Range(min=0, max=MAX_SEATS - 1)),
+        metadata={"description": "The seats offered to bring parliamentarians after this one."},
+    )
+    steps = fields.Integer(
+        validate=validate.Range(min=1),
+        metadata={"description": "Virtual steps still owed (virtual)."},
+    )
+    from_ = fields.String(
+        validate=PROVINCE,
+        data_key="from",
+        attribute="from",
+        metadata={"description": "Where the moved citizens come from (move_citizens)."},
+    )
+    paths = fields.List(
+        fields.List(fields.String(validate=PROVINCE_OR_SUPPLY)),
+        metadata={"description": "Each moved citizen's path so far, the last moved last."},
+    )
+
+
+class FinalSchema(StrictSchema):
+    """One owner's end-of-game points by category (a player's or the virtual player's)."""
+
+    loans = fields.Integer()
+    provinces = fields.Integer(required=True)
+    orders = fields.Integer()
+    parliament = fields.Integer()
+    coins = fields.Integer()
+    majorities = fields.Integer(metadata={"description": "Virtual player: 1 per province held."})
+    industry = fields.Integer(
+        metadata={"description": "Virtual player: 3 per industrial province held."}
+    )
+
+
+class StateSchema(StrictSchema):
+    """The public view of a Foreign King game (the game hides nothing from any seat)."""
+
+    provinces = fields.Dict(
+        keys=fields.String(validate=PROVINCE),
+        values=fields.Nested(ProvinceSchema),
+        required=True,
+        metadata={"description": "All nine provinces."},
+    )
+    king = fields.Nested(KingPositionSchema, required=True)
+    parliament = fields.Dict(
+        keys=fields.String(validate=SEAT_KEY),
+        values=fields.Integer(validate=validate.Range(min=1)),
+        required=True,
+        metadata={"description": "Parliamentarians by seat."},
+    )
+    actions = fields.Dict(
+        keys=fields.String(validate=ACTION),
+        values=fields.Integer(allow_none=True, validate=validate.Range(min=0, max=MAX_SEATS - 1)),
+        required=True,
+        metadata={"description": "The action table: the seat whose figure stands on each action."},
+    )
+    players = fields.List(fields.Nested(PlayerSchema), required=True)
+    virtual = fields.Nested(
+        VirtualPlayerSchema,
+        required=True,
+        allow_none=True,
+        metadata={"description": "The virtual player (2 players only; else null)."},
+    )
+    stock = fields.Nested(StockSchema, required=True)
+    turn_order = fields.List(
+        fields.Integer(validate=validate.Range(min=0, max=MAX_SEATS - 1)), required=True
+    )
+    round = fields.Integer(required=True, validate=validate.Range(min=1))
+    pending = fields.Nested(PendingSchema, required=True, allow_none=True)
+    final = fields.Dict(
+        keys=fields.String(validate=OWNER),
+        values=fields.Nested(FinalSchema),
+        required=True,
+        allow_none=True,
+        metadata={
+            "description": "The end-of-game points by owner and category; null while running."
+        },
+    )
+    current = fields.Integer(
+        required=True,
+        allow_none=True,
+        validate=validate.Range(min=0, max=MAX_SEATS - 1),
+        metadata={
+            "description": "The seat whose turn it is; null between rounds and after the game."
+        },
+    )
+
+
+# -- the static board ------------------------------------------------------------------------
+class BoardProvinceSchema(StrictSchema):
+    """A province of the map: its id, printed name, neighbours and shape in map units."""
+
+    id = fields.String(required=True, validate=PROVINCE)
+    name = fields.String(required=True, metadata={"description": 'As printed: "Liège".'})
+    neighbours = fields.List(fields.String(validate=PROVINCE), required=True)
+    outline = fields.List(
+        fields.List(fields.Integer(), validate=validate.Length(equal=2)),
+        required=True,
+        metadata={"description": "The closed outline as [x, y] points (x east, y south)."},
+    )
+    label = fields.List(
+        fields.Integer(),
+        required=True,
+        validate=validate.Length(equal=2),
+        metadata={"description": "Where the name is written; the pieces stand below it."},
+    )
+
+
+class MapSizeSchema(StrictSchema):
+    """The size of the map in its units."""
+
+    width = fields.Integer(required=True)
+    height = fields.Integer(required=True)
+
+
+class FactoryKindSchema(StrictSchema):
+    """A kind of factory and what it scores when the King comes."""
+
+    kind = fields.String(required=True, validate=validate.OneOf(KINDS))
+    name = fields.String(required=True)
+    points = fields.Integer(required=True)
+
+
+class TableActionSchema(StrictSchema):
+    """A space of the action table."""
+
+    id = fields.String(required=True, validate=ACTION)
+    name = fields.String(
+        required=True, metadata={"description": 'As the table names it: "Build a factory".'}
+    )
+
+
+class KingTrackSchema(StrictSchema):
+    """The King's marker moves from ``start`` down to ``end``."""
+
+    start = fields.Integer(required=True)
+    end = fields.Integer(required=True)
+
+
+class TurnOrderTrackSchema(StrictSchema):
+    """The player counts that play with the turn-order track."""
+
+    players = fields.List(fields.Integer(), required=True)
+
+
+class TracksSchema(StrictSchema):
+    """The King's track and the turn-order track."""
+
+    king = fields.Nested(KingTrackSchema, required=True)
+    turn_order = fields.Nested(TurnOrderTrackSchema, required=True)
+
+
+class PiecesSchema(StrictSchema):
+    """How many pieces the game has."""
+
+    citizens_per_player = fields.Integer(required=True)
+    factories_per_kind = fields.Integer(required=True)
+    royal_orders = fields.Integer(required=True)
+
+
+class BoardSchema(StrictSchema):
+    """The map of Belgium, the factories, the action table per player count and the tracks."""
+
+    provinces = fields.List(fields.Nested(BoardProvinceSchema), required=True)
+    borders = fields.List(
+        fields.List(fields.String(validate=PROVINCE), validate=validate.Length(equal=2)),
+        required=True,
+    )
+    map = fields.Nested(MapSizeSchema, required=True)
+    factories = fields.List(fields.Nested(FactoryKindSchema), required=True)
+    actions = fields.Dict(
+        keys=fields.String(validate=validate.OneOf(["2", "3", "4"])),
+        values=fields.List(fields.Nested(TableActionSchema)),
+        required=True,
+        metadata={"description": "The action table by player count."},
+    )
+    tracks = fields.Nested(TracksSchema, required=True)
+    pieces = fields.Nested(PiecesSchema, required=True)

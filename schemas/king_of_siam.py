@@ -13,8 +13,9 @@ from typing import Any
 
 from marshmallow import ValidationError, fields, validate, validates_schema
 
-from engines.king_of_siam.board import FACTIONS
-from engines.king_of_siam.cards import CARD_FIELDS, CARDS, FIELD_SETS
+from engines.king_of_siam.board import FACTIONS, MAPS
+from engines.king_of_siam.cards import CARD_FIELDS, CARDS, FIELD_SETS, HAND
+from engines.king_of_siam.rules import BRITISH
 from schemas.base import StrictSchema
 
 PROVINCE = validate.Regexp(r"^[a-z][a-z0-9-]{0,39}$", error="Not a province name.")
@@ -137,3 +138,185 @@ MOVE_SCHEMAS = {
     "swap": SwapSchema,
     "place": PlaceSchema,
 }
+
+
+# -- the state (a seat's or the public view) and the map ---------------------------
+CONTROL = validate.OneOf((*FACTIONS, BRITISH))
+
+
+class FactionCountsSchema(StrictSchema):
+    """Followers per faction: ``{"rama": 2, "lao": 0, "malay": 1}``."""
+
+    rama = fields.Integer(required=True, validate=validate.Range(min=0))
+    lao = fields.Integer(required=True, validate=validate.Range(min=0))
+    malay = fields.Integer(required=True, validate=validate.Range(min=0))
+
+
+class ProvinceStateSchema(StrictSchema):
+    """One province: its followers, who controls it (null while its struggle is open) and
+    whether its tile carries a King marker."""
+
+    followers = fields.Nested(FactionCountsSchema, required=True)
+    control = fields.String(required=True, allow_none=True, validate=CONTROL)
+    king_marker = fields.Boolean(required=True)
+
+
+class ControlSchema(StrictSchema):
+    """A decided struggle: ``{"province": "korat", "control": "british"}``."""
+
+    province = fields.String(required=True, validate=PROVINCE)
+    control = fields.String(required=True, validate=CONTROL)
+
+
+class PlayerStateSchema(StrictSchema):
+    """A player as everyone sees them: aid card, team, followers, cards left, top card."""
+
+    seat = fields.Integer(required=True, validate=validate.Range(min=0, max=3))
+    aid_card = fields.Integer(required=True, validate=validate.Range(min=1, max=4))
+    team = fields.Integer(
+        required=True,
+        allow_none=True,
+        validate=validate.OneOf((0, 1)),
+        metadata={"description": "seat % 2 with 4 players (partners), else null"},
+    )
+    followers = fields.Nested(FactionCountsSchema, required=True)
+    cards_left = fields.Integer(required=True, validate=validate.Range(min=0, max=len(HAND)))
+    top_card = fields.String(required=True, allow_none=True, validate=validate.OneOf(CARDS))
+
+
+class PendingSchema(StrictSchema):
+    """The decision the seat to move still owes in its turn (see the engine docstring)."""
+
+    seat = fields.Integer(required=True, validate=validate.Range(min=0, max=3))
+    kind = fields.String(required=True, validate=validate.OneOf(("take", "place", "swap")))
+    card = fields.String(validate=validate.OneOf(("khon_thai", "one_vs_one", "two_vs_one")))
+    place = fields.Dict(
+        keys=fields.String(validate=FACTION), values=fields.String(validate=PROVINCE)
+    )
+    give = fields.Nested(FollowerSchema)
+    two = fields.Nested(TwoSchema)
+
+
+class CardPlayedSchema(PlaySchema):
+    """The previous action card of the game with its fields, as a play without ``action``."""
+
+    class Meta:
+        exclude = ("action", "take")
+
+
+class OptionsSchema(StrictSchema):
+    """The game's options."""
+
+    map = fields.String(required=True, validate=validate.OneOf(MAPS))
+
+
+class StateSchema(StrictSchema):
+    """The state as a seat (with its ``hand``) or a watcher (without) sees it."""
+
+    map = fields.String(required=True, validate=validate.OneOf(MAPS))
+    options = fields.Nested(OptionsSchema, required=True)
+    provinces = fields.Dict(
+        keys=fields.String(validate=PROVINCE),
+        values=fields.Nested(ProvinceStateSchema),
+        required=True,
+    )
+    struggle_order = fields.List(
+        fields.String(validate=PROVINCE),
+        required=True,
+        metadata={"description": "the province tiles in struggle order (box 1 first)"},
+    )
+    contested = fields.String(
+        required=True,
+        allow_none=True,
+        validate=PROVINCE,
+        metadata={"description": "the province of the struggle now (null at the end)"},
+    )
+    pool = fields.Nested(FactionCountsSchema, required=True)
+    control_history = fields.List(fields.Nested(ControlSchema), required=True)
+    players = fields.List(fields.Nested(PlayerStateSchema), required=True)
+    passes_in_a_row = fields.Integer(required=True, validate=validate.Range(min=0))
+    pending = fields.Nested(PendingSchema, required=True, allow_none=True)
+    last_card = fields.Nested(CardPlayedSchema, required=True, allow_none=True)
+    card_recency = fields.List(
+        fields.Integer(validate=validate.Range(min=0, max=3)),
+        required=True,
+        metadata={"description": "seats that played an action card, least recent first"},
+    )
+    auto_passed = fields.List(
+        fields.Integer(validate=validate.Range(min=0, max=3)),
+        required=True,
+        metadata={"description": "seats passed automatically after the last move, in order"},
+    )
+    hand = fields.List(
+        fields.String(validate=validate.OneOf(CARDS)),
+        metadata={"description": "the viewing seat's action cards (only in a seat's view)"},
+    )
+
+
+class ProvinceInfoSchema(StrictSchema):
+    """A province of the map: its key, its name, whose home it is and its neighbours."""
+
+    key = fields.String(required=True, validate=PROVINCE)
+    name = fields.String(required=True)
+    home_of = fields.String(required=True, allow_none=True, validate=FACTION)
+    neighbours = fields.List(fields.String(validate=PROVINCE), required=True)
+
+
+class FactionInfoSchema(StrictSchema):
+    """A faction: ``{"key": "rama", "name": "Rama", "colour": "yellow"}``."""
+
+    key = fields.String(required=True, validate=FACTION)
+    name = fields.String(required=True)
+    colour = fields.String(required=True, validate=validate.OneOf(("yellow", "red", "blue")))
+
+
+class CardInfoSchema(StrictSchema):
+    """An action card of each player's set: its key, its printed name, its copies."""
+
+    key = fields.String(required=True, validate=validate.OneOf(CARDS))
+    name = fields.String(required=True)
+    copies = fields.Integer(required=True, validate=validate.Range(min=1))
+
+
+class HomesSchema(StrictSchema):
+    """The home province of each faction."""
+
+    rama = fields.String(required=True, validate=PROVINCE)
+    lao = fields.String(required=True, validate=PROVINCE)
+    malay = fields.String(required=True, validate=PROVINCE)
+
+
+class BoardSchema(StrictSchema):
+    """``GET /api/v1/engines/king-of-siam``: the map, the factions and the cards."""
+
+    map = fields.String(required=True, validate=validate.OneOf(MAPS))
+    provinces = fields.List(
+        fields.Nested(ProvinceInfoSchema),
+        required=True,
+        metadata={"description": "in map order (the canonical order of moves)"},
+    )
+    borders = fields.List(
+        fields.List(fields.String(validate=PROVINCE), validate=validate.Length(equal=2)),
+        required=True,
+    )
+    homes = fields.Nested(HomesSchema, required=True)
+    colony_at = fields.Integer(
+        required=True,
+        metadata={"description": "British provinces that end the game as a colony"},
+    )
+    factions = fields.List(fields.Nested(FactionInfoSchema), required=True)
+    cards = fields.List(fields.Nested(CardInfoSchema), required=True)
+    followers = fields.Dict(
+        keys=fields.String(validate=validate.OneOf(("2", "3", "4"))),
+        values=fields.Integer(),
+        required=True,
+        metadata={"description": "followers of each faction by number of players"},
+    )
+    aid_cards = fields.Dict(
+        keys=fields.String(validate=validate.OneOf(("1", "2", "3"))),
+        values=fields.List(fields.String(validate=FACTION)),
+        required=True,
+        metadata={
+            "description": "the followers on playing aids 1-3; aid 4 shows its left neighbour's"
+        },
+    )

@@ -24,10 +24,10 @@ from server.http.errors import register_error_handlers
 from server.http.events import Feed
 from server.mail.outbox import Notifier
 from server.mail.settings import TUNABLE, MailSettings, tunable_defaults
+from server.resources import templates_dir
 from server.store.migrations import SchemaChange
 from server.store.sqlite import Store
 
-ROOT = Path(__file__).resolve().parent.parent
 MAX_BODY_BYTES = 64 * 1024
 
 csrf = CSRFProtect()
@@ -145,7 +145,7 @@ def mail_settings(config: dict[str, Any]) -> MailSettings:
 
 def create_app(config: dict[str, Any] | None = None) -> Flask:
     """Build the app; ``config`` overrides the environment (``TURNPOST_DB``)."""
-    app = Flask(__name__, template_folder=str(ROOT / "templates"))
+    app = Flask(__name__, template_folder=str(templates_dir()))
     app.config.update(
         TURNPOST_DB=os.environ.get("TURNPOST_DB", "./turnpost.db"),
         TURNPOST_BASE_URL=os.environ.get("TURNPOST_BASE_URL", "http://127.0.0.1:8000"),

@@ -12,7 +12,10 @@ context (:func:`board_context`):
     player names and player colours by seat;
 ``board``
     a :class:`Board`: which elements may be clicked and where they lead,
-    what is chosen so far, what the last move touched.
+    what is chosen so far, what the last move touched;
+``data``
+    the engine's static board (:meth:`~engines.base.Engine.board_data` for the
+    game's options): the map, names of places, tracks, as the API serves it.
 
 Outside a request (mails, tests) :func:`render_board` renders them with the
 same autoescaping rules as the pages.
@@ -28,16 +31,16 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
-from pathlib import Path
 from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
-TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
+from engines import ENGINES
+from server.resources import templates_dir
 
 #: Player colours by seat: distinct from each other and from King of Siam's faction colours
 #: (yellow Rama, red Lao, blue Malay), readable as text on white.
-PLAYER_COLORS = ("#2f855a", "#6b46c1", "#b83280", "#2c7a7b")
+PLAYER_COLORS = ("#2f855a", "#6b46c1", "#b83280", "#4a5568")
 
 
 @dataclass(frozen=True)
@@ -75,11 +78,13 @@ def last_touched(public_move: Any) -> frozenset[str]:
 
 def board_context(game: dict[str, Any], board: Board | None = None) -> dict[str, Any]:
     """The context of every board template for ``game`` (a game object) drawn as ``board``."""
+    engine = ENGINES.get(game["engine"])
     return {
         "game": game,
         "names": [player["name"] for player in game["players"]],
         "colors": PLAYER_COLORS,
         "board": board or Board(),
+        "data": engine.board_data(game.get("options") or {}) if engine else {},
     }
 
 
@@ -87,7 +92,7 @@ def board_context(game: dict[str, Any], board: Board | None = None) -> dict[str,
 def environment() -> Environment:
     """A Jinja environment on ``templates/`` like Flask's: escaping HTML, SVG and XML."""
     return Environment(
-        loader=FileSystemLoader(TEMPLATES),
+        loader=FileSystemLoader(templates_dir()),
         autoescape=select_autoescape(["html", "svg", "xml"]),
     )
 

@@ -4,7 +4,8 @@ Modules (the layout of :mod:`engines.base`): :mod:`.engine` (turn order,
 views, result), :mod:`.board` (the layouts, one per board name, and what a
 board allows), :mod:`.position` (positions), :mod:`.rules` (the placement
 turn and its decisions), :mod:`.notation`; the game's own: :mod:`.market`
-(market days and the end).
+(market days and the end); and :mod:`.words` (the game in words: a sentence per
+move, the result, what to decide now and the guided form's questions).
 
 State
     The view is the contract's shape: ``board``, ``tiles`` (only tiles the

@@ -178,6 +178,46 @@ def _standard() -> Layout:
 BOARDS: dict[str, Layout] = {"standard": _standard()}
 
 
+def board_data(layout: Layout) -> dict[str, Any]:
+    """The static board for clients to draw it, as plain JSON data.
+
+    >>> data = board_data(BOARDS["standard"])
+    >>> data["rows"], data["columns"], data["fields"][13]
+    (8, 10, {'name': 'r1c3', 'row': 1, 'column': 3, 'sub_market': '0-1'})
+    >>> data["landing_places"]["L4-5"], data["luk_phat_track"][3]
+    (['r3c4', 'r3c5', 'r4c4', 'r4c5'], {'space': 4, 'points': 3, 'market_day': 'small'})
+    """
+    rows = 1 + max(row for row, _ in layout.coords.values())
+    columns = 1 + max(column for _, column in layout.coords.values())
+    sub_markets: dict[str, list[str]] = {}
+    for name, sub in layout.sub_market.items():
+        sub_markets.setdefault(sub, []).append(name)
+    return {
+        "name": layout.name,
+        "rows": rows,
+        "columns": columns,
+        "fields": [
+            {"name": name, "row": row, "column": column, "sub_market": layout.sub_market[name]}
+            for name, (row, column) in layout.coords.items()
+        ],
+        "sub_markets": sub_markets,
+        "sub_market_capacity": layout.sub_market_capacity,
+        "landing_places": {name: list(f) for name, f in layout.landing_places.items()},
+        "start_fields": {
+            str(count): sorted(f, key=layout.coords.__getitem__)
+            for count, f in layout.start_fields.items()
+        },
+        "luk_phat_track": [
+            {"space": space, "points": points, "market_day": layout.market_days.get(space)}
+            for space, points in enumerate(layout.track, start=1)
+        ],
+        "tiles": {tile_id: dict(tile) for tile_id, tile in layout.tiles.items()},
+        "merchants": {str(count): n for count, n in layout.merchants.items()},
+        "move_cards": layout.move_cards,
+        "hand_size": layout.hand_size,
+    }
+
+
 # -- what a board allows ------------------------------------------------------
 Board = dict[str, dict[str, Any]]
 Problem = tuple[str, str]

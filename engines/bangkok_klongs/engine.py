@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
-from engines.bangkok_klongs.board import BIG, BOARDS, Layout
+from engines.bangkok_klongs import words
+from engines.bangkok_klongs.board import BIG, BOARDS, Layout, board_data
 from engines.bangkok_klongs.market import (
     market_moves,
     play_decline,
@@ -25,6 +27,7 @@ from engines.bangkok_klongs.rules import (
 )
 from engines.base import Engine, IllegalMove, InvalidPosition, Move, State
 from engines.rng import Rng
+from engines.words import Question, result_sentence
 
 PUBLIC_PLAYER_KEYS = ("seat", "score", "merchants", "move_cards", "inventory")
 
@@ -141,7 +144,7 @@ class BangkokKlongsEngine(Engine):
         if not isinstance(move, dict):
             raise IllegalMove("A move is an object with an 'action'.", "move_shape")
         if type(seat) is not int or seat not in self.to_move(state):
-            raise IllegalMove(f"It is not seat {seat}'s turn.", "turn")
+            raise IllegalMove("It is not your turn.", "turn")
         layout = layout_of(state)
         if state["market"] is None:
             after, market = play_turn(layout, state, seat, move)
@@ -162,13 +165,10 @@ class BangkokKlongsEngine(Engine):
         scores = {str(p["seat"]): p["score"] for p in state["players"]}
         best = max(scores.values())
         winners = [p["seat"] for p in state["players"] if p["score"] == best]
-        names = " and ".join(f"seat {w}" for w in winners)
-        verb = "wins" if len(winners) == 1 else "share the win"
         return {
             "winners": winners,
             "scores": scores,
-            "reason": f"After the big market day and the inventory count {names} {verb} "
-            f"with {best} points.",
+            "reason": words.result_reason(winners, best),
             "inventory_points": dict(state["inventory_points"]),
         }
 
@@ -210,6 +210,31 @@ class BangkokKlongsEngine(Engine):
             visible += view["hand"]
         view["tiles"] = {t: dict(state["tiles"][t]) for t in sorted(visible, key=_tile_number)}
         return view
+
+    # -- words ----------------------------------------------------------
+    def describe(
+        self, before: State, after: State, seat: int, move: Move, names: Sequence[str]
+    ) -> str:
+        """What ``seat`` did, in the game's words (see :mod:`.words`)."""
+        return words.describe(before, after, seat, move, names)
+
+    def describe_result(self, result: dict[str, Any], names: Sequence[str]) -> str:
+        """The winners, the scores and what the inventories brought."""
+        return words.describe_result(result, names) or result_sentence(result, names)
+
+    def prompt(self, state: State, seat: int) -> str:
+        """What ``seat`` decides now: "place a boat", "score a landing place or decline"..."""
+        if seat not in self.to_move(state):
+            return "wait for your turn"
+        return words.prompt(state, seat)
+
+    def questions(self, state: State, seat: int) -> list[Question]:
+        """Which boat, where, which merchant...: the decision now, one question at a time."""
+        return words.questions(state, seat)
+
+    def board_data(self, options: dict[str, Any]) -> dict[str, Any]:
+        """Fields, sub-markets, landing places, start fields, the Luk Phat track, the tiles."""
+        return board_data(BOARDS[self.options(options)["board"]])
 
     # -- notation -------------------------------------------------------
     def format(self, move: Move) -> str:

@@ -8,7 +8,10 @@ quantities), :mod:`.position` (a new game and positions), :mod:`.rules`
 (turns, rounds, the turn-order track, the end), :mod:`.notation`; the game's
 own: :mod:`.actions` (the action table), :mod:`.moving` (moving citizens),
 :mod:`.scoring` (the King's scoring and the final scoring), :mod:`.state`
-(small queries on a state) and :mod:`.checks` (shape checks of move fields).
+(small queries on a state), :mod:`.checks` (shape checks of move fields) and
+:mod:`.words` (the game in words: moves as sentences, prompts, the move questions). The map
+(borders and frontiers as lines, names as the board prints them) is in :mod:`.board`, which
+also gives :meth:`~engines.base.Engine.board_data`.
 
 Turns
     Seat order is the turn order with 2 players (seat 0 starts); with 3-4

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from engines.base import IllegalMove, Move, State
 from engines.foreign_king import checks, moving, scoring
 from engines.foreign_king.board import (
+    ACTION_NAMES,
     BUILD,
     COINS,
     COINS_INCOME,
@@ -23,6 +24,7 @@ from engines.foreign_king.board import (
     KING,
     LOAN_AMOUNT,
     MOVE,
+    NAMES,
     NEIGHBOURS,
     PARLIAMENT,
     PLACE,
@@ -46,17 +48,6 @@ from engines.foreign_king.state import (
     player,
     player_count,
 )
-
-ACTION_NAMES = {
-    BUILD: "Build a factory",
-    PLACE: "Place citizens",
-    MOVE: "Move citizens",
-    PARLIAMENT: "Parliament",
-    COINS: "Take coins",
-    KING: "Score with the King",
-    QUEEN: "The Queen",
-    TURN_ORDER: "Change turn order",
-}
 
 
 # -- build a factory ------------------------------------------------------
@@ -148,7 +139,7 @@ def parliament_check(state: State, seat: int, move: Move, coins: int) -> None:
     if source == SUPPLY and player(state, seat)["supply"] == 0:
         raise IllegalMove("Parliament: your personal supply is empty.", "supply")
     if source != SUPPLY and own_citizens(state, seat, source) == 0:
-        raise IllegalMove(f"Parliament: you have no citizen in {source}.", "citizens")
+        raise IllegalMove(f"Parliament: you have no citizen in {NAMES[source]}.", "citizens")
 
 
 def parliament_perform(state: State, seat: int, move: Move) -> None:
@@ -210,13 +201,13 @@ def king_check(state: State, seat: int, move: Move, coins: int) -> None:
     for step in path:
         if step not in NEIGHBOURS[visited[-1]]:
             raise IllegalMove(
-                f"The King: {step} does not border {visited[-1]}; the King moves into a "
-                "neighbouring province.",
+                f"The King: {NAMES[step]} does not border {NAMES[visited[-1]]}; the King "
+                "moves into a neighbouring province.",
                 "king_path",
             )
         if step in visited:
             raise IllegalMove(
-                f"The King: he may not return to {step} in the same action.", "king_return"
+                f"The King: he may not return to {NAMES[step]} in the same action.", "king_return"
             )
         visited.append(step)
     if len(path) - 1 > coins:

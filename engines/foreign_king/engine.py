@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from engines.base import Engine, IllegalMove, Move, State
-from engines.foreign_king import checks, moving, notation, rules, scoring
+from engines.foreign_king import checks, moving, notation, rules, scoring, words
 from engines.foreign_king.actions import MAIN_ACTIONS, check_main, main_options, perform_main
-from engines.foreign_king.board import LOAN_AMOUNT, MOVE, REPAY_AMOUNT
+from engines.foreign_king.board import LOAN_AMOUNT, MOVE, REPAY_AMOUNT, board_data
 from engines.foreign_king.position import from_position, new_game
 from engines.foreign_king.state import current_seat, face_up_orders, player
+from engines.words import Question
 
 PUBLIC_KEYS = (
     "provinces",
@@ -145,6 +146,28 @@ class ForeignKingEngine(Engine):
         shown["current"] = None if between_turns else current_seat(state)
         return shown
 
+    def describe(
+        self, before: State, after: State, seat: int, move: Move, names: Sequence[str]
+    ) -> str:
+        """What ``seat`` did: "Cleo moves the King from Namur to Liège: Bob scores 3 points."."""
+        return words.describe(before, after, seat, move, names)
+
+    def describe_result(self, result: dict[str, Any], names: Sequence[str]) -> str:
+        """ "Ann wins with 41 points (Bob 30): the King's marker reached ..."."""
+        return words.describe_result(result, names)
+
+    def prompt(self, state: State, seat: int) -> str:
+        """What ``seat`` must decide: "choose an action", "bring your parliamentarians ..."."""
+        return words.prompt(state, seat)
+
+    def questions(self, state: State, seat: int) -> list[Question]:
+        """The action first (on the action table), then provinces on the map, then counts."""
+        return words.questions(state, seat)
+
+    def board_data(self, options: dict[str, Any]) -> dict[str, Any]:
+        """The map of Belgium, the factories, the action tables and the tracks."""
+        return board_data()
+
     def format(self, move: Move) -> str:
         """The one-line notation of ``move``."""
         return notation.format_move(move)
@@ -158,8 +181,7 @@ def _waiting(state: State) -> IllegalMove:
     """The refusal of a move while the game waits for a decision."""
     pending = state["pending"]
     return IllegalMove(
-        f"The game waits for seat {pending['seat']} to decide {DECISIONS[pending['kind']]}.",
-        "pending",
+        f"The game first waits for the decision {DECISIONS[pending['kind']]}.", "pending"
     )
 
 

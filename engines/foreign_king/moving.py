@@ -22,7 +22,7 @@ from typing import Any
 
 from engines.base import IllegalMove, Move, State
 from engines.foreign_king import checks
-from engines.foreign_king.board import MOVE, NEIGHBOURS, PROVINCES, SUPPLY
+from engines.foreign_king.board import MOVE, NAMES, NEIGHBOURS, PROVINCES, SUPPLY
 from engines.foreign_king.state import add_count, citizens, own_citizens, owner_key, player
 
 STEP = "step"
@@ -53,13 +53,13 @@ def _path_steps(origin: str, path: Any) -> int:
         target = checks.place(step)
         if target != SUPPLY and target not in NEIGHBOURS[visited[-1]]:
             raise IllegalMove(
-                f"Move citizens: {target} does not border {visited[-1]}; a citizen moves one "
-                "province at a time into a neighbouring province.",
+                f"Move citizens: {NAMES[target]} does not border {NAMES[visited[-1]]}; a "
+                "citizen moves one province at a time into a neighbouring province.",
                 "path",
             )
         if target in visited:
             raise IllegalMove(
-                f"Move citizens: a citizen may not return to {target} in the same action.",
+                f"Move citizens: a citizen may not return to {NAMES[target]} in the same action.",
                 "path",
             )
         visited.append(target)
@@ -74,7 +74,7 @@ def whole_check(state: State, seat: int, move: Move, coins: int) -> None:
     if len(paths) > own_citizens(state, seat, origin):
         raise IllegalMove(
             f"Move citizens: all moved citizens come from one province, and you have only "
-            f"{own_citizens(state, seat, origin)} in {origin}.",
+            f"{own_citizens(state, seat, origin)} in {NAMES[origin]}.",
             "citizens",
         )
     if steps - 1 > coins:
@@ -111,11 +111,13 @@ def first_steps(state: State, seat: int, coins: int) -> list[Move]:
 def _check_from_origin(state: State, seat: int, origin: str, target: str) -> None:
     """Refuse a citizen leaving ``origin`` without an own citizen there or off the borders."""
     if not own_citizens(state, seat, origin):
-        raise IllegalMove(f"Move citizens: you have no citizen left in {origin}.", "citizens")
+        raise IllegalMove(
+            f"Move citizens: you have no citizen left in {NAMES[origin]}.", "citizens"
+        )
     if target != SUPPLY and target not in NEIGHBOURS[origin]:
         raise IllegalMove(
-            f"Move citizens: {target} does not border {origin}; a citizen moves into a "
-            "neighbouring province or back to the supply.",
+            f"Move citizens: {NAMES[target]} does not border {NAMES[origin]}; a citizen moves "
+            "into a neighbouring province or back to the supply.",
             "path",
         )
 
@@ -174,8 +176,8 @@ def _check_onward(pending: dict[str, Any], source: str, target: str) -> int:
     """The index of the moved citizen in ``source`` that goes on to ``target``; else refuse."""
     if not any(path[-1] == source for path in pending["paths"]):
         raise IllegalMove(
-            f"Move citizens: all moved citizens come from {pending['from']}, and none moved "
-            f"in this action stands in {source}.",
+            f"Move citizens: all moved citizens come from {NAMES[pending['from']]}, and none moved "
+            f"in this action stands in {NAMES[source]}.",
             "citizens",
         )
     if target == SUPPLY:
@@ -185,14 +187,15 @@ def _check_onward(pending: dict[str, Any], source: str, target: str) -> int:
         )
     if target not in NEIGHBOURS[source]:
         raise IllegalMove(
-            f"Move citizens: {target} does not border {source}; a citizen moves one province "
-            "at a time into a neighbouring province.",
+            f"Move citizens: {NAMES[target]} does not border {NAMES[source]}; a citizen moves "
+            "one province at a time into a neighbouring province.",
             "path",
         )
     index = _onward(pending, source, target)
     if index is None or target == pending["from"]:
         raise IllegalMove(
-            f"Move citizens: a citizen may not return to {target} in the same action.", "path"
+            f"Move citizens: a citizen may not return to {NAMES[target]} in the same action.",
+            "path",
         )
     return index
 

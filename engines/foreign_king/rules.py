@@ -123,12 +123,10 @@ def build_result(state: State) -> dict[str, Any]:
     tied = [key for key, value in points.items() if value == best]
     most_orders = max(orders.get(key, 0) for key in tied)
     winners = [key for key in tied if orders.get(key, 0) == most_orders]
-    named = [f"seat {key}" if key != VIRTUAL else "the virtual player" for key in winners]
     return {
         "winners": [int(key) for key in winners if key != VIRTUAL],
         "scores": {key: value for key, value in points.items() if key != VIRTUAL},
-        "reason": f"{END_REASONS[state['ending']]} Won by {' and '.join(named)} "
-        f"with {best} points.",
+        "reason": END_REASONS[state["ending"]],
         "virtual_wins": VIRTUAL in winners,
         "virtual_score": points.get(VIRTUAL),
         "final": state["final"],

@@ -17,6 +17,7 @@ from engines.foreign_king.board import (
     CITIZENS_PER_SEAT,
     FACTORY_POINTS,
     LOAN_PENALTY,
+    NAMES,
     NEIGHBOURS,
     PROVINCES,
     VIRTUAL,
@@ -170,11 +171,11 @@ def _virtual_step(state: State, step: Any) -> None:
         raise IllegalMove('A virtual move is {"move": [from, to]}.', "shape")
     origin, target = checks.province(move[0]), checks.province(move[1])
     if not citizens(state, origin).get(VIRTUAL):
-        raise IllegalMove(f"Virtual player: it has no citizen in {origin}.", "virtual_move")
+        raise IllegalMove(f"Virtual player: it has no citizen in {NAMES[origin]}.", "virtual_move")
     if target not in NEIGHBOURS[origin]:
         raise IllegalMove(
-            f"Virtual player: {target} does not border {origin}; a virtual citizen moves "
-            "into a neighbouring province.",
+            f"Virtual player: {NAMES[target]} does not border {NAMES[origin]}; a virtual "
+            "citizen moves into a neighbouring province.",
             "virtual_move",
         )
     add_count(citizens(state, origin), VIRTUAL, -1)

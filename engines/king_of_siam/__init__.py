@@ -10,7 +10,8 @@ goes up the seats (clockwise).
 Modules (the layout of :mod:`engines.base`): :mod:`.engine`
 (:class:`KingOfSiamEngine`: setup, turns, automatic passes, views),
 :mod:`.board` (the maps), :mod:`.position` (positions), :mod:`.rules`
-(turns, power struggles, the end), :mod:`.notation`; the game's own:
+(turns, power struggles, the end), :mod:`.notation`, :mod:`.words` (moves,
+prompts, questions and results in the game's words); the game's own:
 :mod:`.cards` (the eight cards) and :mod:`.steps` (cards played in steps).
 
 State
@@ -173,8 +174,12 @@ Decisions
       (or teams) no rule separates share the win.
     - ``result`` adds ``ruling`` (faction or ``british``), ``faction_ranking``
       (empty for a colony), ``provinces`` (provinces per faction and british)
-      and ``ranking`` (seats best first). ``scores``: followers of the ruling
-      faction, or complete sets in a colony (with 4 players the team's sets).
+      and ``ranking`` (seats best first), ``second`` (the second-ranked faction
+      used in ties, or null), ``decided_by`` (the rule that separated the best:
+      ``most``, ``second_faction``, ``last_card``, or ``shared`` when none did)
+      and ``tied`` (the seats that rule was applied to; empty for ``most``).
+      ``scores``: followers of the ruling faction, or complete sets in a colony
+      (with 4 players the team's sets). ``reason`` says it without names.
     - ``from_position`` defaults: empty provinces, a full hand, no followers,
       the pool holding the remainder, the struggle order starting with the
       decided provinces (in ``control_history`` order) then map order,

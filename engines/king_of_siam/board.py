@@ -9,6 +9,8 @@ one more entry in :data:`MAPS`; the rules read everything through
     'luang-prabang'
     >>> sorted(board.adjacent["kedah"])
     ['nakhon-si-thammarat']
+    >>> board.names["nakhon-si-thammarat"]
+    'Nakhon Si Thammarat'
 """
 
 from __future__ import annotations
@@ -18,6 +20,11 @@ from functools import cache
 from typing import Any
 
 FACTIONS = ("rama", "lao", "malay")
+#: The factions as players name them, and the colour of their followers.
+FACTION_NAMES = {"rama": "Rama", "lao": "Lao", "malay": "Malay"}
+FACTION_COLOURS = {"rama": "yellow", "lao": "red", "malay": "blue"}
+#: Who controls a province, as in "Korat falls to the Malays".
+RULERS = {"rama": "the Rama", "lao": "the Lao", "malay": "the Malays", "british": "the British"}
 
 MAPS: dict[str, dict[str, Any]] = {
     "siam-1874": {
@@ -31,6 +38,16 @@ MAPS: dict[str, dict[str, Any]] = {
             "nakhon-si-thammarat",
             "kedah",
         ],
+        "names": {
+            "chiang-mai": "Chiang Mai",
+            "luang-prabang": "Luang Prabang",
+            "sukhothai": "Sukhothai",
+            "korat": "Korat",
+            "ayutthaya": "Ayutthaya",
+            "chanthaburi": "Chanthaburi",
+            "nakhon-si-thammarat": "Nakhon Si Thammarat",
+            "kedah": "Kedah",
+        },
         "homes": {"rama": "ayutthaya", "lao": "luang-prabang", "malay": "kedah"},
         "borders": [
             ["chiang-mai", "luang-prabang"],
@@ -56,6 +73,7 @@ class Board:
 
     name: str
     provinces: tuple[str, ...]
+    names: dict[str, str]
     homes: dict[str, str]
     adjacent: dict[str, frozenset[str]]
     colony_at: int
@@ -80,4 +98,37 @@ def get_board(name: str) -> Board:
         neighbours[first].add(second)
         neighbours[second].add(first)
     adjacent = {province: frozenset(found) for province, found in neighbours.items()}
-    return Board(name, provinces, dict(data["homes"]), adjacent, data["colony_at"])
+    return Board(
+        name, provinces, dict(data["names"]), dict(data["homes"]), adjacent, data["colony_at"]
+    )
+
+
+def map_data(name: str) -> dict[str, Any]:
+    """Map ``name`` for clients: provinces in map order with names, homes and neighbours.
+
+    >>> data = map_data("siam-1874")
+    >>> data["provinces"][-1]
+    {'key': 'kedah', 'name': 'Kedah', 'home_of': 'malay', 'neighbours': ['nakhon-si-thammarat']}
+    >>> data["factions"][0], data["colony_at"]
+    ({'key': 'rama', 'name': 'Rama', 'colour': 'yellow'}, 4)
+    """
+    board = get_board(name)
+    home_of = {province: faction for faction, province in board.homes.items()}
+    return {
+        "map": name,
+        "provinces": [
+            {
+                "key": province,
+                "name": board.names[province],
+                "home_of": home_of.get(province),
+                "neighbours": sorted(board.adjacent[province], key=board.rank),
+            }
+            for province in board.provinces
+        ],
+        "borders": [list(pair) for pair in MAPS[name]["borders"]],
+        "homes": dict(board.homes),
+        "colony_at": board.colony_at,
+        "factions": [
+            {"key": f, "name": FACTION_NAMES[f], "colour": FACTION_COLOURS[f]} for f in FACTIONS
+        ],
+    }

@@ -30,7 +30,7 @@ from itertools import combinations_with_replacement, product
 from typing import Any
 
 from engines.base import IllegalMove, Move, State
-from engines.king_of_siam.board import FACTIONS, Board, get_board
+from engines.king_of_siam.board import FACTION_NAMES, FACTIONS, RULERS, Board, get_board
 
 HAND = ("maharacha", "khon_thai", "khon_thai", "one_vs_one", "two_vs_one", "rama", "lao", "malay")
 CARDS = tuple(dict.fromkeys(HAND))
@@ -69,6 +69,10 @@ class Table:
         self.state = state
         self.board: Board = get_board(state["map"])
         self.provinces: dict[str, Any] = state["provinces"]
+
+    def name(self, province: str) -> str:
+        """The province as the map names it ("Nakhon Si Thammarat"), for messages."""
+        return self.board.names[province]
 
     def count(self, province: str, faction: str) -> int:
         """Followers of ``faction`` in ``province``."""
@@ -452,7 +456,8 @@ def _require_open(table: Table, province: str) -> None:
     control = table.control(province)
     if control is not None:
         raise IllegalMove(
-            f"No follower may be put into {province}: it is already controlled ({control}).",
+            f"No follower may be put into {table.name(province)}: {RULERS[control]} already "
+            "control it.",
             "controlled_province",
         )
 
@@ -466,13 +471,14 @@ def _explain_maharacha(table: Table, key: Key) -> None:
     for tile in (a, b):
         if table.control(tile) is not None:
             raise IllegalMove(
-                f"Maharacha swaps face-up tiles only: the struggle for {tile} "
+                f"Maharacha swaps face-up tiles only: the struggle for {table.name(tile)} "
                 "is over and its tile is face down.",
                 "maharacha",
             )
         if table.provinces[tile]["king_marker"]:
             raise IllegalMove(
-                f"Maharacha: a tile already marked with a King cannot be swapped ({tile}).",
+                "Maharacha: a tile already marked with a King cannot be swapped "
+                f"({table.name(tile)}).",
                 "maharacha",
             )
     if king not in (a, b):
@@ -486,21 +492,26 @@ def _explain_khon_thai(table: Table, key: Key) -> None:
     for faction, province in key:
         if not table.pool(faction):
             raise IllegalMove(
-                f"Khon Thai: the pool has no {faction} follower to place.", "khon_thai"
+                f"Khon Thai: the pool has no {FACTION_NAMES[faction]} follower to place.",
+                "khon_thai",
             )
         _require_open(table, province)
     for faction in FACTIONS:
         if faction not in placed and table.pool(faction):
             raise not_enough(
-                f"the pool still holds a {faction} follower, so Khon Thai must place one"
+                f"the pool still holds a {FACTION_NAMES[faction]} follower, so Khon Thai must "
+                "place one"
             )
 
 
 def require_follower(table: Table, province: str, faction: str, card: str, need: int = 1) -> None:
     """IllegalMove unless ``province`` holds ``need`` followers of ``faction`` for ``card``."""
     if table.count(province, faction) < need:
-        what = f"two {faction} followers" if need == 2 else f"a {faction} follower"
-        raise IllegalMove(f"{CARD_TITLES[card]}: {province} does not hold {what} to swap.", card)
+        name = FACTION_NAMES[faction]
+        what = f"two {name} followers" if need == 2 else f"a {name} follower"
+        raise IllegalMove(
+            f"{CARD_TITLES[card]}: {table.name(province)} does not hold {what} to swap.", card
+        )
 
 
 def _explain_swap_undo(card: str) -> IllegalMove:
@@ -535,7 +546,8 @@ def _explain_two_vs_one(table: Table, key: Key) -> None:
     first, factions, second, h = key
     if second not in table.board.adjacent[first]:
         raise IllegalMove(
-            f"2 vs 1: the two provinces must be adjacent, and {first} and {second} are not.",
+            f"2 vs 1: the two provinces must be adjacent, and {table.name(first)} and "
+            f"{table.name(second)} are not.",
             "two_vs_one",
         )
     for f in factions:
@@ -555,7 +567,7 @@ def _explain_faction_card(table: Table, faction: str, key: Key) -> None:
             raise IllegalMove(
                 f"{title}: followers go only into provinces adjacent to a "
                 f"{title} province or to the {title} home province "
-                f"({table.board.homes[faction]}), the home only while neither "
+                f"({table.name(table.board.homes[faction])}), the home only while neither "
                 "another faction nor the British control it; "
                 f"{_why_no_target(table, faction, province)}.",
                 "faction_card",
@@ -563,18 +575,20 @@ def _explain_faction_card(table: Table, faction: str, key: Key) -> None:
     possible = min(2, table.pool(faction)) if targets else 0
     if len(key) > possible:
         raise IllegalMove(
-            f"{title}: the pool holds only {table.pool(faction)} {faction} follower(s).",
+            f"{title}: the pool holds only {table.pool(faction)} {title} follower"
+            f"{'' if table.pool(faction) == 1 else 's'}.",
             "faction_card",
         )
-    raise not_enough(f"{title} can place {possible} follower(s) here")
+    raise not_enough(f"{title} can place {possible} follower{'' if possible == 1 else 's'} here")
 
 
 def _why_no_target(table: Table, faction: str, province: str) -> str:
     """Why ``province`` may not take followers of the ``faction`` card."""
     home = table.board.homes[faction]
     if province in table.board.adjacent[home] and table.control(home) not in (None, faction):
-        return f"{province} borders {home}, but {table.control(home)} controls it"
-    return f"{province} is adjacent to neither"
+        ruler = RULERS[table.control(home)]
+        return f"{table.name(province)} borders {table.name(home)}, but {ruler} control it"
+    return f"{table.name(province)} is adjacent to neither"
 
 
 _EXPLAINERS = {

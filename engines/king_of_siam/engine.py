@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from functools import cache
 from typing import Any
 
 from engines.base import Engine, IllegalMove, Move, State
-from engines.king_of_siam import notation, position, rules
-from engines.king_of_siam.board import FACTIONS, MAPS, Board, get_board
+from engines.king_of_siam import notation, position, rules, words
+from engines.king_of_siam.board import FACTION_NAMES, FACTIONS, MAPS, Board, get_board, map_data
 from engines.king_of_siam.cards import (
     CARD_TITLES,
     CARDS,
@@ -35,6 +36,7 @@ from engines.king_of_siam.steps import (
     rest,
 )
 from engines.rng import Rng
+from engines.words import Question
 
 AID_FOLLOWERS = {1: ("rama", "lao"), 2: ("lao", "malay"), 3: ("malay", "rama")}
 Take = tuple[str, str] | None
@@ -175,9 +177,7 @@ class KingOfSiamEngine(Engine):
         if rules.is_over(state):
             raise IllegalMove("The game is over.", "game_over")
         if type(seat) is not int or seat not in self.to_move(state):
-            raise IllegalMove(
-                f"It is not seat {seat}'s turn: seat {state['current_seat']} plays now.", "turn"
-            )
+            raise IllegalMove("It is not your turn: another player plays now.", "turn")
         action = move.get("action") if isinstance(move, dict) else None
         if action not in ("pass", "play", *ANSWERS):
             raise IllegalMove(
@@ -204,7 +204,10 @@ class KingOfSiamEngine(Engine):
 
     def result(self, state: State) -> dict[str, Any] | None:
         """None while running, else winners, scores, reason, ruling faction and rankings."""
-        return rules.outcome(state)
+        result = rules.outcome(state)
+        if result is not None:
+            result["reason"] = words.reason(result)
+        return result
 
     # -- views ----------------------------------------------------------
     def partners(self, state: State, seat: int) -> list[int]:
@@ -224,6 +227,39 @@ class KingOfSiamEngine(Engine):
         if type(seat) is int and 0 <= seat < len(state["players"]):
             public["hand"] = list(state["players"][seat]["hand"])
         return public
+
+    # -- words ----------------------------------------------------------
+    def describe(
+        self, before: State, after: State, seat: int, move: Move, names: Sequence[str]
+    ) -> str:
+        """The move as a sentence: "Bob takes a Lao follower from Kedah." (see :mod:`.words`)."""
+        return words.describe(before, after, seat, move, names)
+
+    def describe_result(self, result: dict[str, Any], names: Sequence[str]) -> str:
+        """The result with names: "Ann wins: the Lao rule Siam with 4 provinces, ..."."""
+        return words.describe_result(result, names)
+
+    def prompt(self, state: State, seat: int) -> str:
+        """What ``seat`` decides now: "play a card or pass", "take a follower", ..."""
+        return words.prompt(state, seat)
+
+    def questions(self, state: State, seat: int) -> list[Question]:
+        """The card, then its targets; a step; or the take's province, then its follower."""
+        return words.questions(state, seat)
+
+    def board_data(self, options: dict[str, Any]) -> dict[str, Any]:
+        """The map (provinces, names, homes, borders), the factions, the cards, the followers."""
+        data = map_data(self.options(options)["map"])
+        copies = Counter(HAND)
+        data["cards"] = [
+            {"key": card, "name": CARD_TITLES[card], "copies": copies[card]} for card in CARDS
+        ]
+        data["followers"] = {
+            str(players): followers_per_faction(players)
+            for players in range(self.min_players, self.max_players + 1)
+        }
+        data["aid_cards"] = {str(card): list(shown) for card, shown in AID_FOLLOWERS.items()}
+        return data
 
     # -- notation -------------------------------------------------------
     def format(self, move: Move) -> str:
@@ -544,7 +580,9 @@ def _take(state: State, seat: int, take: Take) -> None:
     followers = state["provinces"][province]["followers"]
     if not followers[faction]:
         raise IllegalMove(
-            f"Take: after the card {province} holds no {faction} follower to take.", "take"
+            f"Take: after the card {get_board(state['map']).names[province]} holds no "
+            f"{FACTION_NAMES[faction]} follower to take.",
+            "take",
         )
     judge = _LastCard.of(state, seat)
     if judge and not judge.wins_take(take):

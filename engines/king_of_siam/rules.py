@@ -73,7 +73,8 @@ def finish_by_passing(state: State) -> None:
 
 # -- the end of the game ----------------------------------------------------
 def outcome(state: State) -> dict[str, Any] | None:
-    """None while the game runs, else the result (contract fields plus ruling and ranking)."""
+    """None while the game runs, else the result: the contract fields but ``reason`` (the
+    engine words it, :func:`.words.reason`), plus ruling, rankings and the tie-break."""
     if not is_over(state):
         return None
     tally = control_tally(state)
@@ -90,11 +91,6 @@ def _recency(state: State) -> Callable[[int], int]:
     """Seat -> how recently it played an action card (higher is later, -1: never)."""
     order = {seat: index for index, seat in enumerate(state["card_recency"])}
     return lambda seat: order.get(seat, -1)
-
-
-def _seat_list(seats: list[int]) -> str:
-    names = [f"seat {seat}" for seat in seats]
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
 def faction_ranking(state: State, tally: Counter[str]) -> tuple[list[str], str | None]:
@@ -121,56 +117,15 @@ def _faction_result(state: State, tally: Counter[str]) -> dict[str, Any]:
         return (-held[seat][ruling], -runner_up, recency(seat))
 
     seats = sorted(range(len(held)), key=key)
-    best = [seat for seat in seats if key(seat) == key(seats[0])]
-    reason = (
-        f"{ruling.capitalize()} rules Siam with {tally[ruling]} provinces"
-        f"{_ruling_tie_note(ranking, tally)}. "
-        f"{_player_note(seats, key, ruling, second)}"
+    levels = [[seat for seat in seats if key(seat)[:n] == key(seats[0])[:n]] for n in (1, 2, 3)]
+    result = _finish(state, seats, levels, FACTION_TIE_BREAKS, len)
+    result.update(
+        ruling=ruling,
+        second=second,
+        faction_ranking=ranking,
+        scores={str(seat): held[seat][ruling] for seat in range(len(held))},
     )
-    return _finish(
-        state,
-        best,
-        seats,
-        reason,
-        ruling,
-        ranking,
-        {str(seat): held[seat][ruling] for seat in range(len(held))},
-    )
-
-
-def _ruling_tie_note(ranking: list[str], tally: Counter[str]) -> str:
-    tied = [f.capitalize() for f in ranking[1:] if tally[f] == tally[ranking[0]]]
-    if not tied:
-        return ""
-    return f" (tied with {' and '.join(tied)}, but it gained control of a province last)"
-
-
-def _player_note(
-    seats: list[int], key: Callable[[int], tuple[int, ...]], ruling: str, second: str | None
-) -> str:
-    """Why the best seat(s) won, naming the tie-break that decided."""
-    first = key(seats[0])
-    most = [seat for seat in seats if key(seat)[0] == first[0]]
-    if len(most) == 1:
-        return f"Seat {seats[0]} has the most {ruling.capitalize()} followers ({-first[0]})."
-    note = (
-        f"{_seat_list(sorted(most)).capitalize()} tie with {-first[0]} "
-        f"{ruling.capitalize()} followers"
-    )
-    still = [seat for seat in most if key(seat)[:2] == first[:2]]
-    if len(still) == 1:
-        return note + f"; seat {seats[0]} has the most {second.capitalize()} followers of them."
-    if second:
-        note += (
-            f"; {_seat_list(sorted(still))} also tie with {-first[1]} "
-            f"{second.capitalize()} followers"
-        )
-    if key(still[1]) == first:
-        return note + "; no rule breaks the tie, so they share the win."
-    return (
-        note + f"; the tied player who played an action card last loses, so seat "
-        f"{seats[0]}, whose last card lies furthest back, wins."
-    )
+    return result
 
 
 def _colony_result(state: State) -> dict[str, Any]:
@@ -189,49 +144,52 @@ def _colony_result(state: State) -> dict[str, Any]:
         return (-sets[seat], -max(recency(s) for s in group))
 
     seats = sorted(range(players), key=lambda seat: (key(seat), -recency(seat)))
-    best = [seat for seat in seats if key(seat) == key(seats[0])]
-    who = "team" if partners else "player"
-    reason = (
-        f"Siam is a British colony: the British control "
-        f"{control_tally(state)[BRITISH]} provinces. The {who} with the most complete "
-        f"sets of followers ({sets[seats[0]]}) wins"
+    levels = [[seat for seat in seats if key(seat)[:n] == key(seats[0])[:n]] for n in (1, 2)]
+
+    def sides(level: list[int]) -> int:
+        return len({seat % 2 for seat in level}) if partners else len(level)
+
+    result = _finish(state, seats, levels, COLONY_TIE_BREAKS, sides)
+    result.update(
+        ruling=BRITISH,
+        second=None,
+        faction_ranking=[],
+        scores={str(seat): sets[seat] for seat in range(players)},
     )
-    tied = [seat for seat in seats if key(seat)[0] == key(seats[0])[0]]
-    if len(tied) > len(best):
-        reason += f"; of the tied {who}s, the one who played an action card last wins"
-    elif len(best) > (2 if partners else 1):
-        reason += f"; the tied {who}s share the win"
-    return _finish(
-        state,
-        best,
-        seats,
-        reason + f": {_seat_list(sorted(best))}.",
-        BRITISH,
-        [],
-        {str(seat): sets[seat] for seat in range(players)},
-    )
+    return result
+
+
+#: Which rule separates the best players at each level of a faction result's ranking key
+#: (ruling followers, second-ranked followers, the last card played) and of a colony's
+#: (complete sets, who played last); ``shared`` when none does.
+FACTION_TIE_BREAKS = ("most", "second_faction", "last_card", "shared")
+COLONY_TIE_BREAKS = ("most", "last_card", "shared")
 
 
 def _finish(
     state: State,
-    best: list[int],
-    ranking: list[int],
-    reason: str,
-    ruling: str,
-    factions: list[str],
-    scores: dict[str, int],
+    seats: list[int],
+    levels: list[list[int]],
+    tie_breaks: tuple[str, ...],
+    sides: Callable[[list[int]], int],
 ) -> dict[str, Any]:
-    """The result dict; with 4 players a winner's partner wins too."""
-    winners = set(best)
+    """Winners, ranking and the rule that decided (``decided_by``, between the ``tied`` seats).
+
+    ``levels`` are the seats level with the best one on the first criterion,
+    on the first two, ...; ``sides(level)`` counts the players (or teams) in
+    a level. With 4 players a winner's partner wins too.
+    """
+    decided_by, tied = tie_breaks[-1], levels[-1]
+    for index, level in enumerate(levels):
+        if sides(level) == 1:
+            decided_by, tied = tie_breaks[index], levels[index - 1] if index else []
+            break
+    winners = set(levels[-1])
     if len(state["players"]) == 4:
-        winners |= {(seat + 2) % 4 for seat in best}
-        if len(winners) > len(best):
-            reason += f" Partners share the win: {_seat_list(sorted(winners))}."
+        winners |= {(seat + 2) % 4 for seat in winners}
     return {
         "winners": sorted(winners),
-        "scores": scores,
-        "reason": reason,
-        "ruling": ruling,
-        "faction_ranking": factions,
-        "ranking": ranking,
+        "decided_by": decided_by,
+        "tied": sorted(tied),
+        "ranking": seats,
     }

@@ -19,7 +19,7 @@ is complete.
 from __future__ import annotations
 
 from engines.base import IllegalMove
-from engines.king_of_siam.board import FACTIONS
+from engines.king_of_siam.board import FACTION_NAMES, FACTIONS
 from engines.king_of_siam.cards import (
     CARD_TITLES,
     ONLY_ONE,
@@ -88,7 +88,8 @@ def joined(table: Table, card: str, partial: Key, step: Step) -> Key:
         faction, _ = step
         if faction in placed:
             raise IllegalMove(
-                f"Khon Thai: the {faction} follower is already placed ({placed[faction]}).",
+                f"Khon Thai: the {FACTION_NAMES[faction]} follower is already placed "
+                f"({table.name(placed[faction])}).",
                 "khon_thai",
             )
         return tuple(sorted((*partial, step), key=lambda pair: FACTIONS.index(pair[0])))
@@ -153,7 +154,9 @@ def _explain(table: Table, card: str, partial: Key) -> None:
             raise not_enough(ONLY_ONE)
         if not any(table.count(p, f) for p in table.board.adjacent[first] for f in FACTIONS):
             raise IllegalMove(
-                f"2 vs 1: no province adjacent to {first} holds a follower to swap with.", card
+                f"2 vs 1: no province adjacent to {table.name(first)} holds a follower to swap "
+                "with.",
+                card,
             )
     raise IllegalMove(
         f"{title} right after a {title} may not undo it: every swap from here would swap the "

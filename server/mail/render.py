@@ -11,7 +11,6 @@ is added when it is sent (:mod:`server.mail.delivery`).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import jinja2
@@ -19,6 +18,7 @@ import jinja2
 from engines import Engine
 from server.mail.addresses import unsubscribe_url
 from server.mail.settings import MailSettings
+from server.resources import templates_dir
 
 #: The subject of each kind of mail (every subject Turnpost writes is here).
 SUBJECTS = {
@@ -30,10 +30,9 @@ SUBJECTS = {
 }
 #: How many legal moves a turn mail lists as examples.
 EXAMPLE_MOVES = 12
-TEMPLATES = Path(__file__).resolve().parent.parent.parent / "templates"
 
 environment = jinja2.Environment(
-    loader=jinja2.FileSystemLoader(TEMPLATES),
+    loader=jinja2.FileSystemLoader(templates_dir()),
     autoescape=jinja2.select_autoescape(["html"]),
     trim_blocks=True,
     lstrip_blocks=True,

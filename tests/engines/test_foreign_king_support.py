@@ -147,3 +147,73 @@ def play_listed(state: State, seat: int, move: Move) -> State:
         assert part in ENGINE.legal_moves(state, seat), part
         state = ENGINE.apply(state, seat, part)
     return state
+
+
+# -- faces: game objects as the API answers them, and positions worth drawing ----------------
+NAMES = ["Ann", "Bob", "Cleo", "Dan"]
+#: A 4-player game in round 4: every kind of piece on the map, figures on the action table.
+MIDGAME = {
+    "provinces": {
+        "antwerpen": {"citizens": {"0": 3, "1": 2}, "factories": [{"kind": "textile"}]},
+        "limburg": {"citizens": {"2": 4}},
+        "brabant": {
+            "citizens": {"0": 2, "1": 2, "2": 1, "3": 5},
+            "factories": [{"kind": "metal"}, {"kind": "textile", "active": False}],
+        },
+        "liege": {
+            "citizens": {"1": 4},
+            "factories": [
+                {"kind": "metal", "active": False},
+                {"kind": "metal"},
+                {"kind": "textile"},
+            ],
+        },
+        "namur": {"citizens": {"0": 3, "2": 2}},
+        "luxembourg": {"citizens": {"3": 4, "1": 1}},
+        "hainaut": {"citizens": {"1": 1, "3": 1}, "factories": [{"kind": "textile"}]},
+        "west-vlaanderen": {"citizens": {"2": 2}},
+        "oost-vlaanderen": {"citizens": {"0": 1, "1": 3, "2": 1}, "factories": [{"kind": "metal"}]},
+    },
+    "king": {"at": "namur", "track": 21},
+    "parliament": {"0": 2, "1": 1, "3": 2},
+    "actions": {"build_factory": 0, "king": 2, "take_coins": 1, "place_citizens": 3},
+    "players": [
+        {"coins": 4, "vp": 9, "orders": 2, "loans": 1},
+        {"coins": 11, "vp": 14, "orders": 2},
+        {"coins": 2, "vp": 6, "orders": 1},
+        {"coins": 7, "vp": 12, "orders": 1},
+    ],
+    "turn_order": [2, 0, 3, 1],
+    "round": 4,
+    "to_move": 3,
+}
+
+
+def game_object(state: State, seat: int | None = None) -> dict[str, Any]:
+    """The game object the API answers for ``state``, seen by ``seat``."""
+    result = ENGINE.result(state)
+    return {
+        "id": "fk1",
+        "engine": ENGINE.id,
+        "status": "active" if result is None else "finished",
+        "seq": 1,
+        "to_move": ENGINE.to_move(state),
+        "players": [{"seat": seat, "name": NAMES[seat]} for seat in range(len(state["players"]))],
+        "you": seat,
+        "result": result,
+        "options": {},
+        "state": ENGINE.view(state, seat),
+    }
+
+
+def finished_game(players: int, seed: int) -> tuple[State, Move]:
+    """A random game played to its end, and its last move as the public log shows it."""
+    rng = random.Random(seed)
+    state = ENGINE.setup(players, {}, seed)
+    last: Move = {}
+    while ENGINE.result(state) is None:
+        seat = ENGINE.to_move(state)[0]
+        move = choose(rng, ENGINE.legal_moves(state, seat))
+        before, state = state, ENGINE.apply(state, seat, move)
+        last = ENGINE.public_move(before, state, seat, move)
+    return state, last

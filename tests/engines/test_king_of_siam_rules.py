@@ -442,7 +442,7 @@ def test_khon_thai_faction_without_followers_in_pool_is_not_moved() -> None:
 def test_khon_thai_must_place_every_faction_still_in_the_pool() -> None:
     error = refused(make(board=BOARD), "khon_thai rama kedah lao kedah; take lao kedah")
     assert error.rule == "as_far_as_possible"
-    assert "malay" in error.message
+    assert "Malay follower" in error.message
 
 
 def test_khon_thai_has_two_copies_per_set() -> None:
@@ -487,7 +487,7 @@ def test_one_vs_one_needs_two_different_provinces() -> None:
 
 def test_one_vs_one_needs_the_named_followers() -> None:
     error = refused(make(board=BOARD), "one_vs_one malay korat with lao kedah; take rama korat")
-    assert error.rule == "one_vs_one" and "malay" in error.message
+    assert error.message == "1 vs 1: Korat does not hold a Malay follower to swap."
 
 
 def test_one_vs_one_right_after_one_vs_one_may_not_undo_it() -> None:
@@ -651,8 +651,8 @@ def test_rama_not_adjacent_to_home_or_rama_province_is_refused() -> None:
     # province or which are adjacent to the Rama home province": the refusal says so.
     error = refused(make(board=BOARD), "rama kedah korat; take lao korat")
     assert error.rule == "faction_card"
-    assert "adjacent to a Rama province or to the Rama home province (ayutthaya)" in (error.message)
-    assert "kedah is adjacent to neither" in error.message
+    assert "adjacent to a Rama province or to the Rama home province (Ayutthaya)" in (error.message)
+    assert "Kedah is adjacent to neither" in error.message
 
 
 def test_rama_adjacent_to_an_already_controlled_rama_province() -> None:
@@ -665,7 +665,7 @@ def test_rama_adjacent_to_an_already_controlled_rama_province() -> None:
 
 
 def test_rama_home_controlled_by_another_faction_or_british_is_no_base() -> None:
-    for owner in ("lao", "british"):
+    for owner, ruler in (("lao", "the Lao"), ("british", "the British")):
         state = make(board=BOARD, control={"ayutthaya": owner})
         targets = {
             p for m in ENGINE.legal_moves(state, 0) if m.get("card") == "rama" for p in m["place"]
@@ -673,7 +673,7 @@ def test_rama_home_controlled_by_another_faction_or_british_is_no_base() -> None
         assert targets == set()
         error = refused(state, "rama korat korat; take lao korat")
         assert error.rule == "faction_card"
-        assert f"korat borders ayutthaya, but {owner} controls it" in error.message
+        assert f"Korat borders Ayutthaya, but {ruler} control it" in error.message
         play(state, "rama none; take lao korat")
 
 
