@@ -34,14 +34,15 @@ PLAYERS = {"siam": 2, "king-of-siam": 4, "foreign-king": 3, "bangkok-klongs": 4}
 GOAL_MS = 100.0
 
 
-def timed(client, url: str, repeat: int) -> float:
-    """The median server time of ``GET url`` in milliseconds (the answer must be 200)."""
+def timed(client, url: str, repeat: int, shows: str = "") -> float:
+    """The median server time of ``GET url`` in milliseconds (200, and showing ``shows``)."""
     times = []
     for _ in range(repeat):
         started = time.perf_counter()
         response = client.get(url)
         times.append((time.perf_counter() - started) * 1000)
         assert response.status_code == 200, (url, response.status_code)
+        assert shows in response.get_data(as_text=True), (url, shows)
     return statistics.median(times)
 
 
@@ -63,6 +64,7 @@ def middle_game(app, engine_id: str, seed: int) -> tuple[dict, int, dict]:
             seat = engine.to_move(probe)[0]
             probe = engine.apply(probe, seat, rng.choice(engine.legal_moves(probe, seat)))
             length += 1
+        rng = random.Random(seed)  # the probe's moves again, up to its middle
         for _ in range(length // 2):
             seat = engine.to_move(state)[0]
             move = rng.choice(engine.legal_moves(state, seat))
@@ -87,11 +89,11 @@ def walk(app, engine_id: str, seed: int, repeat: int) -> dict[str, list[float]]:
     for question in engine.questions(state, seat):
         query = "&".join(f"{PICK}{key}={value}" for key, value in picks)
         kind = "seat page" if not picks else "guided step"
-        times[kind].append(timed(client, f"/games/{game_id}?{query}", repeat))
+        times[kind].append(timed(client, f"/games/{game_id}?{query}", repeat, "turn yours"))
         answer = question.answer(move)
         picks.append((question.key, "" if answer is None else str(answer)))
     query = "&".join(f"{PICK}{key}={value}" for key, value in picks)
-    times["preview"].append(timed(client, f"/games/{game_id}?{query}", repeat))
+    times["preview"].append(timed(client, f"/games/{game_id}?{query}", repeat, 'id="confirm"'))
     times["live fragment"].append(timed(client, f"/games/{game_id}/live", repeat))
     return times
 

@@ -43,14 +43,14 @@
       if (!field) { return; }
       button.hidden = false;
       button.addEventListener("click", function () {
-        field.select();
+        var selection = window.getSelection();
+        selection.selectAllChildren(field);
         var done = function () { button.textContent = "Copied"; };
+        var fallback = function () { if (document.execCommand("copy")) { done(); } };
         if (navigator.clipboard && window.isSecureContext) {
-          navigator.clipboard.writeText(field.value).then(done, function () {
-            if (document.execCommand("copy")) { done(); }
-          });
-        } else if (document.execCommand("copy")) {
-          done();
+          navigator.clipboard.writeText(field.textContent.trim()).then(done, fallback);
+        } else {
+          fallback();
         }
       });
     });
@@ -74,7 +74,7 @@
     if (!live) { return; }
     var source = null;
     var loading = false;
-    var again = false;
+    var next = null;  // what to load once the table being loaded has come: [address, push]
 
     function liveUrl(address) {
       var url = new URL(address, location.href);
@@ -106,7 +106,10 @@
 
     // Fetch the table for ``address`` and swap it in; ``push``: a step the player took.
     function load(address, push) {
-      if (loading) { again = true; return; }
+      if (loading) {
+        if (!next || push) { next = [address, push]; }
+        return;
+      }
       loading = true;
       fetch(liveUrl(address), { credentials: "same-origin", headers: { Accept: "text/html" } })
         .then(function (response) {
@@ -126,7 +129,9 @@
         .catch(function () { if (push) { location.href = address; } })
         .then(function () {
           loading = false;
-          if (again) { again = false; load(location.href, false); }
+          var waiting = next;
+          next = null;
+          if (waiting) { load(waiting[0], waiting[1]); }
         });
     }
 

@@ -37,7 +37,6 @@ import secrets
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime
-from pathlib import Path
 from typing import Any
 
 from flask import (
@@ -69,9 +68,9 @@ from server.http.cooperative import offload
 from server.http.guide import NO_ANSWER, Guide, Picks, build_guide, pick_params, read_picks
 from server.http.pages_words import moment_words, refusal_words, waiting_words
 from server.mail.addresses import unsubscribed
+from server.resources import static_dir
 
-STATIC = Path(__file__).resolve().parents[2] / "static"
-bp = Blueprint("web", __name__, static_folder=str(STATIC), static_url_path="/assets")
+bp = Blueprint("web", __name__, static_folder=str(static_dir()), static_url_path="/assets")
 
 SEAT_COOKIE_DAYS = 365
 #: Player rows of the create-game form (the most seats any engine takes).
@@ -585,6 +584,7 @@ def _table(
         "notation": notation,
         "table_url": lambda as_seat=shown, **params: _table_url(game.id, (), as_seat, **params),
         "hot_seat_turn": _hot_seat_turn(game, held, seat),
+        "scores": _scores(view["result"]),
         "title": _title(engine, view, seat, playing, names),
     }
 
@@ -652,6 +652,18 @@ def render_board_html(view: dict[str, Any], board: Board) -> Markup:
     """The game's board fragment (``boards/<id>.html``, else the generic one) as drawn."""
     templates = [f"boards/{view['engine']}.html", "boards/default.html"]
     return Markup(render_template(templates, **board_context(view, board)))
+
+
+def _scores(result: dict[str, Any] | None) -> dict[int, Any]:
+    """The final scores by seat worth showing: none when they only say who won (1 and 0).
+
+    >>> _scores({"scores": {"0": 1, "1": 0}}), _scores({"scores": {"0": 12, "1": 9}})
+    ({}, {0: 12, 1: 9})
+    """
+    scores = (result or {}).get("scores") or {}
+    if set(scores.values()) <= {0, 1}:
+        return {}
+    return {int(seat): score for seat, score in scores.items()}
 
 
 def _hot_seat_turn(game: Game, held: Mapping[int, str], seat: int | None) -> list[int]:

@@ -147,7 +147,7 @@ def click_answer(page: Page, key: str, value: str) -> str:
     """
     found = page.evaluate_handle(
         """([key, value]) => {
-          const links = [...document.querySelectorAll('#board a.target'),
+          const links = [...document.querySelectorAll('#board a[href]'),
                          ...document.querySelectorAll('#turn .choices a.choice')];
           return links.find(a => {
             const entries = [...new URL(a.getAttribute('href'), location.href).searchParams];

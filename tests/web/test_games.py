@@ -29,12 +29,14 @@ from tests.web.table import (
     click_move,
     create_game,
     hold_every_seat,
+    mark_table,
     page_text,
     play_by_api,
     screenshot,
     scrolls_sideways,
     show_seat_to_move,
     speaks_its_words,
+    wait_for_new_table,
 )
 
 #: Each engine, its players, and how many of the last moves are clicked in the browser.
@@ -145,10 +147,14 @@ def test_every_page_of_a_game_fits_a_phone_and_speaks_words(
             page.goto(f"{live_server.url}/games/{game['id']}")
             hot_seat = page.locator("#turn .hot-seat a.choice")
             if hot_seat.count():
+                mark_table(page)
                 hot_seat.first.click()
+                wait_for_new_table(page)
             screenshot(page, folder, f"{stage}-{size}")
-            if page.locator("#board a.target").count():
-                page.locator("#board a.target").first.click()
+            if page.locator('#board a[href*="m."]').count():
+                mark_table(page)
+                page.locator('#board a[href*="m."]').first.click()
+                wait_for_new_table(page)
                 expect(page.locator("#turn .picks, #preview").first).to_be_visible()
                 screenshot(page, folder, f"{stage}-{size}-choosing")
             if scrolls_sideways(page):

@@ -50,10 +50,10 @@ def test_a_new_game_redirects_to_links_only_its_creator_sees(live_server: Backgr
     assert re.search(r"/games/\w+/created$", created)
     page = session.get(created, timeout=10)
     assert page.status_code == 200 and page.headers["Cache-Control"] == "no-store"
-    links = re.findall(r'value="(http[^"]+/seat/[^"]+)"', page.text)
+    links = re.findall(r">(http[^<]+/seat/[^<]+)</code>", page.text)
     assert len(links) == 2 and page.text.count("Play as ") == 2
     again = session.get(created, timeout=10)  # a reload: the same links, no new game
-    assert re.findall(r'value="(http[^"]+/seat/[^"]+)"', again.text) == links
+    assert re.findall(r">(http[^<]+/seat/[^<]+)</code>", again.text) == links
     stranger = requests.get(created, timeout=10)
     assert stranger.status_code == 403
     assert all(link.rsplit("/", 1)[1] not in stranger.text for link in links)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import time
+from datetime import datetime, timedelta
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -66,12 +67,12 @@ def test_a_new_game_shows_its_links_after_a_redirect_to_its_creator_only(
     expect(host.locator("h1")).to_contain_text("Your Siam game is ready")
     assert host.url.endswith("/created")
     host.screenshot(path=str(screenshots / "created.png"), full_page=True)
-    links = [box.input_value() for box in host.locator("#seat-links input.link").all()]
+    links = [box.inner_text() for box in host.locator("#seat-links code.link").all()]
     assert len(links) == 2 and all("/seat/" in link for link in links)
     game_id = links[0].split("/")[-3]
     before = listed_games(live_server)
     host.reload()  # post/redirect/get: a reload shows the page again and creates nothing
-    expect(host.locator("#seat-links input.link")).to_have_count(2)
+    expect(host.locator("#seat-links code.link")).to_have_count(2)
     assert listed_games(live_server) == before
     host.locator("button.copy").first.click()
     expect(host.locator("button.copy").first).to_have_text("Copied")
@@ -125,7 +126,10 @@ def test_a_preview_is_shown_before_the_move_is_sent(
 ) -> None:
     game = create_game(live_server, "siam", 2)
     page = open_seat(new_context(), seat_link(live_server, game, 0))
-    click_answer(page, "to", "b1")
+    square = page.locator('#board a.target[href*="m.to=b1"]')  # by keyboard: focus, Enter
+    expect(square).to_have_attribute("aria-label", "b1")
+    square.focus()
+    page.keyboard.press("Enter")
     expect(page.locator("#turn .picks")).to_contain_text("b1")
     click_answer(page, "facing", "N")
     expect(page.locator("#preview .sentence")).to_have_text(
@@ -295,3 +299,21 @@ def test_the_api_docs_render_with_other_origins_blocked(
     assert page.locator(".opblock-summary-path", has_text="legal-moves").count() == 1
     page.screenshot(path=str(screenshots / "api-docs.png"), full_page=False)
     assert foreign == [] and violations == []
+
+
+def test_a_deadline_is_told_in_words_in_the_viewers_time_zone(
+    live_server: BackgroundServer, browser: Browser
+) -> None:
+    body = {"engine": "siam", "players": [{"name": "Ann"}, {"name": "Bob"}], "turn_hours": 49}
+    game = requests.post(live_server.api("/games"), json=body, timeout=10).json()
+    deadline = datetime.fromisoformat(game["deadline"].replace("Z", "+00:00"))
+    for zone, offset, script in (("Asia/Bangkok", 7, True), ("UTC", 0, False)):
+        context = browser.new_context(timezone_id=zone, java_script_enabled=script)
+        try:
+            page = context.new_page()
+            page.goto(f"{live_server.url}/games/{game['id']}")
+            local = deadline + timedelta(hours=offset)
+            expected = f"in 2 days ({local:%a} {local.day} {local:%b}, {local:%H:%M}"
+            expect(page.locator(".deadline time")).to_contain_text(expected)
+        finally:
+            context.close()
