@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import re
 import time
-from datetime import datetime, timedelta
 from collections.abc import Callable
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
