@@ -164,3 +164,26 @@ def test_every_page_of_a_game_fits_a_phone_and_speaks_words(
                 problems.append(f"{stage} at {size} shows identifiers: {sorted(set(words))}")
             context.close()
     assert not problems
+
+
+def test_the_lobby_new_game_rules_and_error_pages_fit_a_phone(
+    live_server: BackgroundServer, browser: Browser, screenshots: Path
+) -> None:
+    context = browser.new_context(viewport=PHONE)
+    try:
+        page = context.new_page()
+        page.goto(live_server.url)
+        page.fill("#name0", "Ann with a rather long name that goes on")
+        page.fill("#name1", "Bob")
+        page.click("#create-game button[type=submit]")
+        pages = {"created": page.url, "lobby": live_server.url, "error": f"{live_server.url}/nope"}
+        pages |= {f"rules-{engine}": f"{live_server.url}/rules/{engine}" for engine in ENGINES}
+        wide = []
+        for name, url in pages.items():
+            page.goto(url)
+            screenshot(page, screenshots / "pages", f"{name}-phone")
+            if scrolls_sideways(page):
+                wide.append(name)
+        assert not wide, f"these pages scroll sideways at 390 px: {wide}"
+    finally:
+        context.close()
