@@ -1,13 +1,13 @@
-"""Where Turnpost's files that are not Python live: the templates, in a checkout or a wheel.
+"""Where Turnpost's files that are not Python live: templates and static files, checkout or wheel.
 
-In a checkout (and an editable install) the templates are the repository's
-``templates/`` folder. A wheel installs them as data files under
-``<prefix>/share/turnpost/templates`` (``[options.data_files]`` in
-``setup.cfg``), since the design keeps ``templates/`` at the top level, outside
-the Python packages.
+In a checkout (and an editable install) they are the repository's
+``templates/`` and ``static/`` folders (the pages' stylesheet and script). A
+wheel installs them as data files under ``<prefix>/share/turnpost/``
+(``[options.data_files]`` in ``setup.cfg``), since the design keeps them at
+the top level, outside the Python packages.
 
-    >>> (templates_dir() / "base.html").is_file()
-    True
+    >>> (templates_dir() / "base.html").is_file(), (static_dir() / "turnpost.css").is_file()
+    (True, True)
 """
 
 from __future__ import annotations
@@ -16,20 +16,32 @@ import sys
 from functools import cache
 from pathlib import Path
 
-#: The templates folder of a checkout.
-CHECKOUT_TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
-#: The templates folder of an installed wheel, relative to the installation prefix.
-INSTALLED_TEMPLATES = Path("share") / "turnpost" / "templates"
+#: The repository's root in a checkout.
+CHECKOUT = Path(__file__).resolve().parent.parent
+#: Where a wheel installs the folders, relative to the installation prefix.
+INSTALLED = Path("share") / "turnpost"
+
+
+def shipped(name: str) -> Path:
+    """The folder ``name`` (``templates``, ``static``): the checkout's, else the installed one."""
+    checkout = CHECKOUT / name
+    if checkout.is_dir():
+        return checkout
+    installed = Path(sys.prefix) / INSTALLED / name
+    if installed.is_dir():
+        return installed
+    raise FileNotFoundError(
+        f"Turnpost's {name} are missing: neither {checkout} nor {installed} exists"
+    )
 
 
 @cache
 def templates_dir() -> Path:
-    """The folder holding Turnpost's Jinja templates (the checkout's, else the installed one)."""
-    if CHECKOUT_TEMPLATES.is_dir():
-        return CHECKOUT_TEMPLATES
-    installed = Path(sys.prefix) / INSTALLED_TEMPLATES
-    if installed.is_dir():
-        return installed
-    raise FileNotFoundError(
-        f"Turnpost's templates are missing: neither {CHECKOUT_TEMPLATES} nor {installed} exists"
-    )
+    """The folder holding Turnpost's Jinja templates."""
+    return shipped("templates")
+
+
+@cache
+def static_dir() -> Path:
+    """The folder holding the pages' stylesheet and script, served under ``/assets/``."""
+    return shipped("static")

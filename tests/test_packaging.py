@@ -27,6 +27,7 @@ page = client.get("/games/" + game["id"])
 assert page.status_code == 200, page.status_code
 assert "Ann" in page.get_data(as_text=True)
 assert client.get("/").status_code == 200
+assert b"font-family" in client.get("/assets/turnpost.css").data
 import server
 print("served from", server.__file__)
 """
@@ -41,17 +42,20 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return next(folder.glob("turnpost-*.whl"))
 
 
-def test_the_wheel_carries_every_template(wheel: Path) -> None:
+def test_the_wheel_carries_every_template_and_static_file(wheel: Path) -> None:
     with zipfile.ZipFile(wheel) as archive:
         shipped = {
             name.split("/share/turnpost/", 1)[1]
             for name in archive.namelist()
             if "/share/turnpost/" in name
         }
-    templates = {
-        str(path.relative_to(ROOT)) for path in (ROOT / "templates").rglob("*") if path.is_file()
+    files = {
+        str(path.relative_to(ROOT))
+        for folder in ("templates", "static")
+        for path in (ROOT / folder).rglob("*")
+        if path.is_file()
     }
-    assert templates and templates == shipped
+    assert files and files == shipped
 
 
 def test_the_installed_wheel_serves_pages_outside_the_checkout(wheel: Path, tmp_path: Path) -> None:

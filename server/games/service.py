@@ -106,11 +106,11 @@ class GameService:
         """
         engine = self.engine(engine_id)
         if not engine.min_players <= len(players) <= engine.max_players:
-            raise TurnpostError(
-                "invalid_request",
-                f"{engine.name} takes {engine.min_players} to {engine.max_players} players.",
-                {"players": [f"Expected {engine.min_players}-{engine.max_players} players."]},
-            )
+            count = f"{engine.min_players} to {engine.max_players}"
+            if engine.min_players == engine.max_players:
+                count = str(engine.min_players)
+            message = f"{engine.name} takes {count} players."
+            raise TurnpostError("invalid_request", message, {"players": [message]})
         try:
             merged = engine.options(options)
         except ValueError as error:
@@ -367,9 +367,10 @@ class GameService:
         parsed = self._read_move(game, request.move, request.notation)
         to_move = game.to_move
         if seat not in to_move:
+            waiting = " and ".join(game.seats[s]["name"] for s in to_move)
             raise TurnpostError(
                 "not_your_turn",
-                f"It is not seat {seat}'s turn; waiting for seat(s) {to_move}.",
+                f"It is not your turn: {waiting} {'moves' if len(to_move) == 1 else 'move'} now.",
                 {"to_move": to_move},
             )
         return parsed

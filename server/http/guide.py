@@ -1,162 +1,184 @@
-"""The guided move form: one question at a time, built from the seat's legal moves.
+"""The guided move form: the engine's questions, one at a time, over the seat's legal moves.
 
-The seat to move gets a *guided form* built from its legal moves, so that
-nobody needs to know the notation: every move is flattened into its fields
-(``action``, then e.g. ``from``, ``to``, ``facing``) and the page asks for one
-field at a time, offering the values the remaining legal moves have there.
-The answers so far travel as query parameters (``?m.action=move&m.from=b2``),
-so each step is a plain link and the page needs no JavaScript. Fields on
-which all remaining moves agree are not asked. Once one legal move is left,
-a POST form (with its CSRF token) submits its notation, exactly like the
-notation box that stays for experts.
+Nobody needs to know the notation: the engine breaks a move into questions
+(:meth:`~engines.base.Engine.questions`, e.g. "Which elephant?", "Where
+to?", "Facing which way?"). The form keeps the legal moves whose answers
+match the answers so far, skips every question they all answer alike, and
+asks the first one on which they differ, offering each distinct answer with
+the engine's words for it. The answers so far travel as query parameters
+(``?m.piece=b2&m.to=b3``), so every step is a plain link: a click on the
+board picture or on a button, with or without JavaScript. Once one legal
+move is left, the page shows it as a preview with a confirm button.
+
+    >>> from engines import get_engine
+    >>> siam = get_engine("siam")
+    >>> state = siam.setup(2, siam.options({}), 1)
+    >>> legal = [{**m, "notation": siam.format(m)} for m in siam.legal_moves(state, 0)]
+    >>> link = lambda picks: "?" + "&".join(f"m.{k}={v}" for k, v in picks)
+    >>> step = build_guide(siam.questions(state, 0), legal, [], link, siam.view(state, 0))
+    >>> step.question, step.chosen, [choice.value for choice in step.choices][:3]
+    ('Where to?', ['reserve'], ['a1', 'b1', 'd1'])
+    >>> step = build_guide(siam.questions(state, 0), legal, [("piece", "reserve"),
+    ...     ("to", "a1"), ("facing", "N")], link, siam.view(state, 0))
+    >>> step.move["notation"], [pick.label for pick in step.picks]
+    ('enter a1 N', ['a new elephant from the reserve', 'a1', 'north ↑'])
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from flask import url_for
-
-from server.games.game import Game
+from engines.words import Question
 
 #: Prefix of the query parameters carrying the guided form's answers so far.
 PICK = "m."
-#: The value of a field a move does not have (a shorter path, no relocation): "none".
-ABSENT = ""
-FACING_ARROWS = {"N": "\u2191", "E": "\u2192", "S": "\u2193", "W": "\u2190"}
+#: The URL value of the answer "the question does not apply to this move" (``None``).
+NO_ANSWER = ""
+#: Words for that answer (a question that applies to some of the remaining moves only).
+NO_ANSWER_LABEL = "none of these"
+#: The key of the last-resort question when the engine's questions leave several moves apart.
+WHICH_MOVE = "move"
+
+Picks = list[tuple[str, str]]
 
 
 @dataclass
 class Choice:
-    """One answer the guided form offers: its text, its value and the link choosing it."""
+    """One answer the form offers: its words, its value and the link choosing it.
+
+    ``on_board`` is set by the page once the board picture drew it as a target.
+    """
 
     label: str
     value: str
     url: str
+    on_board: bool = False
+
+
+@dataclass
+class Pick:
+    """An answer given so far: the question, the answer in words, the link taking it back."""
+
+    question: str
+    label: str
+    value: str
+    undo: str
 
 
 @dataclass
 class Guide:
-    """Where the guided form stands: the answers so far and the next question or the move."""
+    """Where the form stands: the answers so far and the next question, or the one move left.
 
-    picks: list[tuple[str, str]]
-    back: str
+    ``moved_on`` says the answers in the address matched no legal move any
+    more (the game moved on, or the link was edited): they were dropped.
+    """
+
+    picks: list[Pick] = field(default_factory=list)
     key: str | None = None
     question: str | None = None
     choices: list[Choice] = field(default_factory=list)
     move: dict[str, Any] | None = None
     matching: list[dict[str, Any]] = field(default_factory=list)
+    moved_on: bool = False
+    #: The answers settled before the question asked, in the questions' order: those picked
+    #: and those every remaining move shares (what the board marks as chosen).
+    chosen: list[str] = field(default_factory=list)
 
 
-def flatten(value: Any, key: str = "") -> Iterator[tuple[str, str]]:
-    """The fields of a move as ``(dotted key, text)`` pairs, in the move's own order.
-
-    >>> list(flatten({"action": "king", "path": ["namur", "liege"]}))
-    [('action', 'king'), ('path.0', 'namur'), ('path.1', 'liege')]
-    >>> list(flatten({"action": "deactivate", "factory": None, "swap": []}))
-    [('action', 'deactivate'), ('factory', 'none'), ('swap', 'none')]
-    """
-    if isinstance(value, dict) and value:
-        for name, inner in value.items():
-            yield from flatten(inner, f"{key}.{name}" if key else name)
-    elif isinstance(value, list) and value:
-        for index, inner in enumerate(value):
-            yield from flatten(inner, f"{key}.{index}")
-    elif value is None or value in ([], {}):
-        yield key, "none"
-    elif isinstance(value, bool):
-        yield key, "yes" if value else "no"
-    else:
-        yield key, str(value)
-
-
-def field_label(key: str) -> str:
-    """A readable name of a flattened field.
-
-    >>> field_label("paths.0.1"), field_label("take.province"), field_label("copy.kind")
-    ('paths #1.2', 'take province', 'copy kind')
-    """
-    words = [part.replace("_", " ") for part in key.split(".") if not part.isdigit()]
-    numbers = [str(int(part) + 1) for part in key.split(".") if part.isdigit()]
-    label = " ".join(words)
-    return f"{label} #{'.'.join(numbers)}" if numbers else label
-
-
-def value_label(key: str, value: str, state: dict[str, Any]) -> str:
-    """A readable answer: arrows for facings, tile contents for tile ids.
-
-    >>> value_label("facing", "N", {}), value_label("path.1", ABSENT, {})
-    ('N \u2191', 'none (stop here)')
-    >>> value_label("tile", "t5", {"tiles": {"t5": {"good": "shrimp", "baskets": 2}}})
-    't5 (shrimp, 2 baskets)'
-    """
-    if value == ABSENT:
-        return "none (stop here)"
-    if key.rsplit(".", 1)[-1] == "facing" and value in FACING_ARROWS:
-        return f"{value} {FACING_ARROWS[value]}"
-    tiles = state.get("tiles")
-    if isinstance(tiles, dict) and isinstance(tiles.get(value), dict):
-        tile = tiles[value]
-        what = tile.get("special") or f"{tile.get('good')}, {tile.get('baskets')} baskets"
-        return f"{value} ({what})"
-    return value
-
-
-def read_picks(args: Mapping[str, str]) -> list[tuple[str, str]]:
-    """The guided form's answers so far, from the query string, in order."""
+def read_picks(args: Mapping[str, str]) -> Picks:
+    """The form's answers so far, from the query string, in order."""
     return [(key[len(PICK) :], value) for key, value in args.items() if key.startswith(PICK)]
 
 
+def pick_params(picks: Picks) -> dict[str, str]:
+    """The query parameters carrying ``picks``.
+
+    >>> pick_params([("piece", "b2"), ("to", "b3")])
+    {'m.piece': 'b2', 'm.to': 'b3'}
+    """
+    return {PICK + key: value for key, value in picks}
+
+
+def answer_value(question: Question, move: dict[str, Any]) -> str:
+    """The answer of ``move`` to ``question`` as it travels in a URL (``""`` for ``None``)."""
+    answer = question.answer(move)
+    return NO_ANSWER if answer is None else str(answer)
+
+
 def build_guide(
-    game: Game,
+    questions: Sequence[Question],
     legal: list[dict[str, Any]],
-    picks: list[tuple[str, str]],
-    state: dict[str, Any],
+    picks: Picks,
+    link: Callable[[Picks], str],
+    view: dict[str, Any],
+    sentence: Callable[[dict[str, Any]], str] = lambda move: move["notation"],
 ) -> Guide:
-    """The next step of the guided form for the legal moves ``legal`` and the answers ``picks``."""
-    chosen = dict(picks)
-    fields = [(move, dict(flatten(_move_fields(move)))) for move in legal]
-    remaining = [
-        (move, flat)
-        for move, flat in fields
-        if all(flat.get(key, ABSENT) == value for key, value in chosen.items())
-    ]
-    guide = Guide(
-        picks=[(field_label(key), value_label(key, value, state)) for key, value in picks],
-        back=_guide_url(game, picks[:-1]),
-        matching=[move for move, _ in remaining],
-    )
-    asked: set[str] = set(chosen)
-    for _, flat in remaining:
-        for key in flat:
-            if key in asked:
-                continue
-            asked.add(key)
-            values = list(dict.fromkeys(other.get(key, ABSENT) for _, other in remaining))
-            if len(values) > 1:
-                values.sort(key=lambda value: value == ABSENT)
-                guide.key, guide.question = key, field_label(key)
-                guide.choices = [
-                    Choice(
-                        value_label(key, value, state),
-                        value,
-                        _guide_url(game, [*picks, (key, value)]),
-                    )
-                    for value in values
-                ]
-                return guide
-    if remaining:
-        guide.move = remaining[0][0]
+    """The next step of the form for the legal moves ``legal`` (each with its ``notation``).
+
+    ``link(picks)`` is the page's URL with the answers ``picks``; ``view`` is
+    the asking seat's view (the engine's labels read it). Should the
+    engine's questions leave several moves apart, the last question offers
+    each by its ``sentence``.
+    """
+    by_key = {question.key: question for question in questions}
+    remaining = _matching(by_key, legal, picks)
+    moved_on = remaining is None
+    if remaining is None:
+        picks, remaining = [], list(legal)
+    guide = Guide(matching=remaining, moved_on=moved_on)
+    for index, (key, value) in enumerate(picks):
+        question = by_key.get(key)
+        if question is None:
+            label = next((sentence(m) for m in legal if m["notation"] == value), value)
+        else:
+            label = _label(question, value, view)
+        text = question.text if question else "Which move?"
+        guide.picks.append(Pick(text, label, value, link(picks[:index])))
+    asked = dict(picks)
+    for question in questions:
+        if question.key in asked:
+            guide.chosen.append(asked[question.key])
+            continue
+        values = list(dict.fromkeys(answer_value(question, move) for move in remaining))
+        if len(values) == 1 and values[0] != NO_ANSWER:
+            guide.chosen.append(values[0])
+        if len(values) > 1:
+            values.sort(key=lambda value: value == NO_ANSWER)
+            guide.key, guide.question = question.key, question.text
+            guide.choices = [
+                Choice(_label(question, value, view), value, link([*picks, (question.key, value)]))
+                for value in values
+            ]
+            return guide
+    if len(remaining) > 1 and WHICH_MOVE not in asked:
+        guide.key, guide.question = WHICH_MOVE, "Which move?"
+        guide.choices = [
+            Choice(sentence(move), move["notation"], link([*picks, (WHICH_MOVE, move["notation"])]))
+            for move in remaining
+        ]
+        return guide
+    guide.move = remaining[0] if remaining else None
     return guide
 
 
-def _move_fields(entry: dict[str, Any]) -> dict[str, Any]:
-    """A legal-moves entry without its ``notation``: the fields the form asks about."""
-    return {key: value for key, value in entry.items() if key != "notation"}
+def _matching(
+    by_key: Mapping[str, Question], legal: list[dict[str, Any]], picks: Picks
+) -> list[dict[str, Any]] | None:
+    """The legal moves answering every pick as picked; ``None`` if the picks fit none."""
+    remaining = list(legal)
+    for key, value in picks:
+        question = by_key.get(key)
+        if question is not None:
+            remaining = [move for move in remaining if answer_value(question, move) == value]
+        elif key == WHICH_MOVE:
+            remaining = [move for move in remaining if move["notation"] == value]
+        else:
+            return None
+    return remaining or None
 
 
-def _guide_url(game: Game, picks: list[tuple[str, str]]) -> str:
-    """The game page with the guided form's answers ``picks``."""
-    return url_for("web.game_page", game_id=game.id, **{PICK + key: value for key, value in picks})
+def _label(question: Question, value: str, view: dict[str, Any]) -> str:
+    """The engine's words for an answer (a fixed phrase for "does not apply")."""
+    return NO_ANSWER_LABEL if value == NO_ANSWER else question.label(value, view)

@@ -60,6 +60,7 @@ from __future__ import annotations
 
 import math
 import os
+import secrets
 import time
 from typing import Any
 
@@ -88,10 +89,13 @@ COST_CPU_SECONDS = 0.02
 #: The prefix of the cookies in which the web pages keep a seat token.
 SEAT_COOKIE_PREFIX = "turnpost_seat_"
 
-#: Content-Security-Policy of Turnpost's own pages: no scripts, inline styles and SVG only.
+#: Content-Security-Policy of Turnpost's own pages: only the script tags carrying this
+#: answer's nonce run (the pages' own script, from this origin), which may fetch from here
+#: only; the board templates' inline styles and SVG are allowed, no plugin, frame or base.
 PAGE_CSP = (
-    "default-src 'none'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
-    "form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+    "default-src 'none'; script-src 'nonce-{nonce}'; style-src 'self' 'unsafe-inline'; "
+    "img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; "
+    "base-uri 'none'"
 )
 #: The API docs page runs Swagger UI from this origin (:mod:`server.http.docs`): scripts from here
 #: only, and it fetches the OpenAPI document (and "try it out" requests) from here only.
@@ -190,7 +194,10 @@ def security_headers(response: Response) -> Response:
         return response
     for name, value in HTML_HEADERS.items():
         response.headers.setdefault(name, value)
-    policy = DOCS_CSP if request.blueprint == "docs" else PAGE_CSP
+    if request.blueprint == "docs":
+        policy = DOCS_CSP
+    else:  # a page that printed no script tag has a nonce nobody knows
+        policy = PAGE_CSP.format(nonce=g.get("csp_nonce") or secrets.token_urlsafe(16))
     response.headers.setdefault("Content-Security-Policy", policy)
     return response
 

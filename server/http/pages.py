@@ -1,72 +1,133 @@
-"""The web pages: the lobby with its create-game form, a page per game, and the move forms.
+"""The web pages: the lobby, a new game's seat links, the game table, the rules.
 
-A seat's private link ``/games/<id>/seat/<token>`` stores the token in an
-HttpOnly, SameSite cookie and redirects to the plain game page, so the token
-does not stay in the address bar or in the history.
+Seats in a browser
+    A seat's private link ``/games/<id>/seat/<token>`` stores the token in
+    HttpOnly, SameSite cookies and redirects to the plain game page, so the
+    token stays neither in the address bar nor in the history. A browser may
+    hold several seats of a game (hot-seat play at one table):
+    ``turnpost_seat_<id>`` holds the seat it plays now and
+    ``turnpost_seats_<id>`` every seat it holds; ``?as=<seat>`` shows the
+    page as another held seat. In a game that hides nothing, the page shows
+    the held seat whose turn it is.
+
+A new game
+    Creating a game from the lobby redirects (post/redirect/get) to
+    ``/games/<id>/created``, which shows each seat's link with a copy button
+    and a "play as" button. The links are kept in this browser's signed
+    session cookie only (for a day, until "forget"): nobody else can open
+    that page, and reloading it creates nothing.
+
+The game table
+    :func:`game_page` shows the board, whose turn, the move list and, for the
+    seat to move, the engine's questions one at a time (:mod:`server.http.guide`):
+    the answers are links on the board picture and buttons. With one move
+    left, the page previews the board after it with the move's sentence and
+    a confirm button (a CSRF-protected POST). ``/games/<id>/live`` is the
+    same table alone: the page's script (``static/turnpost.js``) fetches it
+    when the game's event stream tells of a move, and swaps it in.
 
 Every mail ends with a signed link ``/mail/unsubscribe/<token>``: a GET asks
 for confirmation, a POST stops all mail to that address (RFC 8058 one-click,
 so mail clients post it without a CSRF token; the signature is the proof).
-
-The seat to move gets the guided form of :mod:`server.http.guide`.
 """
 
 from __future__ import annotations
 
-import json
+import secrets
 from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, replace
+from datetime import datetime
 from typing import Any
 
 from flask import (
     Blueprint,
     Response,
     current_app,
+    g,
     make_response,
     redirect,
     render_template,
     request,
+    session,
     url_for,
 )
+from jinja2 import TemplateNotFound
+from markupsafe import Markup, escape
 from marshmallow import ValidationError
 
-from engines import ENGINES
+from engines import ENGINES, Engine
+from engines.words import plural
 from schemas.api import GameCreateSchema
 from server.app import csrf, current_service, current_store
+from server.boards import PLAYER_COLORS, Board, board_context, last_touched
 from server.errors import TurnpostError
-from server.games.clock import utcnow
+from server.games.clock import parse_time, utcnow
 from server.games.game import Game
 from server.games.service import GameService, MoveRequest
 from server.http.cooperative import offload
-from server.http.guide import build_guide, read_picks
-from server.http.jsontext import load_untrusted
+from server.http.guide import NO_ANSWER, Guide, Picks, build_guide, pick_params, read_picks
+from server.http.pages_words import moment_words, refusal_words, waiting_words
 from server.mail.addresses import unsubscribed
+from server.resources import static_dir
 
-bp = Blueprint("web", __name__)
+bp = Blueprint("web", __name__, static_folder=str(static_dir()), static_url_path="/assets")
 
 SEAT_COOKIE_DAYS = 365
-#: How many of the remaining legal moves the page lists in notation.
-LISTED_MOVES = 60
 #: Player rows of the create-game form (the most seats any engine takes).
 FORM_SEATS = max(engine.max_players for engine in ENGINES.values())
 #: ``Sec-Fetch-Site`` values of a navigation started by another site.
 FOREIGN_SITES = frozenset({"cross-site", "same-site"})
+#: The most seat tokens of one game a browser's cookie is read for.
+MAX_HELD = 8
+#: How long the created page keeps showing a new game's links to its creator (seconds).
+CREATED_SECONDS = 24 * 3600
+#: How many new games' links the creator's session keeps at once.
+CREATED_KEPT = 4
 
 
 def seat_cookie(game_id: str) -> str:
-    """The cookie name holding a seat token for one game."""
+    """The cookie holding the token of the seat this browser plays now in one game."""
     return f"turnpost_seat_{game_id}"
+
+
+def seats_cookie(game_id: str) -> str:
+    """The cookie holding the tokens of every seat this browser holds in one game."""
+    return f"turnpost_seats_{game_id}"
+
+
+@bp.app_context_processor
+def page_helpers() -> dict[str, Any]:
+    """What every page template may use: the script nonce and moments in words."""
+    return {"csp_nonce": csp_nonce, "moment": moment_element, "plural": plural}
+
+
+def csp_nonce() -> str:
+    """This answer's script nonce (the Content-Security-Policy names it)."""
+    if "csp_nonce" not in g:
+        g.csp_nonce = secrets.token_urlsafe(16)
+    return g.csp_nonce
+
+
+def moment_element(stamp: str | None) -> Markup:
+    """A stored moment as ``<time>`` in words; the script rewrites it in local time."""
+    if not stamp:
+        return Markup("")
+    moment = parse_time(stamp)
+    words = moment_words(moment, parse_time(utcnow()))
+    iso = moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+    return Markup('<time datetime="{}">{}</time>').format(iso, words)
 
 
 # -- lobby ----------------------------------------------------------------
 @bp.route("/")
 def lobby() -> str:
-    """The engines, the open and recent games, and the create-game form."""
+    """The games, the open and recent tables, and the create-game form."""
     return _render_lobby()
 
 
 @bp.route("/games", methods=["POST"])
 def create_game() -> Any:
-    """Create a game from the lobby form and show each seat's private link, once."""
+    """Create a game from the lobby form, then show its seat links (post/redirect/get)."""
     games = current_service()
     try:
         body = _creation_body(request.form)
@@ -75,18 +136,71 @@ def create_game() -> Any:
         )
     except TurnpostError as error:
         return _render_lobby(error=error, form=request.form), error.status
+    kept = {
+        key: value
+        for key, value in session.get("created", {}).items()
+        if value["until"] > _now_seconds()
+    }
+    kept[created["id"]] = {
+        "tokens": [player["token"] for player in created["players"]],
+        "admin": created["admin_token"],
+        "until": _now_seconds() + CREATED_SECONDS,
+    }
+    session["created"] = dict(list(kept.items())[-CREATED_KEPT:])
+    return redirect(url_for("web.created_page", game_id=created["id"]), 303)
+
+
+def _now_seconds() -> int:
+    return int(datetime.now().timestamp())
+
+
+def _created(game_id: str) -> dict[str, Any]:
+    """The links this browser's session keeps for a game it created; ``403`` otherwise."""
+    record = session.get("created", {}).get(game_id)
+    if record is None or record["until"] <= _now_seconds():
+        raise TurnpostError(
+            "forbidden",
+            "A new game's private links are shown only in the browser that created it, "
+            "for a day. Ask the game's creator for your link.",
+        )
+    return record
+
+
+@bp.route("/games/<game_id>/created")
+def created_page(game_id: str) -> Response:
+    """Each seat's private link, a copy button and a "play as" button, for the creator only."""
+    game = current_service().load(game_id)
+    record = _created(game_id)
     links = [
         {
-            **player,
-            "link": url_for(
-                "web.claim_seat", game_id=created["id"], token=player["token"], _external=True
-            ),
+            "seat": seat["seat"],
+            "name": seat["name"],
+            "link": url_for("web.claim_seat", game_id=game_id, token=token, _external=True),
+            "claim": url_for("web.claim_seat", game_id=game_id, token=token),
         }
-        for player in created["players"]
+        for seat, token in zip(game.seats, record["tokens"], strict=True)
     ]
-    page = render_template("created.html", game=created, links=links)
-    response = make_response(page, 201)
+    page = render_template("created.html", game=game, links=links, admin_token=record["admin"])
+    response = make_response(page)
     response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+@bp.route("/games/<game_id>/created/forget", methods=["POST"])
+def forget_created(game_id: str) -> Response:
+    """Stop showing a new game's links in this browser."""
+    created = dict(session.get("created", {}))
+    created.pop(game_id, None)
+    session["created"] = created
+    return redirect(url_for("web.game_page", game_id=game_id), 303)
+
+
+@bp.route("/games/<game_id>/created/hot-seat", methods=["POST"])
+def hot_seat(game_id: str) -> Response:
+    """Hold every seat of a new game in this browser: the players share this device."""
+    record = _created(game_id)
+    response = redirect(url_for("web.game_page", game_id=game_id), 303)
+    _remember_seats(response, game_id, record["tokens"], active=record["tokens"][0])
     return response
 
 
@@ -102,8 +216,84 @@ def _render_lobby(error: TurnpostError | None = None, form: Mapping[str, str] | 
         seats=range(FORM_SEATS),
         error=error,
         form=form or {},
-        dumps=json.dumps,
+        option_fields=option_fields,
+        words_of=words_of,
     )
+
+
+@dataclass(frozen=True)
+class OptionField:
+    """One option of an engine as a form field: its name, words, kind and choices."""
+
+    engine: str
+    name: str
+    label: str
+    default: Any
+    choices: tuple[str, ...] = ()
+
+    @property
+    def field(self) -> str:
+        """The form field's name."""
+        return f"option.{self.engine}.{self.name}"
+
+    @property
+    def kind(self) -> str:
+        """``checkbox``, ``select``, ``number`` or ``text``."""
+        if self.choices:
+            return "select"
+        if isinstance(self.default, bool):
+            return "checkbox"
+        return "number" if isinstance(self.default, int | float) else "text"
+
+
+def words_of(identifier: str) -> str:
+    """An option's or a choice's identifier as words: ``cross_rule`` -> "Cross rule".
+
+    >>> words_of("cross_rule"), words_of("siam-1874")
+    ('Cross rule', 'Siam 1874')
+    """
+    text = identifier.replace("_", " ").replace("-", " ").strip()
+    return text[:1].upper() + text[1:]
+
+
+def option_fields(engine: Engine) -> list[OptionField]:
+    """The create form's fields for ``engine``'s options."""
+    return [
+        OptionField(
+            engine.id,
+            name,
+            words_of(name),
+            default,
+            tuple(sorted(engine.option_choices.get(name, ()))),
+        )
+        for name, default in engine.default_options.items()
+    ]
+
+
+def _form_options(engine: Engine | None, form: Mapping[str, str]) -> dict[str, Any]:
+    """The options the lobby form sets for ``engine`` (a checkbox left empty is "off")."""
+    if engine is None:
+        return {}
+    options: dict[str, Any] = {}
+    for option in option_fields(engine):
+        value = form.get(option.field)
+        if option.kind == "checkbox":
+            options[option.name] = value is not None
+        elif value not in (None, ""):
+            options[option.name] = _typed(option, value)
+    return options
+
+
+def _typed(option: OptionField, value: str) -> Any:
+    """A form value as the option's type; a clear error for a number that is not one."""
+    if option.kind != "number":
+        return value
+    try:
+        return type(option.default)(value)
+    except ValueError:
+        raise TurnpostError(
+            "invalid_request", f"{option.label} must be a number, not {value[:20]!r}."
+        ) from None
 
 
 def _creation_body(form: Mapping[str, str]) -> dict[str, Any]:
@@ -114,13 +304,12 @@ def _creation_body(form: Mapping[str, str]) -> dict[str, Any]:
         email = form.get(f"email{seat}", "").strip()
         if name or email:
             players.append({"name": name, "email": email or None})
-    try:
-        options = load_untrusted(form.get("options", "").strip() or "{}")
-    except TurnpostError:
-        raise TurnpostError(
-            "invalid_request", 'Options must be a JSON object, e.g. {"cross_rule": false}.'
-        ) from None
-    body = {"engine": form.get("engine", ""), "players": players, "options": options}
+    engine = ENGINES.get(form.get("engine", ""))
+    body = {
+        "engine": form.get("engine", ""),
+        "players": players,
+        "options": _form_options(engine, form),
+    }
     try:
         return GameCreateSchema().load(body)
     except ValidationError as error:
@@ -128,33 +317,33 @@ def _creation_body(form: Mapping[str, str]) -> dict[str, Any]:
         raise TurnpostError("invalid_request", f"Please check: {problems}.") from None
 
 
-def whole_number(text: str) -> int | None:
-    """``text`` as a non-negative whole number, or ``None``.
-
-    >>> whole_number("42"), whole_number(""), whole_number("\u00b2"), whole_number("-1")
-    (42, None, None, None)
-    """
-    try:
-        number = int(text)
-    except ValueError:
-        return None
-    return number if number >= 0 and text.isascii() else None
-
-
 def _field_errors(messages: Any, where: str = "") -> Iterator[str]:
-    """``"players 1 email: Not a valid email address."`` lines from marshmallow messages.
+    """``"player 1 email: Not a valid email address."`` lines from marshmallow messages.
 
     >>> list(_field_errors({"players": {0: {"name": ["Too short."]}}}))
-    ['players 1 name: Too short.']
+    ['player 1 name: Too short.']
     """
     if isinstance(messages, dict):
         for key, value in messages.items():
-            label = str(key + 1) if isinstance(key, int) else str(key)
+            label = str(key + 1) if isinstance(key, int) else str(key).rstrip("s")
             yield from _field_errors(value, f"{where} {label}".strip())
     elif isinstance(messages, list):
         yield f"{where}: {' '.join(str(message) for message in messages)}"
     else:
         yield f"{where}: {messages}"
+
+
+# -- rules ----------------------------------------------------------------
+@bp.route("/rules/<engine_id>")
+def rules_page(engine_id: str) -> str:
+    """A game's rules for players (``templates/rules/<id>.html``), or a short general page."""
+    engine = ENGINES.get(engine_id)
+    if engine is None:
+        raise TurnpostError("not_found", "There is no such game here.")
+    try:
+        return render_template(f"rules/{engine.id}.html", engine=engine)
+    except TemplateNotFound:
+        return render_template("rules_missing.html", engine=engine)
 
 
 # -- never mail me again ----------------------------------------------------
@@ -182,67 +371,131 @@ def _unsubscribe_response(token: str, done: bool) -> Response:
     return response
 
 
-# -- seats and games --------------------------------------------------------
 @bp.route("/healthz")
 def health() -> Response:
     """A trivial liveness check (also the benchmark's ceiling route)."""
     return Response("ok\n", mimetype="text/plain")
 
 
+# -- seats ------------------------------------------------------------------
+def _cookie_tokens(game_id: str) -> list[str]:
+    """The seat tokens this browser's cookies hold for a game: the one it plays first."""
+    active = request.cookies.get(seat_cookie(game_id))
+    listed = request.cookies.get(seats_cookie(game_id), "").split(".")
+    tokens = [token for token in [active, *listed] if token]
+    return list(dict.fromkeys(tokens))[:MAX_HELD]
+
+
+def _held_seats(games: GameService, game: Game) -> dict[int, str]:
+    """The seats this browser holds in ``game`` (seat -> token); wrong tokens are ignored."""
+    held: dict[int, str] = {}
+    for token in _cookie_tokens(game.id):
+        seat = games.store.seat_by_token(game.id, token)
+        if seat is not None:
+            held.setdefault(seat, token)
+    return held
+
+
+def _remember_seats(response: Response, game_id: str, tokens: list[str], active: str) -> None:
+    """Set the seat cookies: the seat played now and every seat held."""
+    settings = {
+        "max_age": SEAT_COOKIE_DAYS * 24 * 3600,
+        "httponly": True,
+        "samesite": "Lax",
+        "secure": request.is_secure,
+        "path": f"/games/{game_id}",
+    }
+    response.set_cookie(seat_cookie(game_id), active, **settings)
+    held = list(dict.fromkeys([active, *tokens]))[:MAX_HELD]
+    response.set_cookie(seats_cookie(game_id), ".".join(held), **settings)
+
+
 @bp.route("/games/<game_id>/seat/<token>", methods=["GET", "POST"])
 def claim_seat(game_id: str, token: str) -> Response:
-    """Remember a seat token in a cookie, then show the game without the token in the URL.
+    """Keep a seat token in this browser's cookies, then show the game without it in the URL.
 
     A link opened from another site (``Sec-Fetch-Site: cross-site`` or
-    ``same-site``), or one that would replace the seat this browser already
-    plays in this game, only shows a page asking to confirm with a
-    CSRF-protected button: a hostile page cannot silently make a visitor play
-    for someone else's seat (login CSRF). Links opened from a mail program,
-    typed or pasted (``none``) take effect at once.
+    ``same-site``), or one that would add a seat to a browser already
+    playing another seat of this game, only shows a page asking to confirm
+    with a CSRF-protected button: a hostile page cannot silently make a
+    visitor play for someone else's seat (login CSRF). Links opened from a
+    mail program, typed or pasted (``none``) into a browser holding no other
+    seat of the game take effect at once.
     """
     games = current_service()
     game = games.load(game_id)
     seat = games.authenticate(game, token)
-    held = request.cookies.get(seat_cookie(game_id))
+    held = _held_seats(games, game)
     foreign = request.headers.get("Sec-Fetch-Site") in FOREIGN_SITES
-    if request.method == "GET" and held != token and (foreign or held is not None):
-        current = _seat_or_none(games, game, held)
+    other = [s for s in held if s != seat]
+    if request.method == "GET" and seat not in held and (foreign or other):
+        current = request.cookies.get(seat_cookie(game_id))
+        playing = games.store.seat_by_token(game_id, current) if current else None
         page = render_template(
             "claim.html",
             game=game,
             name=game.seats[seat]["name"],
-            current=None if current is None else game.seats[current]["name"],
+            current=None if playing is None else game.seats[playing]["name"],
         )
         return make_response(page)
-    response = redirect(url_for("web.game_page", game_id=game_id), 303)
-    response.set_cookie(
-        seat_cookie(game_id),
-        token,
-        max_age=SEAT_COOKIE_DAYS * 24 * 3600,
-        httponly=True,
-        samesite="Lax",
-        secure=request.is_secure,
-        path=f"/games/{game_id}",
-    )
+    response = redirect(_table_url(game_id, as_seat=seat if held else None), 303)
+    _remember_seats(response, game_id, list(held.values()), active=token)
     return response
+
+
+def _chosen_seat(game: Game, held: Mapping[int, str]) -> int | None:
+    """Which held seat the page shows: ``?as=``, else the one played now, else none.
+
+    In a game that hides nothing, a held seat whose turn it is is shown
+    rather than one that waits: players sharing a device need not pass it on.
+    """
+    asked = request.args.get("as", type=int)
+    current = request.cookies.get(seat_cookie(game.id))
+    seat = next((s for s, token in held.items() if token == current), None)
+    if asked in held:
+        seat = asked
+    elif seat is None and held:
+        seat = min(held)
+    if seat is not None and seat not in game.to_move and not game.engine.hidden_information:
+        seat = next((s for s in sorted(held) if s in game.to_move), seat)
+    return seat
+
+
+# -- the game table -----------------------------------------------------------
+def _table_url(game_id: str, picks: Picks = (), as_seat: int | None = None, **params: Any) -> str:
+    """The game page as seat ``as_seat`` (of several held), with the guided answers ``picks``."""
+    shown = {} if as_seat is None else {"as": as_seat}
+    return url_for("web.game_page", game_id=game_id, **shown, **pick_params(list(picks)), **params)
 
 
 @bp.route("/games/<game_id>")
 def game_page(game_id: str) -> str:
-    """The board, whose turn, the move list and, for the seat to move, the move forms."""
-    return _render_game(current_service(), game_id)
+    """The game table: board, whose turn, the move list, the guided form for the seat to move."""
+    return render_template("game.html", **_table(current_service(), game_id))
+
+
+@bp.route("/games/<game_id>/live")
+def live_table(game_id: str) -> Response:
+    """The game table alone, for the page's script to swap in after a move."""
+    response = make_response(render_template("table.html", **_table(current_service(), game_id)))
+    response.headers["Cache-Control"] = "no-store"
+    return response
 
 
 @bp.route("/games/<game_id>/moves", methods=["POST"])
 def post_move(game_id: str) -> Any:
-    """Submit a move in notation from a form; show the engine's reason if it is refused."""
+    """Send a move (notation) from a form; show the reason in words if it is refused."""
     games = current_service()
     notation = request.form.get("notation", "").strip()
     expected = request.form.get("expected_seq", "")
+    seat = whole_number(request.form.get("seat", ""))
+    game = games.load(game_id)
+    held = _held_seats(games, game)
+    token = held.get(seat) if seat is not None else None
+    token = token or request.cookies.get(seat_cookie(game_id))
     try:
         if not notation:
             raise TurnpostError("invalid_move", "Write a move in notation, or use the guided form.")
-        token = request.cookies.get(seat_cookie(game_id))
         games.submit(
             MoveRequest(
                 game_id, token=token, notation=notation, expected_seq=whole_number(expected)
@@ -251,41 +504,181 @@ def post_move(game_id: str) -> Any:
     except TurnpostError as error:
         if error.code == "not_found":
             raise
-        return _render_game(games, game_id, error=error, notation=notation), error.status
-    return redirect(url_for("web.game_page", game_id=game_id))
+        page = render_template("game.html", **_table(games, game_id, error, notation))
+        return page, error.status
+    # players sharing a device: a game that hides something stays with the mover's view
+    keep = seat in held and len(held) > 1 and game.engine.hidden_information
+    return redirect(_table_url(game_id, as_seat=seat if keep else None), 303)
 
 
-def _render_game(
+def whole_number(text: str) -> int | None:
+    """``text`` as a non-negative whole number, or ``None``.
+
+    >>> whole_number("42"), whole_number(""), whole_number("\u00b2"), whole_number("-1")
+    (42, None, None, None)
+    """
+    try:
+        number = int(text)
+    except ValueError:
+        return None
+    return number if number >= 0 and text.isascii() else None
+
+
+@dataclass
+class Preview:
+    """The move left at the end of the guided form: its sentence and the board after it."""
+
+    move: dict[str, Any]
+    sentence: str
+    board_html: Markup
+
+
+def _table(
     games: GameService, game_id: str, error: TurnpostError | None = None, notation: str = ""
-) -> str:
+) -> dict[str, Any]:
+    """The context of the game table (the page and its live fragment)."""
     game = games.load(game_id)
-    seat = _seat_or_none(games, game, request.cookies.get(seat_cookie(game.id)))
-    at = request.args.get("at", type=int)
+    engine = game.engine
+    held = _held_seats(games, game)
+    seat = _chosen_seat(game, held)
+    at = _replay_at(game)
     view = offload(games.game_object, game, seat, at)
-    playing = seat is not None and at is None and seat in view["to_move"]
-    guide = None
+    log = games.move_log(game)
+    shown = log if at is None else log[:at]
+    names = [player["name"] for player in view["players"]]
+    board = Board(last=last_touched(shown[-1]["move"]) if shown else frozenset())
+    playing = seat is not None and at is None and view["status"] == "active"
+    playing = playing and seat in view["to_move"]
+    shown = seat if len(held) > 1 else None
+    guide = preview = None
     if playing:
-        legal = offload(games.legal_moves, game, seat)["moves"]
-        guide = build_guide(game, legal, read_picks(request.args), view["state"])
-    return render_template(
-        "game.html",
-        game=view,
-        engine=game.engine,
-        moves=games.move_log(game),
-        seat=seat,
-        at=at,
-        playing=playing,
-        guide=guide,
-        error=error,
-        notation=notation,
-        listed=LISTED_MOVES,
-        board_template=f"boards/{game.engine.id}.html",
+        guide = _guide(games, game, seat, view, shown)
+        if guide.move is not None:
+            preview = _preview(game, seat, guide.move, view, names)
+        else:
+            targets = {c.value: c.url for c in guide.choices if c.value != NO_ANSWER}
+            board = replace(board, interactive=True, targets=targets, chosen=guide.chosen)
+    board_html = render_board_html(view, board)
+    if guide is not None:
+        for choice in guide.choices:
+            choice.on_board = f'href="{escape(choice.url)}"' in board_html
+    return {
+        "game": view,
+        "latest": game,
+        "engine": engine,
+        "names": names,
+        "colors": PLAYER_COLORS,
+        "moves": log,
+        "seat": seat,
+        "held": sorted(held),
+        "at": at,
+        "playing": playing,
+        "guide": guide,
+        "preview": preview,
+        "prompt": engine.prompt(game.state, seat) if playing else "",
+        "waiting": waiting_words(view["to_move"], names),
+        "result_words": engine.describe_result(view["result"], names) if view["result"] else "",
+        "board_html": board_html,
+        "error": error,
+        "error_words": refusal_words(error) if error else "",
+        "notation": notation,
+        "table_url": lambda as_seat=shown, **params: _table_url(game.id, (), as_seat, **params),
+        "hot_seat_turn": _hot_seat_turn(game, held, seat),
+        "scores": _scores(view["result"]),
+        "title": _title(engine, view, seat, playing, names),
+    }
+
+
+def _replay_at(game: Game) -> int | None:
+    """``?at=N`` when it is a move number before the latest (else the latest position)."""
+    at = request.args.get("at", type=int)
+    return at if at is not None and 0 <= at < game.seq else None
+
+
+def _guide(
+    games: GameService, game: Game, seat: int, view: dict[str, Any], shown: int | None
+) -> Guide:
+    """The guided form's step for the seat to move, from the answers in the address."""
+    engine = game.engine
+    legal = offload(games.legal_moves, game, seat)["moves"]
+    names = [row["name"] for row in game.seats]
+
+    def sentence(entry: dict[str, Any]) -> str:
+        move = _bare(entry)
+        after = engine.apply(game.state, seat, move)
+        return engine.describe(game.state, after, seat, move, names)
+
+    return build_guide(
+        engine.questions(game.state, seat),
+        legal,
+        read_picks(request.args),
+        lambda picks: _table_url(game.id, picks, shown, _anchor="turn"),
+        view["state"],
+        sentence,
     )
 
 
-def _seat_or_none(games: GameService, game: Game, token: str | None) -> int | None:
-    """The seat of ``token`` in ``game``; ``None`` without a token or for a wrong one."""
-    try:
-        return games.authenticate(game, token)
-    except TurnpostError:
-        return None
+def _bare(entry: dict[str, Any]) -> dict[str, Any]:
+    """A legal-moves entry without its ``notation``: the move itself."""
+    return {key: value for key, value in entry.items() if key != "notation"}
+
+
+def _preview(
+    game: Game, seat: int, entry: dict[str, Any], view: dict[str, Any], names: list[str]
+) -> Preview:
+    """The board after ``entry`` (not sent yet) and its sentence.
+
+    In a game that hides something the preview shows the public view after
+    the move: a draw the move makes must not be seen before it is sent.
+    """
+    engine, move = game.engine, _bare(entry)
+    after = offload(engine.apply, game.state, seat, move)
+    result = engine.result(after)
+    shown = {
+        **view,
+        "state": engine.view(after, None if engine.hidden_information else seat),
+        "to_move": engine.to_move(after),
+        "result": result,
+        "status": "active" if result is None else "finished",
+        "seq": view["seq"] + 1,
+    }
+    public = engine.public_move(game.state, after, seat, move)
+    board = Board(preview=True, last=last_touched(public))
+    sentence = engine.describe(game.state, after, seat, move, names)
+    return Preview(entry, sentence, render_board_html(shown, board))
+
+
+def render_board_html(view: dict[str, Any], board: Board) -> Markup:
+    """The game's board fragment (``boards/<id>.html``, else the generic one) as drawn."""
+    templates = [f"boards/{view['engine']}.html", "boards/default.html"]
+    return Markup(render_template(templates, **board_context(view, board)))
+
+
+def _scores(result: dict[str, Any] | None) -> dict[int, Any]:
+    """The final scores by seat worth showing: none when they only say who won (1 and 0).
+
+    >>> _scores({"scores": {"0": 1, "1": 0}}), _scores({"scores": {"0": 12, "1": 9}})
+    ({}, {0: 12, 1: 9})
+    """
+    scores = (result or {}).get("scores") or {}
+    if set(scores.values()) <= {0, 1}:
+        return {}
+    return {int(seat): score for seat, score in scores.items()}
+
+
+def _hot_seat_turn(game: Game, held: Mapping[int, str], seat: int | None) -> list[int]:
+    """Other held seats whose turn it is, when the page shows a seat that waits."""
+    if game.status != "active" or seat in game.to_move:
+        return []
+    return [s for s in sorted(held) if s in game.to_move and s != seat]
+
+
+def _title(
+    engine: Engine, view: dict[str, Any], seat: int | None, playing: bool, names: list[str]
+) -> str:
+    """The tab's title: says when it is your turn."""
+    if playing:
+        return f"\u25b6 Your turn, {names[seat]} \u00b7 {engine.name} \u00b7 Turnpost"
+    if view["status"] == "finished":
+        return f"{engine.name}: game over \u00b7 Turnpost"
+    return f"{engine.name} \u00b7 Turnpost"

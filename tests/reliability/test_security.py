@@ -408,7 +408,8 @@ def test_html_pages_carry_security_headers(server: BackgroundServer) -> None:
         assert response.headers["Referrer-Policy"] == "no-referrer"
         policy = response.headers["Content-Security-Policy"]
         assert "frame-ancestors 'none'" in policy and "default-src 'none'" in policy
-        assert "script-src" not in policy, "Turnpost's pages run no script"
+        scripts = re.search(r"script-src ([^;]*);", policy).group(1)
+        assert re.fullmatch(r"'nonce-[\w-]+'", scripts), "only the script tags with the nonce run"
         assert "style-src 'self' 'unsafe-inline'" in policy
         assert "http" not in policy, "no foreign origin"
     api = requests.get(server.api("/engines"), timeout=10)
@@ -559,8 +560,10 @@ def test_a_cross_site_seat_link_asks_before_taking_the_seat(server: BackgroundSe
     assert browser.cookies.get(f"turnpost_seat_{game['id']}") == mine
     csrf = re.search(r'name="csrf_token" value="([^"]+)"', lured.text).group(1)
     confirmed = browser.post(f"{base}/{theirs}", data={"csrf_token": csrf}, timeout=10)
-    assert confirmed.status_code == 200 and confirmed.url.endswith(f"/games/{game['id']}")
+    assert confirmed.status_code == 200 and confirmed.url.endswith(f"/games/{game['id']}?as=1")
     assert browser.cookies.get(f"turnpost_seat_{game['id']}") == theirs
+    held = browser.cookies.get(f"turnpost_seats_{game['id']}").split(".")
+    assert sorted(held) == sorted([mine, theirs]), "both seats held: players share the device"
 
 
 def test_a_first_seat_link_from_another_site_asks_too(server: BackgroundServer) -> None:

@@ -27,7 +27,7 @@ CHROMIUM_ARGS = [
     "--no-first-run",
 ]
 #: A phone-sized window, so that the screenshots show what a phone shows.
-PHONE = {"width": 412, "height": 915}
+PHONE = {"width": 390, "height": 844}
 SCREENSHOTS = ROOT / "test-output" / "screenshots"
 
 

@@ -1,165 +1,240 @@
-"""Playing in a real browser (headless Chromium) against a real gunicorn server.
+"""Playing in a real browser (Debian's Chromium) against a real gunicorn server.
 
-Every move here is made by clicking through the guided form, the way a player
-who knows no notation would, except the one typed into the notation box.
+The lobby's new game and its links, a move clicked on the board reaching the
+other player live, the preview before a move is sent, refusals in words, the
+replay, and the whole table without JavaScript.
 """
 
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Callable
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
 import requests
-from playwright.sync_api import BrowserContext, Page, expect
+from playwright.sync_api import Browser, BrowserContext, expect
 
 from engines import ENGINES
-from tests.server.test_api import WINNING_LINE, move_of
+from tests.server.test_api import WINNING_LINE
 from tests.support import BackgroundServer
+from tests.web.table import (
+    IDENTIFIER,
+    PHONE,
+    Mirror,
+    click_answer,
+    click_move,
+    create_game,
+    open_seat,
+    page_text,
+    play_by_api,
+    seat_link,
+)
 
 XSS = "<script>alert(1)</script>"
+SIAM = ENGINES["siam"]
 
 
-def create_by_api(server: BackgroundServer, engine: str, names: list[str]) -> dict[str, Any]:
-    """Create a game over the API (for the tests that are not about the lobby)."""
-    body = {"engine": engine, "players": [{"name": name} for name in names], "seed": 7}
-    response = requests.post(server.api("/games"), json=body, timeout=10)
-    assert response.status_code == 201, response.text
-    return response.json()
+def logged(server: BackgroundServer, game: dict[str, Any]) -> list[str]:
+    """The notations of the moves logged so far."""
+    moves = requests.get(server.api(f"/games/{game['id']}/moves"), timeout=10).json()
+    return [move["notation"] for move in moves]
 
 
-def seat_link(server: BackgroundServer, game: dict[str, Any], seat: int) -> str:
-    """The private browser link of ``seat``."""
-    return f"{server.url}/games/{game['id']}/seat/{game['players'][seat]['token']}"
+def listed_games(server: BackgroundServer) -> set[str]:
+    """The ids of the games the lobby lists."""
+    return set(re.findall(r"/games/(\w+)\"", requests.get(server.url, timeout=10).text))
 
 
-def open_seat(context: BrowserContext, link: str) -> Page:
-    """Follow a seat's private link in ``context``; the token must not stay in the address."""
-    page = context.new_page()
-    page.on("dialog", lambda dialog: pytest.fail(f"a script opened a dialog: {dialog.message}"))
-    page.goto(link)
-    token = link.rsplit("/", 1)[1]
-    assert token not in page.url
-    assert re.search(r"/games/\w+$", page.url)
-    return page
-
-
-def play_guided(page: Page, answers: dict[str, str], expected: str | None = None) -> str:
-    """Click through the guided form, answering each question from ``answers``.
-
-    A question whose field is not in ``answers`` gets its first choice. Fields
-    on which every remaining legal move agrees are not asked. Returns the
-    notation of the move played; ``expected`` checks it before clicking Play.
-    """
-    guided = page.locator("#guided")
-    for _ in range(30):
-        play = guided.locator("#guided-play button")
-        if play.count():
-            notation = play.locator("code").inner_text()
-            if expected is not None:
-                assert notation == expected
-            seq = int(page.locator("#guided-play input[name=expected_seq]").get_attribute("value"))
-            play.click()
-            expect(page.locator("#moves li")).to_have_count(seq + 1)
-            return notation
-        choices = guided.locator(".choices")
-        key = choices.get_attribute("data-key")
-        if key in answers:
-            choices.locator(f'a.choice[data-value="{answers[key]}"]').click()
-        else:
-            choices.locator("a.choice").first.click()
-    raise AssertionError("the guided form never offered a move to play")
-
-
-def siam_answers(notation: str) -> dict[str, str]:
-    """The guided form's answers for a Siam move in notation (``move b1 b2 N``)."""
-    action, *squares = notation.split()
-    keys = {
-        "enter": ["to", "facing"],
-        "move": ["from", "to", "facing"],
-        "rotate": ["at", "facing"],
-        "exit": ["from"],
-    }[action]
-    return {"action": action, **dict(zip(keys, squares, strict=True))}
-
-
-def board_screenshot(page: Page, folder: Path, name: str) -> None:
-    """Save the whole page and the board alone, as a phone shows them."""
-    page.screenshot(path=folder / f"{name}-page.png", full_page=True)
-    page.locator("svg.board").screenshot(path=folder / f"{name}-board.png")
-
-
-def test_lobby_game_played_to_a_rock_push_off(
+def test_a_new_game_shows_its_links_after_a_redirect_to_its_creator_only(
     live_server: BackgroundServer, new_context: Callable[[], BrowserContext], screenshots: Path
 ) -> None:
-    host = new_context().new_page()
+    context = new_context()
+    context.grant_permissions(["clipboard-read", "clipboard-write"], origin=live_server.url)
+    host = context.new_page()
     host.goto(live_server.url)
-    host.screenshot(path=screenshots / "lobby.png", full_page=True)
+    host.screenshot(path=str(screenshots / "lobby.png"), full_page=True)
     host.select_option("#engine", "siam")
+    expect(host.locator('fieldset.options[data-engine="siam"]')).to_be_visible()
+    expect(host.locator('fieldset.options[data-engine="bangkok-klongs"]')).to_be_hidden()
     host.fill("#name0", "Ann")
     host.fill("#email0", "ann@example.org")
     host.fill("#name1", "Bob")
     host.click("#create-game button[type=submit]")
-    expect(host.locator("h1")).to_contain_text("is ready")
-    host.screenshot(path=screenshots / "created.png", full_page=True)
-    links = [box.input_value() for box in host.locator("#seat-links input.link").all()]
+    expect(host.locator("h1")).to_contain_text("Your Siam game is ready")
+    assert host.url.endswith("/created")
+    host.screenshot(path=str(screenshots / "created.png"), full_page=True)
+    links = [box.inner_text() for box in host.locator("#seat-links code.link").all()]
     assert len(links) == 2 and all("/seat/" in link for link in links)
     game_id = links[0].split("/")[-3]
+    before = listed_games(live_server)
+    host.reload()  # post/redirect/get: a reload shows the page again and creates nothing
+    expect(host.locator("#seat-links code.link")).to_have_count(2)
+    assert listed_games(live_server) == before
+    host.locator("button.copy").first.click()
+    expect(host.locator("button.copy").first).to_have_text("Copied")
+    assert host.evaluate("navigator.clipboard.readText()") == links[0]
 
-    seats = []
-    for link in links:
-        context = new_context()
-        seats.append(open_seat(context, link))
-        cookie = next(c for c in context.cookies() if c["name"].startswith("turnpost_seat_"))
-        assert cookie["httpOnly"] and cookie["sameSite"] == "Lax"
-    expect(seats[0].locator("#status")).to_contain_text("your turn")
-    expect(seats[1].locator("#guided")).to_have_count(0)
-    for ply, notation in enumerate(WINNING_LINE):
-        page = seats[ply % 2]
-        page.reload()
-        if ply == 4:
-            board_screenshot(page, screenshots, "siam-midgame")
-        play_guided(page, siam_answers(notation), expected=notation)
-    for page in seats:
-        page.reload()
-        expect(page.locator("#status")).to_contain_text("Finished")
-        expect(page.locator("#status")).to_contain_text("winner: Ann")
-        expect(page.locator("#guided")).to_have_count(0)
-    board_screenshot(seats[0], screenshots, "siam-finished")
-    moves = requests.get(live_server.api(f"/games/{game_id}/moves"), timeout=10).json()
-    assert [move["notation"] for move in moves] == WINNING_LINE
+    stranger = new_context().new_page()
+    stranger.goto(f"{live_server.url}/games/{game_id}/created")
+    expect(stranger.locator(".error")).to_contain_text("only in the browser that created it")
+    assert "/seat/" not in stranger.content()
 
-    watcher = host.context.new_page()
-    watcher.goto(f"{live_server.url}/games/{game_id}")
-    watcher.locator("#moves a", has_text="move b2 b3 N").click()
-    expect(watcher.locator("#replay")).to_contain_text("after move 5 of 9")
-    watcher.click("#next")
-    expect(watcher.locator("#replay")).to_contain_text("after move 6 of 9")
-    expect(watcher.locator("#moves li.current a")).to_have_text("rotate e1 N")
-    watcher.click("#previous")
-    expect(watcher.locator("#replay")).to_contain_text("after move 5 of 9")
-    expect(watcher.locator('svg.board g[data-square="b4"]')).to_have_count(1)
-    host.goto(live_server.url)
-    expect(host.locator("#closed-games")).to_contain_text(game_id)
+    host.click("form.play-as button:text('Play as Bob')")
+    expect(host.locator("#players li", has_text="Bob")).to_contain_text("(you)")
+    cookie = next(c for c in context.cookies() if c["name"] == f"turnpost_seat_{game_id}")
+    assert cookie["httpOnly"] and cookie["sameSite"] == "Lax"
+    host.goto(f"{live_server.url}/games/{game_id}/created")
+    host.click("#forget button")
+    host.goto(f"{live_server.url}/games/{game_id}/created")
+    expect(host.locator(".error")).to_be_visible()
 
 
-def test_illegal_move_shows_the_reason_and_changes_nothing(
+def test_a_move_clicked_on_the_board_reaches_the_other_player_within_two_seconds(
+    live_server: BackgroundServer, new_context: Callable[[], BrowserContext], screenshots: Path
+) -> None:
+    game = create_game(live_server, "siam", 2)
+    ann = open_seat(new_context(), seat_link(live_server, game, 0))
+    bob = open_seat(new_context(), seat_link(live_server, game, 1))
+    expect(bob.locator("#status")).to_have_text("Ann moves now.")
+    assert not bob.title().startswith("\u25b6")
+    bob.evaluate("window.stayed = true")  # a reload would forget it
+    time.sleep(0.5)  # the stream is open
+    mirror = Mirror(SIAM, 2, seed=7)
+    move = SIAM.parse("enter a1 N")
+    clicked = click_move(ann, SIAM, mirror.state, 0, move)
+    assert {where for _, where in clicked} == {"board"}
+    sent = time.monotonic()
+    expect(bob.locator("#moves li")).to_have_count(1, timeout=2000)
+    assert time.monotonic() - sent < 2
+    expect(bob.locator("#moves li").first).to_have_text(
+        "Ann enters an elephant on a1, facing north."
+    )
+    expect(bob.locator("#status")).to_contain_text("Your turn: enter a rhino")
+    expect(bob).to_have_title(re.compile("^\u25b6 Your turn"))
+    assert bob.evaluate("window.stayed") is True
+    expect(bob.locator("#question")).to_have_attribute("data-key", "to")
+    expect(bob.locator("#board a.target").first).to_be_visible()
+    bob.screenshot(path=str(screenshots / "siam-live-update.png"), full_page=True)
+
+
+def test_a_preview_is_shown_before_the_move_is_sent(
     live_server: BackgroundServer, new_context: Callable[[], BrowserContext]
 ) -> None:
-    game = create_by_api(live_server, "siam", ["Ann", "Bob"])
+    game = create_game(live_server, "siam", 2)
     page = open_seat(new_context(), seat_link(live_server, game, 0))
+    square = page.locator('#board a.target[href*="m.to=b1"]')  # by keyboard: focus, Enter
+    expect(square).to_have_attribute("aria-label", "b1")
+    square.focus()
+    page.keyboard.press("Enter")
+    expect(page.locator("#turn .picks")).to_contain_text("b1")
+    click_answer(page, "facing", "N")
+    expect(page.locator("#preview .sentence")).to_have_text(
+        "Your move: Ann enters an elephant on b1, facing north."
+    )
+    expect(page.locator(".board-area.previewing .preview-note")).to_be_visible()
+    assert logged(live_server, game) == [], "nothing is sent before the confirm button"
+    page.click("#back")
+    expect(page.locator("#question")).to_have_attribute("data-key", "facing")
+    click_answer(page, "facing", "E")
+    page.click("#confirm button[type=submit]")
+    expect(page.locator("#moves li")).to_have_count(1)
+    assert logged(live_server, game) == ["enter b1 E"]
+
+
+def test_refused_moves_are_told_in_words_and_change_nothing(
+    live_server: BackgroundServer, new_context: Callable[[], BrowserContext]
+) -> None:
+    game = create_game(live_server, "siam", 2)
+    page = open_seat(new_context(), seat_link(live_server, game, 0))
+    page.click("#notation-box summary")
     page.fill("#notation-form input[name=notation]", "enter c1 N")
     page.click("#notation-form button")
-    expect(page.locator("#error")).to_contain_text("Cross rule")
-    expect(page.locator("#moves li")).to_have_count(0)
+    expect(page.locator("#error")).to_contain_text("ross")
+    assert not IDENTIFIER.search(page.locator("#error").inner_text())
     page.fill("#notation-form input[name=notation]", "fly a1 z9")
     page.click("#notation-form button")
     expect(page.locator("#error")).to_be_visible()
-    assert requests.get(live_server.api(f"/games/{game['id']}/moves"), timeout=10).json() == []
-    page.goto(f"{live_server.url}/games/{game['id']}")
-    play_guided(page, siam_answers("enter a1 N"), expected="enter a1 N")
+    assert logged(live_server, game) == []
+
+    offline = new_context()  # a page without the script does not follow the game
+    stale = offline.new_page()
+    stale.context.add_cookies(
+        [
+            {
+                "name": f"turnpost_seat_{game['id']}",
+                "value": game["players"][0]["token"],
+                "url": f"{live_server.url}/games/{game['id']}",
+            }
+        ]
+    )
+    stale.route("**/assets/turnpost.js", lambda route: route.abort())
+    stale.goto(f"{live_server.url}/games/{game['id']}?m.to=a1&m.facing=N")
+    play_by_api(live_server, game, Mirror(SIAM, 2, seed=7), [SIAM.parse("enter e5 S")])
+    stale.click("#confirm button[type=submit]")
+    expect(stale.locator("#error")).to_have_text(
+        "The game moved on while you were choosing: here it is now. Please choose again."
+    )
+    assert logged(live_server, game) == ["enter e5 S"]
+
+    page.goto(live_server.url)  # Bob moves now: a move Ann sends anyway is refused with his name
+    csrf = page.locator("input[name=csrf_token]").first.get_attribute("value")
+    answer = page.request.post(
+        f"{live_server.url}/games/{game['id']}/moves",
+        form={"csrf_token": csrf, "notation": "enter a5 S", "seat": "0"},
+        max_redirects=0,
+    )
+    assert answer.status == 409
+    assert "It is not your turn: Bob moves now." in answer.text()
+    assert logged(live_server, game) == ["enter e5 S"]
+
+
+def test_the_table_works_without_javascript(
+    live_server: BackgroundServer, browser: Browser, screenshots: Path
+) -> None:
+    game = create_game(live_server, "siam", 2)
+    context = browser.new_context(viewport=PHONE, java_script_enabled=False)
+    try:
+        page = open_seat(context, seat_link(live_server, game, 0))
+        mirror = Mirror(SIAM, 2, seed=7)
+        for notation in WINNING_LINE[:2]:
+            if mirror.seat() == 1:
+                play_by_api(live_server, game, mirror, [SIAM.parse(notation)])
+                page.reload()
+                continue
+            clicked = click_move(page, SIAM, mirror.state, 0, SIAM.parse(notation))
+            assert {where for _, where in clicked} == {"board"}
+            mirror.play(SIAM.parse(notation))
+        assert logged(live_server, game) == WINNING_LINE[:2]
+        page.locator("#moves a", has_text="Ann enters").click()
+        expect(page.locator("#status")).to_contain_text("Replay: the board after move 1 of 2")
+        page.screenshot(path=str(screenshots / "siam-without-javascript.png"), full_page=True)
+    finally:
+        context.close()
+
+
+def test_the_replay_walks_the_moves(
+    live_server: BackgroundServer, new_context: Callable[[], BrowserContext]
+) -> None:
+    game = create_game(live_server, "siam", 2)
+    play_by_api(live_server, game, Mirror(SIAM, 2, seed=7), [SIAM.parse(n) for n in WINNING_LINE])
+    watcher = new_context().new_page()
+    watcher.goto(f"{live_server.url}/games/{game['id']}")
+    expect(watcher.locator("#status")).to_contain_text("Game over. Ann wins")
+    watcher.locator("#moves a", has_text="Ann pushes from b2").click()
+    expect(watcher.locator("#status")).to_contain_text("after move 5 of 9")
+    watcher.click("#next")
+    expect(watcher.locator("#status")).to_contain_text("after move 6 of 9")
+    expect(watcher.locator("#moves li.current")).to_contain_text("Bob turns the rhino on e1")
+    watcher.click("#previous")
+    expect(watcher.locator("#status")).to_contain_text("after move 5 of 9")
+    expect(watcher.locator('svg.board [data-square="b4"]').first).to_be_attached()
+    watcher.click("#latest")
+    expect(watcher.locator("#status")).to_contain_text("Game over.")
+    assert not IDENTIFIER.search(page_text(watcher))
 
 
 def test_script_in_a_name_is_shown_as_text(
@@ -173,7 +248,7 @@ def test_script_in_a_name_is_shown_as_text(
     page.fill("#name1", "Bob")
     page.click("#create-game button[type=submit]")
     expect(page.locator("#seat-links")).to_contain_text(XSS)
-    page.click("#game-link")
+    page.click("form.play-as button >> nth=1")  # as Bob: the status names the first player
     expect(page.locator("#players")).to_contain_text(XSS)
     expect(page.locator("#status")).to_contain_text(XSS)
     assert page.locator("main script").count() == 0
@@ -185,127 +260,14 @@ def test_lobby_form_errors_are_shown(
     page = new_context().new_page()
     page.goto(live_server.url)
     page.select_option("#engine", "siam")
-    page.fill("#name0", "Ann")
+    page.fill("#email0", "ann@example.org")
     page.fill("#name1", "Bob")
-    page.fill("#options", '{"no_such_option": 1}')
     page.click("#create-game button[type=submit]")
-    expect(page.locator("#error")).to_contain_text("no_such_option")
-    expect(page.locator("#name0")).to_have_value("Ann")
-    page.fill("#options", "")
-    page.fill("#name1", "")
+    expect(page.locator("#error")).to_contain_text("player 1 name")
+    expect(page.locator("#name1")).to_have_value("Bob")
+    page.fill("#email0", "")
     page.click("#create-game button[type=submit]")
-    expect(page.locator("#error")).to_contain_text("2 to 2 players")
-
-
-def guided_move_in(
-    server: BackgroundServer,
-    context: BrowserContext,
-    engine: str,
-    names: list[str],
-    answers: dict[str, str],
-) -> tuple[Page, dict[str, Any], str]:
-    """Create a game of ``engine``, open the seat to move and play one guided move."""
-    if engine not in ENGINES:
-        pytest.skip(f"engine {engine} is not registered yet")
-    game = create_by_api(server, engine, names)
-    page = open_seat(context, seat_link(server, game, game["to_move"][0]))
-    expect(page.locator("#status")).to_contain_text("your turn")
-    notation = play_guided(page, answers)
-    moves = requests.get(server.api(f"/games/{game['id']}/moves"), timeout=10).json()
-    assert [move["notation"] for move in moves] == [notation]
-    return page, game, notation
-
-
-def test_foreign_king_move_through_the_guided_form(
-    live_server: BackgroundServer, new_context: Callable[[], BrowserContext], screenshots: Path
-) -> None:
-    page, _, notation = guided_move_in(
-        live_server,
-        new_context(),
-        "foreign-king",
-        ["Ann", "Bob", "Cor"],
-        {"action": "build_factory", "kind": "textile", "province": "liege"},
-    )
-    assert notation == "build textile liege"
-    expect(page.locator('svg.board g[data-province="liege"]')).to_contain_text("T")
-    expect(page.locator('svg.board g[data-action="build_factory"] circle')).to_have_count(1)
-    board_screenshot(page, screenshots, "foreign-king")
-
-
-def test_king_of_siam_move_through_the_guided_form(
-    live_server: BackgroundServer, new_context: Callable[[], BrowserContext], screenshots: Path
-) -> None:
-    page, game, notation = guided_move_in(
-        live_server, new_context(), "king-of-siam", ["Ann", "Bob", "Cor"], {"action": "play"}
-    )
-    assert ";" not in notation, "the card alone: its take is the next decision"
-    expect(page.locator("#status")).to_contain_text("your turn")
-    take = play_guided(page, {})
-    assert take.startswith("take ")
-    moves = requests.get(live_server.api(f"/games/{game['id']}/moves"), timeout=10).json()
-    assert [move["notation"] for move in moves] == [notation, take]
-    assert [move["seat"] for move in moves] == [game["to_move"][0]] * 2
-    board_screenshot(page, screenshots, "king-of-siam")
-
-
-def test_bangkok_klongs_move_through_the_guided_form(
-    live_server: BackgroundServer, new_context: Callable[[], BrowserContext], screenshots: Path
-) -> None:
-    page, _, notation = guided_move_in(
-        live_server,
-        new_context(),
-        "bangkok-klongs",
-        ["Ann", "Bob"],
-        {"merchant": "new", "relocate.from": ""},
-    )
-    field = notation.split()[2]
-    expect(page.locator(f'svg.board g[data-field="{field}"] g.boat')).to_have_count(1)
-    board_screenshot(page, screenshots, "bangkok-klongs")
-
-
-def advance_by_api(server: BackgroundServer, game: dict[str, Any], plies: int) -> None:
-    """Play ``plies`` legal moves over the API, varying which legal move is taken."""
-    for ply in range(plies):
-        current = requests.get(server.api(f"/games/{game['id']}"), timeout=10).json()
-        if not current["to_move"]:
-            return
-        token = game["players"][current["to_move"][0]]["token"]
-        headers = {"Authorization": f"Bearer {token}"}
-        url = server.api(f"/games/{game['id']}/legal-moves")
-        legal = requests.get(url, headers=headers, timeout=30).json()["moves"]
-        body = {"move": move_of(legal[(ply * 7) % len(legal)]), "expected_seq": current["seq"]}
-        response = requests.post(
-            server.api(f"/games/{game['id']}/moves"), json=body, headers=headers, timeout=10
-        )
-        assert response.status_code == 201, response.text
-
-
-@pytest.mark.parametrize(
-    ("engine", "names", "plies"),
-    [
-        ("foreign-king", ["Ann", "Bob"], 24),
-        ("king-of-siam", ["Ann", "Bob", "Cor", "Dee"], 14),
-        ("bangkok-klongs", ["Ann", "Bob", "Cor"], 30),
-    ],
-)
-def test_board_pictures_mid_game(
-    live_server: BackgroundServer,
-    new_context: Callable[[], BrowserContext],
-    screenshots: Path,
-    engine: str,
-    names: list[str],
-    plies: int,
-) -> None:
-    if engine not in ENGINES:
-        pytest.skip(f"engine {engine} is not registered yet")
-    game = create_by_api(live_server, engine, names)
-    advance_by_api(live_server, game, plies)
-    page = new_context().new_page()
-    page.goto(f"{live_server.url}/games/{game['id']}")
-    expect(page.locator("#moves li")).to_have_count(plies)
-    expect(page.locator("svg.board")).to_be_visible()
-    expect(page.locator("#guided")).to_have_count(0)
-    board_screenshot(page, screenshots, f"{engine}-midgame")
+    expect(page.locator("#error")).to_have_text("Siam takes 2 players.")
 
 
 def test_the_api_docs_render_with_other_origins_blocked(
@@ -337,3 +299,21 @@ def test_the_api_docs_render_with_other_origins_blocked(
     assert page.locator(".opblock-summary-path", has_text="legal-moves").count() == 1
     page.screenshot(path=str(screenshots / "api-docs.png"), full_page=False)
     assert foreign == [] and violations == []
+
+
+def test_a_deadline_is_told_in_words_in_the_viewers_time_zone(
+    live_server: BackgroundServer, browser: Browser
+) -> None:
+    body = {"engine": "siam", "players": [{"name": "Ann"}, {"name": "Bob"}], "turn_hours": 49}
+    game = requests.post(live_server.api("/games"), json=body, timeout=10).json()
+    deadline = datetime.fromisoformat(game["deadline"].replace("Z", "+00:00"))
+    for zone, offset, script in (("Asia/Bangkok", 7, True), ("UTC", 0, False)):
+        context = browser.new_context(timezone_id=zone, java_script_enabled=script)
+        try:
+            page = context.new_page()
+            page.goto(f"{live_server.url}/games/{game['id']}")
+            local = deadline + timedelta(hours=offset)
+            expected = f"in 2 days ({local:%a} {local.day} {local:%b}, {local:%H:%M}"
+            expect(page.locator(".deadline time")).to_contain_text(expected)
+        finally:
+            context.close()

@@ -1,0 +1,180 @@
+// Turnpost's own page script: the pages work without it; with it,
+// - a game table follows the game's event stream and swaps in the server-rendered table
+//   (/games/<id>/live) after each move, and the guided choices load without a page reload;
+// - moments (<time datetime>) are rewritten in the viewer's time zone;
+// - the new game's links get working copy buttons;
+// - the create form shows only the options of the chosen game.
+// No framework, no inline code: the Content-Security-Policy admits this file by its nonce.
+"use strict";
+
+(function () {
+  var UNITS = [["minute", 60, 90 * 60], ["hour", 3600, 48 * 3600], ["day", 86400, Infinity]];
+  var DATE = new Intl.DateTimeFormat("en-GB", { weekday: "short", day: "numeric", month: "short" });
+  var CLOCK = new Intl.DateTimeFormat("en-GB", { hour: "2-digit", minute: "2-digit", hour12: false });
+
+  function distance(seconds) {
+    var size = Math.abs(seconds);
+    if (size < 60) { return "just now"; }
+    for (var i = 0; i < UNITS.length; i++) {
+      if (size < UNITS[i][2]) {
+        var count = Math.round(size / UNITS[i][1]);
+        var amount = count + " " + UNITS[i][0] + (count === 1 ? "" : "s");
+        return seconds > 0 ? "in " + amount : amount + " ago";
+      }
+    }
+    return "";
+  }
+
+  // Every <time datetime> in words and in the viewer's time zone, as the server words UTC.
+  function localTimes(root) {
+    root.querySelectorAll("time[datetime]").forEach(function (element) {
+      var moment = new Date(element.getAttribute("datetime"));
+      if (isNaN(moment.getTime())) { return; }
+      var day = DATE.format(moment).replace(",", "");
+      element.textContent = distance((moment.getTime() - Date.now()) / 1000) +
+        " (" + day + ", " + CLOCK.format(moment) + ")";
+      element.title = moment.toString();
+    });
+  }
+
+  function copyButtons() {
+    document.querySelectorAll("button.copy[data-copy]").forEach(function (button) {
+      var field = document.getElementById(button.dataset.copy);
+      if (!field) { return; }
+      button.hidden = false;
+      button.addEventListener("click", function () {
+        var selection = window.getSelection();
+        selection.selectAllChildren(field);
+        var done = function () { button.textContent = "Copied"; };
+        var fallback = function () { if (document.execCommand("copy")) { done(); } };
+        if (navigator.clipboard && window.isSecureContext) {
+          navigator.clipboard.writeText(field.textContent.trim()).then(done, fallback);
+        } else {
+          fallback();
+        }
+      });
+    });
+  }
+
+  function engineOptions() {
+    var select = document.getElementById("engine");
+    if (!select) { return; }
+    var show = function () {
+      document.querySelectorAll("fieldset.options[data-engine]").forEach(function (fieldset) {
+        fieldset.hidden = fieldset.dataset.engine !== select.value;
+      });
+    };
+    select.addEventListener("change", show);
+    show();
+  }
+
+  // -- the game table --------------------------------------------------------
+  function liveTable() {
+    var live = document.getElementById("live");
+    if (!live) { return; }
+    var source = null;
+    var loading = false;
+    var next = null;  // what to load once the table being loaded has come: [address, push]
+
+    function liveUrl(address) {
+      var url = new URL(address, location.href);
+      return url.pathname.replace(/\/$/, "") + "/live" + url.search;
+    }
+
+    function swap(html, focus) {
+      var holder = document.createElement("div");
+      holder.innerHTML = html;
+      var fresh = holder.querySelector("#live");
+      if (!fresh) { return false; }
+      var typed = live.querySelector("#notation-form input[name=notation]");
+      var box = live.querySelector("#notation-box");
+      var freshTyped = fresh.querySelector("#notation-form input[name=notation]");
+      if (typed && freshTyped && typed.value && !freshTyped.value) {
+        freshTyped.value = typed.value;
+        fresh.querySelector("#notation-box").open = box.open;
+      }
+      live.replaceWith(fresh);
+      live = fresh;
+      document.title = live.dataset.title;
+      localTimes(live);
+      if (focus) {
+        var turn = live.querySelector("#turn");
+        if (turn) { turn.focus({ preventScroll: true }); }
+      }
+      return true;
+    }
+
+    // Fetch the table for ``address`` and swap it in; ``push``: a step the player took.
+    function load(address, push) {
+      if (loading) {
+        if (!next || push) { next = [address, push]; }
+        return;
+      }
+      loading = true;
+      fetch(liveUrl(address), { credentials: "same-origin", headers: { Accept: "text/html" } })
+        .then(function (response) {
+          if (!response.ok) { throw new Error(response.status); }
+          return response.text();
+        })
+        .then(function (html) {
+          if (!swap(html, push)) { return; }
+          var shown = live.dataset.url;
+          if (push) {
+            history.pushState(null, "", address);
+          } else if (shown && shown !== location.pathname + location.search) {
+            history.replaceState(null, "", shown);
+          }
+          follow();
+        })
+        .catch(function () { if (push) { location.href = address; } })
+        .then(function () {
+          loading = false;
+          var waiting = next;
+          next = null;
+          if (waiting) { load(waiting[0], waiting[1]); }
+        });
+    }
+
+    function follow() {
+      if (live.dataset.status !== "active") {
+        if (source) { source.close(); source = null; }
+        return;
+      }
+      if (source || !window.EventSource) { return; }
+      source = new EventSource(live.dataset.events + "?last_event_id=" + live.dataset.seq);
+      var changed = function () { load(location.href, false); };
+      source.addEventListener("move", changed);
+      source.addEventListener("end", function () {
+        changed();
+        source.close();
+        source = null;
+      });
+    }
+
+    document.addEventListener("click", function (event) {
+      if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey ||
+          event.shiftKey || event.altKey) { return; }
+      var link = event.target.closest("a[href]");
+      if (!link || !live.contains(link)) { return; }
+      var url = new URL(link.getAttribute("href"), location.href);  // an SVG link's href is no string
+      if (url.origin !== location.origin || url.pathname !== location.pathname) { return; }
+      event.preventDefault();
+      load(url.pathname + url.search + url.hash, true);
+    });
+    window.addEventListener("popstate", function () { load(location.href, false); });
+    follow();
+  }
+
+  function start() {
+    localTimes(document);
+    copyButtons();
+    engineOptions();
+    liveTable();
+  }
+
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", start);
+  } else {
+    start();
+  }
+})();

@@ -1,0 +1,222 @@
+"""Helpers of the browser tests: games set up over the API, seats held, moves clicked.
+
+A :class:`Mirror` plays the same game in this process with the engine (same
+seed, same moves), so a test knows the full state and can click through the
+engine's questions exactly the answers of the move it wants, on the board
+picture or on the buttons, as a player would.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+import requests
+from playwright.sync_api import BrowserContext, Page, expect
+
+from engines import ENGINES, Engine
+from engines.base import Engine as BaseEngine
+from server.http.guide import WHICH_MOVE
+from tests.support import BackgroundServer
+
+NAMES = ["Ann", "Bob", "Cleo", "Dan"]
+DESKTOP = {"width": 1280, "height": 900}
+PHONE = {"width": 390, "height": 844}
+#: What an engine identifier looks like in page text (snake_case names, tile ids, seat numbers,
+#: the old guided form's headings).
+IDENTIFIER = re.compile(r"\b[a-z]+_[a-z_]+\b|\bt\d+\b|Choose the|\bseat \d|\bseats? ?\(|\bNone\b")
+
+
+def speaks_its_words(engine: Engine) -> bool:
+    """True once the game's own words (questions) are merged; else the pages use the defaults."""
+    return type(engine).questions is not BaseEngine.questions
+
+
+@dataclass
+class Mirror:
+    """The same game as the server's, played in this process: the full state at each move."""
+
+    engine: Engine
+    players: int
+    seed: int
+    state: dict[str, Any] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.state = self.engine.setup(self.players, self.engine.options({}), self.seed)
+
+    @classmethod
+    def at(cls, engine: Engine, players: int, seed: int, position: dict) -> Mirror:
+        """The game started from ``position`` (as the API's ``position`` field gives it)."""
+        mirror = cls(engine, players, seed)
+        mirror.state = engine.from_position(players, engine.options({}), seed, position)
+        return mirror
+
+    def seat(self) -> int:
+        """The seat to move."""
+        return self.engine.to_move(self.state)[0]
+
+    def legal(self) -> list[dict[str, Any]]:
+        """The legal moves of the seat to move, as listed."""
+        return self.engine.legal_moves(self.state, self.seat())
+
+    def play(self, move: dict[str, Any]) -> None:
+        """Play ``move`` for the seat to move."""
+        self.state = self.engine.apply(self.state, self.seat(), move)
+
+    def random_line(self, rng: random.Random) -> list[dict[str, Any]]:
+        """Random legal moves from here to the end of the game (the mirror stays where it is)."""
+        state, line = self.state, []
+        while self.engine.result(state) is None:
+            seat = self.engine.to_move(state)[0]
+            move = rng.choice(self.engine.legal_moves(state, seat))
+            line.append(move)
+            state = self.engine.apply(state, seat, move)
+        return line
+
+
+def create_game(server: BackgroundServer, engine: str, players: int, seed: int = 7) -> dict:
+    """A game created over the API (seat tokens included)."""
+    if engine not in ENGINES:
+        pytest.skip(f"engine {engine} is not registered")
+    body = {"engine": engine, "players": [{"name": n} for n in NAMES[:players]], "seed": seed}
+    response = requests.post(server.api("/games"), json=body, timeout=10)
+    assert response.status_code == 201, response.text
+    return response.json()
+
+
+def play_by_api(server: BackgroundServer, game: dict, mirror: Mirror, moves: list[dict]) -> None:
+    """Play ``moves`` over the API for whoever is to move, and in the mirror."""
+    for move in moves:
+        token = game["players"][mirror.seat()]["token"]
+        response = requests.post(
+            server.api(f"/games/{game['id']}/moves"),
+            json={"move": move},
+            headers={"Authorization": f"Bearer {token}"},
+            timeout=10,
+        )
+        assert response.status_code == 201, response.text
+        mirror.play(move)
+
+
+def seat_link(server: BackgroundServer, game: dict, seat: int) -> str:
+    """The private browser link of ``seat``."""
+    return f"{server.url}/games/{game['id']}/seat/{game['players'][seat]['token']}"
+
+
+def open_seat(context: BrowserContext, link: str) -> Page:
+    """Follow a seat's private link in ``context``; the token must not stay in the address."""
+    page = context.new_page()
+    page.on("dialog", lambda dialog: pytest.fail(f"a script opened a dialog: {dialog.message}"))
+    page.goto(link)
+    if page.locator("#claim").count():
+        page.click("#claim button")
+    assert link.rsplit("/", 1)[1] not in page.url
+    assert re.search(r"/games/\w+(\?.*)?$", page.url), page.url
+    return page
+
+
+def hold_every_seat(server: BackgroundServer, context: BrowserContext, game: dict) -> Page:
+    """One browser holding every seat of ``game`` (players sharing a device)."""
+    page = None
+    for seat in range(len(game["players"])):
+        if page is not None:
+            page.close()
+        page = open_seat(context, seat_link(server, game, seat))
+    return page
+
+
+def mark_table(page: Page) -> None:
+    """Mark the shown table, so that :func:`wait_for_new_table` sees it replaced."""
+    page.evaluate("document.getElementById('live').dataset.old = '1'")
+
+
+def wait_for_new_table(page: Page) -> None:
+    """Wait until the marked table is replaced (by the script, or by a new page)."""
+    expect(page.locator("#live")).to_have_count(1)
+    expect(page.locator("#live[data-old]")).to_have_count(0)
+
+
+def click_answer(page: Page, key: str, value: str) -> str:
+    """Click the board target or the button answering question ``key`` with ``value``.
+
+    Returns ``"board"`` or ``"button"``: where the answer was found.
+    """
+    found = page.evaluate_handle(
+        """([key, value]) => {
+          const links = [...document.querySelectorAll('#board a[href]'),
+                         ...document.querySelectorAll('#turn .choices a.choice')];
+          return links.find(a => {
+            const entries = [...new URL(a.getAttribute('href'), location.href).searchParams];
+            const last = entries[entries.length - 1];
+            return last && last[0] === 'm.' + key && last[1] === value && a.checkVisibility();
+          }) || null;
+        }""",
+        [key, value],
+    ).as_element()
+    assert found is not None, f"no visible choice {key}={value!r} on {page.url}"
+    where = "board" if found.evaluate("a => !!a.closest('#board')") else "button"
+    mark_table(page)
+    found.click()
+    wait_for_new_table(page)
+    return where
+
+
+def click_move(
+    page: Page, engine: Engine, state: dict, seat: int, move: dict
+) -> list[tuple[str, str]]:
+    """Click ``move`` of ``seat`` through the questions, check the preview, confirm it.
+
+    Returns each answer clicked and where it was (``board`` or ``button``).
+    """
+    questions = {question.key: question for question in engine.questions(state, seat)}
+    notation = engine.format(move)
+    clicked = []
+    for _ in range(25):
+        if page.locator("#confirm").count():
+            expect(page.locator("#preview .sentence")).to_be_visible()
+            assert page.locator("#confirm input[name=notation]").input_value() == notation
+            expect(page.locator(".board-area.previewing")).to_have_count(1)
+            seq = int(page.locator("#live").get_attribute("data-seq"))
+            page.click("#confirm button[type=submit]")
+            expect(page.locator("#live")).to_have_attribute("data-seq", str(seq + 1))
+            return clicked
+        key = page.locator("#question").get_attribute("data-key")
+        if key == WHICH_MOVE:
+            value = notation
+        else:
+            answer = questions[key].answer(move)
+            value = "" if answer is None else str(answer)
+        clicked.append((value, click_answer(page, key, value)))
+    raise AssertionError("the guided form never offered the move to confirm")
+
+
+def show_seat_to_move(page: Page, seat: int) -> None:
+    """In a hot-seat browser, make the page show ``seat`` (a click on "play as" if needed)."""
+    if page.locator("#status").inner_text().startswith(f"Your turn, {NAMES[seat]}:"):
+        return
+    switch = page.locator("#turn .hot-seat a.choice", has_text=f"Play as {NAMES[seat]}")
+    assert switch.count() == 1, page_text(page)
+    mark_table(page)
+    switch.click()
+    wait_for_new_table(page)
+    expect(page.locator("#status")).to_contain_text(f"Your turn, {NAMES[seat]}:")
+
+
+def page_text(page: Page) -> str:
+    """The words the page shows."""
+    return page.evaluate("document.body.innerText")
+
+
+def scrolls_sideways(page: Page) -> bool:
+    """True when the page is wider than the window."""
+    return page.evaluate("document.documentElement.scrollWidth > window.innerWidth + 1")
+
+
+def screenshot(page: Page, folder: Path, name: str) -> None:
+    """Save the whole page under ``folder``."""
+    folder.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(folder / f"{name}.png"), full_page=True)

@@ -1,0 +1,189 @@
+"""Every game at the table in a real browser: played to its end by clicks, on a phone too.
+
+For each engine a game is set up over the API near its end (random legal
+moves, the same in a :class:`~tests.web.table.Mirror`), then one browser
+holding every seat (players sharing a device) plays the last moves by
+clicking on the board picture and the buttons only, through the preview and
+its confirm button, until the game is over. Screenshots of the start, the
+middle and the end of each game at 1280x900 and at 390x844 go to
+``test-output/screenshots/table/<engine>/``; no page scrolls sideways on a
+phone and no page text shows an engine identifier.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, expect
+
+from engines import ENGINES
+from tests.server.test_api import WINNING_LINE
+from tests.support import BackgroundServer
+from tests.web.table import (
+    DESKTOP,
+    IDENTIFIER,
+    PHONE,
+    Mirror,
+    click_move,
+    create_game,
+    hold_every_seat,
+    mark_table,
+    page_text,
+    play_by_api,
+    screenshot,
+    scrolls_sideways,
+    show_seat_to_move,
+    speaks_its_words,
+    wait_for_new_table,
+)
+
+#: Each engine, its players, and how many of the last moves are clicked in the browser.
+GAMES = [
+    ("king-of-siam", 3, 4),
+    ("foreign-king", 2, 4),
+    ("bangkok-klongs", 2, 4),
+]
+
+
+def engine_or_skip(engine_id: str):
+    """The engine, or a skip when it is not registered."""
+    if engine_id not in ENGINES:
+        pytest.skip(f"engine {engine_id} is not registered")
+    return ENGINES[engine_id]
+
+
+@pytest.mark.parametrize(("engine_id", "players", "clicked"), GAMES)
+def test_a_game_is_finished_by_clicks_on_the_board_and_buttons(
+    live_server: BackgroundServer,
+    browser: Browser,
+    engine_id: str,
+    players: int,
+    clicked: int,
+) -> None:
+    engine = engine_or_skip(engine_id)
+    game = create_game(live_server, engine_id, players, seed=11)
+    mirror = Mirror(engine, players, seed=11)
+    line = mirror.random_line(random.Random(11))
+    play_by_api(live_server, game, mirror, line[:-clicked])
+    context = browser.new_context(viewport=PHONE)
+    try:
+        page = hold_every_seat(live_server, context, game)
+        places = []
+        for move in line[-clicked:]:
+            seat = mirror.seat()
+            show_seat_to_move(page, seat)
+            places += click_move(page, engine, mirror.state, seat, move)
+            mirror.play(move)
+        expect(page.locator("#status")).to_contain_text("Game over.")
+        expect(page.locator("#turn.yours")).to_have_count(0)
+        assert engine.result(mirror.state) is not None
+        if speaks_its_words(engine):
+            assert "board" in {where for _, where in places}, "nothing picked on the board"
+    finally:
+        context.close()
+
+
+def test_siam_is_played_from_the_start_to_the_push_off_by_clicks(
+    live_server: BackgroundServer, browser: Browser
+) -> None:
+    engine = ENGINES["siam"]
+    game = create_game(live_server, "siam", 2)
+    mirror = Mirror(engine, 2, seed=7)
+    context = browser.new_context(viewport=PHONE)
+    try:
+        page = hold_every_seat(live_server, context, game)
+        places = []
+        for notation in WINNING_LINE:
+            seat = mirror.seat()
+            expect(page.locator("#status")).to_contain_text(f"Your turn, {['Ann', 'Bob'][seat]}:")
+            move = engine.parse(notation, mirror.state)
+            places += click_move(page, engine, mirror.state, seat, move)
+            mirror.play(move)
+        buttons = {value for value, where in places if where == "button"}
+        assert buttons == {"here"}, "squares, the reserve and facings are on the board"
+        expect(page.locator("#status")).to_contain_text("Game over. Ann wins")
+        expect(page.locator("#moves li")).to_have_count(len(WINNING_LINE))
+        expect(page.locator("#moves li").first).to_contain_text("Ann pushes from b4")
+    finally:
+        context.close()
+
+
+def stages(server: BackgroundServer, engine_id: str, players: int) -> dict[str, dict]:
+    """Three games of ``engine_id``: new, half played and finished (random legal moves)."""
+    engine = engine_or_skip(engine_id)
+    games = {}
+    for stage, share in (("start", 0.0), ("middle", 0.5), ("finished", 1.0)):
+        game = create_game(server, engine_id, players, seed=3)
+        mirror = Mirror(engine, players, seed=3)
+        line = mirror.random_line(random.Random(3))
+        if engine_id == "siam":  # random Siam games last long: the rulebook's line instead
+            line = [engine.parse(n) for n in WINNING_LINE]
+        play_by_api(server, game, mirror, line[: int(len(line) * share)])
+        games[stage] = game
+    return games
+
+
+@pytest.mark.parametrize(
+    ("engine_id", "players"),
+    [("siam", 2), ("king-of-siam", 4), ("foreign-king", 3), ("bangkok-klongs", 3)],
+)
+def test_every_page_of_a_game_fits_a_phone_and_speaks_words(
+    live_server: BackgroundServer,
+    browser: Browser,
+    screenshots: Path,
+    engine_id: str,
+    players: int,
+) -> None:
+    """Start, middle and end, as the player to move (players sharing a device)."""
+    engine = engine_or_skip(engine_id)
+    folder = screenshots / "table" / engine_id
+    problems = []
+    for stage, game in stages(live_server, engine_id, players).items():
+        for size, viewport in (("desktop", DESKTOP), ("phone", PHONE)):
+            context = browser.new_context(viewport=viewport)
+            page = hold_every_seat(live_server, context, game)
+            page.goto(f"{live_server.url}/games/{game['id']}")
+            hot_seat = page.locator("#turn .hot-seat a.choice")
+            if hot_seat.count():
+                mark_table(page)
+                hot_seat.first.click()
+                wait_for_new_table(page)
+            screenshot(page, folder, f"{stage}-{size}")
+            if page.locator('#board a[href*="m."]').count():
+                mark_table(page)
+                page.locator('#board a[href*="m."]').first.click()
+                wait_for_new_table(page)
+                expect(page.locator("#turn .picks, #preview").first).to_be_visible()
+                screenshot(page, folder, f"{stage}-{size}-choosing")
+            if scrolls_sideways(page):
+                problems.append(f"{stage} at {size} scrolls sideways")
+            words = IDENTIFIER.findall(page_text(page))
+            if words and speaks_its_words(engine):
+                problems.append(f"{stage} at {size} shows identifiers: {sorted(set(words))}")
+            context.close()
+    assert not problems
+
+
+def test_the_lobby_new_game_rules_and_error_pages_fit_a_phone(
+    live_server: BackgroundServer, browser: Browser, screenshots: Path
+) -> None:
+    context = browser.new_context(viewport=PHONE)
+    try:
+        page = context.new_page()
+        page.goto(live_server.url)
+        page.fill("#name0", "Ann with a rather long name that goes on")
+        page.fill("#name1", "Bob")
+        page.click("#create-game button[type=submit]")
+        pages = {"created": page.url, "lobby": live_server.url, "error": f"{live_server.url}/nope"}
+        pages |= {f"rules-{engine}": f"{live_server.url}/rules/{engine}" for engine in ENGINES}
+        wide = []
+        for name, url in pages.items():
+            page.goto(url)
+            screenshot(page, screenshots / "pages", f"{name}-phone")
+            if scrolls_sideways(page):
+                wide.append(name)
+        assert not wide, f"these pages scroll sideways at 390 px: {wide}"
+    finally:
+        context.close()
