@@ -227,12 +227,12 @@ class GameService:
         """The seat of a bearer token (``None`` without a token); ``401`` for a wrong token."""
         if token is None:
             return None
-        seat = self._seat_of(game.id, token)
+        seat = self.seat_of(game.id, token)
         if seat is None:
             raise TurnpostError("unauthorized", "This token is not a seat token of this game.")
         return seat
 
-    def _seat_of(self, game_id: str, token: str) -> int | None:
+    def seat_of(self, game_id: str, token: str) -> int | None:
         """The seat of a seat token, or of the signed seat pass of a mail's link; else ``None``."""
         seat = self.store.seat_by_token(game_id, token)
         if seat is None and self.notifier is not None:
@@ -335,7 +335,7 @@ class GameService:
         if not self.store.game_exists(request.game_id):
             raise TurnpostError("not_found", f"No game {request.game_id!r}.")
         token = request.token
-        seat = None if token is None else self._seat_of(request.game_id, token)
+        seat = None if token is None else self.seat_of(request.game_id, token)
         if seat is None:
             raise TurnpostError("unauthorized", "A seat token of this game is needed to move.")
         return seat

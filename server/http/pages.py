@@ -79,6 +79,8 @@ FORM_SEATS = max(engine.max_players for engine in ENGINES.values())
 FOREIGN_SITES = frozenset({"cross-site", "same-site"})
 #: The most seat tokens of one game a browser's cookie is read for.
 MAX_HELD = 8
+#: Between the tokens in the cookie of held seats: in neither a seat token nor a mail's pass.
+HELD_SEPARATOR = "~"
 #: How long the created page keeps showing a new game's links to its creator (seconds).
 CREATED_SECONDS = 24 * 3600
 #: How many new games' links the creator's session keeps at once.
@@ -381,7 +383,7 @@ def health() -> Response:
 def _cookie_tokens(game_id: str) -> list[str]:
     """The seat tokens this browser's cookies hold for a game: the one it plays first."""
     active = request.cookies.get(seat_cookie(game_id))
-    listed = request.cookies.get(seats_cookie(game_id), "").split(".")
+    listed = request.cookies.get(seats_cookie(game_id), "").split(HELD_SEPARATOR)
     tokens = [token for token in [active, *listed] if token]
     return list(dict.fromkeys(tokens))[:MAX_HELD]
 
@@ -390,7 +392,7 @@ def _held_seats(games: GameService, game: Game) -> dict[int, str]:
     """The seats this browser holds in ``game`` (seat -> token); wrong tokens are ignored."""
     held: dict[int, str] = {}
     for token in _cookie_tokens(game.id):
-        seat = games.store.seat_by_token(game.id, token)
+        seat = games.seat_of(game.id, token)
         if seat is not None:
             held.setdefault(seat, token)
     return held
@@ -407,7 +409,7 @@ def _remember_seats(response: Response, game_id: str, tokens: list[str], active:
     }
     response.set_cookie(seat_cookie(game_id), active, **settings)
     held = list(dict.fromkeys([active, *tokens]))[:MAX_HELD]
-    response.set_cookie(seats_cookie(game_id), ".".join(held), **settings)
+    response.set_cookie(seats_cookie(game_id), HELD_SEPARATOR.join(held), **settings)
 
 
 @bp.route("/games/<game_id>/seat/<token>", methods=["GET", "POST"])
@@ -430,7 +432,7 @@ def claim_seat(game_id: str, token: str) -> Response:
     other = [s for s in held if s != seat]
     if request.method == "GET" and seat not in held and (foreign or other):
         current = request.cookies.get(seat_cookie(game_id))
-        playing = games.store.seat_by_token(game_id, current) if current else None
+        playing = games.seat_of(game_id, current) if current else None
         page = render_template(
             "claim.html",
             game=game,

@@ -24,4 +24,4 @@ def test_rules_page_tells_the_goal_a_turn_the_market_days_and_the_end(rules: str
     headings = re.findall(r"<h2>(.*?)</h2>", rules)
     for wanted in ("The goal", "Your turn", "Special boats", "Market days", "Notation"):
         assert wanted in headings
-    assert "<title>Bangkok Klongs: how to play - Turnpost</title>" in rules
+    assert "<title>How to play Bangkok Klongs - Turnpost</title>" in rules

@@ -62,7 +62,8 @@ def test_the_mails_link_lets_that_seat_move_in_a_fresh_browser_and_an_altered_on
     page = new_context().new_page()
     page.goto(local)
     assert page.url == f"{web.url}/games/{game['id']}", "the pass stays in the address bar"
-    page.fill("input[name=notation]", "enter a1 N")
+    page.click("#notation-box summary")
+    page.fill("#notation-form input[name=notation]", "enter a1 N")
     page.locator("form#notation-form button[type=submit]").click()
     page.wait_for_load_state("load")
     assert [m["notation"] for m in games.store.moves(game["id"])] == ["enter a1 N"]

@@ -13,6 +13,7 @@ import pytest
 import requests
 
 from engines import ENGINES
+from server.http.pages import HELD_SEPARATOR
 from tests.support import BackgroundServer
 
 
@@ -81,7 +82,7 @@ def test_everyone_on_one_device_holds_every_seat(live_server: BackgroundServer) 
     response = session.post(f"{created}/hot-seat", data={"csrf_token": csrf}, timeout=10)
     assert response.status_code == 200 and response.url.endswith(f"/games/{game_id}")
     assert "Your turn, Ann:" in response.text and "play as Bob" in response.text
-    assert len(session.cookies.get(f"turnpost_seats_{game_id}").split(".")) == 2
+    assert len(session.cookies.get(f"turnpost_seats_{game_id}").split(HELD_SEPARATOR)) == 2
 
 
 def test_wrong_seat_link_sets_no_cookie(live_server: BackgroundServer) -> None:
