@@ -24,8 +24,10 @@ nor ``--version`` opens the database.
 from __future__ import annotations
 
 import json
+import signal
 import sqlite3
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -295,8 +297,15 @@ def send_webhooks() -> None:
 @click.option("--interval", default=30.0, show_default=True, help="Seconds between rounds.")
 @with_appcontext
 def worker(interval: float) -> None:
-    """Run ``send-mail`` and ``send-webhooks`` forever, every ``--interval`` seconds."""
-    while True:
+    """Run ``send-mail`` and ``send-webhooks`` every ``--interval`` seconds until stopped.
+
+    ``SIGTERM`` or ``SIGINT`` (Ctrl-C) stops it after the round under way, so
+    a mail being sent is recorded and its line printed before it exits 0.
+    """
+    stop = threading.Event()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(signum, lambda *_: stop.set())
+    while not stop.is_set():
         actions, report = run_clock_and_outbox()
         echo_report(report)
         if actions or report.outcomes:
@@ -304,7 +313,8 @@ def worker(interval: float) -> None:
         delivered, refused = deliver_webhooks()
         if delivered or refused:
             click.echo(f"webhooks delivered {delivered}, failed {refused}")
-        time.sleep(interval)
+        stop.wait(interval)
+    click.echo("worker stopped")
 
 
 @main.command("mail-in")

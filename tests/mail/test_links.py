@@ -162,6 +162,7 @@ def test_send_mail_and_worker_use_their_own_base_url_and_mail_domain(
     if command[0] == "worker":
         process.terminate()
     out, err = process.communicate(timeout=30)
+    assert process.returncode == 0, err
     [mail] = sink.messages
     assert mail["Message-ID"].endswith("@mail.example.net>")
     assert mail["Reply-To"].endswith("@mail.example.net")

@@ -18,6 +18,7 @@ import requests
 
 from engines import ENGINES
 from server import create_app
+from server.http.pages import HELD_SEPARATOR
 from server.store.sqlite import Store
 from tests.server.test_api import WINNING_LINE, auth, create_siam, error_code, move_of
 from tests.support import BackgroundServer, start_background
@@ -562,7 +563,7 @@ def test_a_cross_site_seat_link_asks_before_taking_the_seat(server: BackgroundSe
     confirmed = browser.post(f"{base}/{theirs}", data={"csrf_token": csrf}, timeout=10)
     assert confirmed.status_code == 200 and confirmed.url.endswith(f"/games/{game['id']}?as=1")
     assert browser.cookies.get(f"turnpost_seat_{game['id']}") == theirs
-    held = browser.cookies.get(f"turnpost_seats_{game['id']}").split(".")
+    held = browser.cookies.get(f"turnpost_seats_{game['id']}").split(HELD_SEPARATOR)
     assert sorted(held) == sorted([mine, theirs]), "both seats held: players share the device"
 
 

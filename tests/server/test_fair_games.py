@@ -76,7 +76,7 @@ def test_a_chosen_seed_in_a_hidden_information_game_is_shown_everywhere(
     page = client.get(f"/games/{game['id']}").get_data(as_text=True)
     assert WARNING.search(page) and "chose how it was shuffled" in page
     lobby = client.get("/").get_data(as_text=True)
-    row = re.search(rf"{game['id']}</a>(.*?)</td>", lobby, re.S).group(1)
+    row = re.search(rf"{game['id']}</span></a>(.*?)</td>", lobby, re.S).group(1)
     assert "set up by its creator" in row
     turn_mails = mails(client, game["id"])
     assert turn_mails, "a seat with an email is to move"
@@ -112,6 +112,6 @@ def test_the_lobby_form_offers_no_seed_and_ignores_one(client) -> None:
     assert 'name="seed"' not in lobby
     form = {"engine": "bangkok-klongs", "name0": "Ann", "name1": "Bob", "seed": "7"}
     created = client.post("/games", data=form)
-    assert created.status_code == 201
-    game_id = re.search(r"/games/(\w+)/seat/", created.get_data(as_text=True)).group(1)
+    assert created.status_code == 303
+    game_id = re.search(r"/games/(\w+)/", created.headers["Location"]).group(1)
     assert client.get(f"/api/v1/games/{game_id}").get_json()["seeded"] is False

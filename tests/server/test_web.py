@@ -110,4 +110,6 @@ def test_klongs_split_turn_is_told_and_offered_in_the_form(live_server: Backgrou
     )
     words = " ".join(page.text.split())
     assert "Ann has placed a boat and now plays a move card or finishes the turn" in words
-    assert 'data-value="finish"' in page.text and 'data-value="relocate"' in page.text
+    choices = re.findall(r'data-value="([^"]*)">([^<]*)<', page.text)
+    assert ("end", "end the turn") in choices, choices
+    assert any(label.startswith("move the aubergine boat") for _, label in choices), choices
