@@ -28,6 +28,7 @@ import os
 import secrets
 import sqlite3
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from typing import Any
@@ -141,9 +142,27 @@ class Store:
         Also switches the database to WAL. Returns what changed.
         """
         if self.db.conn.execute("PRAGMA journal_mode").fetchone()[0] != "memory":
-            self.db.conn.execute("PRAGMA journal_mode = WAL")
+            self._use_wal()
         with self.write():
             return migrate(self.db)
+
+    def _use_wal(self) -> None:
+        """Switch to WAL, retrying while other processes hold the database.
+
+        The switch needs the whole file: when another process starting at the
+        same moment holds its lock, SQLite answers "database is locked" at
+        once instead of calling the busy handler (it would deadlock), so the
+        retries here stand in for ``busy_timeout``.
+        """
+        deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+        while True:
+            try:
+                self.db.conn.execute("PRAGMA journal_mode = WAL")
+                return
+            except sqlite3.OperationalError as error:
+                if "locked" not in str(error) or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.02)
 
     @contextmanager
     def write(self) -> Iterator[sqlite_utils.Database]:

@@ -13,6 +13,7 @@ phone and no page text shows an engine identifier.
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -20,7 +21,7 @@ from playwright.sync_api import Browser, expect
 
 from engines import ENGINES
 from tests.server.test_api import WINNING_LINE
-from tests.support import BackgroundServer
+from tests.support import BackgroundServer, start_background
 from tests.web.table import (
     DESKTOP,
     IDENTIFIER,
@@ -37,6 +38,19 @@ from tests.web.table import (
     show_seat_to_move,
     wait_for_new_table,
 )
+
+#: The clicks of three whole games in a minute, from one address, go over the limits
+#: a real table never reaches (a 429 page would stop the game half way).
+UNTHROTTLED = {"TURNPOST_RATELIMIT_IP": "99999/minute", "TURNPOST_RATELIMIT_TOKEN": "99999/minute"}
+
+
+@pytest.fixture(scope="module")
+def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BackgroundServer]:
+    """This module's real server, without the rate limits of one address and one token."""
+    server = start_background(str(tmp_path_factory.mktemp("live") / "turnpost.db"), 2, UNTHROTTLED)
+    yield server
+    server.stop()
+
 
 #: Each engine, its players, and the seed of its game and of its random moves.
 GAMES = [

@@ -15,7 +15,7 @@ from flask import render_template
 
 from engines.king_of_siam import KingOfSiamEngine
 from engines.king_of_siam.board import MAPS
-from server.boards import Board, environment, last_touched, render_board
+from server.boards import Board, last_touched, render_board
 from tests.engines.test_king_of_siam_words import NAMES, random_states
 
 ENGINE = KingOfSiamEngine()
@@ -264,10 +264,3 @@ def test_a_card_played_in_steps_is_on_the_table_until_it_is_done() -> None:
     assert ">playing</text>" in svg and svg.count('r="9" fill="#1864ab"') == 2
     assert 'class="kos-card chosen"' in render_board("html", game)
     assert "Alfred is playing 2 vs 1" in render_board("txt", game).replace(NAMES[seat], "Alfred")
-
-
-@pytest.mark.parametrize("kind", ["svg", "html", "txt"])
-def test_boards_render_for_callers_that_give_only_the_game(kind: str) -> None:
-    game = game_of(ENGINE.setup(4, {}, 2), 1)
-    alone = environment().get_template(f"boards/{ENGINE.id}.{kind}").render(game=game)
-    assert NAMES[3] in alone and "<a " not in alone
