@@ -37,6 +37,7 @@ from typing import Any
 
 from engines.words import join
 from server.errors import TurnpostError
+from server.games.clock import utcnow
 from server.games.game import Game
 from server.games.service import GameService, MoveRequest
 from server.mail.addresses import parse_reply_address, plain_message_id
@@ -49,6 +50,8 @@ AUTOMATIC_PRECEDENCE = {"bulk", "junk", "list", "auto_reply"}
 SUBJECT_MOVE = re.compile(r"\bmove:\s*(?P<move>.+)$", re.IGNORECASE)
 ADDRESS_HEADERS = ("Delivered-To", "X-Original-To", "To", "Cc")
 PLAIN_TEXT_PLEASE = "please reply in plain text with your move on the first line"
+#: The outcome of a mail delivered again (same Message-ID) after it was handled.
+DUPLICATE = "this message was already handled"
 
 log = logging.getLogger(__name__)
 
@@ -94,8 +97,6 @@ def receive(
         return Outcome("dropped", "no valid Turnpost reply address (unknown or revoked key)")
     game_id, seat = target
     message_id = headers.message_id
-    if message_id and games.store.outbox_replies_to(message_id, game_id, seat):
-        return Outcome("duplicate", "this message was already handled", game_id, seat)
     if len(raw) > MAX_MESSAGE_BYTES:
         problem, notation = (
             f"your mail is larger than {MAX_MESSAGE_BYTES // 1024} KiB, so Turnpost did not"
@@ -108,8 +109,13 @@ def receive(
         return _reject(games, game_id, seat, message_id, "", problem)
     command = parse_command(notation)
     if command is not None:
+        if not _first_delivery(games, message_id, game_id, seat):
+            return Outcome("duplicate", DUPLICATE, game_id, seat)
         answered = run_command(games, game_id, seat, message_id, command)
         return Outcome("command", command.name, game_id, seat, answered=answered)
+    key = _idempotency_key(message_id)
+    if key and games.store.idempotent_response(game_id, seat, key):
+        return Outcome("duplicate", DUPLICATE, game_id, seat)
     try:
         answer = games.submit(
             MoveRequest(
@@ -117,7 +123,7 @@ def receive(
                 seat=seat,
                 notation=notation,
                 expected_seq=expected_seq(games, game_id, headers.in_reply_to),
-                idempotency_key=_idempotency_key(message_id),
+                idempotency_key=key,
                 mail_message_id=message_id or "",
             )
         )
@@ -309,6 +315,8 @@ def _reject(
     A reply carrying the seat's key counts as the player acting (see :mod:`server.mail.gate`).
     Text that is not notation is answered with the mail commands too.
     """
+    if not _first_delivery(games, message_id, game_id, seat):
+        return Outcome("duplicate", DUPLICATE, game_id, seat)
     with games.store.write():
         game = games.load(game_id)
         reason = problem if isinstance(problem, str) else refusal_words(problem, game, seat)
@@ -319,6 +327,19 @@ def _reject(
             games.store, game, seat, message_id, notation, reason, commands=unknown
         )
     return Outcome("rejected", reason, game_id, seat, answered=answered)
+
+
+def _first_delivery(games: GameService, message_id: str | None, game_id: str, seat: int) -> bool:
+    """Claim a mail by reply as handled (by its Message-ID); ``False`` if it was before.
+
+    Commands and refusals are claimed before they run, so a mail delivered
+    twice never runs its command twice (a move is known by its idempotency
+    key, kept with the move). A mail without a Message-ID cannot be told apart.
+    """
+    if not message_id:
+        return True
+    with games.store.write():
+        return games.store.claim_inbound(message_id, game_id, seat, utcnow())
 
 
 def refusal_words(error: TurnpostError, game: Game, seat: int) -> str:

@@ -15,9 +15,9 @@ never changed.
     >>> import sqlite_utils
     >>> db = sqlite_utils.Database(memory=True)
     >>> migrate(db)
-    SchemaChange(before=0, after=8, created=True)
+    SchemaChange(before=0, after=9, created=True)
     >>> migrate(db)
-    SchemaChange(before=8, after=8, created=False)
+    SchemaChange(before=9, after=9, created=False)
 """
 
 from __future__ import annotations
@@ -269,3 +269,23 @@ def m008_api_webhooks(db: Database) -> None:
         if_not_exists=True,
     )
     db["webhook_deliveries"].create_index(["delivered_at", "next_attempt_at"], if_not_exists=True)
+
+
+@migrations()
+def m009_inbound_mail(db: Database) -> None:
+    """The mails by reply already handled, so that one delivered twice runs once.
+
+    Mail commands and refused mails were told apart by the answer they got in
+    the outbox; an answer the mail gate withheld left no trace. Those answers
+    are carried over.
+    """
+    db["inbound"].create(
+        {"message_id": str, "game_id": str, "seat": int, "handled_at": str},
+        pk=("message_id", "game_id", "seat"),
+        not_null={"handled_at"},
+        if_not_exists=True,
+    )
+    db.execute(
+        "INSERT OR IGNORE INTO inbound SELECT in_reply_to, game_id, seat, created_at FROM outbox"
+        " WHERE in_reply_to IS NOT NULL AND kind IN ('answer', 'rejected')"
+    )

@@ -14,10 +14,10 @@ database file's mode).
 
     >>> store = Store.open(":memory:")
     >>> store.init()
-    SchemaChange(before=0, after=8, created=True)
-    >>> sorted(store.db.table_names())
-    ['_sqlite_migrations', 'games', 'idempotency', 'mail_suppressions', 'moves', 'outbox', \
-'seats', 'webhook_deliveries', 'webhooks']
+    SchemaChange(before=0, after=9, created=True)
+    >>> print(" ".join(sorted(store.db.table_names())))  # doctest: +NORMALIZE_WHITESPACE
+    _sqlite_migrations games idempotency inbound mail_suppressions moves outbox seats
+    webhook_deliveries webhooks
 """
 
 from __future__ import annotations
@@ -101,7 +101,7 @@ class Store:
     - idempotency keys: :meth:`idempotent_response`, :meth:`record_response`*;
     - mail: :meth:`mail_generation`, :meth:`revoke_mail_key`,
       :meth:`queue_mail`*, :meth:`outbox_by_message_id`,
-      :meth:`outbox_replies_to`, :meth:`outbox_count`, :meth:`unsent_mail`,
+      :meth:`claim_inbound`*, :meth:`outbox_count`, :meth:`unsent_mail`,
       :meth:`claim_due_mail`,
       :meth:`give_message_id`, :meth:`mail_sent`, :meth:`mail_superseded`,
       :meth:`mail_failed`, :meth:`forget_mail_bodies`,
@@ -429,13 +429,20 @@ class Store:
         """The outbox row sent with ``message_id``, or ``None``."""
         return self._one("SELECT * FROM outbox WHERE message_id = ?", [message_id])
 
-    def outbox_replies_to(self, message_id: str, game_id: str, seat: int) -> int:
-        """How many outbox rows to ``seat`` of ``game_id`` answer ``message_id``."""
-        row = self._one(
-            "SELECT count(*) AS n FROM outbox WHERE in_reply_to = ? AND game_id = ? AND seat = ?",
-            [message_id, game_id, seat],
+    def claim_inbound(self, message_id: str, game_id: str, seat: int, now: str) -> bool:
+        """Record a mail by reply to ``seat`` as handled; ``False`` if it already was.
+
+        >>> store = Store.open(":memory:")
+        >>> _ = store.init()
+        >>> [store.claim_inbound("<m@x>", "g1", 0, "2026-01-01T00:00:00Z") for _ in range(2)]
+        [True, False]
+        """
+        cursor = self.db.execute(
+            "INSERT OR IGNORE INTO inbound (message_id, game_id, seat, handled_at)"
+            " VALUES (?, ?, ?, ?)",
+            [message_id, game_id, seat, now],
         )
-        return row["n"]
+        return cursor.rowcount == 1
 
     def outbox_count(
         self, since: str | None = None, at_most: int | None = None, **where: Any

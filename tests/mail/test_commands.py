@@ -89,3 +89,19 @@ def test_answers_to_one_seat_are_limited(games: GameService, mailbox: Mailbox, t
     allowed, _ = rate(games.notifier.settings.answers_seat)
     outcomes = [receive(reply_to(turn, "help"), games, games.notifier.settings) for _ in range(12)]
     assert [o.answered for o in outcomes] == [True] * allowed + [False] * (12 - allowed)
+
+
+def test_a_command_delivered_twice_runs_once_even_when_its_answer_was_withheld(
+    games: GameService, mailbox: Mailbox, turn
+) -> None:
+    settings = games.notifier.settings
+    count, _ = rate(settings.answers_seat)
+    for _ in range(count):  # the seat's answers for the hour, used up
+        assert receive(reply_to(turn, "board"), games, settings).answered
+    before = parse_time(game_of(games).row["deadline"])
+    vacation = reply_to(turn, "vacation 7")
+    first = receive(vacation, games, settings)
+    assert first.status == "command" and not first.answered, "the answer is over the limit"
+    assert receive(vacation, games, settings).status == "duplicate"
+    assert (parse_time(game_of(games).row["deadline"]) - before).days == 7
+    assert game_of(games).seats[0]["vacation_days_used"] == 7

@@ -23,7 +23,7 @@ from server.cli import main
 from server.games.service import GameService, MoveRequest
 from server.mail.outbox import Notifier
 from server.mail.settings import MailSettings
-from server.store.migrations import migrate
+from server.store.migrations import migrate, migrations
 from server.store.sqlite import Store, dumps
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -209,3 +209,33 @@ def test_processes_starting_at_once_apply_each_migration_once(tmp_path: Path) ->
     conn = sqlite3.connect(path)
     assert conn.execute("SELECT count(*) FROM _sqlite_migrations").fetchone()[0] == LATEST
     conn.close()
+
+
+def test_m009_carries_over_the_mails_by_reply_already_answered() -> None:
+    db = sqlite_utils.Database(memory=True)
+    migrations.apply(db, stop_before="m009_inbound_mail")
+    db["games"].insert(
+        {
+            "id": "g1",
+            "engine": "siam",
+            "options": "{}",
+            "seed": 1,
+            "status": "active",
+            "seq": 0,
+            "state": "{}",
+            "to_move": "[0]",
+        }
+    )
+    for kind, in_reply_to in (("answer", "<a@x>"), ("rejected", "<r@x>"), ("turn", "<t@x>")):
+        db["outbox"].insert(
+            {
+                "game_id": "g1",
+                "seat": 0,
+                "kind": kind,
+                "to_addr": "ann@x",
+                "in_reply_to": in_reply_to,
+                "created_at": "2026-01-01T00:00:00Z",
+            }
+        )
+    migrate(db)
+    assert sorted(row["message_id"] for row in db["inbound"].rows) == ["<a@x>", "<r@x>"]
