@@ -140,13 +140,16 @@ IF_NONE_MATCH_HEADER = {
     "schema": {"type": "string"},
     "description": "The ETag of the copy the client holds: 304 Not Modified if it is current.",
 }
+#: The most digits of a ``Last-Event-ID``: every such number is a possible move number.
+LAST_EVENT_ID_DIGITS = len(str(MAX_SEED)) - 1
 LAST_EVENT_ID_HEADER = {
     "in": "header",
     "name": "Last-Event-ID",
     "required": False,
-    "schema": {"type": "string", "pattern": "^[0-9]*$"},
+    "schema": {"type": "string", "pattern": f"^[0-9]{{0,{LAST_EVENT_ID_DIGITS}}}$"},
     "description": "Resume after this move number (what browsers send when they reconnect);"
-    " wins over ?last_event_id; empty means none. Anything else is 400 bad_request.",
+    f" wins over ?last_event_id; empty means none. Anything else (letters, more than"
+    f" {LAST_EVENT_ID_DIGITS} digits) is 400 bad_request.",
 }
 RETRY_AFTER = {
     "Retry-After": {
@@ -554,15 +557,16 @@ def last_event_id(query: dict[str, Any]) -> int:
 
     The header wins: a browser reconnecting repeats the URL it was given and
     sends the id of the last event it saw. A header that is not an event id
-    (ASCII digits up to the largest seq) is ``400 bad_request``.
+    (ASCII digits, at most :data:`LAST_EVENT_ID_DIGITS`) is ``400 bad_request``.
     """
     header = request.headers.get("Last-Event-ID", "").strip()
     if not header:
         return query.get("last_event_id", 0)
-    if not (header.isascii() and header.isdigit() and int(header) <= MAX_SEED):
+    if not (header.isascii() and header.isdigit() and len(header) <= LAST_EVENT_ID_DIGITS):
         raise TurnpostError(
             "bad_request",
-            "Last-Event-ID must be the id of an event: a move number (0 or more).",
+            f"Last-Event-ID must be the id of an event: a move number (0 or more,"
+            f" at most {LAST_EVENT_ID_DIGITS} digits).",
             {"Last-Event-ID": [header[:40]]},
         )
     return int(header)
