@@ -26,9 +26,7 @@ The game table
     same table alone: the page's script (``static/turnpost.js``) fetches it
     when the game's event stream tells of a move, and swaps it in.
 
-Every mail ends with a signed link ``/mail/unsubscribe/<token>``: a GET asks
-for confirmation, a POST stops all mail to that address (RFC 8058 one-click,
-so mail clients post it without a CSRF token; the signature is the proof).
+The links at the foot of every mail are in :mod:`server.http.mail_stop`.
 """
 
 from __future__ import annotations
@@ -42,7 +40,6 @@ from typing import Any
 from flask import (
     Blueprint,
     Response,
-    current_app,
     g,
     make_response,
     redirect,
@@ -58,7 +55,7 @@ from marshmallow import ValidationError
 from engines import ENGINES, Engine
 from engines.words import plural
 from schemas.api import GameCreateSchema
-from server.app import csrf, current_service, current_store
+from server.app import current_service, current_store
 from server.boards import PLAYER_COLORS, Board, board_context, last_touched
 from server.errors import TurnpostError
 from server.games.clock import parse_time, utcnow
@@ -67,7 +64,6 @@ from server.games.service import GameService, MoveRequest
 from server.http.cooperative import offload
 from server.http.guide import NO_ANSWER, Guide, Picks, build_guide, pick_params, read_picks
 from server.http.pages_words import moment_words, refusal_words, waiting_words
-from server.mail.addresses import unsubscribed
 from server.resources import static_dir
 
 bp = Blueprint("web", __name__, static_folder=str(static_dir()), static_url_path="/assets")
@@ -346,31 +342,6 @@ def rules_page(engine_id: str) -> str:
         return render_template(f"rules/{engine.id}.html", engine=engine)
     except TemplateNotFound:
         return render_template("rules_missing.html", engine=engine)
-
-
-# -- never mail me again ----------------------------------------------------
-@bp.route("/mail/unsubscribe/<token>")
-def unsubscribe_page(token: str) -> Response:
-    """Ask whether to stop all mail to the address the link was signed for."""
-    return _unsubscribe_response(token, done=False)
-
-
-@bp.route("/mail/unsubscribe/<token>", methods=["POST"])
-@csrf.exempt
-def unsubscribe(token: str) -> Response:
-    """Stop all mail to the address the link was signed for (one click, RFC 8058)."""
-    return _unsubscribe_response(token, done=True)
-
-
-def _unsubscribe_response(token: str, done: bool) -> Response:
-    address = unsubscribed(current_app.extensions["turnpost"].notifier.settings, token)
-    if address is None:
-        raise TurnpostError("not_found", "This link is not valid; copy it whole from the mail.")
-    if done:
-        current_store().suppress_mail(address, utcnow())
-    response = make_response(render_template("unsubscribe.html", address=address, done=done))
-    response.headers["Cache-Control"] = "no-store"
-    return response
 
 
 @bp.route("/healthz")
