@@ -927,6 +927,20 @@ FACTION_RULE = {
     "nakhon-si-thammarat": "malay",
 }
 
+#: The rulebook's tie example: the Lao rule with three provinces, the Rama hold two.
+LAO_TIE = {
+    "korat": "lao",
+    "kedah": "rama",
+    "sukhothai": "lao",
+    "chiang-mai": "rama",
+    "luang-prabang": "lao",
+    "ayutthaya": "malay",
+    "chanthaburi": "british",
+    "nakhon-si-thammarat": "british",
+}
+#: The same with the Rama gaining a third province last: a tie on provinces.
+PROVINCE_TIE = {**LAO_TIE, "nakhon-si-thammarat": "rama"}
+
 
 def test_the_faction_controlling_the_most_provinces_reigns() -> None:
     result = ENGINE.result(finished(3, FACTION_RULE, [(1, 5, 5), (2, 0, 0), (0, 1, 1)]))
@@ -938,35 +952,15 @@ def test_the_faction_controlling_the_most_provinces_reigns() -> None:
 
 def test_tie_on_provinces_example_rama_gained_control_last_and_reigns() -> None:
     # Lao and Rama both hold three provinces; Rama took the last one.
-    control = {
-        "korat": "lao",
-        "kedah": "rama",
-        "sukhothai": "lao",
-        "chiang-mai": "rama",
-        "luang-prabang": "lao",
-        "ayutthaya": "malay",
-        "chanthaburi": "british",
-        "nakhon-si-thammarat": "rama",
-    }
-    result = ENGINE.result(finished(3, control, [(1, 0, 0), (0, 3, 0), (0, 0, 0)]))
+    result = ENGINE.result(finished(3, PROVINCE_TIE, [(1, 0, 0), (0, 3, 0), (0, 0, 0)]))
     assert result["ruling"] == "rama"
     assert result["faction_ranking"] == ["rama", "lao", "malay"]
     assert result["winners"] == [0]
 
 
 def test_lao_tie_example_alfred_wins_with_more_followers_of_second_ranked_rama() -> None:
-    control = {
-        "korat": "lao",
-        "kedah": "rama",
-        "sukhothai": "lao",
-        "chiang-mai": "rama",
-        "luang-prabang": "lao",
-        "ayutthaya": "malay",
-        "chanthaburi": "british",
-        "nakhon-si-thammarat": "british",
-    }
     held = [(2, 4, 0), (1, 4, 3), (0, 1, 5)]
-    result = ENGINE.result(finished(3, control, held))
+    result = ENGINE.result(finished(3, LAO_TIE, held))
     assert result["ruling"] == "lao" and result["faction_ranking"][1] == "rama"
     assert result["winners"] == [0]
 

@@ -20,6 +20,8 @@ from tests.engines.test_king_of_siam_rules import (
     BOARD,
     COLONY,
     FACTION_RULE,
+    LAO_TIE,
+    PROVINCE_TIE,
     PROVINCES,
     finished,
     make,
@@ -202,17 +204,7 @@ def test_four_player_rama_example_benjamin_wins_and_bertha_with_him() -> None:
 
 
 def test_lao_tie_example_alfred_wins_with_more_rama_followers() -> None:
-    control = {
-        "korat": "lao",
-        "kedah": "rama",
-        "sukhothai": "lao",
-        "chiang-mai": "rama",
-        "luang-prabang": "lao",
-        "ayutthaya": "malay",
-        "chanthaburi": "british",
-        "nakhon-si-thammarat": "british",
-    }
-    state = finished(3, control, [(2, 4, 0), (1, 4, 3), (0, 1, 5)])
+    state = finished(3, LAO_TIE, [(2, 4, 0), (1, 4, 3), (0, 1, 5)])
     assert result_of(state) == (
         "Alfred wins: the Lao rule Siam with 3 provinces; Alfred and Benjamin tie with "
         "4 Lao followers, and Alfred has more Rama followers."
@@ -220,17 +212,7 @@ def test_lao_tie_example_alfred_wins_with_more_rama_followers() -> None:
 
 
 def test_tie_on_provinces_example_the_faction_that_gained_control_last_rules() -> None:
-    control = {
-        "korat": "lao",
-        "kedah": "rama",
-        "sukhothai": "lao",
-        "chiang-mai": "rama",
-        "luang-prabang": "lao",
-        "ayutthaya": "malay",
-        "chanthaburi": "british",
-        "nakhon-si-thammarat": "rama",
-    }
-    state = finished(3, control, [(1, 0, 0), (0, 3, 0), (0, 0, 0)])
+    state = finished(3, PROVINCE_TIE, [(1, 0, 0), (0, 3, 0), (0, 0, 0)])
     assert result_of(state) == (
         "Alfred wins: the Rama rule Siam with 3 provinces (as many as the Lao, but the Rama "
         "gained control of a province last), and Alfred has the most Rama followers (1)."
