@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+import socket
 import threading
 from collections.abc import Iterator
 from datetime import timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from ipaddress import ip_address
 from typing import Any
 from unittest import mock
 
@@ -292,3 +294,48 @@ def test_the_send_webhooks_command_delivers(allowed_app, receiver, db_path) -> N
     assert result.exit_code == 0, result.output
     assert "webhooks delivered 1, failed 0" in result.output
     assert [event["notation"] for event in receiver.events()] == ["enter a1 N"]
+
+
+#: IPv6 addresses that carry a refused IPv4 address, or deprecated forms (issue 20).
+EMBEDDED_IPV4 = [
+    "64:ff9b::127.0.0.1",  # NAT64, well-known prefix
+    "64:ff9b:1::10.0.0.1",  # NAT64, local-use prefix
+    "2002:7f00:1::1",  # 6to4 of 127.0.0.1
+    "2001:0:4136:e378:8000:63bf:3fff:fdd2",  # Teredo: client 192.0.2.45
+    "::127.0.0.1",  # IPv4-compatible (deprecated)
+    "::ffff:0:127.0.0.1",  # SIIT IPv4-translated (deprecated)
+    "fec0::1",  # site-local (deprecated)
+]
+
+
+@pytest.mark.parametrize("address", EMBEDDED_IPV4)
+def test_ipv6_carrying_a_refused_ipv4_is_refused_at_registration(client, address) -> None:
+    game = new_game(client)
+    answer = register(client, game, f"http://[{address}]:8080/hook")
+    assert answer.status_code == 422, address
+    assert "does not post webhooks to" in answer.get_json()["error"]["message"]
+
+
+@pytest.mark.parametrize("address", EMBEDDED_IPV4)
+def test_a_name_resolving_to_ipv6_carrying_a_refused_ipv4_gets_nothing(db_path, address) -> None:
+    strict = create_app({"TURNPOST_DB": db_path, "TESTING": True})
+    client = strict.test_client()
+    game = new_game(client)
+    assert register(client, game, "http://hooks.example.org/in").status_code == 201
+    play(client, game, 0, "enter a1 N")
+    answer = [(socket.AF_INET6, socket.SOCK_STREAM, 6, "", (address, 80, 0, 0))]
+    with (
+        mock.patch("socket.getaddrinfo", return_value=answer),
+        mock.patch("socket.socket.connect", side_effect=OSError("the test connects nowhere")),
+    ):
+        assert deliver(strict) == (0, 1)
+    row = Store.open(db_path).webhook_deliveries(game["id"])[0]
+    assert row["last_error"].startswith("refused") and row["next_attempt_at"] is None
+
+
+@pytest.mark.parametrize(
+    ("address", "allowed"),
+    [("64:ff9b::93.184.216.34", True), ("2002:5db8:d822::1", True), ("::ffff:8.8.8.8", True)],
+)
+def test_ipv6_carrying_a_public_ipv4_is_allowed(address, allowed) -> None:
+    assert Destinations().address_allowed(ip_address(address)) is allowed
