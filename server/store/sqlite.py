@@ -42,6 +42,8 @@ _WRITER_LOCKS: dict[str, threading.Lock] = {}
 
 #: Owner read and write only: the database holds hands, seeds and emails.
 DB_FILE_MODE = 0o600
+#: SQLite's largest integer: a larger id names no row (and would not bind).
+MAX_INTEGER = 2**63 - 1
 
 
 def hash_secret(secret: str) -> str:
@@ -580,6 +582,8 @@ class Store:
 
     def remove_webhook(self, game_id: str, webhook_id: int, now: str) -> bool:
         """Stop a webhook of ``game_id`` (its pending deliveries are dropped); whether it was."""
+        if not 0 <= webhook_id <= MAX_INTEGER:
+            return False
         with self.write():
             return bool(
                 self.db.execute(

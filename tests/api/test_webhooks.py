@@ -13,6 +13,7 @@ from typing import Any
 from unittest import mock
 
 import pytest
+import requests
 from click.testing import CliRunner
 
 from server import create_app
@@ -269,6 +270,19 @@ def test_only_the_admin_token_manages_webhooks(client) -> None:
     assert client.delete(f"{path}/{made[0]['id']}", headers=admin).status_code == 204
     assert client.delete(f"{path}/{made[0]['id']}", headers=admin).status_code == 404
     assert len(client.get(path, headers=admin).get_json()) == 4
+
+
+def test_a_webhook_id_past_sqlites_integers_is_not_found_on_a_real_server(live_server) -> None:
+    """Issue 20: ``DELETE .../webhooks/99999999999999999999999`` answered 500 (OverflowError)."""
+    players = [{"name": "Ann"}, {"name": "Bob"}]
+    game = requests.post(live_server.api("/games"), json={"engine": "siam", "players": players})
+    path = live_server.api(f"/games/{game.json()['id']}/webhooks")
+    admin = bearer(game.json()["admin_token"])
+    for wild in ("99999999999999999999999", str(2**63), str(2**63 - 1), "0", "-1", "1.5", "x"):
+        answer = requests.delete(f"{path}/{wild}", headers=admin, timeout=10)
+        assert answer.status_code == 404, wild
+        assert answer.json()["error"]["code"] == "not_found"
+    assert requests.get(path, headers=admin, timeout=10).json() == []
 
 
 def test_a_removed_webhook_gets_nothing_more(allowed_app, receiver) -> None:
