@@ -83,11 +83,15 @@ def register(client: Any, game: dict[str, Any], url: str) -> Any:
 
 
 def deliver(app: Any, now: str | None = None) -> tuple[int, int]:
-    """Run one delivery round of ``app``'s outbox, as the worker does."""
+    """Run delivery rounds of ``app``'s outbox until none is due at ``now``, as
+    ``send-webhooks`` does; ``(delivered, failed)`` in all."""
+    delivered = failed = 0
     with app.app_context():
         store = app.extensions["turnpost"].store()
         policy = Destinations.from_settings("", app.config.get("TURNPOST_WEBHOOK_NETWORKS", ""))
-        return deliver_due(store, app.config["SECRET_KEY"], policy, now)
+        while sum(outcome := deliver_due(store, app.config["SECRET_KEY"], policy, now)):
+            delivered, failed = delivered + outcome[0], failed + outcome[1]
+    return delivered, failed
 
 
 def play(client: Any, game: dict[str, Any], seat: int, notation: str) -> None:
@@ -126,8 +130,10 @@ def test_each_move_and_the_end_reach_the_receiver_signed(allowed_app, receiver) 
         assert request["path"] == "/hook?game=1"
         assert headers["Content-Type"] == "application/json"
         assert headers["Host"] == receiver.url.split("/")[2]
-        assert verify(secret, request["body"], headers["Turnpost-Signature"])
-        assert not verify("whsec_other", request["body"], headers["Turnpost-Signature"])
+        delivery, signature = headers["Turnpost-Delivery"], headers["Turnpost-Signature"]
+        assert verify(secret, delivery, request["body"], signature)
+        assert not verify("whsec_other", delivery, request["body"], signature)
+        assert not verify(secret, str(int(delivery) + 1), request["body"], signature)
     assert deliver(allowed_app) == (0, 0), "each event is delivered once"
 
 
