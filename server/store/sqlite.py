@@ -598,16 +598,16 @@ class Store:
     ) -> None:
         """Queue ``body`` for every webhook of ``game_id`` (call inside :meth:`write`).
 
-        A webhook keeps at most ``max_pending`` deliveries pending (not yet
-        delivered nor failed for good): past that, its oldest pending ``move``
-        deliveries are deleted, and the new one records the seqs they spanned
-        (with the gaps they recorded) in ``missed_from_seq`` and ``missed_to_seq``.
+        A webhook that already has ``max_pending`` deliveries pending (neither
+        delivered nor failed for good) loses its pending ``move`` deliveries,
+        and the new one records the seqs they spanned (with the gaps they
+        recorded) in ``missed_from_seq`` and ``missed_to_seq``.
         """
         hooks = self._all(
             "SELECT id FROM webhooks WHERE game_id = ? AND removed_at IS NULL", [game_id]
         )
         for hook in hooks:
-            missed_from, missed_to = self._drop_backlog(hook["id"], max_pending - 1)
+            missed_from, missed_to = self._drop_backlog(hook["id"], max_pending)
             self._insert(
                 "webhook_deliveries",
                 {
@@ -622,28 +622,24 @@ class Store:
                 },
             )
 
-    def _drop_backlog(self, webhook_id: int, keep: int) -> tuple[int | None, int | None]:
-        """Delete a webhook's oldest pending ``move`` deliveries past ``keep`` pending.
+    def _drop_backlog(self, webhook_id: int, max_pending: int) -> tuple[int | None, int | None]:
+        """Delete a webhook's pending ``move`` deliveries if it has ``max_pending`` pending.
 
         Returns the lowest and highest seq they spanned, ``(None, None)`` if none went.
         """
         pending = "webhook_id = ? AND delivered_at IS NULL AND next_attempt_at IS NOT NULL"
-        dropped = self._all(
-            f"SELECT id, seq, missed_from_seq, missed_to_seq FROM webhook_deliveries"
-            f" WHERE {pending} AND event = 'move' ORDER BY id"
-            f" LIMIT max(0, (SELECT count(*) FROM webhook_deliveries WHERE {pending}) - ?)",
-            [webhook_id, webhook_id, keep],
+        count = self._one(
+            f"SELECT count(*) AS n FROM webhook_deliveries WHERE {pending}", [webhook_id]
         )
-        if not dropped:
+        if count is None or count["n"] < max_pending:
             return None, None
-        ids = [row["id"] for row in dropped]
-        marks = ", ".join("?" for _ in ids)
-        self.db.execute(f"DELETE FROM webhook_deliveries WHERE id IN ({marks})", ids)
-        seqs = [row["seq"] for row in dropped] + [
-            row[end] for row in dropped for end in ("missed_from_seq", "missed_to_seq")
-        ]
-        spanned = [seq for seq in seqs if seq is not None]
-        return min(spanned), max(spanned)
+        dropped = self._all(
+            f"DELETE FROM webhook_deliveries WHERE {pending} AND event = 'move'"
+            " RETURNING seq, missed_from_seq, missed_to_seq",
+            [webhook_id],
+        )
+        seqs = [row[name] for row in dropped for name in row if row[name] is not None]
+        return (min(seqs), max(seqs)) if seqs else (None, None)
 
     def claim_due_webhooks(
         self, now: str, lease_end: str, limit: int, per_webhook: int

@@ -2,14 +2,9 @@
 
 from __future__ import annotations
 
-import json
 import socket
-import threading
-from collections.abc import Iterator
 from datetime import timedelta
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from ipaddress import ip_address
-from typing import Any
 from unittest import mock
 
 import pytest
@@ -20,88 +15,10 @@ from server import create_app
 from server.cli import main
 from server.games.clock import format_time, parse_time, utcnow
 from server.store.sqlite import Store
-from server.webhooks.delivery import MAX_ATTEMPTS, deliver_due, verify
+from server.webhooks.delivery import MAX_ATTEMPTS, verify
 from server.webhooks.destinations import Destinations, Refused
-from tests.api.conftest import bearer, new_game, seat_header
-
-LOOPBACK = "127.0.0.1/32"
-
-
-class Receiver:
-    """A local HTTP server that records each request and answers the next queued status."""
-
-    def __init__(self) -> None:
-        self.requests: list[dict[str, Any]] = []
-        self.statuses: list[int] = []
-        receiver = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:  # noqa: N802 (http.server's name)
-                body = self.rfile.read(int(self.headers["Content-Length"]))
-                receiver.requests.append(
-                    {"path": self.path, "headers": dict(self.headers), "body": body}
-                )
-                self.send_response(receiver.statuses.pop(0) if receiver.statuses else 200)
-                self.send_header("Content-Length", "0")
-                self.end_headers()
-
-            def log_message(self, *args: Any) -> None:
-                return
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_port}/hook?game=1"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def events(self) -> list[dict[str, Any]]:
-        """The JSON bodies received, in order."""
-        return [json.loads(request["body"]) for request in self.requests]
-
-
-@pytest.fixture
-def receiver() -> Iterator[Receiver]:
-    """A running local receiver."""
-    running = Receiver()
-    yield running
-    running.server.shutdown()
-
-
-@pytest.fixture
-def allowed_app(db_path: str):
-    """An app whose operator allows webhooks to loopback (the local receiver)."""
-    return create_app(
-        {"TURNPOST_DB": db_path, "TESTING": True, "TURNPOST_WEBHOOK_NETWORKS": LOOPBACK}
-    )
-
-
-def register(client: Any, game: dict[str, Any], url: str) -> Any:
-    """POST a webhook with the game's admin token."""
-    return client.post(
-        f"/api/v1/games/{game['id']}/webhooks",
-        json={"url": url},
-        headers=bearer(game["admin_token"]),
-    )
-
-
-def deliver(app: Any, now: str | None = None) -> tuple[int, int]:
-    """Run delivery rounds of ``app``'s outbox until none is due at ``now``, as
-    ``send-webhooks`` does; ``(delivered, failed)`` in all."""
-    delivered = failed = 0
-    with app.app_context():
-        store = app.extensions["turnpost"].store()
-        policy = Destinations.from_settings("", app.config.get("TURNPOST_WEBHOOK_NETWORKS", ""))
-        while sum(outcome := deliver_due(store, app.config["SECRET_KEY"], policy, now)):
-            delivered, failed = delivered + outcome[0], failed + outcome[1]
-    return delivered, failed
-
-
-def play(client: Any, game: dict[str, Any], seat: int, notation: str) -> None:
-    """Play a move that must be accepted."""
-    answer = client.post(
-        f"/api/v1/games/{game['id']}/moves",
-        json={"notation": notation},
-        headers=seat_header(game, seat),
-    )
-    assert answer.status_code == 201, answer.get_json()
+from tests.api.conftest import bearer, new_game, play, register, seat_header
+from tests.api.receivers import LOOPBACK, deliver
 
 
 def test_each_move_and_the_end_reach_the_receiver_signed(allowed_app, receiver) -> None:
