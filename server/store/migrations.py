@@ -295,8 +295,8 @@ def m009_inbound_mail(db: Database) -> None:
 def m010_webhook_backlog(db: Database) -> None:
     """A webhook's backlog is capped and a failing receiver rests.
 
-    Past the cap, a webhook's oldest pending ``move`` deliveries are deleted and
-    the next one queued records the seqs they spanned (``missed_from_seq``,
+    At the cap, a webhook's pending ``move`` deliveries are deleted and the
+    next one queued records the seqs they spanned (``missed_from_seq``,
     ``missed_to_seq``); a partial index finds a webhook's pending deliveries.
     A webhook whose delivery failed gets none other until that one's next
     attempt (``resting_until``).

@@ -27,12 +27,14 @@ Any other answer (the receiver refuses it), a destination the rules refuse
 (:mod:`server.webhooks.destinations`) or a removed webhook fails it for good.
 Redirects are not followed.
 
-**Backlog.** A webhook keeps at most :data:`MAX_PENDING` deliveries pending:
-past that its oldest pending ``move`` events are dropped (``end`` events never
-are), and the next event queued for it carries ``"missed": {"from_seq": A,
-"to_seq": B}`` in its body: some ``move`` events with seqs from A to B were
-dropped for this webhook (a few in that range may still arrive); the receiver
-reads them from ``GET /api/v1/games/{id}/moves``.
+**Backlog.** A webhook keeps at most :data:`MAX_PENDING` deliveries pending
+(neither delivered nor failed for good). When one more event comes for a
+webhook that has that many, its pending ``move`` events are dropped (``end``
+events never are), and the new event's body carries ``"missed": {"from_seq":
+A, "to_seq": B}``: the ``move`` events with seqs from A to B may not all
+reach this webhook (those already posted, or under way, still may); the
+receiver reads them from ``GET /api/v1/games/{id}/moves``. A dropped event
+that itself carried ``missed`` passes its range on.
 
 **Signature and duplicates.** Every request carries ``Turnpost-Delivery``
 (the delivery's id, the same on each retry of it) and

@@ -5,6 +5,7 @@ from __future__ import annotations
 import socket
 from datetime import timedelta
 from ipaddress import ip_address
+from typing import Any
 from unittest import mock
 
 import pytest
@@ -19,6 +20,7 @@ from server.webhooks.delivery import MAX_ATTEMPTS, verify
 from server.webhooks.destinations import Destinations, Refused
 from tests.api.conftest import bearer, new_game, play, register, seat_header
 from tests.api.receivers import LOOPBACK, deliver
+from tests.support import ROOT
 
 
 def test_each_move_and_the_end_reach_the_receiver_signed(allowed_app, receiver) -> None:
@@ -52,6 +54,31 @@ def test_each_move_and_the_end_reach_the_receiver_signed(allowed_app, receiver) 
         assert not verify("whsec_other", delivery, request["body"], signature)
         assert not verify(secret, str(int(delivery) + 1), request["body"], signature)
     assert deliver(allowed_app) == (0, 0), "each event is delivered once"
+
+
+def test_the_receivers_check_in_the_api_guide_verifies_a_real_delivery(
+    allowed_app, receiver
+) -> None:
+    """docs/api.md's ``verified`` example, run on what the receiver got: it accepts the
+    delivery, and refuses it under another delivery id or with another body."""
+    guide = (ROOT / "docs" / "api.md").read_text()
+    [example] = [block for block in guide.split("```python\n")[1:] if "def verified(" in block]
+    namespace: dict[str, Any] = {}
+    exec(example.split("```")[0], namespace)  # the guide's own example
+    verified = namespace["verified"]
+    client = allowed_app.test_client()
+    game = new_game(client)
+    secret = register(client, game, receiver.url).get_json()["secret"]
+    play(client, game, 0, "enter a1 N")
+    assert deliver(allowed_app) == (1, 0)
+    [request] = receiver.requests
+    delivery, signature = (
+        request["headers"]["Turnpost-Delivery"],
+        request["headers"]["Turnpost-Signature"],
+    )
+    assert verified(secret, delivery, request["body"], signature)
+    assert not verified(secret, delivery + "0", request["body"], signature)
+    assert not verified(secret, delivery, request["body"][:-1] + b" }", signature)
 
 
 def test_a_500_is_retried_after_a_backoff(allowed_app, receiver, db_path) -> None:
