@@ -13,10 +13,10 @@ post the same one at once.
 clock: connecting (at most :data:`CONNECT_SECONDS`, TLS included), sending,
 the answer's status and headers, and at most :data:`MAX_ANSWER_BYTES` of its
 body. At the deadline its connection is cut (a receiver that answers a byte at
-a time cannot hold it longer) and the delivery fails, to be tried again like
-a network error. A stop (the worker's ``SIGTERM``) cuts every connection
-under way at once. Resolving the host name is bounded by the system
-resolver's own timeouts.
+a time cannot hold it longer): without a status the delivery fails, to be
+tried again like a network error; with one, the status decides. A stop (the
+worker's ``SIGTERM``) cuts every connection under way at once. Resolving
+the host name is bounded by the system resolver's own timeouts.
 
 **Outcomes.** A ``2xx`` answer marks it delivered. A network error, a
 deadline passed, a ``5xx``, ``408``, ``425`` or ``429`` is retried after 30 s,
@@ -211,7 +211,8 @@ def post(
                 decode_content=False,
             )
             answer = conn.getresponse()
-            answer.read(MAX_ANSWER_BYTES)
+            with suppress(HTTPError, HTTPException, OSError):  # the status decides
+                answer.read(MAX_ANSWER_BYTES)
             return answer.status
     finally:
         conn.close()

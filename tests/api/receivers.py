@@ -52,12 +52,13 @@ class Receiver:
 
 class Trickler:
     """A receiver that reads the request, then answers one byte every ``gap`` seconds, never
-    finishing (the attack of issue 20); connections after the first ``trickled`` get ``200``."""
+    finishing (the attack of issue 20), after sending ``head`` at once; connections after the
+    first ``trickled`` get ``200`` at once."""
 
     ANSWER = b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n"
 
-    def __init__(self, gap: float = 1.0, trickled: int = 1) -> None:
-        self.gap, self.trickled = gap, trickled
+    def __init__(self, gap: float = 1.0, trickled: int = 1, head: bytes = b"") -> None:
+        self.gap, self.trickled, self.head = gap, trickled, head
         #: When each connection came (``time.monotonic()``).
         self.connections: list[float] = []
         self.stopped = threading.Event()
@@ -81,8 +82,9 @@ class Trickler:
             if not trickle:
                 conn.sendall(self.ANSWER)
                 return
-            endless = self.ANSWER[:17] + b"X-Slow: " + b"z" * 60000
-            for byte in endless:
+            conn.sendall(self.head)
+            endless = (self.head or self.ANSWER[:17] + b"X-Slow: ") + b"z" * 60000
+            for byte in endless[len(self.head) :]:
                 if self.stopped.wait(self.gap):
                     return
                 try:

@@ -71,6 +71,22 @@ def test_a_trickling_receiver_fails_within_the_deadline_and_is_retried_later(
     assert len(trickler.connections) == 2
 
 
+def test_an_answer_whose_body_trickles_is_decided_by_its_status_at_the_deadline(
+    allowed_app, db_path: str
+) -> None:
+    trickler = Trickler(head=b"HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n\r\n")
+    client = allowed_app.test_client()
+    game = new_game(client)
+    register(client, game, trickler.url)
+    play(client, game, 0, "enter a1 N")
+    started = time.monotonic()
+    assert deliver_round(allowed_app) == (1, 0)
+    assert DEADLINE_SECONDS - 0.5 < time.monotonic() - started < DEADLINE_SECONDS + 2
+    trickler.stop()
+    [row] = Store.open(db_path).webhook_deliveries(game["id"])
+    assert row["delivered_at"] and row["last_status"] == 200
+
+
 @pytest.fixture
 def mail_app(db_path: str, smtp_sink: tuple[Sink, str]):  # noqa: F811 (the fixture imported)
     """An app mailing to the SMTP sink and allowing webhooks to loopback."""
