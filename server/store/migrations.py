@@ -15,9 +15,9 @@ never changed.
     >>> import sqlite_utils
     >>> db = sqlite_utils.Database(memory=True)
     >>> migrate(db)
-    SchemaChange(before=0, after=9, created=True)
+    SchemaChange(before=0, after=10, created=True)
     >>> migrate(db)
-    SchemaChange(before=9, after=9, created=False)
+    SchemaChange(before=10, after=10, created=False)
 """
 
 from __future__ import annotations
@@ -288,4 +288,18 @@ def m009_inbound_mail(db: Database) -> None:
     db.execute(
         "INSERT OR IGNORE INTO inbound SELECT in_reply_to, game_id, seat, created_at FROM outbox"
         " WHERE in_reply_to IS NOT NULL AND kind IN ('answer', 'rejected')"
+    )
+
+
+@migrations()
+def m013_siam_positions(db: Database) -> None:
+    """Siam counts positions for its draw by repetition (``positions`` in the state).
+
+    A running game's snapshot from before gets an empty count: its positions
+    are counted from its next move on (a game past the 500-ply limit is drawn
+    by its next move).
+    """
+    db.execute(
+        "UPDATE games SET state = json_set(state, '$.positions', json('{}'))"
+        " WHERE engine = 'siam' AND json_type(state, '$.positions') IS NULL"
     )
