@@ -57,7 +57,8 @@ class SiamEngine(Engine):
     def apply(self, state: State, seat: int, move: Move) -> State:
         """The state after ``seat`` plays ``move``; raise IllegalMove naming the broken rule."""
         if state["outcome"]:
-            raise IllegalMove(f"The game is over: {words.reason(state['outcome'])}", "game_over")
+            ended = "it is drawn" if "draw" in state["outcome"] else "a rock has left the board"
+            raise IllegalMove(f"The game is over: {ended}.", "game_over")
         if type(seat) is not int or seat not in self.to_move(state):
             raise IllegalMove(
                 f"It is not your turn: the {KINDS[state['ply'] % 2]}s move now.", "turn"

@@ -103,9 +103,23 @@ class ContractParser(FlaskParser):
 
 
 class Blueprint(flask_smorest.Blueprint):
-    """A flask-smorest blueprint using :class:`ContractParser`."""
+    """A flask-smorest blueprint using :class:`ContractParser`, whose ``doc(parameters=...)``
+    (the headers) adds to the parameters its ``arguments`` document."""
 
     ARGUMENTS_PARSER = ContractParser()
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._prepare_doc_cbks.append(self._add_manual_parameters)
+
+    @staticmethod
+    def _add_manual_parameters(doc: dict[str, Any], doc_info: dict[str, Any], **_: Any) -> Any:
+        """Append the parameters of ``doc(parameters=...)`` to the arguments' ones (a copy of
+        the doc info: flask-smorest's later merge would replace the list)."""
+        manual = doc_info.get("manual_doc", {}).pop("parameters", [])
+        if manual:
+            doc.setdefault("parameters", []).extend(manual)
+        return doc
 
 
 blp = Blueprint("api", __name__, url_prefix="/api/v1", description="Turnpost turn server")

@@ -530,7 +530,7 @@ def test_third_repetition_is_a_draw() -> None:
         "draw": "repetition",
     }
     assert SIAM.to_move(state) == [] and SIAM.legal_moves(state, 0) == []
-    with pytest.raises(IllegalMove, match="the same position came up") as info:
+    with pytest.raises(IllegalMove, match="The game is over: it is drawn.") as info:
         SIAM.apply(state, 0, SIAM.parse("rotate a1 E"))
     assert info.value.rule == "game_over"
 
