@@ -15,9 +15,9 @@ never changed.
     >>> import sqlite_utils
     >>> db = sqlite_utils.Database(memory=True)
     >>> migrate(db)
-    SchemaChange(before=0, after=10, created=True)
+    SchemaChange(before=0, after=11, created=True)
     >>> migrate(db)
-    SchemaChange(before=10, after=10, created=False)
+    SchemaChange(before=11, after=11, created=False)
 """
 
 from __future__ import annotations
@@ -308,4 +308,18 @@ def m010_webhook_backlog(db: Database) -> None:
     db.execute(
         "CREATE INDEX IF NOT EXISTS webhook_pending ON webhook_deliveries (webhook_id, id)"
         " WHERE delivered_at IS NULL AND next_attempt_at IS NOT NULL"
+    )
+
+
+@migrations()
+def m013_siam_positions(db: Database) -> None:
+    """Siam counts positions for its draw by repetition (``positions`` in the state).
+
+    A running game's snapshot from before gets an empty count: its positions
+    are counted from its next move on (a game past the 500-ply limit is drawn
+    by its next move).
+    """
+    db.execute(
+        "UPDATE games SET state = json_set(state, '$.positions', json('{}'))"
+        " WHERE engine = 'siam' AND json_type(state, '$.positions') IS NULL"
     )
