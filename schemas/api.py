@@ -53,6 +53,35 @@ def printable(value: str) -> None:
         raise ValidationError("Must not contain control characters or line breaks.")
 
 
+#: Letters that show nothing: the Hangul fillers and the braille blank.
+BLANK_LETTERS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
+
+
+def visible_name(value: str) -> None:
+    """Refuse invisible formatting characters, and a name that shows nothing.
+
+    Format characters (Unicode ``Cf``: zero-width spaces and joiners,
+    bidirectional overrides...) let a name look like another or reverse the
+    text around it; a name of spaces, marks or fillers alone shows no one.
+
+    >>> visible_name("Ann Lee")
+    >>> visible_name("\\u202eevil")
+    Traceback (most recent call last):
+    marshmallow.exceptions.ValidationError: Must not contain zero-width or bidirectional formatting.
+    >>> visible_name(" \\u3164\\u0301 ")
+    Traceback (most recent call last):
+    marshmallow.exceptions.ValidationError: Must show at least one letter, digit or sign.
+    """
+    categories = [unicodedata.category(character) for character in value]
+    if "Cf" in categories:
+        raise ValidationError("Must not contain zero-width or bidirectional formatting.")
+    if not any(
+        category[0] not in "ZCM" and character not in BLANK_LETTERS
+        for character, category in zip(value, categories, strict=True)
+    ):
+        raise ValidationError("Must show at least one letter, digit or sign.")
+
+
 def mail_address(value: str) -> None:
     """Refuse an address that cannot go into a mail header as it is.
 
@@ -75,8 +104,11 @@ class PlayerInSchema(StrictSchema):
 
     name = fields.String(
         required=True,
-        validate=[validate.Length(min=1, max=64), printable],
-        metadata={"description": "No control characters or line breaks."},
+        validate=[validate.Length(min=1, max=64), printable, visible_name],
+        metadata={
+            "description": "No control characters, line breaks or invisible formatting"
+            " (zero-width, bidirectional); at least one visible character."
+        },
     )
     email = fields.Email(
         load_default=None,
