@@ -43,6 +43,7 @@ from server.games.clock import format_time
 from server.games.deadlines import set_vacation
 from server.games.game import Game
 from server.games.service import GameService, MoveRequest
+from server.http.clients import current_client
 from server.http.cooperative import offload
 from server.http.errors import error_response
 from server.http.events import end_event, move_event
@@ -291,7 +292,7 @@ def create_game(body: dict[str, Any]) -> dict[str, Any]:
         position=body["position"],
         turn_hours=body["turn_hours"],
         deadline_policy=body["deadline_policy"],
-        client=request.remote_addr,
+        client=current_client(),
     )
 
 
@@ -536,8 +537,9 @@ def events(query: dict[str, Any], game_id: str) -> Response:
     last = last_event_id(query)
     if game.status != "active" and last >= game.seq:
         return Response(status=204)  # an EventSource stops reconnecting on 204
-    client = request.remote_addr or "unknown"
-    subscription = current_app.extensions["turnpost"].feed.subscribe(game.id, client, last)
+    subscription = current_app.extensions["turnpost"].feed.subscribe(
+        game.id, current_client(), last
+    )
     for entry in games.move_log(game, after=last):
         subscription.deliver_move(entry["seq"], move_event(entry))
     latest = games.load(game.id)  # it may have ended since it was loaded above

@@ -68,6 +68,7 @@ from flask import Flask, Response, current_app, g, request
 from flask_limiter import ApplicationLimit, Limiter, RateLimitExceeded
 
 from server.errors import TurnpostError
+from server.http.clients import current_client
 from server.http.errors import error_response
 from server.store.sqlite import hash_secret
 
@@ -127,8 +128,8 @@ def token_key() -> str:
 
 
 def ip_key() -> str:
-    """The limiter key of the client's address."""
-    return f"ip:{request.remote_addr or 'unknown'}"
+    """The limiter key of the client's address (an IPv6 client's ``/64``, see :mod:`.clients`)."""
+    return f"ip:{current_client()}"
 
 
 def has_no_token() -> bool:

@@ -11,6 +11,7 @@ import pytest
 import requests
 
 from schemas.api import MAX_SEED
+from server.store.sqlite import Store
 from tests.server.test_api import create_siam, error_code
 from tests.support import BackgroundServer, start_background
 
@@ -21,6 +22,89 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BackgroundServe
     server = start_background(str(tmp_path_factory.mktemp("edge") / "turnpost.db"))
     yield server
     server.stop()
+
+
+# -- IPv6 clients are counted by their /64 -----------------------------------------------
+@pytest.fixture(scope="module")
+def proxied(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BackgroundServer]:
+    """One worker behind a proxy (the client address is X-Forwarded-For's), with low limits."""
+    server = start_background(
+        str(tmp_path_factory.mktemp("proxied") / "turnpost.db"),
+        workers=1,
+        environment={
+            "TURNPOST_PROXY_HOPS": "1",
+            "TURNPOST_RATELIMIT_IP": "4/minute",
+            "TURNPOST_RATELIMIT_CREATE": "2/hour",
+            "TURNPOST_MAX_STREAMS_PER_CLIENT": "2",
+        },
+    )
+    yield server
+    server.stop()
+
+
+def get_from(server: BackgroundServer, address: str, path: str = "/engines") -> int:
+    """The status of a GET of an API path from ``address``."""
+    forwarded = {"X-Forwarded-For": address}
+    return requests.get(server.api(path), headers=forwarded, timeout=10).status_code
+
+
+def test_the_addresses_of_one_ipv6_network_share_one_rate_limit(proxied: BackgroundServer) -> None:
+    """Each of a /64's 2^64 addresses had its own limit: a new address, a new budget."""
+    statuses = [get_from(proxied, f"2001:db8:a:1:{n:x}::{n + 1:x}") for n in range(6)]
+    assert statuses == [200] * 4 + [429] * 2
+    assert get_from(proxied, "2001:db8:a:2::1") == 200, "the next /64 is another client"
+
+
+def test_an_ipv4_mapped_address_is_that_ipv4_client(proxied: BackgroundServer) -> None:
+    addresses = ["198.51.100.7", "::ffff:198.51.100.7", "::ffff:c633:6407", "198.51.100.7"]
+    assert [get_from(proxied, address) for address in addresses] == [200] * 4
+    assert get_from(proxied, "::ffff:198.51.100.7") == 429
+    assert get_from(proxied, "198.51.100.8") == 200
+
+
+def test_the_creation_limit_counts_an_ipv6_network_once(proxied: BackgroundServer) -> None:
+    body = {"engine": "siam", "players": [{"name": "A", "email": "a@example.org"}, {"name": "B"}]}
+    answers = [
+        requests.post(
+            proxied.api("/games"),
+            json=body,
+            headers={"X-Forwarded-For": f"2001:db8:b:1::{n + 1}"},
+            timeout=10,
+        )
+        for n in range(3)
+    ]
+    assert [answer.status_code for answer in answers] == [201, 201, 429]
+    store = Store.open(proxied.db_path)
+    try:
+        created = {answer.json()["id"] for answer in answers[:2]}
+        clients = {store.game(game_id)["creator_client"] for game_id in created}
+    finally:
+        store.close()
+    assert clients == {"2001:db8:b:1::/64"}, "the mail limits per client count the /64 too"
+
+
+def test_the_stream_cap_per_client_counts_an_ipv6_network_once(proxied: BackgroundServer) -> None:
+    game = requests.post(
+        proxied.api("/games"),
+        json={"engine": "siam", "players": [{"name": "A"}, {"name": "B"}]},
+        headers={"X-Forwarded-For": "203.0.113.50"},
+        timeout=10,
+    ).json()
+    streams = [
+        requests.get(
+            proxied.api(f"/games/{game['id']}/events"),
+            headers={"X-Forwarded-For": f"2001:db8:c:1::{n + 1}"},
+            stream=True,
+            timeout=10,
+        )
+        for n in range(3)
+    ]
+    try:
+        assert [stream.status_code for stream in streams] == [200, 200, 429]
+        assert error_code(streams[2]) == "rate_limited"
+    finally:
+        for stream in streams:
+            stream.close()
 
 
 # -- integers past what SQLite holds ----------------------------------------------------
