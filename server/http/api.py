@@ -123,6 +123,28 @@ def seat_of(games: GameService, game: Game, needed_for: str) -> int:
     return seat
 
 
+#: The operations of a seat, with what their token is needed for: the token is checked before
+#: their body is read (see :func:`check_seat_before_body`).
+SEAT_OPERATIONS = {
+    "api.submit_move": "to move",
+    "api.resign": "to resign",
+    "api.vacation": "to set a vacation",
+}
+
+
+def check_seat_before_body() -> None:
+    """``401`` (or ``404``) for an operation of a seat without a seat token of the game,
+    before its body is read.
+
+    A body may come slowly (until the server's body deadline): a client
+    without a seat token of the game is answered at once, not waited for.
+    """
+    needed_for = SEAT_OPERATIONS.get(request.endpoint or "")
+    if needed_for is not None:
+        games = current_service()
+        seat_of(games, games.load(request.view_args["game_id"]), needed_for)
+
+
 MAX_IDEMPOTENCY_KEY = 200
 
 #: Routes taking an optional or required ``Authorization: Bearer <token>``.
@@ -167,14 +189,14 @@ ETAG = {
 
 #: Error codes every operation may answer with, and those of an operation with a body.
 ALWAYS = ("method_not_allowed", "rate_limited")
-WITH_BODY = ("bad_request", "payload_too_large")
+WITH_BODY = ("bad_request", "request_timeout", "payload_too_large")
 
 
 def operation(operation_id: str, *codes: str, body: bool = False) -> Any:
     """Name an operation and document its error answers: each status with the codes it carries.
 
     Every operation may answer ``405`` and ``429`` (with ``Retry-After``);
-    one with a JSON body also ``400`` and ``413``.
+    one with a JSON body also ``400``, ``408`` and ``413``.
     """
     by_status: dict[int, list[str]] = {}
     for code in (*codes, *(WITH_BODY if body else ()), *ALWAYS):

@@ -3,16 +3,23 @@ gunicorn process with the attack's own inputs."""
 
 from __future__ import annotations
 
+import contextlib
 import html
+import json
 import re
+import resource
+import socket
+import time
 from collections.abc import Iterator
 
 import pytest
 import requests
 
 from schemas.api import MAX_SEED
+from server.serving import BODY_SECONDS, CONNECTIONS_PER_CLIENT
 from server.store.sqlite import Store
-from tests.server.test_api import create_siam, error_code
+from tests.reliability.test_serving import connect
+from tests.server.test_api import WINNING_LINE, create_siam, error_code, submit
 from tests.support import BackgroundServer, start_background
 
 
@@ -22,6 +29,198 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BackgroundServe
     server = start_background(str(tmp_path_factory.mktemp("edge") / "turnpost.db"))
     yield server
     server.stop()
+
+
+# -- slow bodies and many connections -----------------------------------------------------
+
+
+def trickle_head(path: str = "/api/v1/games", content_type: str = "application/json") -> bytes:
+    """The attack's request: a body of 60,000 bytes announced, then sent a byte at a time."""
+    return (
+        f"POST {path} HTTP/1.1\r\nHost: test\r\nContent-Type: {content_type}\r\n"
+        "Content-Length: 60000\r\n\r\n{"
+    ).encode()
+
+
+#: The attack: about 4,000 connections from 2 addresses, one byte each every 3 seconds.
+ATTACKERS = ("127.0.0.2", "127.0.0.3")
+ATTACK_CONNECTIONS = 4200
+TRICKLE_SECONDS = 3
+
+
+def trickle(socks: list[socket.socket], data: bytes = b" ") -> None:
+    """Send ``data`` on every socket the server has not closed."""
+    for sock in socks:
+        with contextlib.suppress(OSError):  # closed by the server
+            sock.send(data)
+
+
+def answer_and_close(sock: socket.socket, wait: float = 0.5) -> tuple[bytes, bool]:
+    """What the server sent on ``sock``, and whether it then closed it (within ``wait`` s)."""
+    sock.settimeout(wait)
+    received = b""
+    try:
+        while chunk := sock.recv(65536):
+            received += chunk
+    except (ConnectionResetError, BrokenPipeError):
+        return received, True
+    except TimeoutError:
+        return received, False
+    return received, True
+
+
+def test_thousands_of_slow_bodies_neither_starve_others_nor_stay(tmp_path) -> None:
+    """Issue 20: 4,000 connections from 2 addresses trickling a 60,000-byte body took every
+    connection of both workers: ``/healthz`` answered 0 of 4 for 20 s, and a body that never
+    ended held its connection for over a minute."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, min(hard, 3 * ATTACK_CONNECTIONS)), hard))
+    server = start_background(str(tmp_path / "trickle.db"))  # 2 workers of 2,000 connections
+    tricklers: list[socket.socket] = []
+    try:
+        game = create_siam(server)
+        for number in range(ATTACK_CONNECTIONS):
+            sock = connect(server, ATTACKERS[number % 2])
+            trickle([sock], trickle_head())
+            tricklers.append(sock)
+        started = time.monotonic()
+        waits = []
+        for seq in range(BODY_SECONDS // TRICKLE_SECONDS + 1):
+            trickle(tricklers)
+            asked = time.monotonic()
+            assert requests.get(f"{server.url}/healthz", timeout=5).status_code == 200
+            moved = submit(server, game, seq % 2, {"notation": WINNING_LINE[seq]})
+            assert moved.status_code == 201, moved.text
+            waits.append(time.monotonic() - asked)
+            time.sleep(max(0.0, started + (seq + 1) * TRICKLE_SECONDS - time.monotonic()))
+        assert max(waits) < 2, waits
+        time.sleep(max(0.0, started + BODY_SECONDS + 1 - time.monotonic()))
+        outcomes = [answer_and_close(sock) for sock in tricklers]
+    finally:
+        for sock in tricklers:
+            sock.close()
+        server.stop()
+    assert all(closed for _, closed in outcomes), "a slow body still holds its connection"
+    timed_out = [answer for answer, _ in outcomes if answer]
+    held = 2 * len(ATTACKERS) * CONNECTIONS_PER_CLIENT  # 2 workers, per client per worker
+    assert 0 < len(timed_out) <= held, "the rest were closed at once: too many from one client"
+    assert all(answer.startswith(b"HTTP/1.1 408 ") for answer in timed_out)
+
+
+@pytest.mark.parametrize(
+    ("path", "content_type"),
+    [("/api/v1/games", "application/json"), ("/games", "application/x-www-form-urlencoded")],
+)
+def test_a_body_that_never_ends_is_cut_off_at_the_deadline(
+    server: BackgroundServer, path: str, content_type: str
+) -> None:
+    """One connection sending a byte a second stayed open over 60 s (the API and the lobby form)."""
+    sock = connect(server)
+    started = time.monotonic()
+    sock.sendall(trickle_head(path, content_type))
+    closed = False
+    received = b""
+    while not closed and time.monotonic() < started + BODY_SECONDS + 5:
+        trickle([sock])
+        answer, closed = answer_and_close(sock, wait=1)
+        received += answer
+    elapsed = time.monotonic() - started
+    sock.close()
+    assert closed and BODY_SECONDS - 1 < elapsed < BODY_SECONDS + 2, elapsed
+    head, _, body = received.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 408 ") and b"Connection: close" in head
+    if path.startswith("/api/"):
+        assert json.loads(body)["error"]["code"] == "request_timeout"
+
+
+def test_a_chunked_body_that_never_ends_is_cut_off_at_the_deadline(
+    server: BackgroundServer,
+) -> None:
+    sock = connect(server)
+    started = time.monotonic()
+    sock.sendall(
+        b"POST /api/v1/games HTTP/1.1\r\nHost: test\r\nTransfer-Encoding: chunked\r\n\r\n1\r\n{\r\n"
+    )
+    closed = False
+    received = b""
+    while not closed and time.monotonic() < started + BODY_SECONDS + 5:
+        trickle([sock], b"1\r\n \r\n")
+        answer, closed = answer_and_close(sock, wait=1)
+        received += answer
+    sock.close()
+    assert closed and time.monotonic() - started < BODY_SECONDS + 2
+    assert received.startswith(b"HTTP/1.1 408 ")
+
+
+@pytest.mark.parametrize("token", [None, "made-up", "admin"])
+def test_a_seat_operation_without_its_token_does_not_wait_for_the_body(
+    server: BackgroundServer, token: str | None
+) -> None:
+    """The body used to be read (and waited for) before the token was checked."""
+    game = create_siam(server)
+    bearer = {"admin": game["admin_token"]}.get(token, token)
+    headers = b"" if bearer is None else f"Authorization: Bearer {bearer}\r\n".encode()
+    for operation in ("moves", "resign", "vacation"):
+        sock = connect(server)
+        started = time.monotonic()
+        sock.sendall(
+            f"POST /api/v1/games/{game['id']}/{operation} HTTP/1.1\r\nHost: test\r\n".encode()
+            + headers
+            + b"Content-Length: 60000\r\n\r\n{"
+        )
+        sock.settimeout(2)
+        head = sock.recv(65536)
+        assert time.monotonic() - started < 1
+        sock.close()
+        assert head.startswith(b"HTTP/1.1 401 "), (operation, head[:80])
+    moved = submit(server, game, 0, {"notation": "enter a1 N"})
+    assert moved.status_code == 201, "the seat's own token still moves"
+
+
+@pytest.fixture(scope="module")
+def capped(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BackgroundServer]:
+    """One worker holding at most 5 connections of a client."""
+    server = start_background(
+        str(tmp_path_factory.mktemp("capped") / "turnpost.db"),
+        workers=1,
+        environment={"TURNPOST_MAX_CONNECTIONS_PER_CLIENT": "5"},
+    )
+    yield server
+    server.stop()
+
+
+def test_connections_past_the_cap_of_one_client_are_closed_at_once(
+    capped: BackgroundServer,
+) -> None:
+    held = [connect(capped, "127.0.0.2") for _ in range(20)]
+    try:
+        trickle(held, b"GET /healthz HTTP/1.1\r\n")
+        outcomes = [answer_and_close(sock, wait=0.5) for sock in held]
+        assert [closed for _, closed in outcomes].count(False) == 5
+        assert requests.get(f"{capped.url}/healthz", timeout=5).status_code == 200
+        for sock in held:
+            sock.close()
+        time.sleep(0.5)
+        again = connect(capped, "127.0.0.2")
+        again.sendall(b"GET /healthz HTTP/1.1\r\nHost: test\r\n\r\n")
+        assert again.recv(65536).startswith(b"HTTP/1.1 200 "), "closed ones are given back"
+        again.close()
+    finally:
+        for sock in held:
+            sock.close()
+
+
+def test_the_connection_cap_is_left_to_the_proxy_behind_one(proxied: BackgroundServer) -> None:
+    """Behind a proxy every connection comes from the proxy: capping it would cap everyone."""
+    socks = [connect(proxied) for _ in range(8)]
+    try:
+        for number, sock in enumerate(socks):
+            forwarded = f"X-Forwarded-For: 192.0.2.{number}\r\n".encode()
+            sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: test\r\n" + forwarded + b"\r\n")
+        assert all(sock.recv(65536).startswith(b"HTTP/1.1 200 ") for sock in socks)
+    finally:
+        for sock in socks:
+            sock.close()
 
 
 # -- IPv6 clients are counted by their /64 -----------------------------------------------
@@ -36,6 +235,7 @@ def proxied(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BackgroundServ
             "TURNPOST_RATELIMIT_IP": "4/minute",
             "TURNPOST_RATELIMIT_CREATE": "2/hour",
             "TURNPOST_MAX_STREAMS_PER_CLIENT": "2",
+            "TURNPOST_MAX_CONNECTIONS_PER_CLIENT": "3",
         },
     )
     yield server
