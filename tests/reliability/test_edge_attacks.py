@@ -32,6 +32,10 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BackgroundServe
 
 
 # -- slow bodies and many connections -----------------------------------------------------
+#: The attack: about 4,000 connections from 2 addresses, one byte each every 3 seconds.
+ATTACKERS = ("127.0.0.2", "127.0.0.3")
+ATTACK_CONNECTIONS = 4200
+TRICKLE_SECONDS = 3
 
 
 def trickle_head(path: str = "/api/v1/games", content_type: str = "application/json") -> bytes:
@@ -40,12 +44,6 @@ def trickle_head(path: str = "/api/v1/games", content_type: str = "application/j
         f"POST {path} HTTP/1.1\r\nHost: test\r\nContent-Type: {content_type}\r\n"
         "Content-Length: 60000\r\n\r\n{"
     ).encode()
-
-
-#: The attack: about 4,000 connections from 2 addresses, one byte each every 3 seconds.
-ATTACKERS = ("127.0.0.2", "127.0.0.3")
-ATTACK_CONNECTIONS = 4200
-TRICKLE_SECONDS = 3
 
 
 def trickle(socks: list[socket.socket], data: bytes = b" ") -> None:
@@ -100,11 +98,31 @@ def test_thousands_of_slow_bodies_neither_starve_others_nor_stay(tmp_path) -> No
         for sock in tricklers:
             sock.close()
         server.stop()
+    assert "Traceback" not in server.log()
     assert all(closed for _, closed in outcomes), "a slow body still holds its connection"
     timed_out = [answer for answer, _ in outcomes if answer]
     held = 2 * len(ATTACKERS) * CONNECTIONS_PER_CLIENT  # 2 workers, per client per worker
     assert 0 < len(timed_out) <= held, "the rest were closed at once: too many from one client"
     assert all(answer.startswith(b"HTTP/1.1 408 ") for answer in timed_out)
+
+
+def trickle_until_closed(
+    server: BackgroundServer, head: bytes, piece: bytes
+) -> tuple[bytes, float]:
+    """Send ``head``, then ``piece`` every second until the server closes the connection
+    (or gives up 5 s past the deadline): what it answered, and after how many seconds."""
+    sock = connect(server)
+    started = time.monotonic()
+    sock.sendall(head)
+    closed = False
+    received = b""
+    while not closed and time.monotonic() < started + BODY_SECONDS + 5:
+        trickle([sock], piece)
+        answer, closed = answer_and_close(sock, wait=1)
+        received += answer
+    sock.close()
+    assert closed, "the body is still waited for"
+    return received, time.monotonic() - started
 
 
 @pytest.mark.parametrize(
@@ -115,40 +133,22 @@ def test_a_body_that_never_ends_is_cut_off_at_the_deadline(
     server: BackgroundServer, path: str, content_type: str
 ) -> None:
     """One connection sending a byte a second stayed open over 60 s (the API and the lobby form)."""
-    sock = connect(server)
-    started = time.monotonic()
-    sock.sendall(trickle_head(path, content_type))
-    closed = False
-    received = b""
-    while not closed and time.monotonic() < started + BODY_SECONDS + 5:
-        trickle([sock])
-        answer, closed = answer_and_close(sock, wait=1)
-        received += answer
-    elapsed = time.monotonic() - started
-    sock.close()
-    assert closed and BODY_SECONDS - 1 < elapsed < BODY_SECONDS + 2, elapsed
+    logged = len(server.log())
+    received, elapsed = trickle_until_closed(server, trickle_head(path, content_type), b" ")
+    assert BODY_SECONDS - 1 < elapsed < BODY_SECONDS + 2, elapsed
     head, _, body = received.partition(b"\r\n\r\n")
     assert head.startswith(b"HTTP/1.1 408 ") and b"Connection: close" in head
     if path.startswith("/api/"):
         assert json.loads(body)["error"]["code"] == "request_timeout"
+    assert "Traceback" not in server.log()[logged:]
 
 
 def test_a_chunked_body_that_never_ends_is_cut_off_at_the_deadline(
     server: BackgroundServer,
 ) -> None:
-    sock = connect(server)
-    started = time.monotonic()
-    sock.sendall(
-        b"POST /api/v1/games HTTP/1.1\r\nHost: test\r\nTransfer-Encoding: chunked\r\n\r\n1\r\n{\r\n"
-    )
-    closed = False
-    received = b""
-    while not closed and time.monotonic() < started + BODY_SECONDS + 5:
-        trickle([sock], b"1\r\n \r\n")
-        answer, closed = answer_and_close(sock, wait=1)
-        received += answer
-    sock.close()
-    assert closed and time.monotonic() - started < BODY_SECONDS + 2
+    head = b"POST /api/v1/games HTTP/1.1\r\nHost: test\r\nTransfer-Encoding: chunked\r\n\r\n"
+    received, elapsed = trickle_until_closed(server, head + b"1\r\n{\r\n", b"1\r\n \r\n")
+    assert elapsed < BODY_SECONDS + 2, elapsed
     assert received.startswith(b"HTTP/1.1 408 ")
 
 
