@@ -3,9 +3,10 @@
 :func:`init_protection` installs both on an app. Limits that count every
 request, whatever its route:
 
-- **per IP**: every request counts against the client's address, with or
-  without a token (a token is no way around it: tokens cost one game
-  creation each, and creation has its own limit);
+- **per IP**: every request counts against the client's address (an IPv6
+  client's ``/64``, see :mod:`server.http.clients`), with or without a
+  token (a token is no way around it: tokens cost one game creation each,
+  and creation has its own limit);
 - **per seat token**: a request carrying a token (``Authorization: Bearer``,
   or a seat cookie of the web pages) also counts against that token, so one
   player's runaway client cannot use up the address of a whole household.
