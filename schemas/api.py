@@ -7,10 +7,9 @@ from __future__ import annotations
 
 import unicodedata
 from datetime import UTC, datetime, timedelta
-from email.errors import HeaderParseError
-from email.headerregistry import Address
 from typing import Any
 
+from email_validator import EmailNotValidError, validate_email
 from marshmallow import ValidationError, fields, validate, validates, validates_schema
 
 from schemas.base import StrictSchema
@@ -53,21 +52,66 @@ def printable(value: str) -> None:
         raise ValidationError("Must not contain control characters or line breaks.")
 
 
-def mail_address(value: str) -> None:
-    """Refuse an address that cannot go into a mail header as it is.
+#: Letters that show nothing: the Hangul fillers and the braille blank.
+BLANK_LETTERS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
 
-    >>> mail_address("ann@example.org")
-    >>> mail_address('"e\\u000bve"@example.org')
+
+def visible_name(value: str) -> None:
+    """Refuse invisible formatting characters, and a name that shows nothing.
+
+    Format characters (Unicode ``Cf``: zero-width spaces and joiners,
+    bidirectional overrides...) let a name look like another or reverse the
+    text around it; a name of spaces, marks or fillers alone shows no one.
+
+    >>> visible_name("Ann Lee")
+    >>> visible_name("\\u202eevil")
     Traceback (most recent call last):
-    marshmallow.exceptions.ValidationError: Must not contain control characters or line breaks.
+    marshmallow.exceptions.ValidationError: Must not contain zero-width or bidirectional formatting.
+    >>> visible_name(" \\u3164\\u0301 ")
+    Traceback (most recent call last):
+    marshmallow.exceptions.ValidationError: Must show at least one letter, digit or sign.
     """
-    printable(value)
+    categories = [unicodedata.category(character) for character in value]
+    if "Cf" in categories:
+        raise ValidationError("Must not contain zero-width or bidirectional formatting.")
+    if not any(
+        category[0] not in "ZCM" and character not in BLANK_LETTERS
+        for character, category in zip(value, categories, strict=True)
+    ):
+        raise ValidationError("Must show at least one letter, digit or sign.")
+
+
+def plain_address(value: str) -> str:
+    """``value`` as the SMTP envelope carries it, if it is a plain ``local@domain`` address.
+
+    The domain comes back IDNA-encoded and in lower case. Refused (with the
+    reason, from email-validator): a quoted local part (``"opt\\out"@...``
+    is ``optout@...`` spelled otherwise), a domain literal (``@[192.0.2.1]``),
+    a display name, a local part that is not ASCII, anything malformed.
+    Nothing is looked up in the DNS.
+
+    >>> plain_address("Ann+games@Exämple.ORG")
+    'Ann+games@xn--exmple-cua.org'
+    >>> plain_address('"optout"@example.org')  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    marshmallow.exceptions.ValidationError: Not a plain address: Quoting ... not allowed here.
+    """
     try:
-        address = Address(addr_spec=value)
-    except (ValueError, IndexError, HeaderParseError):  # IndexError: e.g. "" or "a@"
-        raise ValidationError("Not an address mail can be sent to.") from None
-    if not address.username or not address.domain:
-        raise ValidationError("Not an address mail can be sent to.")
+        checked = validate_email(value, check_deliverability=False, allow_smtputf8=False)
+    except EmailNotValidError as error:
+        raise ValidationError(f"Not a plain address: {error}") from None
+    return checked.ascii_email
+
+
+class MailAddress(fields.String):
+    """An email address, loaded as :func:`plain_address` (``format: email`` in the document)."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        metadata = {"format": "email", **kwargs.pop("metadata", {})}
+        super().__init__(metadata=metadata, **kwargs)
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> str:
+        return plain_address(super()._deserialize(value, attr, data, **kwargs))
 
 
 class PlayerInSchema(StrictSchema):
@@ -75,14 +119,20 @@ class PlayerInSchema(StrictSchema):
 
     name = fields.String(
         required=True,
-        validate=[validate.Length(min=1, max=64), printable],
-        metadata={"description": "No control characters or line breaks."},
+        validate=[validate.Length(min=1, max=64), printable, visible_name],
+        metadata={
+            "description": "No control characters, line breaks or invisible formatting"
+            " (zero-width, bidirectional); at least one visible character."
+        },
     )
-    email = fields.Email(
+    email = MailAddress(
         load_default=None,
         allow_none=True,
-        validate=mail_address,
-        metadata={"description": "Mail this player their turns (ASCII local part)."},
+        metadata={
+            "description": "Mail this player their turns: a plain local@domain address (ASCII"
+            " local part, not quoted; no [IP] domain), kept with its domain IDNA-encoded in"
+            " lower case."
+        },
     )
 
 

@@ -11,6 +11,16 @@ Each worker accepts up to :data:`WORKER_CONNECTIONS` connections and serves
 at most ``TURNPOST_MAX_STREAMS`` event streams (``TURNPOST_MAX_STREAMS_PER_CLIENT``
 per address), all fed by one poller per worker (:mod:`server.http.events`).
 
+Slow request bodies and many connections (issue 20): :class:`TurnpostWorker`
+gives a request's body :data:`BODY_SECONDS` from the end of its headers (a
+body is at most 64 KiB); a body not in by then is answered ``408`` and its
+connection closed. Each worker holds at most ``TURNPOST_MAX_CONNECTIONS_PER_CLIENT``
+connections of one client (:func:`server.http.clients.client_key`: an IPv6
+client by its ``/64``); further ones are closed at once, so a few addresses
+cannot fill the worker's :data:`WORKER_CONNECTIONS` and starve everyone.
+Behind a reverse proxy (``TURNPOST_PROXY_HOPS`` set) every connection comes
+from the proxy, so this cap is left to the proxy (nginx ``limit_conn``).
+
 A greenlet runs until it waits for I/O, so CPU-heavy work holds its worker's
 loop: :func:`server.http.cooperative.offload` runs the heaviest (legal-move lists,
 replays) in a real thread, and the rate limits charge large answers more
@@ -20,9 +30,17 @@ replays) in a real thread, and the rate limits charge large answers more
 from __future__ import annotations
 
 import os
+import time
+from collections import Counter
 from typing import Any
 
+import gevent
 from gunicorn.app.base import BaseApplication
+from gunicorn.http.message import Request
+from gunicorn.workers.ggevent import GeventWorker
+from werkzeug.exceptions import RequestTimeout
+
+from server.http.clients import client_key
 
 
 class TurnpostServer(BaseApplication):
@@ -48,6 +66,85 @@ class TurnpostServer(BaseApplication):
 WORKER_CONNECTIONS = 2000
 #: Seconds a client has to send a request's line and headers (also the keep-alive idle time).
 HEADER_SECONDS = 5
+#: Seconds a client has to send a request's whole body (at most 64 KiB), once its headers are in.
+BODY_SECONDS = 10
+#: Connections one client may hold open in one worker (``TURNPOST_MAX_CONNECTIONS_PER_CLIENT``).
+CONNECTIONS_PER_CLIENT = 100
+
+
+class BodyTimeout(RequestTimeout):
+    """``408``: the request's body did not arrive in time (the app answers it, then the
+    connection is closed)."""
+
+    description = f"The request body did not arrive within {BODY_SECONDS} seconds."
+
+
+class BodyDeadline:
+    """The reader of a request's body, done by a deadline or failing.
+
+    It wraps the reader inside gunicorn's ``Body`` (what ``wsgi.input`` reads),
+    so every read of the body, by the app or by gunicorn draining what the app
+    left unread, waits at most until the deadline. Past it the connection is
+    closed: while the app reads, the read raises :class:`BodyTimeout` (the app
+    answers ``408``); once the app has answered, :class:`TimeoutError`, on which
+    gunicorn stops draining.
+    """
+
+    def __init__(self, request: Request, seconds: float) -> None:
+        self.request = request
+        self.reader = request.body.reader
+        self.deadline = time.monotonic() + seconds
+        #: Set once the app has answered: what is left is gunicorn's to drain.
+        self.answered = False
+        request.body.reader = self
+
+    def read(self, size: int) -> bytes:
+        """Up to ``size`` bytes of the body, if they arrive before the deadline."""
+        with gevent.Timeout(max(0.0, self.deadline - time.monotonic())) as timer:
+            try:
+                return self.reader.read(size)
+            except gevent.Timeout as fired:
+                if fired is not timer:
+                    raise
+        self.request.force_close()
+        if self.answered:
+            raise TimeoutError("the request body did not arrive in time")
+        raise BodyTimeout()
+
+
+class TurnpostWorker(GeventWorker):
+    """gunicorn's gevent worker with a deadline for request bodies and a cap on the
+    connections of one client (see the module's docstring)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        limit = os.environ.get("TURNPOST_MAX_CONNECTIONS_PER_CLIENT", str(CONNECTIONS_PER_CLIENT))
+        self.max_per_client = int(limit)
+        self.behind_proxy = int(os.environ.get("TURNPOST_PROXY_HOPS", "0")) > 0
+        self.open_by_client: Counter[str] = Counter()
+
+    def handle(self, listener: Any, client: Any, addr: Any) -> None:
+        """Serve a connection, or close it at once when its client holds too many already."""
+        key = client_key(addr[0] if isinstance(addr, tuple) else None)
+        if not self.behind_proxy and self.open_by_client[key] >= self.max_per_client:
+            self.log.debug("closed a connection from %s: %d open", key, self.max_per_client)
+            client.close()
+            return
+        self.open_by_client[key] += 1
+        try:
+            super().handle(listener, client, addr)
+        finally:
+            self.open_by_client[key] -= 1
+            if not self.open_by_client[key]:
+                del self.open_by_client[key]
+
+    def handle_request(self, listener_name: Any, req: Request, sock: Any, addr: Any) -> bool:
+        """Serve one request, its body read under a :class:`BodyDeadline`."""
+        body = BodyDeadline(req, BODY_SECONDS)
+        try:
+            return super().handle_request(listener_name, req, sock, addr)
+        finally:
+            body.answered = True
 
 
 def run(
@@ -59,7 +156,7 @@ def run(
         {
             "bind": f"{host}:{port}",
             "workers": workers,
-            "worker_class": "gevent",
+            "worker_class": TurnpostWorker,
             "worker_connections": connections,
             "keepalive": HEADER_SECONDS,
             "timeout": 60,

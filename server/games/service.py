@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from marshmallow import ValidationError
 
 from engines import ENGINES, Engine, IllegalMove, InvalidPosition, NotationError
+from schemas.api import MAX_SEED
 from schemas.moves import load_move
 from server.errors import TurnpostError
 from server.games.clock import format_time, parse_time, utcnow
@@ -632,11 +633,11 @@ class GameService:
         ``filters`` may hold ``engine``, ``status`` and ``waiting`` (with a
         seat ``token``: only the token's game, if it waits (or, for
         ``False``, does not wait) for that seat). ``cursor`` is the previous
-        page's ``next_cursor``; ``422`` if it is not one.
+        page's ``next_cursor``; ``422`` if it is not one (nor a number SQLite can hold).
         """
         before = None
         if cursor is not None:
-            if not (cursor.isascii() and cursor.isdigit()):
+            if not (cursor.isascii() and cursor.isdigit() and int(cursor) <= MAX_SEED):
                 raise TurnpostError(
                     "invalid_request", "This is not a cursor of this list.", {"cursor": [cursor]}
                 )

@@ -44,6 +44,7 @@ from server.games.clock import format_time
 from server.games.deadlines import set_vacation
 from server.games.game import Game
 from server.games.service import GameService, MoveRequest
+from server.http.clients import current_client
 from server.http.cooperative import offload
 from server.http.errors import error_response
 from server.http.events import (
@@ -144,6 +145,28 @@ def seat_of(games: GameService, game: Game, needed_for: str) -> int:
     return seat
 
 
+#: The operations of a seat, with what their token is needed for: the token is checked before
+#: their body is read (see :func:`check_seat_before_body`).
+SEAT_OPERATIONS = {
+    "api.submit_move": "to move",
+    "api.resign": "to resign",
+    "api.vacation": "to set a vacation",
+}
+
+
+def check_seat_before_body() -> None:
+    """``401`` (or ``404``) for an operation of a seat without a seat token of the game,
+    before its body is read.
+
+    A body may come slowly (until the server's body deadline): a client
+    without a seat token of the game is answered at once, not waited for.
+    """
+    needed_for = SEAT_OPERATIONS.get(request.endpoint or "")
+    if needed_for is not None:
+        games = current_service()
+        seat_of(games, games.load(request.view_args["game_id"]), needed_for)
+
+
 MAX_IDEMPOTENCY_KEY = 200
 
 #: Routes taking an optional or required ``Authorization: Bearer <token>``.
@@ -195,14 +218,14 @@ NEXT_PAGE = {
 
 #: Error codes every operation may answer with, and those of an operation with a body.
 ALWAYS = ("method_not_allowed", "rate_limited")
-WITH_BODY = ("bad_request", "payload_too_large")
+WITH_BODY = ("bad_request", "request_timeout", "payload_too_large")
 
 
 def operation(operation_id: str, *codes: str, body: bool = False) -> Any:
     """Name an operation and document its error answers: each status with the codes it carries.
 
     Every operation may answer ``405`` and ``429`` (with ``Retry-After``);
-    one with a JSON body also ``400`` and ``413``.
+    one with a JSON body also ``400``, ``408`` and ``413``.
     """
     by_status: dict[int, list[str]] = {}
     for code in (*codes, *(WITH_BODY if body else ()), *ALWAYS):
@@ -320,7 +343,7 @@ def create_game(body: dict[str, Any]) -> dict[str, Any]:
         position=body["position"],
         turn_hours=body["turn_hours"],
         deadline_policy=body["deadline_policy"],
-        client=request.remote_addr,
+        client=current_client(),
     )
 
 
@@ -581,8 +604,9 @@ def events(query: dict[str, Any], game_id: str) -> Response:
     last = last_event_id(query)
     if game.status != "active" and last >= game.seq:
         return Response(status=204)  # an EventSource stops reconnecting on 204
-    client = request.remote_addr or "unknown"
-    subscription = current_app.extensions["turnpost"].feed.subscribe(game.id, client, last)
+    subscription = current_app.extensions["turnpost"].feed.subscribe(
+        game.id, current_client(), last
+    )
     page = games.move_log(game, after=last, limit=REPLAY_PAGE)
     latest = games.load(game.id)  # it may have moved on or ended since it was loaded above
     replayed = [move_event(entry) for entry in page]

@@ -26,7 +26,25 @@ T = TypeVar("T")
 
 
 def offload(function: Callable[..., T], *args: Any) -> T:
-    """``function(*args)``, in a real thread when running under gevent."""
+    """``function(*args)``, in a real thread when running under gevent.
+
+    An exception of ``function`` is raised here, in the request, as if the call
+    ran in it: the error handlers answer it (a refusal is logged nowhere), rather
+    than gevent's hub, which prints the traceback of any exception a thread raises.
+    """
     if not monkey.is_module_patched("threading"):
         return function(*args)
-    return gevent.get_hub().threadpool.apply(function, args)
+    result, error = gevent.get_hub().threadpool.apply(_outcome, (function, args))
+    if error is not None:
+        raise error
+    return result
+
+
+def _outcome(
+    function: Callable[..., T], args: tuple[Any, ...]
+) -> tuple[T | None, Exception | None]:
+    """``(function(*args), None)``, or ``(None, the exception it raised)``."""
+    try:
+        return function(*args), None
+    except Exception as error:  # handed to the caller, which raises it
+        return None, error

@@ -3,9 +3,10 @@
 :func:`init_protection` installs both on an app. Limits that count every
 request, whatever its route:
 
-- **per IP**: every request counts against the client's address, with or
-  without a token (a token is no way around it: tokens cost one game
-  creation each, and creation has its own limit);
+- **per IP**: every request counts against the client's address (an IPv6
+  client's ``/64``, see :mod:`server.http.clients`), with or without a
+  token (a token is no way around it: tokens cost one game creation each,
+  and creation has its own limit);
 - **per seat token**: a request carrying a token (``Authorization: Bearer``,
   or a seat cookie of the web pages) also counts against that token, so one
   player's runaway client cannot use up the address of a whole household.
@@ -70,6 +71,7 @@ from flask import Flask, Response, current_app, g, request
 from flask_limiter import ApplicationLimit, Limiter, RateLimitExceeded
 
 from server.errors import TurnpostError
+from server.http.clients import current_client
 from server.http.errors import error_response
 from server.store.sqlite import hash_secret
 
@@ -129,8 +131,8 @@ def token_key() -> str:
 
 
 def ip_key() -> str:
-    """The limiter key of the client's address."""
-    return f"ip:{request.remote_addr or 'unknown'}"
+    """The limiter key of the client's address (an IPv6 client's ``/64``, see :mod:`.clients`)."""
+    return f"ip:{current_client()}"
 
 
 def has_no_token() -> bool:

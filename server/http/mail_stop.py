@@ -20,7 +20,7 @@ from flask import Blueprint, Response, current_app, make_response, render_templa
 from server.app import csrf, current_service, current_store
 from server.errors import TurnpostError
 from server.games.clock import utcnow
-from server.mail.addresses import stopped_seat, unsubscribed
+from server.mail.addresses import recipient_key, stopped_seat, unsubscribed
 from server.mail.settings import MailSettings
 
 bp = Blueprint("mail_stop", __name__)
@@ -80,8 +80,8 @@ def _unsubscribe_response(token: str, done: bool) -> Response:
     address = unsubscribed(_settings(), token)
     if address is None:
         raise TurnpostError("not_found", NOT_VALID)
-    if done:
-        current_store().suppress_mail(address, utcnow())
+    if done:  # a link mailed before keys were normalised as now carries an older form of it
+        current_store().suppress_mail(recipient_key(address), utcnow())
     return _private_page("unsubscribe.html", address=address, done=done)
 
 

@@ -61,6 +61,7 @@ from server.errors import TurnpostError
 from server.games.clock import parse_time, utcnow
 from server.games.game import Game
 from server.games.service import GameService, MoveRequest
+from server.http.clients import current_client
 from server.http.cooperative import offload
 from server.http.guide import NO_ANSWER, Guide, Picks, build_guide, pick_params, read_picks
 from server.http.pages_words import moment_words, refusal_words, waiting_words
@@ -130,7 +131,7 @@ def create_game() -> Any:
     try:
         body = _creation_body(request.form)
         created = games.create(
-            body["engine"], body["players"], body["options"], client=request.remote_addr
+            body["engine"], body["players"], body["options"], client=current_client()
         )
     except TurnpostError as error:
         return _render_lobby(error=error, form=request.form), error.status

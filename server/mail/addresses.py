@@ -24,6 +24,7 @@ import re
 import secrets
 from collections.abc import Callable
 
+from email_validator import EmailNotValidError, validate_email
 from itsdangerous import BadSignature, URLSafeSerializer
 
 from server.mail.settings import MailSettings
@@ -36,14 +37,31 @@ PASS_KEY_LENGTH = 32
 def recipient_key(address: str) -> str:
     """The mailbox an address reaches, as limits and "never mail me again" count it.
 
-    Lower case and without a ``+tag``, so that ``Ann+1@...`` and ``ann+2@...``
-    count as one recipient.
+    The address as the SMTP envelope carries it (as email-validator normalises
+    it, like :func:`schemas.api.plain_address`: a quoted local part unquoted,
+    the domain IDNA-encoded), in lower case and without a ``+tag``, so that
+    ``Ann+1@...``, ``ann+2@...`` and ``"a\\nn"@...`` count as one recipient.
+    Spellings that creation refuses now, but that games made before may hold,
+    are read too; an address email-validator cannot read at all counts as written.
 
     >>> recipient_key("Ann.Lee+games@Example.ORG")
     'ann.lee@example.org'
+    >>> recipient_key('"opt\\\\out"@Exämple.org'), recipient_key("a..b@[192.0.2.1]")
+    ('optout@xn--exmple-cua.org', 'a..b@[192.0.2.1]')
     """
-    local, _, domain = address.strip().lower().rpartition("@")
-    return f"{local.split('+', 1)[0]}@{domain}"
+    try:
+        checked = validate_email(
+            address.strip(),
+            check_deliverability=False,
+            globally_deliverable=False,
+            allow_quoted_local=True,
+            allow_domain_literal=True,
+            allow_smtputf8=True,
+        )
+        local, domain = checked.local_part, checked.ascii_domain
+    except EmailNotValidError:
+        local, _, domain = address.strip().rpartition("@")
+    return f"{local.split('+', 1)[0]}@{domain}".lower()
 
 
 def _unsubscribe_signer(settings: MailSettings) -> URLSafeSerializer:

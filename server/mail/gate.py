@@ -19,8 +19,10 @@ that causes it), in this order:
    from one client address, invitations to one recipient, invitations in the
    games of one client, refusals of emailed moves to one seat, answers to
    mail commands to one seat. A recipient is
-   counted by :func:`~server.mail.addresses.recipient_key` (case and ``+tag`` do not make
-   a new one); games created from the command line have no client.
+   counted by :func:`~server.mail.addresses.recipient_key` (case, ``+tag``, quotes and
+   an IDNA domain do not make a new one); a client by
+   :func:`~server.http.clients.client_key` (an IPv6 client by its ``/64``); games created
+   from the command line have no client.
 
 A mail that fails a check is not recorded; the move or event that caused it
 happens all the same. :func:`withheld_when_sent` checks the first two again

@@ -35,10 +35,10 @@ def server(tmp_path) -> Iterator[BackgroundServer]:
     server.stop()
 
 
-def connect(server: BackgroundServer) -> socket.socket:
-    """A TCP connection to the server."""
+def connect(server: BackgroundServer, source: str = "127.0.0.1") -> socket.socket:
+    """A TCP connection to the server from ``source`` (any 127.x.y.z address is this machine)."""
     host, port = server.url.removeprefix("http://").split(":")
-    return socket.create_connection((host, int(port)), timeout=10)
+    return socket.create_connection((host, int(port)), timeout=10, source_address=(source, 0))
 
 
 def test_slow_clients_neither_block_others_nor_stay(server: BackgroundServer) -> None:
