@@ -220,7 +220,27 @@ class PlayerSchema(StrictSchema):
     name = fields.String(required=True)
 
 
-class PlayerWithTokenSchema(PlayerSchema):
+class GamePlayerSchema(PlayerSchema):
+    """A seat in the game object: its name, and who could hold a token of it."""
+
+    private = fields.Boolean(
+        required=True,
+        metadata={
+            "description": "The seat's player opened a seat link, which replaced the token"
+            " handed out at creation (or by the last reissue): only the player's browsers hold"
+            " a token of the seat now. False while a handed token still works: whoever was"
+            " handed it (the game's creator, or its admin) can play the seat and see its"
+            " private parts."
+        },
+    )
+    reissued_at = timestamp(
+        allow_none=True,
+        required=True,
+        metadata={"description": "When the admin last gave the seat a new token; null: never."},
+    )
+
+
+class PlayerWithTokenSchema(GamePlayerSchema):
     """A seat as its creator sees it once, with the secret seat token."""
 
     token = fields.String(required=True)
@@ -280,6 +300,7 @@ class GameSummarySchema(StrictSchema):
 class GameSchema(GameSummarySchema):
     """The game object."""
 
+    players = fields.List(fields.Nested(GamePlayerSchema), required=True)
     options = fields.Dict(required=True, metadata={"description": "The engine's options."})
     state = PerEngine(
         "State",

@@ -71,7 +71,15 @@ def game_object(
         "status": status,
         "seq": seq,
         "to_move": to_move,
-        "players": [{"seat": s["seat"], "name": s["name"]} for s in game.seats],
+        "players": [
+            {
+                "seat": s["seat"],
+                "name": s["name"],
+                "private": s["private_at"] is not None,
+                "reissued_at": s["reissued_at"],
+            }
+            for s in game.seats
+        ],
         "you": seat,
         "result": result,
         "deadline": row["deadline"],

@@ -56,9 +56,13 @@ def played_into(path: str, scratch: str) -> dict[str, Any]:
         token = game["players"][ply % 2]["token"]
         games.submit(MoveRequest(game["id"], token=token, notation=notation, idempotency_key="k"))
     old = sqlite3.connect(path)
+    # old releases kept a seat's one token in its seats row
+    hashes = {(r["game_id"], r["seat"]): r["token_hash"] for r in store.db["seat_tokens"].rows}
     for table in TABLES:
         kept = {row[1]: row[3] for row in old.execute(f"PRAGMA table_info({table})")}
         for row in store.db[table].rows:
+            if table == "seats":
+                row = {**row, "token_hash": hashes[(row["game_id"], row["seat"])]}
             values = {column: row.get(column) for column in kept if column in row or kept[column]}
             for column, value in values.items():
                 if value is None and kept[column]:  # today's queued mail: no body, no id yet
