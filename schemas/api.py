@@ -214,15 +214,10 @@ class EngineDetailSchema(EngineSchema):
 
 
 class PlayerSchema(StrictSchema):
-    """A seat as everyone sees it."""
+    """A seat as everyone sees it: its name, and who could hold a token of it."""
 
     seat = fields.Integer(required=True)
     name = fields.String(required=True)
-
-
-class GamePlayerSchema(PlayerSchema):
-    """A seat in the game object: its name, and who could hold a token of it."""
-
     private = fields.Boolean(
         required=True,
         metadata={
@@ -240,7 +235,7 @@ class GamePlayerSchema(PlayerSchema):
     )
 
 
-class PlayerWithTokenSchema(GamePlayerSchema):
+class PlayerWithTokenSchema(PlayerSchema):
     """A seat as its creator sees it once, with the secret seat token."""
 
     token = fields.String(required=True)
@@ -300,7 +295,6 @@ class GameSummarySchema(StrictSchema):
 class GameSchema(GameSummarySchema):
     """The game object."""
 
-    players = fields.List(fields.Nested(GamePlayerSchema), required=True)
     options = fields.Dict(required=True, metadata={"description": "The engine's options."})
     state = PerEngine(
         "State",

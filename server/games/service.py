@@ -197,10 +197,8 @@ class GameService:
             game = self.load(game_id)
             self._changed(game)
         created = game_object(game, seat=None)
-        created["players"] = [
-            {"seat": seat, "name": player["name"], "token": token}
-            for seat, (player, token) in enumerate(zip(players, tokens, strict=True))
-        ]
+        for player, token in zip(created["players"], tokens, strict=True):
+            player["token"] = token
         created["admin_token"] = admin_token
         return created
 

@@ -244,7 +244,7 @@ class Store:
         before: int | None,
         limit: int,
     ) -> list[dict[str, Any]]:
-        """Up to ``limit`` games, newest first, each with its ``cursor`` and ``players``' names.
+        """Up to ``limit`` games, newest first, each with its ``cursor`` and ``players`` (seats).
 
         Filters: ``engine``, ``status``; ``seat`` = ``(game_id, seat, waiting)``
         keeps that game only if it waits (``waiting`` true) or does not wait
@@ -272,15 +272,15 @@ class Store:
         return self._with_players(games)
 
     def _with_players(self, games: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        """``games`` rows, each with ``players``: its seats' names in seat order."""
-        players: dict[str, list[str]] = {game["id"]: [] for game in games}
+        """``games`` rows, each with ``players``: its ``seats`` rows in seat order."""
+        players: dict[str, list[dict[str, Any]]] = {game["id"]: [] for game in games}
         seats = self._all(
-            "SELECT game_id, name FROM seats WHERE game_id IN (SELECT value FROM json_each(?))"
+            "SELECT * FROM seats WHERE game_id IN (SELECT value FROM json_each(?))"
             " ORDER BY game_id, seat",
             [json.dumps(list(players))],
         )
         for seat in seats:
-            players[seat["game_id"]].append(seat["name"])
+            players[seat["game_id"]].append(seat)
         return [{**game, "players": players[game["id"]]} for game in games]
 
     def seats(self, game_id: str) -> list[dict[str, Any]]:
