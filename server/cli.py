@@ -8,8 +8,8 @@ Every command (``turnpost COMMAND --help`` tells more)::
     turnpost replay GAME_ID           # exit 1 if the log does not rebuild the snapshot
     turnpost export GAME_ID           # the game and its full log as JSON
     turnpost send-mail                # once: deadlines and reminders, then deliver due mail
-    turnpost worker                   # send-mail and send-webhooks every 30 s, forever
-    turnpost send-webhooks            # once: post due webhook deliveries
+    turnpost worker                   # send-mail every 30 s, and webhooks beside it, forever
+    turnpost send-webhooks            # once: post due webhook deliveries, until none is due
     turnpost mail-in [RECIPIENT...]   # one reply on stdin (an MTA pipe); exit 75 to retry
     turnpost smtpd [--lmtp]           # receive replies over SMTP or LMTP
     turnpost mail-key GAME_ID SEAT    # a seat's reply address; --revoke replaces it
@@ -29,11 +29,12 @@ import sqlite3
 import sys
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import click
-from flask import current_app
+from flask import Flask, current_app
 from flask.cli import FlaskGroup, with_appcontext
 from marshmallow import ValidationError
 
@@ -279,41 +280,72 @@ def send_mail() -> None:
         raise SystemExit(1)
 
 
-def deliver_webhooks(now: str | None = None) -> tuple[int, int]:
-    """Post the due webhook deliveries: ``(delivered, failed)``."""
+def deliver_webhooks(stop: threading.Event | None = None) -> tuple[int, int]:
+    """One round of due webhook deliveries (``stop`` cuts it short): ``(delivered, failed)``."""
     config = current_app.config
-    return deliver_webhooks_due(current_store(), config["SECRET_KEY"], configured(config), now)
+    return deliver_webhooks_due(
+        current_store(), config["SECRET_KEY"], configured(config), stop=stop
+    )
 
 
 @main.command("send-webhooks")
 @with_appcontext
 def send_webhooks() -> None:
-    """Once (e.g. from cron): post the due webhook deliveries, with their retries."""
-    delivered, failed = deliver_webhooks()
+    """Once (e.g. from cron): post the due webhook deliveries, round after round until none is due.
+
+    A failed delivery is due again only after its backoff, so this ends.
+    """
+    delivered = failed = 0
+    while True:
+        round_delivered, round_failed = deliver_webhooks()
+        if not round_delivered + round_failed:
+            break
+        delivered, failed = delivered + round_delivered, failed + round_failed
     click.echo(f"webhooks delivered {delivered}, failed {failed}")
+
+
+def webhook_rounds(app: Flask, stop: threading.Event, interval: float) -> None:
+    """Deliver webhooks until ``stop``: round after round while some are due, else every
+    ``interval`` seconds (the worker's webhook thread)."""
+    with app.app_context():
+        while not stop.is_set():
+            delivered, failed = deliver_webhooks(stop)
+            if delivered or failed:
+                click.echo(f"webhooks delivered {delivered}, failed {failed}")
+            else:
+                stop.wait(interval)
 
 
 @main.command("worker")
 @click.option("--interval", default=30.0, show_default=True, help="Seconds between rounds.")
 @with_appcontext
 def worker(interval: float) -> None:
-    """Run ``send-mail`` and ``send-webhooks`` every ``--interval`` seconds until stopped.
+    """Run ``send-mail`` every ``--interval`` seconds and deliver webhooks beside it, until stopped.
 
-    ``SIGTERM`` or ``SIGINT`` (Ctrl-C) stops it after the round under way, so
-    a mail being sent is recorded and its line printed before it exits 0.
+    Webhooks go out from a thread of their own, so a slow receiver never
+    holds up deadlines and mail. ``SIGTERM`` or ``SIGINT`` (Ctrl-C) stops
+    both: the mail round under way ends first, so a mail being sent is
+    recorded and its line printed; webhook deliveries under way are cut and
+    tried again later. It then exits 0.
     """
     stop = threading.Event()
     for signum in (signal.SIGTERM, signal.SIGINT):
         signal.signal(signum, lambda *_: stop.set())
-    while not stop.is_set():
-        actions, report = run_clock_and_outbox()
-        echo_report(report)
-        if actions or report.outcomes:
-            click.echo(f"deadline actions {actions}, {report.summary()}")
-        delivered, refused = deliver_webhooks()
-        if delivered or refused:
-            click.echo(f"webhooks delivered {delivered}, failed {refused}")
-        stop.wait(interval)
+    with ThreadPoolExecutor(1, thread_name_prefix="webhooks") as background:
+        webhooks = background.submit(
+            webhook_rounds, current_app._get_current_object(), stop, interval
+        )
+        webhooks.add_done_callback(lambda _: stop.set())  # a failing webhook thread stops all
+        try:
+            while not stop.is_set():
+                actions, report = run_clock_and_outbox()
+                echo_report(report)
+                if actions or report.outcomes:
+                    click.echo(f"deadline actions {actions}, {report.summary()}")
+                stop.wait(interval)
+        finally:
+            stop.set()
+    webhooks.result()  # raises what stopped the webhook thread, if anything did
     click.echo("worker stopped")
 
 

@@ -1,4 +1,4 @@
-"""Test and benchmark helpers: a real gunicorn server in a child process, free ports.
+"""Test and benchmark helpers: a real gunicorn server in a child process, free ports, commands.
 
 The tests' ``live_server`` fixtures and the ``bench/`` scripts start Turnpost
 with :func:`start_background` exactly as ``turnpost serve`` runs it
@@ -15,6 +15,7 @@ import time
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 #: The repository's root (the child server runs from there).
 ROOT = Path(__file__).resolve().parent.parent
@@ -79,3 +80,17 @@ def start_background(
             time.sleep(0.1)
     process.kill()
     raise RuntimeError(f"server did not start: {log_path.read_text(errors='replace')[-2000:]}")
+
+
+def run_command(command: list[str], env: dict[str, str], **extra: Any) -> subprocess.Popen:
+    """``turnpost COMMAND`` in a child process with only ``env`` (and ``PATH``)."""
+    code = "from server.cli import main; main()"
+    return subprocess.Popen(
+        [sys.executable, "-c", code, *command],
+        cwd=ROOT,
+        env={"PATH": os.environ["PATH"], "PYTHONPATH": str(ROOT), **env},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        **extra,
+    )

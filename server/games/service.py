@@ -25,7 +25,7 @@ from server.errors import TurnpostError
 from server.games.clock import format_time, parse_time, utcnow
 from server.games.game import Game, game_object, game_summary, log_entry
 from server.store.sqlite import Store, dumps, hash_secret, new_secret
-from server.webhooks.delivery import webhook_secret
+from server.webhooks.delivery import MAX_PENDING, webhook_secret
 
 if TYPE_CHECKING:  # the notifier (server.mail) builds on this module
     from server.mail.outbox import Notifier
@@ -530,7 +530,9 @@ class GameService:
         """
         entry = log_entry(logged)
         body = {"event": "move", "game_id": logged["game_id"], **entry}
-        self.store.queue_webhooks(logged["game_id"], "move", entry["seq"], dumps(body), entry["at"])
+        self.store.queue_webhooks(
+            logged["game_id"], "move", entry["seq"], dumps(body), entry["at"], MAX_PENDING
+        )
         if entry["status"] != "active":
             self._announce_end(
                 logged["game_id"], entry["seq"], entry["status"], entry["result"], entry["at"]
@@ -541,7 +543,7 @@ class GameService:
     ) -> None:
         """Queue the ``end`` webhook event of a game that is over (call inside the write)."""
         body = {"event": "end", "game_id": game_id, "seq": seq, "status": status, "result": result}
-        self.store.queue_webhooks(game_id, "end", seq, dumps(body), now)
+        self.store.queue_webhooks(game_id, "end", seq, dumps(body), now, MAX_PENDING)
 
     # -- webhooks -------------------------------------------------------
     def add_webhook(

@@ -15,9 +15,9 @@ never changed.
     >>> import sqlite_utils
     >>> db = sqlite_utils.Database(memory=True)
     >>> migrate(db)
-    SchemaChange(before=0, after=10, created=True)
+    SchemaChange(before=0, after=11, created=True)
     >>> migrate(db)
-    SchemaChange(before=10, after=10, created=False)
+    SchemaChange(before=11, after=11, created=False)
 """
 
 from __future__ import annotations
@@ -288,6 +288,26 @@ def m009_inbound_mail(db: Database) -> None:
     db.execute(
         "INSERT OR IGNORE INTO inbound SELECT in_reply_to, game_id, seat, created_at FROM outbox"
         " WHERE in_reply_to IS NOT NULL AND kind IN ('answer', 'rejected')"
+    )
+
+
+@migrations()
+def m010_webhook_backlog(db: Database) -> None:
+    """A webhook's backlog is capped and a failing receiver rests.
+
+    At the cap, a webhook's pending ``move`` deliveries are deleted and the
+    next one queued records the seqs they spanned (``missed_from_seq``,
+    ``missed_to_seq``); a partial index finds a webhook's pending deliveries.
+    A webhook whose delivery failed gets none other until that one's next
+    attempt (``resting_until``).
+    """
+    _add_missing(
+        db, "webhook_deliveries", {"missed_from_seq": (int, None), "missed_to_seq": (int, None)}
+    )
+    _add_missing(db, "webhooks", {"resting_until": (str, None)})
+    db.execute(
+        "CREATE INDEX IF NOT EXISTS webhook_pending ON webhook_deliveries (webhook_id, id)"
+        " WHERE delivered_at IS NULL AND next_attempt_at IS NOT NULL"
     )
 
 

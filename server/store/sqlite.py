@@ -14,7 +14,7 @@ database file's mode).
 
     >>> store = Store.open(":memory:")
     >>> store.init()
-    SchemaChange(before=0, after=10, created=True)
+    SchemaChange(before=0, after=11, created=True)
     >>> print(" ".join(sorted(store.db.table_names())))  # doctest: +NORMALIZE_WHITESPACE
     _sqlite_migrations created_pages games idempotency inbound mail_suppressions moves outbox
     seat_tokens seats webhook_deliveries webhooks
@@ -42,6 +42,8 @@ _WRITER_LOCKS: dict[str, threading.Lock] = {}
 
 #: Owner read and write only: the database holds hands, seeds and emails.
 DB_FILE_MODE = 0o600
+#: SQLite's largest integer: a larger id names no row (and would not bind).
+MAX_INTEGER = 2**63 - 1
 
 
 def hash_secret(secret: str) -> str:
@@ -668,6 +670,8 @@ class Store:
 
     def remove_webhook(self, game_id: str, webhook_id: int, now: str) -> bool:
         """Stop a webhook of ``game_id`` (its pending deliveries are dropped); whether it was."""
+        if not 0 <= webhook_id <= MAX_INTEGER:
+            return False
         with self.write():
             return bool(
                 self.db.execute(
@@ -677,28 +681,80 @@ class Store:
                 ).rowcount
             )
 
-    def queue_webhooks(self, game_id: str, event: str, seq: int, body: str, now: str) -> None:
-        """Queue ``body`` for every webhook of ``game_id`` (call inside :meth:`write`)."""
-        self.db.execute(
-            "INSERT INTO webhook_deliveries (webhook_id, event, seq, body, created_at,"
-            " next_attempt_at) SELECT id, ?, ?, ?, ?, ? FROM webhooks"
-            " WHERE game_id = ? AND removed_at IS NULL",
-            [event, seq, body, now, now, game_id],
-        )
+    def queue_webhooks(
+        self, game_id: str, event: str, seq: int, body: str, now: str, max_pending: int
+    ) -> None:
+        """Queue ``body`` for every webhook of ``game_id`` (call inside :meth:`write`).
 
-    def claim_due_webhooks(self, now: str, lease_end: str, limit: int) -> list[dict[str, Any]]:
+        A webhook that already has ``max_pending`` deliveries pending (neither
+        delivered nor failed for good) loses its pending ``move`` deliveries,
+        and the new one records the seqs they spanned (with the gaps they
+        recorded) in ``missed_from_seq`` and ``missed_to_seq``.
+        """
+        hooks = self._all(
+            "SELECT id FROM webhooks WHERE game_id = ? AND removed_at IS NULL", [game_id]
+        )
+        for hook in hooks:
+            missed_from, missed_to = self._drop_backlog(hook["id"], max_pending)
+            self._insert(
+                "webhook_deliveries",
+                {
+                    "webhook_id": hook["id"],
+                    "event": event,
+                    "seq": seq,
+                    "body": body,
+                    "created_at": now,
+                    "next_attempt_at": now,
+                    "missed_from_seq": missed_from,
+                    "missed_to_seq": missed_to,
+                },
+            )
+
+    def _drop_backlog(self, webhook_id: int, max_pending: int) -> tuple[int | None, int | None]:
+        """Delete a webhook's pending ``move`` deliveries if it has ``max_pending`` pending.
+
+        Returns the lowest and highest seq they spanned, ``(None, None)`` if none went.
+        """
+        pending = "webhook_id = ? AND delivered_at IS NULL AND next_attempt_at IS NOT NULL"
+        count = self._one(
+            f"SELECT count(*) AS n FROM webhook_deliveries WHERE {pending}", [webhook_id]
+        )
+        if count is None or count["n"] < max_pending:
+            return None, None
+        dropped = self._all(
+            f"DELETE FROM webhook_deliveries WHERE {pending} AND event = 'move'"
+            " RETURNING seq, missed_from_seq, missed_to_seq",
+            [webhook_id],
+        )
+        seqs = [row[name] for row in dropped for name in row if row[name] is not None]
+        return (min(seqs), max(seqs)) if seqs else (None, None)
+
+    def claim_due_webhooks(
+        self, now: str, lease_end: str, limit: int, per_webhook: int
+    ) -> list[dict[str, Any]]:
         """Take up to ``limit`` due deliveries until ``lease_end``, counting an attempt.
 
-        Each row as it was before the claim, with its webhook's ``url``,
-        ``game_id`` and ``removed_at``.
+        Fairly: at most ``per_webhook`` of one webhook (the oldest), none of
+        a resting webhook, and games take turns (every game's oldest due
+        delivery first, then every game's second..., the older first among
+        equals). Each row as it was before the claim, with its webhook's
+        ``url``, ``game_id`` and ``removed_at``.
         """
         with self.write():
             rows = self._all(
-                "SELECT webhook_deliveries.*, webhooks.url, webhooks.game_id, webhooks.removed_at"
-                " FROM webhook_deliveries JOIN webhooks ON webhooks.id = webhook_id"
-                " WHERE delivered_at IS NULL AND next_attempt_at <= ?"
-                " ORDER BY webhook_deliveries.id LIMIT ?",
-                [now, limit],
+                "SELECT d.*, w.url, w.game_id, w.removed_at FROM ("
+                " SELECT webhook_deliveries.id,"
+                "  row_number() OVER (PARTITION BY game_id ORDER BY webhook_deliveries.id)"
+                "   AS game_turn,"
+                "  row_number() OVER (PARTITION BY webhook_id ORDER BY webhook_deliveries.id)"
+                "   AS hook_turn"
+                "  FROM webhook_deliveries JOIN webhooks ON webhooks.id = webhook_id"
+                "  WHERE delivered_at IS NULL AND next_attempt_at <= ?"
+                "  AND (resting_until IS NULL OR resting_until <= ?)) AS due"
+                " JOIN webhook_deliveries AS d ON d.id = due.id"
+                " JOIN webhooks AS w ON w.id = d.webhook_id"
+                " WHERE due.hook_turn <= ? ORDER BY due.game_turn, due.id LIMIT ?",
+                [now, now, per_webhook, limit],
             )
             for row in rows:
                 self.db.execute(
@@ -709,24 +765,39 @@ class Store:
         return rows
 
     def webhook_delivered(self, delivery_id: int, at: str, status: int) -> None:
-        """Mark a delivery done at ``at`` (the receiver answered ``status``)."""
+        """Mark a delivery done at ``at`` (answered ``status``); its webhook rests no more."""
         with self.write():
             self.db.execute(
                 "UPDATE webhook_deliveries SET delivered_at = ?, last_status = ?,"
                 " last_error = NULL WHERE id = ?",
                 [at, status, delivery_id],
             )
+            self._rest_webhook(delivery_id, None)
 
     def webhook_failed(
         self, delivery_id: int, error: str, next_attempt: str | None, status: int | None
     ) -> None:
-        """Record why a delivery failed and when to try again (``None``: never)."""
+        """Record why a delivery failed and when to try again (``None``: never).
+
+        A delivery tried again makes its webhook rest until then: the
+        webhook's other deliveries wait behind it.
+        """
         with self.write():
             self.db.execute(
                 "UPDATE webhook_deliveries SET last_error = ?, next_attempt_at = ?,"
                 " last_status = ? WHERE id = ?",
                 [error, next_attempt, status, delivery_id],
             )
+            if next_attempt is not None:
+                self._rest_webhook(delivery_id, next_attempt)
+
+    def _rest_webhook(self, delivery_id: int, until: str | None) -> None:
+        """Set ``resting_until`` of the webhook of a delivery."""
+        self.db.execute(
+            "UPDATE webhooks SET resting_until = ?"
+            " WHERE id = (SELECT webhook_id FROM webhook_deliveries WHERE id = ?)",
+            [until, delivery_id],
+        )
 
     def webhook_deliveries(self, game_id: str) -> list[dict[str, Any]]:
         """Every delivery to the webhooks of ``game_id``, in order (for operators and tests)."""

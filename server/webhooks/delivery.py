@@ -1,27 +1,59 @@
-"""Deliver queued webhook events: signed POSTs, retries with backoff, refused destinations.
+"""Deliver queued webhook events: signed POSTs, several at once, each within a deadline.
 
-Each delivery is claimed before it is posted (its next attempt moves one
-lease ahead), so two workers never post the same one at once. A ``2xx``
-answer marks it delivered. A network error, a timeout, a ``5xx``, ``408``,
-``425`` or ``429`` is retried after 30 s, 1, 2, 4... minutes (at most an
-hour), :data:`MAX_ATTEMPTS` times in all; any other answer (the receiver
-refuses it), a destination the rules refuse (:mod:`server.webhooks.destinations`)
-or a removed webhook fails it for good. Redirects are not followed. A
-receiver may see an event twice (a crash between its answer and the
-record): ``Turnpost-Delivery`` identifies it.
+**Rounds.** :func:`deliver_due` claims at most :data:`BATCH` due deliveries,
+fairly: the oldest of each webhook only (so a webhook's events go out one at
+a time, in order), none of a webhook resting after a failure, and games take
+turns (every game's oldest due delivery first, then every game's second...),
+so a game with a flood of events cannot keep another game's waiting. It
+posts them at once from :data:`POOL_SIZE` threads and records each outcome.
+A claimed delivery's next attempt moves one lease ahead, so two workers never
+post the same one at once.
 
-**Signature.** Every request carries ``Turnpost-Signature: t=<unix time>,v1=<hex>``
-where ``v1`` is the HMAC-SHA256, keyed with the webhook's secret, of
-``"<t>.<body>"`` (the raw body bytes). A receiver recomputes it, compares in
-constant time and refuses a ``t`` more than a few minutes old:
+**Deadline.** A delivery has :data:`DEADLINE_SECONDS` in all, by the wall
+clock: connecting (at most :data:`CONNECT_SECONDS`, TLS included), sending,
+the answer's status and headers, and at most :data:`MAX_ANSWER_BYTES` of its
+body. At the deadline its connection is cut (a receiver that answers a byte at
+a time cannot hold it longer): without a status the delivery fails, to be
+tried again like a network error; with one, the status decides. A stop (the
+worker's ``SIGTERM``) cuts every connection under way at once. Resolving
+the host name is bounded by the system resolver's own timeouts.
+
+**Outcomes.** A ``2xx`` answer marks it delivered. A network error, a
+deadline passed, a ``5xx``, ``408``, ``425`` or ``429`` is retried after 30 s,
+1, 2, 4... minutes (at most an hour), :data:`MAX_ATTEMPTS` times in all, and
+its webhook rests until then: its other deliveries wait behind it, so a slow
+or failing receiver costs one attempt per backoff rather than one per event.
+Any other answer (the receiver refuses it), a destination the rules refuse
+(:mod:`server.webhooks.destinations`) or a removed webhook fails it for good.
+Redirects are not followed.
+
+**Backlog.** A webhook keeps at most :data:`MAX_PENDING` deliveries pending
+(neither delivered nor failed for good). When one more event comes for a
+webhook that has that many, its pending ``move`` events are dropped (``end``
+events never are), and the new event's body carries ``"missed": {"from_seq":
+A, "to_seq": B}``: the ``move`` events with seqs from A to B may not all
+reach this webhook (those already posted, or under way, still may); the
+receiver reads them from ``GET /api/v1/games/{id}/moves``. A dropped event
+that itself carried ``missed`` passes its range on.
+
+**Signature and duplicates.** Every request carries ``Turnpost-Delivery``
+(the delivery's id, the same on each retry of it) and
+``Turnpost-Signature: t=<unix time>,v2=<hex>``, where ``v2`` is the
+HMAC-SHA256, keyed with the webhook's secret, of ``"<t>.<delivery id>.<body>"``
+(the raw body bytes). A receiver recomputes it, compares in constant time,
+refuses a ``t`` more than a few minutes old, and does its work once per
+delivery id (a receiver may see a delivery twice: a crash between its answer
+and the record, or an answer later than the deadline):
 
     >>> body = b'{"event": "move"}'
-    >>> header = signature_header("whsec_test", body, 1700000000)
-    >>> header.startswith("t=1700000000,v1=")
+    >>> header = signature_header("whsec_test", "42", body, 1700000000)
+    >>> header.startswith("t=1700000000,v2=")
     True
-    >>> verify("whsec_test", body, header, now=1700000100)
+    >>> verify("whsec_test", "42", body, header, now=1700000100)
     True
-    >>> verify("whsec_test", body + b" ", header, now=1700000100)
+    >>> verify("whsec_test", "43", body, header, now=1700000100)
+    False
+    >>> verify("whsec_test", "42", body + b" ", header, now=1700000100)
     False
 """
 
@@ -29,24 +61,42 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import json
+import socket
+import threading
 import time
+from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor, wait
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass
 from datetime import timedelta
+from http.client import HTTPException
 from typing import Any
 
-import urllib3
+from urllib3.connection import HTTPConnection, HTTPSConnection
 from urllib3.exceptions import HTTPError
 
 from server.games.clock import format_time, parse_time, utcnow
-from server.store.sqlite import Store
+from server.store.sqlite import Store, dumps
 from server.webhooks.destinations import Destinations, Refused, Target
 
 #: Seconds a claimed delivery is left alone before another attempt may take it.
 LEASE_SECONDS = 120
 MAX_ATTEMPTS = 10
-BATCH = 50
-#: Seconds to connect, and to wait for the answer.
+#: Deliveries posted at once; a round claims as many, so it lasts one deadline at most.
+POOL_SIZE = 8
+BATCH = POOL_SIZE
+#: Deliveries of one webhook claimed in one round: one, so a webhook's events go in order.
+PER_WEBHOOK = 1
+#: Deliveries a webhook keeps pending before its oldest ``move`` events are dropped.
+MAX_PENDING = 50
+#: Seconds a delivery may take in all, and to connect (TCP, then TLS).
+DEADLINE_SECONDS = 10.0
 CONNECT_SECONDS = 5.0
-READ_SECONDS = 10.0
+#: The most of an answer's body read (its status decides).
+MAX_ANSWER_BYTES = 64 * 1024
+#: How often a round looks for connections past their deadline, and for a stop.
+WATCH_SECONDS = 0.2
 #: Statuses worth trying again later; any other non-2xx is final.
 RETRY_STATUSES = frozenset({408, 425, 429})
 #: How old a signature a receiver should accept (what the docs advise).
@@ -64,14 +114,15 @@ def webhook_secret(key: str, game_id: str, webhook_id: int) -> str:
     return "whsec_" + digest.hexdigest()
 
 
-def signature_header(secret: str, body: bytes, timestamp: int) -> str:
-    """``t=<timestamp>,v1=<HMAC-SHA256 of "<timestamp>.<body>">``."""
-    signed = f"{timestamp}.".encode() + body
-    return f"t={timestamp},v1={hmac.new(secret.encode(), signed, hashlib.sha256).hexdigest()}"
+def signature_header(secret: str, delivery: str, body: bytes, timestamp: int) -> str:
+    """``t=<timestamp>,v2=<HMAC-SHA256 of "<timestamp>.<delivery>.<body>">``."""
+    signed = f"{timestamp}.{delivery}.".encode() + body
+    return f"t={timestamp},v2={hmac.new(secret.encode(), signed, hashlib.sha256).hexdigest()}"
 
 
-def verify(secret: str, body: bytes, header: str, now: float | None = None) -> bool:
-    """Whether ``header`` signs ``body`` with ``secret`` recently (what a receiver does)."""
+def verify(secret: str, delivery: str, body: bytes, header: str, now: float | None = None) -> bool:
+    """Whether ``header`` signs ``delivery`` and ``body`` with ``secret`` recently (a receiver's
+    check)."""
     fields = dict(part.split("=", 1) for part in header.split(",") if "=" in part)
     try:
         timestamp = int(fields["t"])
@@ -79,8 +130,8 @@ def verify(secret: str, body: bytes, header: str, now: float | None = None) -> b
         return False
     if abs((now or time.time()) - timestamp) > SIGNATURE_TOLERANCE_SECONDS:
         return False
-    expected = signature_header(secret, body, timestamp).rsplit("v1=", 1)[1]
-    return hmac.compare_digest(expected, fields.get("v1", ""))
+    expected = signature_header(secret, delivery, body, timestamp).rsplit("v2=", 1)[1]
+    return hmac.compare_digest(expected, fields.get("v2", ""))
 
 
 def backoff(attempts: int) -> timedelta:
@@ -88,92 +139,171 @@ def backoff(attempts: int) -> timedelta:
     return timedelta(seconds=min(30 * 2 ** max(attempts - 1, 0), 3600))
 
 
-def post(target: Target, body: bytes, headers: dict[str, str]) -> int:
-    """POST ``body`` to the checked address of ``target``; the answer's status.
+def wire_body(row: dict[str, Any]) -> bytes:
+    """The body posted for a delivery: its event, with ``missed`` if events were dropped."""
+    if row["missed_from_seq"] is None:
+        return row["body"].encode()
+    missed = {"from_seq": row["missed_from_seq"], "to_seq": row["missed_to_seq"]}
+    return dumps({**json.loads(row["body"]), "missed": missed}).encode()
+
+
+class Connections:
+    """The connections of a round's deliveries: cut at their deadline, or all on a stop."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._open: dict[socket.socket, float] = {}
+        #: Whether the round was stopped (its cut connections failed for that reason).
+        self.stopped = False
+
+    @contextmanager
+    def watched(self, sock: socket.socket, deadline: float) -> Iterator[None]:
+        """Let :meth:`cut` shut ``sock`` at ``deadline`` (``time.monotonic()``) in this block."""
+        with self._lock:
+            self._open[sock] = deadline
+        try:
+            yield
+        finally:
+            with self._lock:
+                del self._open[sock]
+
+    def cut(self, stop: bool = False) -> None:
+        """Shut the connections past their deadline, or every one if ``stop``."""
+        now = time.monotonic()
+        with self._lock:
+            self.stopped = self.stopped or stop
+            for sock, deadline in self._open.items():
+                if stop or now >= deadline:
+                    # the plain socket's shutdown, also under TLS: it wakes a blocked read
+                    with suppress(OSError):
+                        socket.socket.shutdown(sock, socket.SHUT_RDWR)
+
+
+def post(
+    target: Target, body: bytes, headers: dict[str, str], deadline: float, watch: Connections
+) -> int:
+    """POST ``body`` to the checked address of ``target`` before ``deadline``; the status.
 
     The connection goes to ``target.address``; the host name is sent in
     ``Host`` and, over TLS, for SNI and the certificate check.
     """
-    timeout = urllib3.Timeout(connect=CONNECT_SECONDS, read=READ_SECONDS)
-    options: dict[str, Any] = {"timeout": timeout, "retries": False, "maxsize": 1}
     if target.scheme == "https":
-        options.update(server_hostname=target.host, assert_hostname=target.host)
-        pool: urllib3.HTTPConnectionPool = urllib3.HTTPSConnectionPool(
-            target.address, target.port, cert_reqs="CERT_REQUIRED", **options
+        conn: HTTPConnection = HTTPSConnection(
+            target.address,
+            target.port,
+            timeout=CONNECT_SECONDS,
+            server_hostname=target.host,
+            assert_hostname=target.host,
+            cert_reqs="CERT_REQUIRED",
         )
     else:
-        pool = urllib3.HTTPConnectionPool(target.address, target.port, **options)
-    with pool:
-        answer = pool.urlopen(
-            "POST",
-            target.path,
-            body=body,
-            headers={**headers, "Host": target.host_header},
-            redirect=False,
-            assert_same_host=False,
-            preload_content=False,
-        )
-        answer.read(64 * 1024)  # enough to reuse nothing: the pool closes with the block
-        answer.release_conn()
-        return answer.status
+        conn = HTTPConnection(target.address, target.port, timeout=CONNECT_SECONDS)
+    try:
+        conn.connect()
+        conn.timeout = DEADLINE_SECONDS  # each read; the watch cuts the whole at the deadline
+        with watch.watched(conn.sock, deadline):
+            conn.request(
+                "POST",
+                target.path,
+                body=body,
+                headers={**headers, "Host": target.host_header},
+                preload_content=False,
+                decode_content=False,
+            )
+            answer = conn.getresponse()
+            with suppress(HTTPError, HTTPException, OSError):  # the status decides
+                answer.read(MAX_ANSWER_BYTES)
+            return answer.status
+    finally:
+        conn.close()
 
 
-def deliver_due(
-    store: Store, key: str, destinations: Destinations, now: str | None = None
-) -> tuple[int, int]:
-    """Post every due delivery; ``(delivered, failed)`` (failed now, retried or not)."""
-    now = now or utcnow()
-    lease_end = format_time(parse_time(now) + timedelta(seconds=LEASE_SECONDS))
-    rows = store.claim_due_webhooks(now, lease_end, BATCH)
-    delivered = sum(_deliver(store, key, destinations, row, now) for row in rows)
-    return delivered, len(rows) - delivered
+@dataclass(frozen=True)
+class Outcome:
+    """What one attempt came to: the receiver's status, or why it failed (and if for good)."""
+
+    status: int | None = None
+    error: str | None = None
+    retry: bool = True
 
 
-def _deliver(
-    store: Store, key: str, destinations: Destinations, row: dict[str, Any], now: str
-) -> bool:
-    """Post one claimed delivery; whether it was delivered (a failure is recorded on it)."""
+def attempt(
+    key: str, destinations: Destinations, row: dict[str, Any], watch: Connections
+) -> Outcome:
+    """Post one claimed delivery (in a pool thread: no store here); its outcome."""
+    deadline = time.monotonic() + DEADLINE_SECONDS
     if row["removed_at"] is not None:
-        _failed(store, row, now, "the webhook was removed", retry=False)
-        return False
+        return Outcome(error="the webhook was removed", retry=False)
     try:
         target = destinations.resolve(row["url"])
     except Refused as error:
-        _failed(store, row, now, f"refused: {error}", retry=False)
-        return False
-    body = row["body"].encode()
+        return Outcome(error=f"refused: {error}", retry=False)
+    body = wire_body(row)
+    delivery = str(row["id"])
     secret = webhook_secret(key, row["game_id"], row["webhook_id"])
     headers = {
         "Content-Type": "application/json",
         "User-Agent": USER_AGENT,
         "Turnpost-Event": row["event"],
-        "Turnpost-Delivery": str(row["id"]),
-        "Turnpost-Signature": signature_header(secret, body, int(time.time())),
+        "Turnpost-Delivery": delivery,
+        "Turnpost-Signature": signature_header(secret, delivery, body, int(time.time())),
     }
     try:
-        status = post(target, body, headers)
-    except (HTTPError, OSError) as error:
-        _failed(store, row, now, f"{type(error).__name__}: {error}")
-        return False
+        status = post(target, body, headers, deadline, watch)
+    except (HTTPError, HTTPException, OSError) as error:
+        if watch.stopped:
+            return Outcome(error="the worker stopped during the delivery")
+        if time.monotonic() >= deadline:
+            return Outcome(error=f"no answer within {DEADLINE_SECONDS:g} s")
+        return Outcome(error=f"{type(error).__name__}: {error}")
     if 200 <= status < 300:
-        store.webhook_delivered(row["id"], utcnow(), status)
-        return True
+        return Outcome(status)
     retry = status >= 500 or status in RETRY_STATUSES
-    _failed(store, row, now, f"the receiver answered {status}", retry=retry, status=status)
-    return False
+    return Outcome(status, f"the receiver answered {status}", retry)
 
 
-def _failed(
+def deliver_due(
     store: Store,
-    row: dict[str, Any],
-    now: str,
-    error: str,
-    retry: bool = True,
-    status: int | None = None,
-) -> None:
-    """Record a failed attempt and when to try again (never after :data:`MAX_ATTEMPTS`)."""
+    key: str,
+    destinations: Destinations,
+    now: str | None = None,
+    stop: threading.Event | None = None,
+) -> tuple[int, int]:
+    """One round: claim the due deliveries fairly and post them at once; ``(delivered, failed)``.
+
+    ``stop``, once set, cuts the deliveries under way; the round then ends at once.
+    """
+    now = now or utcnow()
+    lease_end = format_time(parse_time(now) + timedelta(seconds=LEASE_SECONDS))
+    rows = store.claim_due_webhooks(now, lease_end, BATCH, PER_WEBHOOK)
+    if not rows:
+        return 0, 0
+    watch = Connections()
+    delivered = 0
+    with ThreadPoolExecutor(POOL_SIZE, thread_name_prefix="webhook") as pool:
+        claimed: dict[Future[Outcome], dict[str, Any]] = {
+            pool.submit(attempt, key, destinations, row, watch): row for row in rows
+        }
+        pending = set(claimed)
+        while pending:
+            done, pending = wait(pending, timeout=WATCH_SECONDS)
+            watch.cut(stop=stop is not None and stop.is_set())
+            for future in done:
+                delivered += record(store, claimed[future], future.result(), now)
+    return delivered, len(rows) - delivered
+
+
+def record(store: Store, row: dict[str, Any], outcome: Outcome, now: str) -> bool:
+    """Record an attempt's outcome; whether it was delivered.
+
+    A failure is tried again after :func:`backoff`, never after :data:`MAX_ATTEMPTS`.
+    """
+    if outcome.status is not None and 200 <= outcome.status < 300:
+        store.webhook_delivered(row["id"], utcnow(), outcome.status)
+        return True
     attempts = row["attempts"] + 1
     next_attempt = None
-    if retry and attempts < MAX_ATTEMPTS:
+    if outcome.retry and attempts < MAX_ATTEMPTS:
         next_attempt = format_time(parse_time(now) + backoff(attempts))
-    store.webhook_failed(row["id"], error[:500], next_attempt, status)
+    store.webhook_failed(row["id"], (outcome.error or "")[:500], next_attempt, outcome.status)
+    return False

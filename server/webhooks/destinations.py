@@ -11,8 +11,15 @@ the private network behind it, a cloud metadata address). Rules:
   or inside one of ``TURNPOST_WEBHOOK_NETWORKS`` (comma-separated CIDR
   networks the operator allows, e.g. ``10.0.0.0/8`` or ``127.0.0.1/32``);
   loopback, private, link-local, multicast and reserved addresses are
-  refused by default. An IPv4 address written as IPv6 (``::ffff:127.0.0.1``)
-  is judged as the IPv4 address.
+  refused by default;
+- an IPv6 address that carries an IPv4 address is judged as that IPv4
+  address: IPv4-mapped (``::ffff:127.0.0.1``), NAT64 (``64:ff9b::/96``, and
+  ``64:ff9b:1::/48`` where every RFC 6052 place the IPv4 address may sit is
+  judged), 6to4 (``2002::/16``) and Teredo (``2001::/32``: its server and its
+  de-obfuscated client); the deprecated forms are refused: IPv4-compatible
+  (``::127.0.0.1``), SIIT's IPv4-translated (``::ffff:0:127.0.0.1``) and
+  site-local (``fec0::/10``). An IPv6 network the operator lists is allowed
+  as it is written.
 
 The host is resolved when a delivery is made, every address is checked, and
 the connection goes to the checked address itself (with the host name in
@@ -24,6 +31,8 @@ connection (DNS rebinding) cannot send the request elsewhere.
     (True, True)
     >>> allowed(ip_address("127.0.0.1")), allowed(ip_address("::ffff:10.9.0.1"))
     (False, False)
+    >>> allowed(ip_address("64:ff9b::93.184.216.34")), allowed(ip_address("2002:7f00:1::1"))
+    (True, False)
 """
 
 from __future__ import annotations
@@ -40,6 +49,14 @@ from urllib.parse import urlsplit
 IPAddress = IPv4Address | IPv6Address
 #: The longest URL accepted.
 MAX_URL_LENGTH = 2000
+#: IPv6 forms retired by their RFCs, refused whatever they carry: IPv4-compatible (RFC 4291),
+#: SIIT's IPv4-translated (RFC 2765) and site-local (RFC 3879).
+DEPRECATED_IPV6 = tuple(ip_network(net) for net in ("::/96", "::ffff:0:0:0/96", "fec0::/10"))
+#: NAT64 prefixes (RFC 6052, RFC 8215) and the lengths their operators may give them.
+NAT64_PREFIXES = (
+    (ip_network("64:ff9b::/96"), (96,)),
+    (ip_network("64:ff9b:1::/48"), (48, 56, 64, 96)),
+)
 
 
 class Refused(Exception):
@@ -82,11 +99,15 @@ class Destinations:
         )
 
     def address_allowed(self, address: IPAddress) -> bool:
-        """Whether the server may connect to ``address``."""
-        if isinstance(address, IPv6Address) and address.ipv4_mapped is not None:
-            address = address.ipv4_mapped
+        """Whether the server may connect to ``address`` (see the module docstring)."""
         if any(address in network for network in self.networks):
             return True
+        if isinstance(address, IPv6Address):
+            if any(address in network for network in DEPRECATED_IPV6):
+                return False
+            carried = embedded_ipv4(address)
+            if carried:
+                return all(self.address_allowed(ipv4) for ipv4 in carried)
         return address.is_global and not address.is_multicast
 
     def check_url(self, url: str) -> tuple[str, str, int, str]:
@@ -146,3 +167,32 @@ def _literal_address(host: str) -> IPAddress | None:
         return ip_address(host)
     except ValueError:
         return None
+
+
+def embedded_ipv4(address: IPv6Address) -> list[IPv4Address]:
+    """The IPv4 addresses an IPv6 address carries (mapped, NAT64, 6to4, Teredo); ``[]`` if none.
+
+    >>> embedded_ipv4(ip_address("64:ff9b::127.0.0.1"))
+    [IPv4Address('127.0.0.1')]
+    >>> [str(a) for a in embedded_ipv4(ip_address("2001:0:4136:e378:8000:63bf:3fff:fdd2"))]
+    ['65.54.227.120', '192.0.2.45']
+    """
+    if address.ipv4_mapped is not None:
+        return [address.ipv4_mapped]
+    if address.sixtofour is not None:
+        return [address.sixtofour]
+    if address.teredo is not None:
+        return list(address.teredo)
+    for prefix, lengths in NAT64_PREFIXES:
+        if address in prefix:
+            return [_rfc6052_ipv4(address.packed, length) for length in lengths]
+    return []
+
+
+def _rfc6052_ipv4(packed: bytes, prefix_length: int) -> IPv4Address:
+    """The IPv4 address RFC 6052 places after a prefix of that length (skipping bits 64-71)."""
+    if prefix_length == 96:
+        return IPv4Address(packed[12:])
+    start = prefix_length // 8
+    head = packed[start:8]
+    return IPv4Address(head + packed[9 : 9 + 4 - len(head)])

@@ -1,10 +1,15 @@
-"""Helpers of the API tests: games made through the app's test client, and their seats."""
+"""Helpers of the API tests: games made through the app's test client, their seats, moves and
+webhooks, and the local webhook receivers."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
+
+from server import create_app
+from tests.api.receivers import LOOPBACK, Receiver, Trickler
 
 
 def bearer(token: str) -> dict[str, str]:
@@ -30,3 +35,46 @@ def seat_header(game: dict[str, Any], seat: int) -> dict[str, str]:
 def siam_game(client: Any) -> dict[str, Any]:
     """A new two-player Siam game (seed 42) with its tokens."""
     return new_game(client, seed=42)
+
+
+def register(client: Any, game: dict[str, Any], url: str) -> Any:
+    """POST a webhook with the game's admin token."""
+    return client.post(
+        f"/api/v1/games/{game['id']}/webhooks",
+        json={"url": url},
+        headers=bearer(game["admin_token"]),
+    )
+
+
+def play(client: Any, game: dict[str, Any], seat: int, notation: str) -> None:
+    """Play a move that must be accepted."""
+    answer = client.post(
+        f"/api/v1/games/{game['id']}/moves",
+        json={"notation": notation},
+        headers=seat_header(game, seat),
+    )
+    assert answer.status_code == 201, answer.get_json()
+
+
+@pytest.fixture
+def receiver() -> Iterator[Receiver]:
+    """A running local receiver."""
+    running = Receiver()
+    yield running
+    running.server.shutdown()
+
+
+@pytest.fixture
+def trickler() -> Iterator[Trickler]:
+    """A running receiver that answers a byte a second to its first connection."""
+    running = Trickler()
+    yield running
+    running.stop()
+
+
+@pytest.fixture
+def allowed_app(db_path: str):
+    """An app whose operator allows webhooks to loopback (the local receivers)."""
+    return create_app(
+        {"TURNPOST_DB": db_path, "TESTING": True, "TURNPOST_WEBHOOK_NETWORKS": LOOPBACK}
+    )

@@ -2,99 +2,25 @@
 
 from __future__ import annotations
 
-import json
-import threading
-from collections.abc import Iterator
+import socket
 from datetime import timedelta
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from ipaddress import ip_address
 from typing import Any
 from unittest import mock
 
 import pytest
+import requests
 from click.testing import CliRunner
 
 from server import create_app
 from server.cli import main
 from server.games.clock import format_time, parse_time, utcnow
 from server.store.sqlite import Store
-from server.webhooks.delivery import MAX_ATTEMPTS, deliver_due, verify
+from server.webhooks.delivery import MAX_ATTEMPTS, verify
 from server.webhooks.destinations import Destinations, Refused
-from tests.api.conftest import bearer, new_game, seat_header
-
-LOOPBACK = "127.0.0.1/32"
-
-
-class Receiver:
-    """A local HTTP server that records each request and answers the next queued status."""
-
-    def __init__(self) -> None:
-        self.requests: list[dict[str, Any]] = []
-        self.statuses: list[int] = []
-        receiver = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:  # noqa: N802 (http.server's name)
-                body = self.rfile.read(int(self.headers["Content-Length"]))
-                receiver.requests.append(
-                    {"path": self.path, "headers": dict(self.headers), "body": body}
-                )
-                self.send_response(receiver.statuses.pop(0) if receiver.statuses else 200)
-                self.send_header("Content-Length", "0")
-                self.end_headers()
-
-            def log_message(self, *args: Any) -> None:
-                return
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_port}/hook?game=1"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def events(self) -> list[dict[str, Any]]:
-        """The JSON bodies received, in order."""
-        return [json.loads(request["body"]) for request in self.requests]
-
-
-@pytest.fixture
-def receiver() -> Iterator[Receiver]:
-    """A running local receiver."""
-    running = Receiver()
-    yield running
-    running.server.shutdown()
-
-
-@pytest.fixture
-def allowed_app(db_path: str):
-    """An app whose operator allows webhooks to loopback (the local receiver)."""
-    return create_app(
-        {"TURNPOST_DB": db_path, "TESTING": True, "TURNPOST_WEBHOOK_NETWORKS": LOOPBACK}
-    )
-
-
-def register(client: Any, game: dict[str, Any], url: str) -> Any:
-    """POST a webhook with the game's admin token."""
-    return client.post(
-        f"/api/v1/games/{game['id']}/webhooks",
-        json={"url": url},
-        headers=bearer(game["admin_token"]),
-    )
-
-
-def deliver(app: Any, now: str | None = None) -> tuple[int, int]:
-    """Run one delivery round of ``app``'s outbox, as the worker does."""
-    with app.app_context():
-        store = app.extensions["turnpost"].store()
-        policy = Destinations.from_settings("", app.config.get("TURNPOST_WEBHOOK_NETWORKS", ""))
-        return deliver_due(store, app.config["SECRET_KEY"], policy, now)
-
-
-def play(client: Any, game: dict[str, Any], seat: int, notation: str) -> None:
-    """Play a move that must be accepted."""
-    answer = client.post(
-        f"/api/v1/games/{game['id']}/moves",
-        json={"notation": notation},
-        headers=seat_header(game, seat),
-    )
-    assert answer.status_code == 201, answer.get_json()
+from tests.api.conftest import bearer, new_game, play, register, seat_header
+from tests.api.receivers import LOOPBACK, deliver
+from tests.support import ROOT
 
 
 def test_each_move_and_the_end_reach_the_receiver_signed(allowed_app, receiver) -> None:
@@ -123,9 +49,36 @@ def test_each_move_and_the_end_reach_the_receiver_signed(allowed_app, receiver) 
         assert request["path"] == "/hook?game=1"
         assert headers["Content-Type"] == "application/json"
         assert headers["Host"] == receiver.url.split("/")[2]
-        assert verify(secret, request["body"], headers["Turnpost-Signature"])
-        assert not verify("whsec_other", request["body"], headers["Turnpost-Signature"])
+        delivery, signature = headers["Turnpost-Delivery"], headers["Turnpost-Signature"]
+        assert verify(secret, delivery, request["body"], signature)
+        assert not verify("whsec_other", delivery, request["body"], signature)
+        assert not verify(secret, str(int(delivery) + 1), request["body"], signature)
     assert deliver(allowed_app) == (0, 0), "each event is delivered once"
+
+
+def test_the_receivers_check_in_the_api_guide_verifies_a_real_delivery(
+    allowed_app, receiver
+) -> None:
+    """docs/api.md's ``verified`` example, run on what the receiver got: it accepts the
+    delivery, and refuses it under another delivery id or with another body."""
+    guide = (ROOT / "docs" / "api.md").read_text()
+    [example] = [block for block in guide.split("```python\n")[1:] if "def verified(" in block]
+    namespace: dict[str, Any] = {}
+    exec(example.split("```")[0], namespace)  # the guide's own example
+    verified = namespace["verified"]
+    client = allowed_app.test_client()
+    game = new_game(client)
+    secret = register(client, game, receiver.url).get_json()["secret"]
+    play(client, game, 0, "enter a1 N")
+    assert deliver(allowed_app) == (1, 0)
+    [request] = receiver.requests
+    delivery, signature = (
+        request["headers"]["Turnpost-Delivery"],
+        request["headers"]["Turnpost-Signature"],
+    )
+    assert verified(secret, delivery, request["body"], signature)
+    assert not verified(secret, delivery + "0", request["body"], signature)
+    assert not verified(secret, delivery, request["body"][:-1] + b" }", signature)
 
 
 def test_a_500_is_retried_after_a_backoff(allowed_app, receiver, db_path) -> None:
@@ -269,6 +222,19 @@ def test_only_the_admin_token_manages_webhooks(client) -> None:
     assert len(client.get(path, headers=admin).get_json()) == 4
 
 
+def test_a_webhook_id_past_sqlites_integers_is_not_found_on_a_real_server(live_server) -> None:
+    """Issue 20: ``DELETE .../webhooks/99999999999999999999999`` answered 500 (OverflowError)."""
+    players = [{"name": "Ann"}, {"name": "Bob"}]
+    game = requests.post(live_server.api("/games"), json={"engine": "siam", "players": players})
+    path = live_server.api(f"/games/{game.json()['id']}/webhooks")
+    admin = bearer(game.json()["admin_token"])
+    for wild in ("99999999999999999999999", str(2**63), str(2**63 - 1), "0", "-1", "1.5", "x"):
+        answer = requests.delete(f"{path}/{wild}", headers=admin, timeout=10)
+        assert answer.status_code == 404, wild
+        assert answer.json()["error"]["code"] == "not_found"
+    assert requests.get(path, headers=admin, timeout=10).json() == []
+
+
 def test_a_removed_webhook_gets_nothing_more(allowed_app, receiver) -> None:
     client = allowed_app.test_client()
     game = new_game(client)
@@ -292,3 +258,48 @@ def test_the_send_webhooks_command_delivers(allowed_app, receiver, db_path) -> N
     assert result.exit_code == 0, result.output
     assert "webhooks delivered 1, failed 0" in result.output
     assert [event["notation"] for event in receiver.events()] == ["enter a1 N"]
+
+
+#: IPv6 addresses that carry a refused IPv4 address, or deprecated forms (issue 20).
+EMBEDDED_IPV4 = [
+    "64:ff9b::127.0.0.1",  # NAT64, well-known prefix
+    "64:ff9b:1::10.0.0.1",  # NAT64, local-use prefix
+    "2002:7f00:1::1",  # 6to4 of 127.0.0.1
+    "2001:0:4136:e378:8000:63bf:3fff:fdd2",  # Teredo: client 192.0.2.45
+    "::127.0.0.1",  # IPv4-compatible (deprecated)
+    "::ffff:0:127.0.0.1",  # SIIT IPv4-translated (deprecated)
+    "fec0::1",  # site-local (deprecated)
+]
+
+
+@pytest.mark.parametrize("address", EMBEDDED_IPV4)
+def test_ipv6_carrying_a_refused_ipv4_is_refused_at_registration(client, address) -> None:
+    game = new_game(client)
+    answer = register(client, game, f"http://[{address}]:8080/hook")
+    assert answer.status_code == 422, address
+    assert "does not post webhooks to" in answer.get_json()["error"]["message"]
+
+
+@pytest.mark.parametrize("address", EMBEDDED_IPV4)
+def test_a_name_resolving_to_ipv6_carrying_a_refused_ipv4_gets_nothing(db_path, address) -> None:
+    strict = create_app({"TURNPOST_DB": db_path, "TESTING": True})
+    client = strict.test_client()
+    game = new_game(client)
+    assert register(client, game, "http://hooks.example.org/in").status_code == 201
+    play(client, game, 0, "enter a1 N")
+    answer = [(socket.AF_INET6, socket.SOCK_STREAM, 6, "", (address, 80, 0, 0))]
+    with (
+        mock.patch("socket.getaddrinfo", return_value=answer),
+        mock.patch("socket.socket.connect", side_effect=OSError("the test connects nowhere")),
+    ):
+        assert deliver(strict) == (0, 1)
+    row = Store.open(db_path).webhook_deliveries(game["id"])[0]
+    assert row["last_error"].startswith("refused") and row["next_attempt_at"] is None
+
+
+@pytest.mark.parametrize(
+    ("address", "allowed"),
+    [("64:ff9b::93.184.216.34", True), ("2002:5db8:d822::1", True), ("::ffff:8.8.8.8", True)],
+)
+def test_ipv6_carrying_a_public_ipv4_is_allowed(address, allowed) -> None:
+    assert Destinations().address_allowed(ip_address(address)) is allowed

@@ -3,10 +3,7 @@ the process that sends (``send-mail`` and ``worker`` started with their own envi
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from email.message import EmailMessage
@@ -19,7 +16,7 @@ from server.games.service import GameService, MoveRequest
 from server.mail.inbound import receive
 from tests.mail.conftest import DOMAIN, PLAYERS, Mailbox, Sink, reply_to, send
 from tests.mail.samples import text_of
-from tests.support import ROOT, BackgroundServer, start_background
+from tests.support import BackgroundServer, run_command, start_background
 
 SEAT_LINK = re.compile(r"^(https?://\S+/games/\w+/seat/\S+)$", re.M)
 STOP_TEXT = "Stop mail for this game: "
@@ -130,20 +127,6 @@ def test_start_by_reply_turns_a_stopped_seats_mail_on_again(
     games.submit(MoveRequest(game["id"], seat=0, notation="enter a2 N"))
     games.submit(MoveRequest(game["id"], seat=1, notation="enter e4 S"))
     assert "(move 5)" in mailbox.latest("ann@example.org")["Subject"]
-
-
-def run_command(command: list[str], env: dict[str, str], **extra) -> subprocess.Popen:
-    """``turnpost COMMAND`` in a child process with only ``env`` (and ``PATH``)."""
-    code = "from server.cli import main; main()"
-    return subprocess.Popen(
-        [sys.executable, "-c", code, *command],
-        cwd=ROOT,
-        env={"PATH": os.environ["PATH"], "PYTHONPATH": str(ROOT), **env},
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        **extra,
-    )
 
 
 @pytest.mark.parametrize("command", [["send-mail"], ["worker", "--interval", "0.2"]])
