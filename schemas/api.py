@@ -187,6 +187,25 @@ class GameQuerySchema(StrictSchema):
     at = fields.Integer(validate=validate.Range(min=0, max=MAX_SEED))
 
 
+#: The most log entries one ``GET /games/{id}/moves`` answers (also its default).
+MOVES_PAGE_SIZE = 500
+
+
+class MovesQuerySchema(StrictSchema):
+    """``GET /games/{id}/moves``: a page of the log (the next one is in the ``Link`` header)."""
+
+    after = fields.Integer(
+        load_default=0,
+        validate=validate.Range(min=0, max=MAX_SEED),
+        metadata={"description": "Only the entries after this move number."},
+    )
+    limit = fields.Integer(
+        load_default=MOVES_PAGE_SIZE,
+        validate=validate.Range(min=1, max=MOVES_PAGE_SIZE),
+        metadata={"description": "Entries per page."},
+    )
+
+
 class EventsQuerySchema(StrictSchema):
     """``?last_event_id=N``: resume after move N (same as the ``Last-Event-ID`` header)."""
 

@@ -13,7 +13,15 @@ from typing import Any
 
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
-from engines.foreign_king.board import BASIC_ACTIONS, KINDS, PROVINCES, QUEEN, SUPPLY, TURN_ORDER
+from engines.foreign_king.board import (
+    BASIC_ACTIONS,
+    KINDS,
+    PROVINCES,
+    QUEEN,
+    ROUND_LIMIT,
+    SUPPLY,
+    TURN_ORDER,
+)
 from schemas.base import StrictSchema
 
 PROVINCE = validate.OneOf(PROVINCES, error="Not a province: {choices}.")
@@ -387,7 +395,13 @@ class StateSchema(StrictSchema):
     turn_order = fields.List(
         fields.Integer(validate=validate.Range(min=0, max=MAX_SEATS - 1)), required=True
     )
-    round = fields.Integer(required=True, validate=validate.Range(min=1))
+    round = fields.Integer(
+        required=True,
+        validate=validate.Range(min=1, max=ROUND_LIMIT),
+        metadata={
+            "description": f"The round; the game ends after round {ROUND_LIMIT} at the latest."
+        },
+    )
     pending = fields.Nested(PendingSchema, required=True, allow_none=True)
     final = fields.Dict(
         keys=fields.String(validate=OWNER),
@@ -498,3 +512,8 @@ class BoardSchema(StrictSchema):
     )
     tracks = fields.Nested(TracksSchema, required=True)
     pieces = fields.Nested(PiecesSchema, required=True)
+    round_limit = fields.Integer(
+        required=True,
+        validate=validate.Range(min=1),
+        metadata={"description": "The game ends with the final scoring after this round."},
+    )

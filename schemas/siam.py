@@ -18,6 +18,7 @@ FACING = validate.OneOf(["N", "E", "S", "W"])
 ANIMAL = validate.OneOf(["elephant", "rhino"])
 PIECE = validate.OneOf(["rock", "elephant", "rhino"])
 ANIMALS_PER_KIND = validate.Range(min=0, max=5)
+POSITION_KEY = validate.Regexp(r"^[.#NESWnesw]{25}[01]$", error="Not a position key.")
 
 
 class EnterSchema(StrictSchema):
@@ -138,6 +139,18 @@ class StateSchema(StrictSchema):
         allow_none=True,
         metadata={"description": "The last move's push; null when it pushed nothing."},
     )
+    positions = fields.Dict(
+        keys=fields.String(validate=POSITION_KEY),
+        values=fields.Integer(validate=validate.Range(min=1, max=3)),
+        required=True,
+        metadata={
+            "description": "How often each position came up since the last entry, exit or"
+            " push (the third time draws the game), by its key: a1 to e5 rank by rank"
+            " (`.` empty, `#` a rock, `NESW` an elephant facing that way, `nesw` a rhino),"
+            " then the seat to move.",
+            "example": {"N..........###..........s1": 2},
+        },
+    )
 
 
 # -- the static board ---------------------------------------------------------------
@@ -184,4 +197,17 @@ class BoardSchema(StrictSchema):
         required=True,
         allow_none=True,
         metadata={"description": "Voluntary exits allowed per side; null: no limit."},
+    )
+    ply_limit = fields.Integer(
+        required=True,
+        validate=validate.Range(min=1),
+        metadata={"description": "A game still running after this many plies is drawn."},
+    )
+    repetitions = fields.Integer(
+        required=True,
+        validate=validate.Range(min=2),
+        metadata={
+            "description": "The same position coming up this often (since the last entry,"
+            " exit or push) draws the game."
+        },
     )

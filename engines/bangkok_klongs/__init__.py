@@ -118,6 +118,11 @@ Decisions
       after a relocation) is passed over. When no seat can place, the big
       market day is held at once (no Luk Phat points), as if caused by the
       seat whose turn it was. So every game ends with a big market day.
+    - No game goes on forever, so no length limit is needed: every turn
+      places a boat from the hand, and boats come into hands only from the
+      draw pile (which only shrinks), as a thief's loot or as a thief an
+      overseer keeps; an overseer never leaves the board and a placed thief
+      comes back only through an overseer, so those turns are few too.
     - Equal final scores share the win.
     - ``remove_thieves`` is only ever ``true`` (leave it out otherwise).
     - Positions: see :mod:`.position` for defaults; ``options``,

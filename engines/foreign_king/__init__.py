@@ -42,8 +42,8 @@ State
     points by owner and category, ``null`` while running) and internal fields
     the view leaves out: ``rng``, ``options``, ``turn_index``,
     ``order_changes`` (seats that chose a turn-order change this round, in
-    order), ``skips``, ``ending`` (``"king"``, ``"factories"`` or
-    ``"stalled"`` once the end is triggered) and ``result``. The view adds
+    order), ``skips``, ``ending`` (``"king"``, ``"factories"``,
+    ``"stalled"`` or ``"rounds"`` once the end is triggered) and ``result``. The view adds
     ``current``: the seat whose turn it is. Nothing else is hidden.
 
 Result
@@ -92,6 +92,14 @@ Decisions
       out any action even after every possible loan is skipped (practically
       impossible); if every seat is skipped in a row the game ends
       (``"stalled"``). The bank's money is unlimited.
+    - Round limit: the rulebook's game ends only through the King or the
+      factories, so players who never move the King (taking coins, placing
+      citizens and moving them back to the supply) could play forever. The
+      game therefore ends after round 100 (``ROUND_LIMIT``; random games
+      end within 40): when its last turn is over the final scoring follows
+      at once (``ending`` ``"rounds"``), with no turn-order choice and no
+      repay window (loans can be repaid on one's own turns before). A
+      position's ``round`` is 1 to 100.
     - A citizen's path crosses borders one at a time, never enters a
       province twice nor returns to its start (like the King), and goes back
       to the supply only straight from its province (``[["supply"]]``).

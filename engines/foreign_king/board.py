@@ -189,6 +189,9 @@ LOAN_AMOUNT = 3
 REPAY_AMOUNT = 4
 LOAN_PENALTY = 6
 TURN_ORDER_INCOME = 1
+#: The game ends with the final scoring after this round at the latest (the rulebook sets no
+#: limit: players who never move the King could otherwise play forever).
+ROUND_LIMIT = 100
 COINS_INCOME = 3
 VIRTUAL = "virtual"
 
@@ -299,4 +302,5 @@ def board_data() -> dict[str, Any]:
             "factories_per_kind": FACTORIES_PER_KIND,
             "royal_orders": ROYAL_ORDERS,
         },
+        "round_limit": ROUND_LIMIT,
     }

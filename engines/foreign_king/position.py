@@ -12,6 +12,7 @@ from engines.foreign_king.board import (
     FIRST_COINS,
     KINDS,
     PROVINCES,
+    ROUND_LIMIT,
     ROYAL_ORDERS,
     TRACK_START,
     VIRTUAL,
@@ -255,7 +256,7 @@ def from_position(players: int, options: dict[str, Any], seed: int, position: An
     _virtual(state, given.get("virtual"))
     _stock(state, given.get("stock"))
     _actions(state, given.get("actions"))
-    state["round"] = _number(given.get("round", 1), "round", 1)
+    state["round"] = _number(given.get("round", 1), "round", 1, ROUND_LIMIT)
     if given.get("pending") is not None:
         raise InvalidPosition("A position starts at a regular turn: pending must be null.")
     _to_move(state, given.get("to_move"))

@@ -7,7 +7,7 @@ from typing import Any
 from engines.base import IllegalMove, Move, State
 from engines.foreign_king import checks
 from engines.foreign_king.actions import can_act
-from engines.foreign_king.board import KINDS, PROVINCES, REPAY_AMOUNT, VIRTUAL
+from engines.foreign_king.board import KINDS, PROVINCES, REPAY_AMOUNT, ROUND_LIMIT, VIRTUAL
 from engines.foreign_king.scoring import final_scoring
 from engines.foreign_king.state import current_seat, player, player_count, scores
 
@@ -15,6 +15,7 @@ END_REASONS = {
     "king": "The King's marker reached the score of the player with the second-most points.",
     "factories": "Every factory of the game is built and inactive.",
     "stalled": "No player could carry out any action.",
+    "rounds": f"Round {ROUND_LIMIT} is over, and a game lasts at most {ROUND_LIMIT} rounds.",
 }
 
 
@@ -60,7 +61,12 @@ def advance(state: State) -> None:
 
 
 def end_round(state: State) -> None:
-    """Let the turn-order choosers pick their places, then start the next round."""
+    """Let the turn-order choosers pick their places, then start the next round; after the
+    last round (:data:`ROUND_LIMIT`) the game ends with the final scoring."""
+    if state["round"] >= ROUND_LIMIT:
+        state["ending"] = "rounds"
+        finalize(state)
+        return
     if state["order_changes"]:
         state["pending"] = {"seat": state["order_changes"][0], "kind": "set_position"}
         return

@@ -155,6 +155,9 @@ Decisions
       partner a winner. Its steps and its take are listed (and accepted)
       only where a winning completion remains. A holder with no winning play
       can only pass, so passes automatically.
+    - No game goes on forever, so no length limit is needed: every turn
+      plays one of the finite action cards or passes, and a round of passes
+      decides a struggle, of which there are as many as provinces.
     - Automatic passes happen inside ``apply`` (and ``from_position``) for
       every seat in turn whose only legal move is pass; they count as passes,
       may decide several struggles and always end at a seat with a card to

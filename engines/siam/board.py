@@ -24,6 +24,10 @@ ANIMALS_PER_KIND = 5
 ROCK_START = ("b3", "c3", "d3")
 CROSS_SQUARES = frozenset({"c1", "c5"})
 CROSS_PLIES = 4
+#: A game still running after this many plies ends in a draw (the rulebook sets no limit).
+PLY_LIMIT = 500
+#: The same position (board and player to move) coming up this often ends the game in a draw.
+REPETITIONS = 3
 
 
 #: How each direction steps along the files and ranks.
@@ -73,6 +77,28 @@ def owner(kind: str) -> int:
     return KINDS.index(kind)
 
 
+def position_key(board: dict[str, Any], seat: int) -> str:
+    """The board and the seat to move in 26 characters, for counting repeated positions.
+
+    One character per square, a1 to e5 rank by rank (``.`` empty, ``#`` a rock, ``NESW``
+    an elephant facing that way, ``nesw`` a rhino), then the seat to move.
+
+    >>> position_key({"b3": {"kind": "rock"}, "a1": {"kind": "rhino", "facing": "E"}}, 0)
+    'e..........#.............0'
+    """
+    signs = [_sign(board.get(square)) for square in SQUARES]
+    return "".join(signs) + str(seat)
+
+
+def _sign(piece: dict[str, str] | None) -> str:
+    """The character of ``piece`` (``None``: an empty square) in a position key."""
+    if piece is None:
+        return "."
+    if piece["kind"] == "rock":
+        return "#"
+    return piece["facing"] if piece["kind"] == "elephant" else piece["facing"].lower()
+
+
 def board_data(options: dict[str, Any]) -> dict[str, Any]:
     """The static board for clients drawing it, under merged ``options``.
 
@@ -103,4 +129,6 @@ def board_data(options: dict[str, Any]) -> dict[str, Any]:
         "kinds": list(KINDS),
         "animals_per_kind": ANIMALS_PER_KIND,
         "exits_per_side": 1 if options["exit_once"] else None,
+        "ply_limit": PLY_LIMIT,
+        "repetitions": REPETITIONS,
     }

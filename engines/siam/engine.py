@@ -11,6 +11,9 @@ from engines.siam.board import KINDS, board_data
 from engines.siam.position import build_position, check_fields, new_game
 from engines.words import Question
 
+#: What every seat sees: the whole state but the outcome (which the result reports).
+VIEW_KEYS = ("board", "reserve", "ply", "options", "exits", "last_push", "positions")
+
 
 class SiamEngine(Engine):
     """The rules of Siam on the 5x5 board (contract section 4.1)."""
@@ -36,7 +39,8 @@ class SiamEngine(Engine):
 
     # -- play -----------------------------------------------------------
     def to_move(self, state: State) -> list[int]:
-        """``[ply % 2]`` while the game runs, ``[]`` once a rock has left the board."""
+        """``[ply % 2]`` while the game runs, ``[]`` once a rock has left the board or the
+        game is drawn."""
         return [] if state["outcome"] else [state["ply"] % 2]
 
     def legal_moves(self, state: State, seat: int) -> list[Move]:
@@ -53,7 +57,8 @@ class SiamEngine(Engine):
     def apply(self, state: State, seat: int, move: Move) -> State:
         """The state after ``seat`` plays ``move``; raise IllegalMove naming the broken rule."""
         if state["outcome"]:
-            raise IllegalMove("The game is over: a rock has left the board.", "game_over")
+            ended = "it is drawn" if "draw" in state["outcome"] else "a rock has left the board"
+            raise IllegalMove(f"The game is over: {ended}.", "game_over")
         if type(seat) is not int or seat not in self.to_move(state):
             raise IllegalMove(
                 f"It is not your turn: the {KINDS[state['ply'] % 2]}s move now.", "turn"
@@ -64,10 +69,18 @@ class SiamEngine(Engine):
         return rules.play(state, KINDS[seat], move)
 
     def result(self, state: State) -> dict[str, Any] | None:
-        """None while running, else the winner, scores, a reason and the final push."""
+        """None while running, else the winner, scores, a reason and the final push; a draw
+        has no winner, no points and says why (``draw``: ``repetition`` or ``ply_limit``)."""
         outcome = state["outcome"]
         if not outcome:
             return None
+        if "draw" in outcome:
+            return {
+                "winners": [],
+                "scores": {"0": 0, "1": 0},
+                "reason": words.reason(outcome),
+                "draw": outcome["draw"],
+            }
         winner = outcome["winner"]
         return {
             "winners": [winner],
@@ -81,11 +94,9 @@ class SiamEngine(Engine):
 
     # -- views ----------------------------------------------------------
     def view(self, state: State, seat: int | None) -> dict[str, Any]:
-        """The public view (the same for every seat): board, reserve, ply, options, exits
-        and the last move's push."""
-        view = {key: state[key] for key in ("board", "reserve", "ply", "options", "exits")}
-        view["last_push"] = state.get("last_push")
-        return self.copy_state(view)
+        """The public view (the same for every seat): board, reserve, ply, options, exits,
+        the last move's push and the positions seen since the last entry, exit or push."""
+        return self.copy_state({key: state[key] for key in VIEW_KEYS})
 
     # -- words ----------------------------------------------------------
     def describe(

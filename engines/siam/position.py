@@ -10,24 +10,30 @@ from engines.siam.board import (
     CROSS_PLIES,
     DIRECTIONS,
     KINDS,
+    PLY_LIMIT,
     ROCK_START,
     SQUARE_SET,
+    position_key,
 )
 
-#: ``last_push`` is accepted so that a view can be posted back, and left out: a position
-#: starts without a last move.
-POSITION_KEYS = frozenset({"board", "reserve", "ply", "to_move", "exits", "options", "last_push"})
+#: ``last_push`` and ``positions`` are accepted so that a view can be posted back, and left
+#: out: a position starts without a last move, and counts only itself as seen.
+POSITION_KEYS = frozenset(
+    {"board", "reserve", "ply", "to_move", "exits", "options", "last_push", "positions"}
+)
 
 
 def new_game(options: dict[str, Any]) -> State:
     """The starting state: rocks on b3, c3, d3, all animals in reserve, elephants to move."""
+    board = {square: {"kind": "rock"} for square in ROCK_START}
     return {
-        "board": {square: {"kind": "rock"} for square in ROCK_START},
+        "board": board,
         "reserve": {kind: ANIMALS_PER_KIND for kind in KINDS},
         "ply": 0,
         "options": options,
         "exits": {kind: 0 for kind in KINDS},
         "last_push": None,
+        "positions": {position_key(board, 0): 1},
         "outcome": None,
     }
 
@@ -49,13 +55,15 @@ def build_position(options: dict[str, Any], position: dict[str, Any]) -> State:
     if "options" in position and position["options"] != options:
         raise InvalidPosition("The position's options differ from the game's options.")
     board = _position_board(position.get("board"))
+    ply = _position_ply(position.get("ply"), position.get("to_move"))
     return {
         "board": board,
         "reserve": _position_reserve(position.get("reserve"), board),
-        "ply": _position_ply(position.get("ply"), position.get("to_move")),
+        "ply": ply,
         "options": options,
         "exits": _position_exits(position.get("exits"), options["exit_once"]),
         "last_push": None,
+        "positions": {position_key(board, ply % 2): 1},
         "outcome": None,
     }
 
@@ -150,8 +158,11 @@ def _position_ply(ply: Any, to_move: Any) -> int:
     seat = _position_seat(to_move)
     if ply is None:
         return CROSS_PLIES + (seat or 0)
-    if not _is_count(ply):
-        raise InvalidPosition("'ply' must be an integer of at least 0.")
+    if not _is_count(ply) or ply >= PLY_LIMIT:
+        raise InvalidPosition(
+            f"'ply' must be an integer from 0 to {PLY_LIMIT - 1}: at ply {PLY_LIMIT} the game"
+            " is drawn."
+        )
     if seat is not None and ply % 2 != seat:
         raise InvalidPosition(f"At ply {ply} seat {ply % 2} moves, not seat {seat}.")
     return ply

@@ -18,10 +18,13 @@ from engines.siam.board import (
     OPPOSITE,
     OUTER,
     OUTER_SET,
+    PLY_LIMIT,
     RAY,
+    REPETITIONS,
     SQUARE_SET,
     STEP_DIRECTION,
     owner,
+    position_key,
 )
 
 FIELDS = {
@@ -248,12 +251,33 @@ def _require_cross_free(state: State, square: str) -> None:
         )
 
 
-def _place(state: State, line: list[str], square: str, piece: dict[str, str]) -> State:
+def _place(
+    state: State, line: list[str], square: str, piece: dict[str, str], entering: bool
+) -> State:
     """Push ``line`` (if any) on, put ``piece`` on ``square`` and pass the turn."""
     seat = state["ply"] % 2
     state["last_push"] = _shift_line(state, line, piece["facing"], seat) if line else None
     state["board"][square] = piece
+    return _pass_turn(state, irreversible=entering or bool(line))
+
+
+def _pass_turn(state: State, irreversible: bool) -> State:
+    """Count the move, record the new position, and end a game that goes round in circles.
+
+    ``positions`` counts each position since the last entry, exit or push
+    (``irreversible``: the positions before it are forgotten). The third time
+    the same position comes up, or at :data:`PLY_LIMIT` plies, the game is drawn.
+    """
     state["ply"] += 1
+    key = position_key(state["board"], state["ply"] % 2)
+    positions = {} if irreversible else state["positions"]
+    positions[key] = positions.get(key, 0) + 1
+    state["positions"] = positions
+    if state["outcome"] is None:
+        if positions[key] >= REPETITIONS:
+            state["outcome"] = {"draw": "repetition"}
+        elif state["ply"] >= PLY_LIMIT:
+            state["outcome"] = {"draw": "ply_limit"}
     return state
 
 
@@ -281,7 +305,7 @@ def _apply_enter(state: State, kind: str, move: Move) -> State:
         line = _checked_push(state["board"], square, facing)
     new = Engine.copy_state(state)
     new["reserve"][kind] -= 1
-    return _place(new, line, square, {"kind": kind, "facing": facing})
+    return _place(new, line, square, {"kind": kind, "facing": facing}, entering=True)
 
 
 def _own_animal(state: State, kind: str, square: str) -> dict[str, str]:
@@ -318,7 +342,7 @@ def _apply_move(state: State, kind: str, move: Move) -> State:
         line = _checked_push(state["board"], square, direction)
     new = Engine.copy_state(state)
     del new["board"][origin]
-    return _place(new, line, square, {"kind": kind, "facing": facing})
+    return _place(new, line, square, {"kind": kind, "facing": facing}, entering=False)
 
 
 def _apply_rotate(state: State, kind: str, move: Move) -> State:
@@ -331,9 +355,8 @@ def _apply_rotate(state: State, kind: str, move: Move) -> State:
         )
     new = Engine.copy_state(state)
     new["board"][square]["facing"] = facing
-    new["ply"] += 1
     new["last_push"] = None
-    return new
+    return _pass_turn(new, irreversible=False)
 
 
 def _apply_exit(state: State, kind: str, move: Move) -> State:
@@ -355,6 +378,5 @@ def _apply_exit(state: State, kind: str, move: Move) -> State:
     del new["board"][square]
     new["reserve"][kind] += 1
     new["exits"][kind] += 1
-    new["ply"] += 1
     new["last_push"] = None
-    return new
+    return _pass_turn(new, irreversible=True)

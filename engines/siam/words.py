@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from engines.siam.board import DIRECTION_NAMES, KINDS, NEXT, OPPOSITE, owner
+from engines.siam.board import DIRECTION_NAMES, KINDS, NEXT, OPPOSITE, PLY_LIMIT, owner
 from engines.words import Question, join, result_sentence
 
 Move = dict[str, Any]
@@ -35,6 +35,11 @@ TAKE_OFF = "off"
 RESERVE = "reserve"
 #: What each action lets a player do, in the prompt's words, in the prompt's order.
 VERBS = {"enter": "enter", "move": "move", "rotate": "turn", "exit": "take off"}
+#: Why a game is drawn, by the ``draw`` of its outcome.
+DRAWS = {
+    "repetition": "the same position came up for the third time, with the same player to move",
+    "ply_limit": f"{PLY_LIMIT} moves were played and no rock left the board",
+}
 
 
 def article(kind: str) -> str:
@@ -75,6 +80,24 @@ def describe(
     >>> describe({}, {}, 0, {"action": "exit", "from": "a1"}, ["Ann", "Bob"])
     'Ann takes the elephant on a1 off the board.'
     """
+    return _action_words(before, after, seat, move, names) + _draw_words(after)
+
+
+def _draw_words(after: dict[str, Any]) -> str:
+    """ " The game is drawn: ..." when the move drew the game, else nothing.
+
+    >>> _draw_words({"outcome": {"draw": "repetition"}})
+    ' The game is drawn: the same position came up for the third time, with the same player \
+to move.'
+    """
+    outcome = after.get("outcome") or {}
+    return f" The game is drawn: {DRAWS[outcome['draw']]}." if "draw" in outcome else ""
+
+
+def _action_words(
+    before: dict[str, Any], after: dict[str, Any], seat: int, move: Move, names: Sequence[str]
+) -> str:
+    """What ``move`` did on the board, in one sentence."""
     name, kind, action = names[seat], KINDS[seat], move["action"]
     push = after.get("last_push") if action in ("enter", "move") else None
     facing = DIRECTION_NAMES.get(move.get("facing", ""), "")
@@ -128,7 +151,11 @@ def reason(outcome: dict[str, Any]) -> str:
     >>> reason({"winner": 0, "mover": 1, "rock": "c5", "direction": "N", "animal": "c3"})
     'The rock on c5 was pushed off the board to the north; the nearest animal behind it \
 facing the push is the elephant on c3, so the elephants win although the rhinos pushed.'
+    >>> reason({"draw": "ply_limit"})
+    'A draw: 500 moves were played and no rock left the board.'
     """
+    if "draw" in outcome:
+        return f"A draw: {DRAWS[outcome['draw']]}."
     kind = KINDS[outcome["winner"]]
     text = (
         f"The rock on {outcome['rock']} was pushed off the board to the "
@@ -153,7 +180,12 @@ behind it facing the push is Bob's rhino on a2."
 behind it facing the push is Ann's elephant on d3."
     >>> describe_result({"winners": [], "reason": "Ann resigned"}, ["Ann", "Bob"])
     'Nobody wins: Ann resigned.'
+    >>> describe_result({"winners": [], "draw": "repetition"}, ["Ann", "Bob"])
+    'Ann and Bob draw: the same position came up for the third time, with the same player \
+to move.'
     """
+    if result.get("draw") in DRAWS:
+        return f"{join(names)} draw: {DRAWS[result['draw']]}."
     winners = result.get("winners") or []
     if "rock" not in result or len(winners) != 1:
         return result_sentence(result, names)

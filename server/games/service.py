@@ -377,9 +377,11 @@ class GameService:
                 state = game.engine.apply(state, logged["seat"], json.loads(logged["move"]))
         return state
 
-    def move_log(self, game: Game, after: int = 0) -> list[dict[str, Any]]:
-        """The public log entries after ``after``."""
-        return [log_entry(row) for row in self.store.logged_moves(game.id, after=after)]
+    def move_log(
+        self, game: Game, after: int = 0, limit: int | None = None
+    ) -> list[dict[str, Any]]:
+        """The public log entries after ``after`` (the first ``limit`` of them, if given)."""
+        return [log_entry(row) for row in self.store.logged_moves(game.id, after, limit)]
 
     def legal_moves(self, game: Game, seat: int) -> dict[str, Any]:
         """Every legal move of ``seat`` now, each with its ``notation`` beside its fields."""

@@ -7,7 +7,7 @@ import json
 from typing import Any
 
 import flask_smorest
-from flask import Response, current_app, request
+from flask import Response, current_app, request, url_for
 from marshmallow import Schema, ValidationError
 from webargs.flaskparser import FlaskParser
 from werkzeug.exceptions import HTTPException
@@ -27,6 +27,7 @@ from schemas.api import (
     GameSchema,
     LegalMovesSchema,
     LoggedMoveSchema,
+    MovesQuerySchema,
     MoveSubmitSchema,
     MoveSubmittedSchema,
     ResignSchema,
@@ -45,8 +46,15 @@ from server.games.game import Game
 from server.games.service import GameService, MoveRequest
 from server.http.cooperative import offload
 from server.http.errors import error_response
-from server.http.events import end_event, move_event
+from server.http.events import (
+    MORE_EVENTS,
+    PREAMBLE,
+    REPLAY_PAGE,
+    end_event,
+    move_event,
+)
 from server.http.jsontext import load_untrusted
+from server.http.limits import charge_stream
 from server.webhooks.destinations import Refused, configured
 
 
@@ -95,9 +103,23 @@ class ContractParser(FlaskParser):
 
 
 class Blueprint(flask_smorest.Blueprint):
-    """A flask-smorest blueprint using :class:`ContractParser`."""
+    """A flask-smorest blueprint using :class:`ContractParser`, whose ``doc(parameters=...)``
+    (the headers) adds to the parameters its ``arguments`` document."""
 
     ARGUMENTS_PARSER = ContractParser()
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._prepare_doc_cbks.append(self._add_manual_parameters)
+
+    @staticmethod
+    def _add_manual_parameters(doc: dict[str, Any], doc_info: dict[str, Any], **_: Any) -> Any:
+        """Append the parameters of ``doc(parameters=...)`` to the arguments' ones (a copy of
+        the doc info: flask-smorest's later merge would replace the list)."""
+        manual = doc_info.get("manual_doc", {}).pop("parameters", [])
+        if manual:
+            doc.setdefault("parameters", []).extend(manual)
+        return doc
 
 
 blp = Blueprint("api", __name__, url_prefix="/api/v1", description="Turnpost turn server")
@@ -160,6 +182,13 @@ RETRY_AFTER = {
 ETAG = {
     "ETag": {
         "description": "A weak validator of this answer for this caller (seat or public).",
+        "schema": {"type": "string"},
+    }
+}
+NEXT_PAGE = {
+    "Link": {
+        "description": "The next page, while there is one: `</api/v1/games/{id}/moves?after=500"
+        '&limit=500>; rel="next"`.',
         "schema": {"type": "string"},
     }
 }
@@ -372,18 +401,28 @@ def resign(body: dict[str, Any], game_id: str) -> dict[str, Any]:
 
 
 @blp.route("/games/<game_id>/moves")
-@blp.response(200, LoggedMoveSchema(many=True), headers=ETAG)
+@blp.arguments(MovesQuerySchema, location="query")
+@blp.response(200, LoggedMoveSchema(many=True), headers={**ETAG, **NEXT_PAGE})
 @blp.alt_response(304, description="Not Modified: the If-None-Match ETag is current")
-@operation("listMoves", "not_found")
+@operation("listMoves", "not_found", "invalid_request")
 @blp.doc(parameters=[IF_NONE_MATCH_HEADER])
-def list_moves(game_id: str) -> Any:
-    """The public move log in order (resignations and forfeits included)."""
+def list_moves(query: dict[str, Any], game_id: str) -> Any:
+    """The public move log in order (resignations and forfeits included), a page at a time:
+    ``Link: <...>; rel="next"`` names the next page while there is one."""
     games = current_service()
     game = games.load(game_id)
-    etag = conditional("moves", game.id, game.seq)
+    after, limit = query["after"], query["limit"]
+    etag = conditional("moves", game.id, game.seq, after, limit)
     if isinstance(etag, Response):
         return etag
-    return games.move_log(game), 200, {"ETag": etag}
+    entries = games.move_log(game, after, limit)
+    headers = {"ETag": etag}
+    if entries and entries[-1]["seq"] < game.seq:
+        following = url_for(
+            "api.list_moves", game_id=game.id, after=entries[-1]["seq"], limit=limit
+        )
+        headers["Link"] = f'<{following}>; rel="next"'
+    return entries, 200, headers
 
 
 @blp.route("/games/<game_id>/moves", methods=["POST"])
@@ -493,6 +532,8 @@ def delete_webhook(game_id: str, webhook_id: int) -> None:
     current_service().remove_webhook(game_id, bearer_token(), webhook_id)
 
 
+#: Headers of an event stream: never cached nor buffered by a proxy.
+STREAM_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 #: The stream's schema: left open (no ``type``), so that generated clients read the answer as
 #: text and validators take each event as it comes; the description and example show its events.
 SSE_STREAM = {
@@ -516,7 +557,9 @@ EVENT_STREAM_EXAMPLE = (
     responses={
         "200": {
             "description": "Server-sent events: `move` per logged entry (id = its seq), a final"
-            " `end` when the game is over, comments as keep-alives.",
+            " `end` when the game is over, comments as keep-alives. A client more than"
+            f" {REPLAY_PAGE} moves behind gets {REPLAY_PAGE} and the stream ends: reconnect"
+            " with `Last-Event-ID` for the next ones (an EventSource does).",
             "content": {
                 "text/event-stream": {
                     "schema": SSE_STREAM,
@@ -533,7 +576,9 @@ def events(query: dict[str, Any], game_id: str) -> Response:
     """Server-sent events: a move event per log entry, a final end event when the game is over.
 
     Resumes after ``Last-Event-ID`` (the header) or ``?last_event_id``; a game
-    that is over and whose events the client has all seen answers ``204``.
+    that is over and whose events the client has all seen answers ``204``. A
+    client more than :data:`REPLAY_PAGE` moves behind gets that many and the
+    stream ends: it reconnects with the last id for the next page.
     """
     games = current_service()
     game = games.load(game_id)
@@ -542,16 +587,19 @@ def events(query: dict[str, Any], game_id: str) -> Response:
         return Response(status=204)  # an EventSource stops reconnecting on 204
     client = request.remote_addr or "unknown"
     subscription = current_app.extensions["turnpost"].feed.subscribe(game.id, client, last)
-    for entry in games.move_log(game, after=last):
-        subscription.deliver_move(entry["seq"], move_event(entry))
-    latest = games.load(game.id)  # it may have ended since it was loaded above
+    page = games.move_log(game, after=last, limit=REPLAY_PAGE)
+    latest = games.load(game.id)  # it may have moved on or ended since it was loaded above
+    replayed = [move_event(entry) for entry in page]
+    if page and page[-1]["seq"] < latest.seq:  # far behind: this page, then reconnect
+        subscription.close()
+        body = [PREAMBLE, *replayed, MORE_EVENTS]
+        return Response(body, mimetype="text/event-stream", headers=STREAM_HEADERS)
+    charge_stream(sum(len(event) for event in replayed))  # ASCII: one byte per character
+    for entry, event in zip(page, replayed, strict=True):
+        subscription.deliver_move(entry["seq"], event)
     if latest.status != "active":
         subscription.deliver_end(end_event(latest.row))
-    response = Response(
-        subscription.stream(),
-        mimetype="text/event-stream",
-        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
-    )
+    response = Response(subscription.stream(), mimetype="text/event-stream", headers=STREAM_HEADERS)
     response.call_on_close(subscription.close)
     return response
 

@@ -16,6 +16,12 @@ away).
 Open streams are capped per worker, in all and per client address, so that
 one client holding many sockets cannot take the streams of everyone else.
 
+A stream replays at most :data:`REPLAY_PAGE` logged moves: a client far
+behind gets that page and the stream ends (after :data:`MORE_EVENTS`, a
+comment), so that it reconnects with the last id it saw, as an
+``EventSource`` does by itself. The replayed bytes count against the rate
+limits like an answer's (:func:`~server.http.limits.charge_stream`).
+
     >>> move_event({"seq": 3, "seat": 1, "move": {"action": "pass"}, "notation": "pass",
     ...     "description": "Bob passes.", "to_move": [0], "status": "active", "result": None,
     ...     "at": "2026-11-25T21:00:00.000000Z"})
@@ -49,6 +55,10 @@ POLL_SECONDS = 0.25
 #: Sent first on every stream: reconnect after 2 s if the connection drops.
 PREAMBLE = "retry: 2000\n: connected\n\n"
 KEEPALIVE = ": keep-alive\n\n"
+#: The most logged moves one stream replays; a client further behind reconnects for more.
+REPLAY_PAGE = 200
+#: The last line of a stream that replayed a page of a longer log.
+MORE_EVENTS = ": more events follow: reconnect with the last event id\n\n"
 #: ``Retry-After`` of a ``429`` past a stream cap: a stream closes at most a keep-alive later.
 STREAM_RETRY_SECONDS = 60
 

@@ -13,7 +13,9 @@ request, whatever its route:
 **Cost, not only counts.** A request counts once, and more if its answer is
 large or its work heavy: it costs ``max(answer bytes / 32 KiB, CPU time /
 20 ms)`` requests, rounded up (see :func:`request_cost`), charged to every
-limit it counted against once it is answered. An answer of 3.4 MB (what a
+limit it counted against once it is answered. An event stream is charged
+for the events it replays (:func:`charge_stream`) and the CPU time it took
+to start. An answer of 3.4 MB (what a
 King of Siam ``legal-moves`` answer was before turns were split into
 decisions) costs about 100 requests, so a client that spends its budget on
 large answers is refused (cheaply, before any work) until the window turns
@@ -152,12 +154,25 @@ def start_clock() -> None:
     g.cpu_started = time.thread_time()
 
 
+def charge_stream(sent: int) -> None:
+    """Count ``sent`` bytes a streamed answer sends at once (an event stream's replay) as its
+    size: :func:`charge_cost` cannot measure a stream."""
+    g.streamed_bytes = g.get("streamed_bytes", 0) + sent
+
+
 def charge_cost(limiter: Limiter, response: Response) -> Response:
-    """Charge a costly answer to every limit the request counted against (it counted once)."""
-    if response.is_streamed or "cpu_started" not in g:
+    """Charge a costly answer to every limit the request counted against (it counted once).
+
+    A streamed answer costs the CPU time until it starts and the bytes noted
+    with :func:`charge_stream`.
+    """
+    if "cpu_started" not in g:
         return response
     cpu = time.thread_time() - g.cpu_started
-    size = response.calculate_content_length() or 0
+    if response.is_streamed:
+        size = g.get("streamed_bytes", 0)
+    else:
+        size = response.calculate_content_length() or 0
     extra = request_cost(size, cpu, int(current_app.config["TURNPOST_COST_BYTES"])) - 1
     if extra > 0:
         for limit in limiter.current_limits:

@@ -549,6 +549,45 @@ class Preview:
     board_html: Markup
 
 
+#: How many log entries the game page lists at once; earlier ones are a link away.
+MOVES_SHOWN = 50
+
+
+@dataclass
+class MoveList:
+    """One page of the game page's move list: its entries (oldest first), the ``upto`` its
+    address asked for (``None``: the default page) and the pages around it, each named by
+    the ``upto`` of its address (``None``: no such page)."""
+
+    entries: list[dict[str, Any]]
+    asked: int | None
+    earlier: int | None
+    later: int | None
+
+
+def _move_list(games: GameService, game: Game, at: int | None) -> MoveList:
+    """The page of at most :data:`MOVES_SHOWN` entries ending with move ``?upto=N``; without
+    it, the page ending with the latest move, or the one around the replayed move ``at``."""
+    latest = game.seq
+    asked = request.args.get("upto", type=int)
+    around = latest if at is None else min(latest, max(at + MOVES_SHOWN // 2, MOVES_SHOWN))
+    upto = min(max(around if asked is None else asked, 0), latest)
+    first = max(upto - MOVES_SHOWN, 0)
+    return MoveList(
+        games.move_log(game, after=first, limit=upto - first),
+        asked,
+        earlier=first or None,
+        later=min(upto + MOVES_SHOWN, latest) if upto < latest else None,
+    )
+
+
+def _last_move(games: GameService, game: Game, at: int | None) -> dict[str, Any] | None:
+    """The log entry that led to the position shown (move ``at``, else the latest), if any."""
+    seq = game.seq if at is None else at
+    entries = games.move_log(game, after=seq - 1, limit=1) if seq else []
+    return entries[0] if entries else None
+
+
 def _table(
     games: GameService, game_id: str, error: TurnpostError | None = None, notation: str = ""
 ) -> dict[str, Any]:
@@ -559,10 +598,9 @@ def _table(
     seat = _chosen_seat(game, held)
     at = _replay_at(game)
     view = offload(games.game_object, game, seat, at)
-    log = games.move_log(game)
-    shown = log if at is None else log[:at]
+    last = _last_move(games, game, at)
     names = [player["name"] for player in view["players"]]
-    board = Board(last=last_touched(shown[-1]["move"]) if shown else frozenset())
+    board = Board(last=last_touched(last["move"]) if last else frozenset())
     playing = seat is not None and at is None and view["status"] == "active"
     playing = playing and seat in view["to_move"]
     shown = seat if len(held) > 1 else None
@@ -584,7 +622,7 @@ def _table(
         "engine": engine,
         "names": names,
         "colors": PLAYER_COLORS,
-        "moves": log,
+        "move_list": _move_list(games, game, at),
         "seat": seat,
         "held": sorted(held),
         "at": at,

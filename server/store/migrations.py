@@ -15,9 +15,9 @@ never changed.
     >>> import sqlite_utils
     >>> db = sqlite_utils.Database(memory=True)
     >>> migrate(db)
-    SchemaChange(before=0, after=11, created=True)
+    SchemaChange(before=0, after=12, created=True)
     >>> migrate(db)
-    SchemaChange(before=11, after=11, created=False)
+    SchemaChange(before=12, after=12, created=False)
 """
 
 from __future__ import annotations
@@ -361,4 +361,18 @@ def m011_private_seats(db: Database) -> None:
         foreign_keys=[("game_id", "games", "id")],
         not_null={"game_id", "until"},
         if_not_exists=True,
+    )
+
+
+@migrations()
+def m013_siam_positions(db: Database) -> None:
+    """Siam counts positions for its draw by repetition (``positions`` in the state).
+
+    A running game's snapshot from before gets an empty count: its positions
+    are counted from its next move on (a game past the 500-ply limit is drawn
+    by its next move).
+    """
+    db.execute(
+        "UPDATE games SET state = json_set(state, '$.positions', json('{}'))"
+        " WHERE engine = 'siam' AND json_type(state, '$.positions') IS NULL"
     )

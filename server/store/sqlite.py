@@ -14,7 +14,7 @@ database file's mode).
 
     >>> store = Store.open(":memory:")
     >>> store.init()
-    SchemaChange(before=0, after=11, created=True)
+    SchemaChange(before=0, after=12, created=True)
     >>> print(" ".join(sorted(store.db.table_names())))  # doctest: +NORMALIZE_WHITESPACE
     _sqlite_migrations created_pages games idempotency inbound mail_suppressions moves outbox
     seat_tokens seats webhook_deliveries webhooks
@@ -437,11 +437,14 @@ class Store:
             params.append(upto)
         return self._all(sql + " ORDER BY seq", params)
 
-    def logged_moves(self, game_id: str, after: int = 0) -> list[dict[str, Any]]:
-        """Logged moves after ``after`` in order, each with its ``result`` (for the public log)."""
+    def logged_moves(
+        self, game_id: str, after: int = 0, limit: int | None = None
+    ) -> list[dict[str, Any]]:
+        """Logged moves after ``after`` in order (the first ``limit`` of them, if given), each
+        with its ``result`` (for the public log)."""
         return self._all(
-            f"{self._LOGGED} WHERE moves.game_id = ? AND moves.seq > ? ORDER BY moves.seq",
-            [game_id, after],
+            f"{self._LOGGED} WHERE moves.game_id = ? AND moves.seq > ? ORDER BY moves.seq LIMIT ?",
+            [game_id, after, -1 if limit is None else limit],
         )
 
     def last_move_cursor(self) -> int:

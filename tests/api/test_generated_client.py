@@ -120,6 +120,14 @@ def test_a_whole_siam_game_with_the_generated_client(generated: Generated) -> No
     assert game.result.winners == [0]
     log = generated.operation("list_moves").sync(game_id=created.id, client=generated.anonymous())
     assert [entry.notation for entry in log] == WINNING_LINE
+    pages = generated.operation("list_moves")
+    first = pages.sync_detailed(game_id=created.id, client=generated.anonymous(), limit=2)
+    assert [entry.notation for entry in first.parsed] == WINNING_LINE[:2]
+    assert (
+        first.headers["Link"] == f'</api/v1/games/{created.id}/moves?after=2&limit=2>; rel="next"'
+    )
+    rest = pages.sync(game_id=created.id, client=generated.anonymous(), after=2)
+    assert [entry.notation for entry in rest] == WINNING_LINE[2:]
 
 
 def test_the_generated_events_call_returns_at_the_end_of_a_finished_game(generated) -> None:
@@ -135,9 +143,13 @@ def test_the_generated_events_call_returns_at_the_end_of_a_finished_game(generat
     assert "event: move" in text and text.rstrip().endswith("}")
     assert "event: end" in text
     again = stream.sync_detailed(
-        game_id=created.id, client=generated.anonymous(), last_event_id="1"
+        game_id=created.id, client=generated.anonymous(), last_event_id_header="1"
     )
     assert again.status_code == 204
+    resumed = stream.sync_detailed(
+        game_id=created.id, client=generated.anonymous(), last_event_id_query=1
+    )
+    assert resumed.status_code == 204
 
 
 def test_a_split_king_of_siam_turn_card_then_take(generated: Generated) -> None:

@@ -36,7 +36,7 @@ from engines.base import Move, State
 from schemas.moves import move_schemas
 from tests.engines.tiny_game import NimEngine
 
-#: Enough for every engine's random games to end (Siam's are the longest: ~600 plies).
+#: Enough for every engine's random games to end (Siam's are drawn at 500 plies at the latest).
 MAX_PLIES = 1500
 SEEDS = (1, 2)
 #: At most this many listed moves of one decision are applied (a sample of longer lists).

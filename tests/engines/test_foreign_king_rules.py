@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from engines.base import IllegalMove
-from engines.foreign_king.board import NEIGHBOURS
+from engines.base import IllegalMove, InvalidPosition
+from engines.foreign_king.board import NEIGHBOURS, ROUND_LIMIT
 from tests.engines.test_foreign_king_support import (
     ENGINE,
     check_invariants,
@@ -931,6 +931,27 @@ def test_game_end_without_a_possible_repayment_ends_at_once():
     state = end_position(players=[{"orders": 1, "loans": 1, "coins": 3}, {}, {}])
     state = play(state, GREEN, "king luxembourg")
     assert ENGINE.result(state) is not None and state["pending"] is None
+
+
+def test_round_limit_ends_the_game_with_the_final_scoring():
+    state = position(2, round=ROUND_LIMIT - 1, to_move=0)
+    state = play(state, 0, "coins")
+    state = play(state, 1, "place namur 1")
+    assert state["round"] == ROUND_LIMIT and ENGINE.result(state) is None
+    state = play(state, 0, "build textile liege")
+    state = play(state, 1, "coins")
+    result = ENGINE.result(state)
+    assert result is not None and ENGINE.to_move(state) == []
+    assert state["ending"] == "rounds" and state["final"] is not None
+    assert result["reason"] == "Round 100 is over, and a game lasts at most 100 rounds."
+    assert ENGINE.describe_result(result, ["Ann", "Bob"]).endswith(
+        ": round 100 is over, and a game lasts at most 100 rounds."
+    )
+
+
+def test_a_position_after_the_round_limit_is_refused():
+    with pytest.raises(InvalidPosition, match="round"):
+        position(2, round=ROUND_LIMIT + 1, to_move=0)
 
 
 # -- final scoring -----------------------------------------------------------------------------

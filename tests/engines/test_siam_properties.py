@@ -4,13 +4,16 @@ Games choose among ``legal_moves`` with a hypothesis-drawn seed, preferring
 pushes with a drawn bias (light bias: long games through the middle game;
 heavy bias: quick endings); each game stops at 400 plies. The oracle
 re-derives legality and every push's result from the rules with board
-coordinates, independently of the engine's precomputed tables.
+coordinates, independently of the engine's precomputed tables, and counts
+the positions since the last entry, exit or push to know when the third
+repetition draws the game.
 """
 
 from __future__ import annotations
 
 import json
 import random
+from collections import Counter
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -25,7 +28,7 @@ SQUARES = [f + r for f in "abcde" for r in "12345"]
 FACINGS = "NESW"
 STEP = {"N": (0, 1), "E": (1, 0), "S": (0, -1), "W": (-1, 0)}
 BACK = {"N": "S", "E": "W", "S": "N", "W": "E"}
-PUBLIC_KEYS = {"board", "reserve", "ply", "options", "exits", "last_push"}
+PUBLIC_KEYS = {"board", "reserve", "ply", "options", "exits", "last_push", "positions"}
 
 OPTIONS = st.fixed_dictionaries({"cross_rule": st.booleans(), "exit_once": st.booleans()})
 SEEDS = st.integers(min_value=0, max_value=2**32 - 1)
@@ -151,7 +154,8 @@ def check_invariants(state: dict) -> None:
         on_board = sum(piece["kind"] == kind for piece in board.values())
         assert on_board + state["reserve"][kind] == 5
     rocks = sum(piece["kind"] == "rock" for piece in board.values())
-    assert rocks == (2 if SIAM.result(state) else 3)
+    result = SIAM.result(state)
+    assert rocks == (2 if result and result["winners"] else 3)
     assert json.loads(json.dumps(state)) == state
     public = SIAM.view(state, None)
     assert set(public) == PUBLIC_KEYS
@@ -203,6 +207,7 @@ def play_game(options: dict, seed: int, push_bias: float, checks: bool = True) -
     rng = random.Random(seed)
     state = SIAM.setup(2, SIAM.options(options), seed)
     log = []
+    seen = Counter([position(state)])
     while SIAM.result(state) is None and state["ply"] < MAX_PLIES:
         seat = SIAM.to_move(state)[0]
         legal = SIAM.legal_moves(state, seat)
@@ -214,10 +219,21 @@ def play_game(options: dict, seed: int, push_bias: float, checks: bool = True) -
         state_after = SIAM.apply(state, seat, move)
         assert json.dumps(state, sort_keys=True) == before
         assert state_after["board"] == expected
+        if is_push(state, move) or move["action"] in ("enter", "exit"):
+            seen.clear()
+        seen[position(state_after)] += 1
         state = state_after
         log.append((seat, move))
         check_invariants(state)
+        result = SIAM.result(state)
+        third = seen[position(state)] == 3 and not (result and result["winners"])
+        assert third == (result is not None and result.get("draw") == "repetition")
     return state, log
+
+
+def position(state: dict) -> str:
+    """The board and the player to move, for counting repetitions."""
+    return json.dumps([state["board"], state["ply"] % 2], sort_keys=True)
 
 
 @settings(max_examples=80, deadline=None)
@@ -301,7 +317,5 @@ def test_legal_moves_leave_out_an_entry_that_pushes_only_its_own_kind_to_the_edg
 
 
 def test_random_games_often_end_with_a_rock_pushed_off() -> None:
-    finished = sum(
-        SIAM.result(play_game({}, seed, 0.5, checks=False)[0]) is not None for seed in range(20)
-    )
-    assert finished >= 10
+    results = [SIAM.result(play_game({}, seed, 0.5, checks=False)[0]) for seed in range(20)]
+    assert sum(result is not None and "rock" in result for result in results) >= 10

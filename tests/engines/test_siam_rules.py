@@ -13,6 +13,7 @@ import pytest
 
 from engines.base import IllegalMove, InvalidPosition, NotationError
 from engines.siam import SiamEngine
+from engines.siam.board import position_key
 
 SIAM = SiamEngine()
 ROCK = {"kind": "rock"}
@@ -508,6 +509,74 @@ def test_variant_b_pushed_off_animals_do_not_count() -> None:
     assert accepted(state, "exit a3")["exits"]["elephant"] == 1
 
 
+# -- draws (the rulebook is silent: see the engine's Decisions) ----------------------------
+LOOP = ("rotate a1 E", "rotate e1 W", "rotate a1 N", "rotate e1 N")
+
+
+def loop_position() -> dict:
+    """An elephant on a1 and a rhino on e1, both facing north, the elephants to move."""
+    return position({**PARKED_ROCKS, "a1": el("N"), "e1": rh("N")})
+
+
+def test_third_repetition_is_a_draw() -> None:
+    state = play(loop_position(), *LOOP, *LOOP[:3])
+    assert SIAM.result(state) is None
+    state = play(state, LOOP[3])
+    assert SIAM.result(state) == {
+        "winners": [],
+        "scores": {"0": 0, "1": 0},
+        "reason": "A draw: the same position came up for the third time, with the same player"
+        " to move.",
+        "draw": "repetition",
+    }
+    assert SIAM.to_move(state) == [] and SIAM.legal_moves(state, 0) == []
+    with pytest.raises(IllegalMove, match="The game is over: it is drawn.") as info:
+        SIAM.apply(state, 0, SIAM.parse("rotate a1 E"))
+    assert info.value.rule == "game_over"
+
+
+def test_the_same_board_with_the_other_player_to_move_is_another_position() -> None:
+    start = loop_position()
+    state = play(start, "rotate a1 E", "rotate e1 E", "rotate a1 S", "rotate e1 N", "rotate a1 N")
+    assert state["board"] == start["board"] and SIAM.to_move(state) == [1]
+    board = start["board"]
+    assert state["positions"][position_key(board, 0)] == 1
+    assert state["positions"][position_key(board, 1)] == 1
+
+
+def test_an_entry_an_exit_or_a_push_starts_the_count_again() -> None:
+    start = loop_position()
+    state = play(start, *LOOP, "exit a1", "rotate e1 W", "enter a1 N", "rotate e1 N")
+    assert state["board"] == start["board"] and SIAM.result(state) is None
+    assert len(state["positions"]) == 2
+    assert state["positions"][position_key(start["board"], 0)] == 1
+    assert SIAM.result(play(state, *LOOP)) is None
+    pushing = position({**PARKED_ROCKS, "a1": el("N"), "a2": rh("E"), "e1": rh("N")})
+    pushed = play(pushing, *LOOP, "move a1 a2 N")
+    assert pushed["board"]["a3"] == rh("E")
+    assert pushed["positions"] == {position_key(pushed["board"], 1): 1}
+
+
+def test_ply_limit_ends_in_a_draw() -> None:
+    state = SIAM.from_position(
+        2, SIAM.options({}), 7, {"board": {**PARKED_ROCKS, "a1": el("N")}, "ply": 498}
+    )
+    state = play(state, "rotate a1 E")
+    assert SIAM.result(state) is None and SIAM.to_move(state) == [1]
+    state = play(state, "enter e1 N")
+    assert state["ply"] == 500
+    assert SIAM.result(state)["draw"] == "ply_limit" and SIAM.result(state)["winners"] == []
+    assert SIAM.to_move(state) == []
+
+
+def test_a_rock_pushed_off_on_the_last_ply_still_wins() -> None:
+    board = {"a1": ROCK, "c5": ROCK, "d5": ROCK, "a2": rh("S"), "a4": el("S")}
+    state = SIAM.from_position(2, SIAM.options({}), 7, {"board": board, "ply": 499})
+    state = play(state, "move a2 a1 S")
+    assert state["ply"] == 500
+    assert SIAM.result(state)["winners"] == [1] and "draw" not in SIAM.result(state)
+
+
 # -- turns, malformed moves, immutability ----------------------------------------------
 @pytest.mark.parametrize("seat", [1, 2, -1, True, "0", None])
 def test_only_the_seat_to_move_may_play(seat: object) -> None:
@@ -703,6 +772,7 @@ def test_from_position_accepts_a_view_back() -> None:
         ({"board": PARKED_ROCKS, "ply": -1}, {}),
         ({"board": PARKED_ROCKS, "ply": True}, {}),
         ({"board": PARKED_ROCKS, "ply": "4"}, {}),
+        ({"board": PARKED_ROCKS, "ply": 500}, {}),
         ({"board": PARKED_ROCKS, "ply": 4, "to_move": 1}, {}),
         ({"board": PARKED_ROCKS, "to_move": 2}, {}),
         ({"board": PARKED_ROCKS, "to_move": [0, 1]}, {}),

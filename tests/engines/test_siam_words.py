@@ -15,7 +15,16 @@ from hypothesis import strategies as st
 
 from engines.siam import SiamEngine
 from schemas.siam import BoardSchema, StateSchema
-from tests.engines.test_siam_rules import PARKED_ROCKS, ROCK, el, new_game, position, rh
+from tests.engines.test_siam_rules import (
+    LOOP,
+    PARKED_ROCKS,
+    ROCK,
+    el,
+    new_game,
+    play,
+    position,
+    rh,
+)
 
 SIAM = SiamEngine()
 NAMES = ["Ann", "Bob"]
@@ -138,6 +147,27 @@ def test_result_push_g_opponent_of_the_mover_wins() -> None:
     )
 
 
+def test_sentence_and_result_third_repetition_is_a_draw() -> None:
+    state = play(position({**PARKED_ROCKS, "a1": el("N"), "e1": rh("N")}), *LOOP, *LOOP[:3])
+    sentence, after = said(state, LOOP[3])
+    assert sentence == (
+        "Bob turns the rhino on e1 to face north. The game is drawn: the same position came up"
+        " for the third time, with the same player to move."
+    )
+    assert SIAM.describe_result(SIAM.result(after), NAMES) == (
+        "Ann and Bob draw: the same position came up for the third time, with the same player"
+        " to move."
+    )
+
+
+def test_result_ply_limit_is_a_draw() -> None:
+    state = SIAM.from_position(2, SIAM.options({}), 7, {"board": PARKED_ROCKS, "ply": 499})
+    _, after = said(state, "enter a1 N")
+    assert SIAM.describe_result(SIAM.result(after), NAMES) == (
+        "Ann and Bob draw: 500 moves were played and no rock left the board."
+    )
+
+
 def test_result_not_from_a_push_uses_the_shared_words() -> None:
     result = {"winners": [1], "scores": {"0": 0, "1": 1}, "reason": "Ann ran out of time"}
     assert SIAM.describe_result(result, NAMES) == "Bob wins: Ann ran out of time."
@@ -219,6 +249,7 @@ def test_board_data_matches_its_schema_and_the_rules(cross_rule: bool, exit_once
     assert data["start_rocks"] == sorted(new_game()["board"])
     assert data["cross_squares"] == (["c1", "c5"] if cross_rule else [])
     assert data["exits_per_side"] == (1 if exit_once else None)
+    assert data["ply_limit"] == 500 and data["repetitions"] == 3
     assert [d["id"] for d in data["directions"]] == ["N", "E", "S", "W"]
 
 
@@ -243,6 +274,8 @@ def test_every_view_of_random_games_matches_the_state_schema(options: dict, seed
         {"board": {"f9": {"kind": "rock"}}},
         {"reserve": {"elephant": 6, "rhino": 5}},
         {"last_push": {"direction": "up", "squares": [], "off": None}},
+        {"positions": {"N..........###..........s": 1}},
+        {"positions": {"N..........###..........s1": 4}},
         {"colour": "red"},
     ],
 )

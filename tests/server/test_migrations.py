@@ -162,6 +162,37 @@ def test_games_of_an_old_database_stay_playable(upgraded) -> None:
     store.close()
 
 
+def test_a_siam_game_from_before_its_draws_counts_positions_from_its_next_move(
+    tmp_path: Path,
+) -> None:
+    """m013: a running Siam game's snapshot without ``positions`` gets an empty count, plays
+    on, and is drawn the third time a position comes up after the upgrade."""
+    path = str(tmp_path / "siam.db")
+    store = Store.open(path)
+    store.init()
+    game = GameService(store).create("siam", PLAYERS, {}, seed=7)
+    for seat, notation in enumerate(OPENING):
+        token = game["players"][seat]["token"]
+        GameService(store).submit(MoveRequest(game["id"], token=token, notation=notation))
+    store.close()
+    db = sqlite_utils.Database(path)
+    db.execute("UPDATE games SET state = json_remove(state, '$.positions')")
+    db.execute("DELETE FROM _sqlite_migrations WHERE name = 'm013_siam_positions'")
+    db.conn.commit()
+    db.close()
+    assert start(path) == (LATEST - 1, LATEST)
+    store = Store.open(path)
+    games = GameService(store)
+    assert games.load(game["id"]).state["positions"] == {}
+    rotations = (["rotate a1 E", "rotate e5 W", "rotate a1 N", "rotate e5 S"] * 3)[:9]
+    for ply, notation in enumerate(rotations):  # the first rotation's position: 1, 5, 9
+        assert games.load(game["id"]).status == "active", f"drawn before rotation {ply + 1}"
+        token = game["players"][ply % 2]["token"]
+        games.submit(MoveRequest(game["id"], token=token, notation=notation))
+    assert games.load(game["id"]).state["outcome"] == {"draw": "repetition"}
+    store.close()
+
+
 def test_mail_after_the_upgrade_counts_against_the_gate(upgraded) -> None:
     """What a database from before the mail gate lacked: the columns every mail is counted by."""
     app = upgraded[2]
