@@ -366,15 +366,27 @@ class GameService:
         return self.replay(game, upto=at)
 
     def replay(self, game: Game, upto: int | None = None) -> dict[str, Any]:
-        """Rebuild the state from the seed (or position) and the log, up to move ``upto``."""
+        """Rebuild the state from the seed (or position) and the log, up to move ``upto``.
+
+        A logged move today's rules refuse (a game played before a rule was
+        added, such as Siam's draws) stops the replay with ``422 invalid_request``.
+        """
         row = game.row
         position = None if row["position"] is None else json.loads(row["position"])
         state = self._initial_state(
             game.engine, len(game.seats), json.loads(row["options"]), row["seed"], position
         )
         for logged in self.store.moves(game.id, upto=upto):
-            if logged.get("kind", "move") == "move":  # a resignation or forfeit changes no state
+            if logged.get("kind", "move") != "move":  # a resignation or forfeit changes no state
+                continue
+            try:
                 state = game.engine.apply(state, logged["seat"], json.loads(logged["move"]))
+            except IllegalMove as error:
+                message = (
+                    f"This game cannot be replayed past move {logged['seq'] - 1}: it was played"
+                    f" under older rules ({error.message})"
+                )
+                raise TurnpostError("invalid_request", message, {"rule": error.rule}) from None
         return state
 
     def move_log(
