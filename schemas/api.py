@@ -283,10 +283,25 @@ class EngineDetailSchema(EngineSchema):
 
 
 class PlayerSchema(StrictSchema):
-    """A seat as everyone sees it."""
+    """A seat as everyone sees it: its name, and who could hold a token of it."""
 
     seat = fields.Integer(required=True)
     name = fields.String(required=True)
+    private = fields.Boolean(
+        required=True,
+        metadata={
+            "description": "The seat's player opened a seat link, which replaced the token"
+            " handed out at creation (or by the last reissue): only the player's browsers hold"
+            " a token of the seat now. False while a handed token still works: whoever was"
+            " handed it (the game's creator, or its admin) can play the seat and see its"
+            " private parts."
+        },
+    )
+    reissued_at = timestamp(
+        allow_none=True,
+        required=True,
+        metadata={"description": "When the admin last gave the seat a new token; null: never."},
+    )
 
 
 class PlayerWithTokenSchema(PlayerSchema):

@@ -197,7 +197,11 @@ def replay(game_id: str) -> None:
     """Rebuild the state from the log and compare it with the snapshot (exit 1 on mismatch)."""
     games = current_service()
     game = _load(games, game_id)
-    rebuilt = games.replay(game)
+    try:
+        rebuilt = games.replay(game)
+    except TurnpostError as error:
+        click.echo(f"MISMATCH: {error.message}", err=True)
+        raise SystemExit(1) from None
     if dumps(rebuilt) != dumps(game.state):
         click.echo(f"MISMATCH: replaying {game.seq} moves does not give the snapshot", err=True)
         raise SystemExit(1)

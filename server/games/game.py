@@ -71,7 +71,7 @@ def game_object(
         "status": status,
         "seq": seq,
         "to_move": to_move,
-        "players": [{"seat": s["seat"], "name": s["name"]} for s in game.seats],
+        "players": [player_entry(row) for row in game.seats],
         "you": seat,
         "result": result,
         "deadline": row["deadline"],
@@ -81,6 +81,16 @@ def game_object(
         "state": engine.view(state, seat),
         "created_at": row["created_at"],
         "updated_at": row["updated_at"],
+    }
+
+
+def player_entry(seat: dict[str, Any]) -> dict[str, Any]:
+    """A seat in the game object (a ``seats`` row): its name, and who may hold a token of it."""
+    return {
+        "seat": seat["seat"],
+        "name": seat["name"],
+        "private": seat["private_at"] is not None,
+        "reissued_at": seat["reissued_at"],
     }
 
 
@@ -122,7 +132,7 @@ def game_summary(row: dict[str, Any], you: int | None) -> dict[str, Any]:
         "status": row["status"],
         "seq": row["seq"],
         "to_move": json.loads(row["to_move"]),
-        "players": [{"seat": seat, "name": name} for seat, name in enumerate(row["players"])],
+        "players": [player_entry(seat) for seat in row["players"]],
         "you": you,
         "result": None if row["result"] is None else json.loads(row["result"]),
         "deadline": row["deadline"],

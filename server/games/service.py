@@ -8,6 +8,9 @@ the starting position and must reproduce the snapshot exactly.
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import hmac
 import json
 import secrets
 from dataclasses import dataclass
@@ -33,6 +36,33 @@ if TYPE_CHECKING:  # the notifier (server.mail) builds on this module
 RESULT_KEYS = {"resign": "resigned", "forfeit": "forfeit"}
 #: Webhooks one game may have at once.
 MAX_WEBHOOKS = 5
+#: Kinds of seat token someone other than the seat's player was shown: the creation
+#: answer's (``created``) and a reissue's (``reissued``). A ``browser`` token was minted
+#: when a seat link was opened and is known only to that browser.
+HANDED = ("created", "reissued")
+#: Browser tokens one seat keeps (its player's browsers); the oldest is forgotten past it.
+MAX_BROWSERS = 8
+#: Token reissues one game may have in a day.
+REISSUES_PER_DAY = 5
+
+
+def handed_tokens(key: bytes, seats: int) -> tuple[list[str], str]:
+    """The seat tokens and the admin token of a new game, derived from ``key``.
+
+    The lobby keeps ``key`` in the creator's browser only (see
+    :mod:`server.http.pages`), so the server stores no token and the cookie
+    holds none.
+
+    >>> tokens, admin = handed_tokens(b"k" * 32, 2)
+    >>> len(set([*tokens, admin])), handed_tokens(b"k" * 32, 2) == (tokens, admin)
+    (3, True)
+    """
+
+    def derive(label: str) -> str:
+        digest = hmac.new(key, f"turnpost.handed.{label}".encode(), hashlib.sha256).digest()
+        return base64.urlsafe_b64encode(digest[:24]).decode()
+
+    return [derive(f"seat.{seat}") for seat in range(seats)], derive("admin")
 
 
 def deadline_after(now: str, turn_hours: float) -> str:
@@ -49,9 +79,9 @@ class MoveRequest:
     a JSON ``move`` or its ``notation``. ``expected_seq`` refuses a move made
     on a stale view; a repeated ``idempotency_key`` returns the first answer
     and appends nothing. ``mail_message_id`` marks a move that came by mail
-    (the mover gets a confirmation); ``now`` is the moment of the move
+    with the seat's key (the mover gets a confirmation); ``now`` is the moment of the move
     (default: the current time); ``by_clock`` marks a move the deadline plays
-    for the seat (the player has not acted).
+    for the seat.
     """
 
     game_id: str
@@ -70,6 +100,14 @@ class MoveRequest:
         return dumps(
             {"move": self.move, "notation": self.notation, "expected_seq": self.expected_seq}
         )
+
+
+@dataclass(frozen=True)
+class Taken:
+    """A seat taken by a browser through a seat link: the seat and the token minted for it."""
+
+    seat: int
+    token: str
 
 
 class GameService:
@@ -95,8 +133,13 @@ class GameService:
         turn_hours: float | None = None,
         deadline_policy: str = "remind",
         client: str | None = None,
+        handed_key: bytes | None = None,
     ) -> dict[str, Any]:
         """Create a game; the answer carries each seat's token and the admin token (shown once).
+
+        With ``handed_key`` the tokens are derived from it (:func:`handed_tokens`),
+        so that whoever keeps the key can show them again (the lobby's page of a
+        new game); without, they are random.
 
         ``turn_hours`` gives each turn a deadline; ``deadline_policy`` says what
         happens when it passes (see :mod:`server.games.deadlines`). ``client`` is the
@@ -119,8 +162,10 @@ class GameService:
         state_seed = secrets.randbits(63) if seed is None else seed
         state = self._initial_state(engine, len(players), merged, state_seed, position)
         game_id = secrets.token_hex(6)
-        tokens = [new_secret() for _ in players]
-        admin_token = new_secret()
+        if handed_key is None:
+            tokens, admin_token = [new_secret() for _ in players], new_secret()
+        else:
+            tokens, admin_token = handed_tokens(handed_key, len(players))
         now = utcnow()
         game_row = {
             "id": game_id,
@@ -143,19 +188,18 @@ class GameService:
                 "seat": seat,
                 "name": player["name"],
                 "email": player.get("email"),
-                "token_hash": hash_secret(token),
             }
-            for seat, (player, token) in enumerate(zip(players, tokens, strict=True))
+            for seat, player in enumerate(players)
         ]
         with self.store.write():
             self.store.create_game(game_row, seat_rows)
+            for seat, token in enumerate(tokens):
+                self.store.add_seat_token(game_id, seat, token, "created", now)
             game = self.load(game_id)
             self._changed(game)
         created = game_object(game, seat=None)
-        created["players"] = [
-            {"seat": seat, "name": player["name"], "token": token}
-            for seat, (player, token) in enumerate(zip(players, tokens, strict=True))
-        ]
+        for player, token in zip(created["players"], tokens, strict=True):
+            player["token"] = token
         created["admin_token"] = admin_token
         return created
 
@@ -234,11 +278,79 @@ class GameService:
         return seat
 
     def seat_of(self, game_id: str, token: str) -> int | None:
-        """The seat of a seat token, or of the signed seat pass of a mail's link; else ``None``."""
-        seat = self.store.seat_by_token(game_id, token)
-        if seat is None and self.notifier is not None:
-            seat = self.notifier.seat_of_pass(self.store, game_id, token)
+        """The seat a live seat token lets in, else ``None`` (a mail's pass is no token)."""
+        return self.store.seat_by_token(game_id, token)
+
+    # -- seat links -------------------------------------------------------
+    def link_seat(self, game_id: str, credential: str) -> int:
+        """The seat a seat link's ``credential`` opens, without opening it; ``401`` in words.
+
+        A credential is a seat token (the links the creator was handed) or the
+        signed pass of a mail's link (:func:`~server.mail.addresses.seat_pass`).
+        A replaced, reissued, forged or expired one is refused with a message
+        saying which, for the player who followed it.
+        """
+        seat, _ = self._link(game_id, credential)
         return seat
+
+    def take_seat(self, game_id: str, credential: str) -> Taken:
+        """Open a seat link in a browser: a new token, known only to that browser.
+
+        The first browser link of a seat replaces the token handed out at
+        creation (or by the last reissue), so whoever was handed it can no
+        longer play the seat or see its hand (the seat is *private*). A mail's
+        link also shows that the player reads that mailbox: the seat counts as
+        acted (see :mod:`server.mail.gate`). A browser token opens as itself.
+        """
+        with self.store.write():
+            seat, by_mail = self._link(game_id, credential)
+            known = self.store.seat_token(game_id, credential)
+            if known is not None and known["kind"] == "browser":
+                return Taken(seat, credential)
+            now = utcnow()
+            token = new_secret()
+            self.store.add_seat_token(game_id, seat, token, "browser", now)
+            self.store.drop_seat_tokens(game_id, seat, "browser", MAX_BROWSERS)
+            self.store.revoke_seat_tokens(game_id, seat, HANDED, now, "opened")
+            if self.store.seat(game_id, seat)["private_at"] is None:
+                self.store.make_seat_private(game_id, seat, now)
+        if by_mail:
+            self.player_acted(game_id, seat)
+        return Taken(seat, token)
+
+    def _link(self, game_id: str, credential: str) -> tuple[int, bool]:
+        """``(seat, by_mail)`` of a seat link's credential, or ``401`` saying why not."""
+        game = self.load(game_id)
+        seat = self.store.seat_by_token(game.id, credential)
+        if seat is not None:
+            return seat, False
+        if self.notifier is not None:
+            seat = self.notifier.seat_of_pass(self.store, game.id, credential)
+            if seat is not None:
+                return seat, True
+        raise TurnpostError("unauthorized", self._dead_link(game, credential))
+
+    def _dead_link(self, game: Game, credential: str) -> str:
+        """Why a seat link does not open its seat, in words for whoever followed it."""
+        known = self.store.seat_token(game.id, credential)
+        if known is None:
+            return (
+                "This link does not open a seat of this game: it may be mistyped, or a mail's"
+                " link that expired (they work for 30 days) or was replaced. The newest mail"
+                " about the game has a fresh one."
+            )
+        name = game.seats[known["seat"]]["name"]
+        if known["revoked_why"] == "opened":
+            return (
+                f"This link to {name}'s seat was already opened in a browser, and now works"
+                " only there: opening it made the seat private, so that whoever else had the"
+                f" link cannot play it. {name}'s mails about the game carry a link that still"
+                " works; or ask the game's creator for a new link."
+            )
+        return (
+            f"This link to {name}'s seat was replaced: the game's admin gave the seat a new"
+            " link. Ask them for it."
+        )
 
     def game_object(self, game: Game, seat: int | None, at: int | None = None) -> dict[str, Any]:
         """The contract's game object for ``seat`` (``None``: public), now or after move ``at``."""
@@ -255,15 +367,27 @@ class GameService:
         return self.replay(game, upto=at)
 
     def replay(self, game: Game, upto: int | None = None) -> dict[str, Any]:
-        """Rebuild the state from the seed (or position) and the log, up to move ``upto``."""
+        """Rebuild the state from the seed (or position) and the log, up to move ``upto``.
+
+        A logged move today's rules refuse (a game played before a rule was
+        added, such as Siam's draws) stops the replay with ``422 invalid_request``.
+        """
         row = game.row
         position = None if row["position"] is None else json.loads(row["position"])
         state = self._initial_state(
             game.engine, len(game.seats), json.loads(row["options"]), row["seed"], position
         )
         for logged in self.store.moves(game.id, upto=upto):
-            if logged.get("kind", "move") == "move":  # a resignation or forfeit changes no state
+            if logged.get("kind", "move") != "move":  # a resignation or forfeit changes no state
+                continue
+            try:
                 state = game.engine.apply(state, logged["seat"], json.loads(logged["move"]))
+            except IllegalMove as error:
+                message = (
+                    f"This game cannot be replayed past move {logged['seq'] - 1}: it was played"
+                    f" under older rules ({error.message})"
+                )
+                raise TurnpostError("invalid_request", message, {"rule": error.rule}) from None
         return state
 
     def move_log(
@@ -324,8 +448,6 @@ class GameService:
                 raise TurnpostError(
                     "illegal_move", error.message, {"rule": error.rule, "move": parsed}
                 ) from None
-            if not request.by_clock:
-                self.mark_acted(game, seat)
             answer = self._append(game, seat, parsed, state, request)
             if key is not None:
                 self.store.record_response(game.id, seat, key, fingerprint, dumps(answer))
@@ -477,12 +599,18 @@ class GameService:
         if self.notifier is not None:
             self.notifier.game_changed(self.store, game)
 
-    def mark_acted(self, game: Game, seat: int) -> None:
-        """Remember that ``seat`` acted in ``game``, so its mails flow (call inside a write)."""
-        row = game.seats[seat]
-        if row["acted_at"] is None:
-            row["acted_at"] = utcnow()
-            self.store.mark_acted(game.id, seat, row["acted_at"])
+    def player_acted(self, game_id: str, seat: int) -> None:
+        """Remember that ``seat``'s player acted in ``game_id``, so its mails flow.
+
+        Only what proves the player reads the seat's mailbox counts: a reply
+        carrying the seat's key (:mod:`server.mail.inbound`), or a mail's seat
+        link opened (:meth:`take_seat`). A move with a token does not: the
+        creator was handed every seat's token (see :mod:`server.mail.gate`).
+        """
+        with self.store.write():
+            row = self.store.seat(game_id, seat)
+            if row is not None and row["acted_at"] is None:
+                self.store.mark_acted(game_id, seat, utcnow())
 
     def forfeit(self, game_id: str, seat: int, expected_seq: int) -> bool:
         """End the game because ``seat`` ran out of time: it (with its partners) loses.
@@ -519,7 +647,6 @@ class GameService:
                     f"The game is at seq {game.seq}, not {expected_seq}; reload and try again.",
                     {"seq": game.seq},
                 )
-            self.mark_acted(game, seat)
             return self._concede(game, seat, "resign", now or utcnow())
 
     def _concede(self, game: Game, seat: int, kind: str, now: str) -> dict[str, Any]:
@@ -598,31 +725,49 @@ class GameService:
         return game_object(self.load(game_id), seat=None)
 
     def reissue_token(self, game_id: str, admin_token: str | None, seat: int) -> dict[str, Any]:
-        """A new token for ``seat`` (admin token only); the old one stops working at once.
+        """A new token for ``seat`` (admin token only); every other way into the seat stops.
 
-        For a player who lost their link. The answer ``{"seat", "name",
-        "token"}`` is the only place the new token is shown.
+        For a player who lost their link. The seat's tokens (handed and its
+        player's browsers) and its mails' links stop working at once; the game
+        object tells everyone the seat was reissued (``reissued_at``), and the
+        seat is no longer private. At most :data:`REISSUES_PER_DAY` a day per
+        game (``429``). The answer ``{"seat", "name", "token"}`` is the only
+        place the new token is shown.
         """
         game = self.load(game_id)
         self._check_admin(game, admin_token)
         if not 0 <= seat < len(game.seats):
             raise TurnpostError("not_found", f"No seat {seat} in game {game_id!r}.")
-        return self._new_token(game, seat)
+        return self._new_token(game, seat, limited=True)
 
     def renew_seat_tokens(self, game_id: str) -> list[dict[str, Any]]:
-        """New tokens for every seat of a game, for the operator (no admin token asked).
+        """New tokens for every seat of a game, for the operator (no admin token, no limit).
 
         ``turnpost serve --demo`` reuses its demo game this way: the old seat
         links stop working and the new ones are shown once.
         """
         game = self.load(game_id)
-        return [self._new_token(game, row["seat"]) for row in game.seats]
+        return [self._new_token(game, row["seat"], limited=False) for row in game.seats]
 
-    def _new_token(self, game: Game, seat: int) -> dict[str, Any]:
-        """Give ``seat`` a new token (the old one stops working): ``{"seat", "name", "token"}``."""
+    def _new_token(self, game: Game, seat: int, limited: bool) -> dict[str, Any]:
+        """Reissue ``seat``: ``{"seat", "name", "token"}`` (``limited``: per day, else ``429``)."""
         token = new_secret()
+        now = utcnow()
         with self.store.write():
-            self.store.set_token_hash(game.id, seat, hash_secret(token))
+            day_ago = format_time(parse_time(now) - timedelta(days=1))
+            if limited and self.store.seat_tokens_since(game.id, "reissued", day_ago) >= (
+                REISSUES_PER_DAY
+            ):
+                raise TurnpostError(
+                    "rate_limited",
+                    f"A game's seats may be given new tokens {REISSUES_PER_DAY} times a day;"
+                    " try again tomorrow.",
+                    headers={"Retry-After": str(24 * 3600)},
+                )
+            self.store.revoke_seat_tokens(game.id, seat, HANDED, now, "reissued")
+            self.store.drop_seat_tokens(game.id, seat, "browser", keep=0)
+            self.store.add_seat_token(game.id, seat, token, "reissued", now)
+            self.store.seat_reissued(game.id, seat, now)
         return {"seat": seat, "name": game.seats[seat]["name"], "token": token}
 
     def list_games(

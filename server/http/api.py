@@ -392,9 +392,13 @@ def abort_game(game_id: str) -> dict[str, Any]:
 @operation("reissueSeatToken", "unauthorized", "not_found")
 @bearer
 def reissue_seat_token(game_id: str, seat: int) -> dict[str, Any]:
-    """A new token for a seat; the old one stops working (admin token).
+    """A new token for a seat; every other way in stops working (admin token).
 
-    For a player who lost their token or link: ``Authorization: Bearer <admin token>``.
+    For a player who lost their token or link: ``Authorization: Bearer <admin
+    token>``. The seat's other tokens (the handed one, its player's browsers)
+    and the links in its mails stop working at once; the game object then
+    shows the seat's ``reissued_at`` to everyone. At most 5 a day per game
+    (``429``).
     """
     return current_service().reissue_token(game_id, bearer_token(), seat)
 

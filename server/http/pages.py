@@ -1,10 +1,14 @@
 """The web pages: the lobby, a new game's seat links, the game table, the rules.
 
 Seats in a browser
-    A seat's private link ``/games/<id>/seat/<token>`` stores the token in
-    HttpOnly, SameSite cookies and redirects to the plain game page, so the
-    token stays neither in the address bar nor in the history. A browser may
-    hold several seats of a game (hot-seat play at one table):
+    A seat's private link ``/games/<id>/seat/<credential>`` (a token handed
+    out at creation or by a reissue, or a mail's signed pass) mints a token
+    that only this browser holds, stores it in HttpOnly, SameSite cookies and
+    redirects to the plain game page, so nothing secret stays in the address
+    bar or the history. The first such link of a seat replaces the handed
+    token: the seat is then *private*, and whoever was handed its link (the
+    game's creator) can no longer play it or see its hand. A browser may hold
+    several seats of a game (hot-seat play at one table):
     ``turnpost_seat_<id>`` holds the seat it plays now and
     ``turnpost_seats_<id>`` every seat it holds; ``?as=<seat>`` shows the
     page as another held seat. In a game that hides nothing, the page shows
@@ -13,9 +17,10 @@ Seats in a browser
 A new game
     Creating a game from the lobby redirects (post/redirect/get) to
     ``/games/<id>/created``, which shows each seat's link with a copy button
-    and a "play as" button. The links are kept in this browser's signed
-    session cookie only (for a day, until "forget"): nobody else can open
-    that page, and reloading it creates nothing.
+    and a "play as" button. The seat tokens are derived from a key kept in a
+    cookie sent to that page only; the server keeps the key's hash for a day
+    (until "forget"): nobody else can open the page, no token travels with
+    other requests, and reloading it creates nothing.
 
 The game table
     :func:`game_page` shows the board, whose turn, the move list and, for the
@@ -31,10 +36,11 @@ The links at the foot of every mail are in :mod:`server.http.mail_stop`.
 
 from __future__ import annotations
 
+import base64
 import secrets
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, replace
-from datetime import datetime
+from datetime import timedelta
 from typing import Any
 
 from flask import (
@@ -45,7 +51,6 @@ from flask import (
     redirect,
     render_template,
     request,
-    session,
     url_for,
 )
 from jinja2 import TemplateNotFound
@@ -58,30 +63,33 @@ from schemas.api import GameCreateSchema
 from server.app import current_service, current_store
 from server.boards import PLAYER_COLORS, Board, board_context, last_touched
 from server.errors import TurnpostError
-from server.games.clock import parse_time, utcnow
+from server.games.clock import format_time, parse_time, utcnow
 from server.games.game import Game
-from server.games.service import GameService, MoveRequest
+from server.games.service import GameService, MoveRequest, handed_tokens
 from server.http.clients import current_client
 from server.http.cooperative import offload
 from server.http.guide import NO_ANSWER, Guide, Picks, build_guide, pick_params, read_picks
 from server.http.pages_words import moment_words, refusal_words, waiting_words
 from server.resources import static_dir
+from server.store.sqlite import hash_secret
 
 bp = Blueprint("web", __name__, static_folder=str(static_dir()), static_url_path="/assets")
 
 SEAT_COOKIE_DAYS = 365
 #: Player rows of the create-game form (the most seats any engine takes).
 FORM_SEATS = max(engine.max_players for engine in ENGINES.values())
-#: ``Sec-Fetch-Site`` values of a navigation started by another site.
-FOREIGN_SITES = frozenset({"cross-site", "same-site"})
+#: ``Sec-Fetch-Site`` values of a navigation the user started themselves (typed, a bookmark,
+#: a link in a mail program) or from one of our pages; any other, or none, may be another
+#: site's doing (older browsers and link scanners send none).
+OWN_NAVIGATION = frozenset({"none", "same-origin"})
 #: The most seat tokens of one game a browser's cookie is read for.
 MAX_HELD = 8
 #: Between the tokens in the cookie of held seats: in neither a seat token nor a mail's pass.
 HELD_SEPARATOR = "~"
 #: How long the created page keeps showing a new game's links to its creator (seconds).
 CREATED_SECONDS = 24 * 3600
-#: How many new games' links the creator's session keeps at once.
-CREATED_KEPT = 4
+#: The cookie of a new game's page (its path is that page): the key its links derive from.
+CREATED_COOKIE = "turnpost_created"
 
 
 def seat_cookie(game_id: str) -> str:
@@ -128,58 +136,79 @@ def lobby() -> str:
 def create_game() -> Any:
     """Create a game from the lobby form, then show its seat links (post/redirect/get)."""
     games = current_service()
+    key = secrets.token_bytes(32)
     try:
         body = _creation_body(request.form)
         created = games.create(
-            body["engine"], body["players"], body["options"], client=current_client()
+            body["engine"],
+            body["players"],
+            body["options"],
+            client=current_client(),
+            handed_key=key,
         )
     except TurnpostError as error:
         return _render_lobby(error=error, form=request.form), error.status
-    kept = {
-        key: value
-        for key, value in session.get("created", {}).items()
-        if value["until"] > _now_seconds()
-    }
-    kept[created["id"]] = {
-        "tokens": [player["token"] for player in created["players"]],
-        "admin": created["admin_token"],
-        "until": _now_seconds() + CREATED_SECONDS,
-    }
-    session["created"] = dict(list(kept.items())[-CREATED_KEPT:])
-    return redirect(url_for("web.created_page", game_id=created["id"]), 303)
+    now = utcnow()
+    until = format_time(parse_time(now) + timedelta(seconds=CREATED_SECONDS))
+    current_store().add_created_page(hash_secret(_key_text(key)), created["id"], until, now)
+    response = redirect(url_for("web.created_page", game_id=created["id"]), 303)
+    response.set_cookie(
+        CREATED_COOKIE,
+        _key_text(key),
+        max_age=CREATED_SECONDS,
+        httponly=True,
+        samesite="Lax",
+        secure=request.is_secure,
+        path=url_for("web.created_page", game_id=created["id"]),
+    )
+    return response
 
 
-def _now_seconds() -> int:
-    return int(datetime.now().timestamp())
+def _key_text(key: bytes) -> str:
+    return base64.urlsafe_b64encode(key).decode()
 
 
-def _created(game_id: str) -> dict[str, Any]:
-    """The links this browser's session keeps for a game it created; ``403`` otherwise."""
-    record = session.get("created", {}).get(game_id)
-    if record is None or record["until"] <= _now_seconds():
+def _created(game: Game) -> tuple[list[str], str]:
+    """The handed seat tokens and admin token of a game this browser created; ``403`` otherwise.
+
+    The browser's cookie (sent to the new game's page only) holds a key the
+    tokens are derived from; the server keeps the key's hash for a day, until
+    "forget".
+    """
+    text = request.cookies.get(CREATED_COOKIE, "")
+    try:
+        key = base64.urlsafe_b64decode(text.encode()) if text.isascii() else b""
+    except ValueError:
+        key = b""
+    if len(key) != 32 or not current_store().created_page(hash_secret(text), game.id, utcnow()):
         raise TurnpostError(
             "forbidden",
             "A new game's private links are shown only in the browser that created it, "
             "for a day. Ask the game's creator for your link.",
         )
-    return record
+    return handed_tokens(key, len(game.seats))
 
 
 @bp.route("/games/<game_id>/created")
 def created_page(game_id: str) -> Response:
-    """Each seat's private link, a copy button and a "play as" button, for the creator only."""
-    game = current_service().load(game_id)
-    record = _created(game_id)
+    """Each seat's private link, a copy button and a "play as" button, for the creator only.
+
+    A seat whose link was opened shows that instead: its link no longer works.
+    """
+    games = current_service()
+    game = games.load(game_id)
+    tokens, admin = _created(game)
     links = [
         {
             "seat": seat["seat"],
             "name": seat["name"],
+            "opened": games.seat_of(game_id, token) is None,
             "link": url_for("web.claim_seat", game_id=game_id, token=token, _external=True),
             "claim": url_for("web.claim_seat", game_id=game_id, token=token),
         }
-        for seat, token in zip(game.seats, record["tokens"], strict=True)
+        for seat, token in zip(game.seats, tokens, strict=True)
     ]
-    page = render_template("created.html", game=game, links=links, admin_token=record["admin"])
+    page = render_template("created.html", game=game, links=links, admin_token=admin)
     response = make_response(page)
     response.headers["Cache-Control"] = "no-store"
     return response
@@ -187,19 +216,27 @@ def created_page(game_id: str) -> Response:
 
 @bp.route("/games/<game_id>/created/forget", methods=["POST"])
 def forget_created(game_id: str) -> Response:
-    """Stop showing a new game's links in this browser."""
-    created = dict(session.get("created", {}))
-    created.pop(game_id, None)
-    session["created"] = created
-    return redirect(url_for("web.game_page", game_id=game_id), 303)
+    """Stop showing a new game's links in this browser (and on the server: the key is void)."""
+    text = request.cookies.get(CREATED_COOKIE)
+    if text:
+        current_store().forget_created_page(hash_secret(text))
+    response = redirect(url_for("web.game_page", game_id=game_id), 303)
+    response.delete_cookie(CREATED_COOKIE, path=url_for("web.created_page", game_id=game_id))
+    return response
 
 
 @bp.route("/games/<game_id>/created/hot-seat", methods=["POST"])
 def hot_seat(game_id: str) -> Response:
-    """Hold every seat of a new game in this browser: the players share this device."""
-    record = _created(game_id)
+    """Hold every seat of a new game in this browser: the players share this device.
+
+    Seats whose link was already opened elsewhere are left to that browser.
+    """
+    games = current_service()
+    game = games.load(game_id)
+    tokens = [token for token in _created(game)[0] if games.seat_of(game_id, token) is not None]
     response = redirect(url_for("web.game_page", game_id=game_id), 303)
-    _remember_seats(response, game_id, record["tokens"], active=record["tokens"][0])
+    if tokens:
+        _remember_seats(response, game_id, tokens, active=tokens[0])
     return response
 
 
@@ -386,21 +423,25 @@ def _remember_seats(response: Response, game_id: str, tokens: list[str], active:
 
 @bp.route("/games/<game_id>/seat/<token>", methods=["GET", "POST"])
 def claim_seat(game_id: str, token: str) -> Response:
-    """Keep a seat token in this browser's cookies, then show the game without it in the URL.
+    """Open a seat link: keep a token of the seat in this browser's cookies, show the game.
 
-    A link opened from another site (``Sec-Fetch-Site: cross-site`` or
-    ``same-site``), or one that would add a seat to a browser already
-    playing another seat of this game, only shows a page asking to confirm
-    with a CSRF-protected button: a hostile page cannot silently make a
-    visitor play for someone else's seat (login CSRF). Links opened from a
-    mail program, typed or pasted (``none``) into a browser holding no other
-    seat of the game take effect at once.
+    The link carries a handed seat token or a mail's pass; opening it mints a
+    token only this browser holds, which replaces the handed one
+    (:meth:`GameService.take_seat`): whoever else was handed the link can no
+    longer play the seat or see its hand.
+
+    A link not plainly opened by the user (``Sec-Fetch-Site`` other than
+    ``none`` or ``same-origin``, or missing, as from older browsers and link
+    scanners), or one that would add a seat to a browser already playing
+    another seat of this game, only shows a page asking to confirm with a
+    CSRF-protected button: a hostile page cannot silently make a visitor play
+    for someone else's seat (login CSRF), and a scanner cannot use up a link.
     """
     games = current_service()
     game = games.load(game_id)
-    seat = games.authenticate(game, token)
+    seat = games.link_seat(game_id, token)
     held = _held_seats(games, game)
-    foreign = request.headers.get("Sec-Fetch-Site") in FOREIGN_SITES
+    foreign = request.headers.get("Sec-Fetch-Site") not in OWN_NAVIGATION
     other = [s for s in held if s != seat]
     if request.method == "GET" and seat not in held and (foreign or other):
         current = request.cookies.get(seat_cookie(game_id))
@@ -412,8 +453,10 @@ def claim_seat(game_id: str, token: str) -> Response:
             current=None if playing is None else game.seats[playing]["name"],
         )
         return make_response(page)
+    taken = games.take_seat(game_id, token)
     response = redirect(_table_url(game_id, as_seat=seat if held else None), 303)
-    _remember_seats(response, game_id, list(held.values()), active=token)
+    kept = [held_token for held_seat, held_token in held.items() if held_seat != taken.seat]
+    _remember_seats(response, game_id, kept, active=taken.token)
     return response
 
 

@@ -22,11 +22,14 @@ import hashlib
 import hmac
 import re
 import secrets
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from email_validator import EmailNotValidError, validate_email
 from itsdangerous import BadSignature, URLSafeSerializer
 
+from server.games.clock import parse_time
 from server.mail.settings import MailSettings
 
 KEY_LENGTH = 20
@@ -112,49 +115,81 @@ def mail_key(settings: MailSettings, game_id: str, seat: int, generation: int) -
     return digest[:KEY_LENGTH]
 
 
-def seat_pass(settings: MailSettings, game_id: str, seat: int, generation: int) -> str:
-    """The signed pass that lets a seat in, like its token: ``<seat>.<key>``.
+def seat_pass(
+    settings: MailSettings, game_id: str, seat: int, generation: int, issued_ms: int
+) -> str:
+    """The signed pass that opens a seat's page from a mail: ``<seat>.<issued>.<key>``.
+
+    ``issued_ms`` is when the mail was sent (Unix time in milliseconds): a pass
+    is good for :data:`PASS_DAYS` days, and not at all once the seat was
+    reissued after it (see :func:`pass_seat`).
 
     >>> settings = MailSettings(secret="s3cret")
-    >>> text = seat_pass(settings, "a1b2", 1, generation=0)
-    >>> pass_seat(settings, "a1b2", text, lambda game, seat: 0)
+    >>> text = seat_pass(settings, "a1b2", 1, generation=0, issued_ms=1_700_000_000_000)
+    >>> seat = {"mail_generation": 0, "passes_revoked_at": None}
+    >>> pass_seat(settings, "a1b2", text, lambda game, s: seat, now_ms=1_700_000_000_000)
     1
-    >>> [pass_seat(settings, game, forged, lambda g, s: 0) for game, forged in
-    ...     [("a1b2", text[:-1] + "0"), ("a1b3", text), ("a1b2", "0" + text[1:])]]
+    >>> [pass_seat(settings, game, forged, lambda g, s: seat, now_ms=1_700_000_000_000) for
+    ...     game, forged in [("a1b2", text[:-1] + "0"), ("a1b3", text), ("a1b2", "0" + text[1:])]]
     [None, None, None]
+    >>> month = 31 * 24 * 3600 * 1000
+    >>> pass_seat(settings, "a1b2", text, lambda g, s: seat, now_ms=1_700_000_000_000 + month)
     """
-    message = f"seat-link.{game_id}.{seat}.{generation}".encode()
+    message = f"seat-link.{game_id}.{seat}.{generation}.{issued_ms}".encode()
     digest = hmac.new(settings.secret.encode(), message, hashlib.sha256).hexdigest()
-    return f"{seat}.{digest[:PASS_KEY_LENGTH]}"
+    return f"{seat}.{issued_ms}.{digest[:PASS_KEY_LENGTH]}"
 
 
-PASS = re.compile(rf"(?P<seat>\d{{1,2}})\.[0-9a-f]{{{PASS_KEY_LENGTH}}}")
+PASS = re.compile(rf"(?P<seat>\d{{1,2}})\.(?P<issued>\d{{1,15}})\.[0-9a-f]{{{PASS_KEY_LENGTH}}}")
+#: How long the seat link of a mail opens the seat's page.
+PASS_DAYS = 30
+#: How far in the future a pass's moment may lie (clocks of several processes differ).
+PASS_SKEW_MS = 5 * 60 * 1000
 
 
 def pass_seat(
-    settings: MailSettings, game_id: str, text: str, generation_of: Callable[[str, int], int | None]
+    settings: MailSettings,
+    game_id: str,
+    text: str,
+    seat_row: Callable[[str, int], Mapping[str, Any] | None],
+    now_ms: int | None = None,
 ) -> int | None:
-    """The seat whose current :func:`seat_pass` ``text`` is, or ``None`` (constant-time check)."""
+    """The seat whose valid :func:`seat_pass` ``text`` is, or ``None`` (constant-time check).
+
+    ``seat_row`` gives the seat's ``mail_generation`` and ``passes_revoked_at``
+    (the store's ``seat``). A pass is valid for :data:`PASS_DAYS` days from
+    the mail, with the seat's current key generation, if the seat was not
+    reissued after the mail was sent.
+    """
     match = PASS.fullmatch(text)
     if match is None:
         return None
-    seat = int(match["seat"])
-    generation = generation_of(game_id, seat)
-    if generation is None:
+    seat, issued = int(match["seat"]), int(match["issued"])
+    row = seat_row(game_id, seat)
+    if row is None:
         return None
-    expected = seat_pass(settings, game_id, seat, generation)
-    return seat if hmac.compare_digest(expected, text) else None
+    expected = seat_pass(settings, game_id, seat, row["mail_generation"], issued)
+    if not hmac.compare_digest(expected, text):
+        return None
+    now_ms = int(time.time() * 1000) if now_ms is None else now_ms
+    revoked = row["passes_revoked_at"]
+    if revoked is not None and issued <= parse_time(revoked).timestamp() * 1000:
+        return None
+    if not now_ms - PASS_DAYS * 24 * 3600 * 1000 <= issued <= now_ms + PASS_SKEW_MS:
+        return None
+    return seat
 
 
-def seat_link(settings: MailSettings, game_id: str, seat: int, generation: int) -> str:
-    """The seat's own link to its game page: one click lets its player move.
+def seat_link(
+    settings: MailSettings, game_id: str, seat: int, generation: int, issued_ms: int
+) -> str:
+    """The seat's own link to its game page, in a mail sent at ``issued_ms``.
 
-    >>> seat_link(MailSettings(secret="s", base_url="https://tp.example"), "a1b2", 0, 0)[:37]
-    'https://tp.example/games/a1b2/seat/0.'
+    >>> seat_link(MailSettings(secret="s", base_url="https://tp.example"), "a1b2", 0, 0, 5)[:39]
+    'https://tp.example/games/a1b2/seat/0.5.'
     """
-    return (
-        f"{settings.base_url}/games/{game_id}/seat/{seat_pass(settings, game_id, seat, generation)}"
-    )
+    text = seat_pass(settings, game_id, seat, generation, issued_ms)
+    return f"{settings.base_url}/games/{game_id}/seat/{text}"
 
 
 def _stop_signer(settings: MailSettings) -> URLSafeSerializer:

@@ -68,7 +68,6 @@ def run_command(
         facts["said"] = _resign(games, game_id, seat)
     with games.store.write():
         game = games.load(game_id)
-        games.mark_acted(game, seat)
         if command.name in ("stop", "start"):
             games.store.stop_mail(game_id, seat, now if command.name == "stop" else None)
             game = games.load(game_id)

@@ -10,10 +10,14 @@ that causes it), in this order:
    one-click ``List-Unsubscribe`` of its mails, or the ``stop`` command) gets
    only the answers to mails it sends (confirmations, refusals, answers to
    commands), until it sends ``start``; it still plays on the web.
-3. **One mail until the player acts.** A seat that has not acted in its game
-   yet (moved, or answered a mail with its key) gets one mail for that game:
-   the invitation, which is its first turn mail. The next one waits until the
-   player acts, so a player who only ever uses email plays from that mail on.
+3. **One mail until the player acts.** A seat whose player has not acted in
+   its game yet gets one mail for that game: the invitation, which is its
+   first turn mail. The next one waits until the player acts, so a player who
+   only ever uses email plays from that mail on. Only what proves the player
+   reads the mailbox counts as acting: a reply carrying the seat's key, or the
+   seat link of a mail opened in a browser. A move made with a seat token does
+   not: the game's creator was handed every seat's token, and could otherwise
+   play a stranger's seat to have Turnpost mail them every turn.
 4. **Limits** over a sliding window, counted in the outbox (so they hold
    across processes): mails to one recipient, mails in the games created
    from one client address, invitations to one recipient, invitations in the

@@ -96,6 +96,7 @@ def receive(
     if target is None:
         return Outcome("dropped", "no valid Turnpost reply address (unknown or revoked key)")
     game_id, seat = target
+    games.player_acted(game_id, seat)  # a mail carrying the seat's key: the player reads it
     message_id = headers.message_id
     if len(raw) > MAX_MESSAGE_BYTES:
         problem, notation = (
@@ -312,7 +313,6 @@ def _reject(
 ) -> Outcome:
     """Answer the seat with the reason (within its refusal limit); nothing is applied.
 
-    A reply carrying the seat's key counts as the player acting (see :mod:`server.mail.gate`).
     Text that is not notation is answered with the mail commands too.
     """
     if not _first_delivery(games, message_id, game_id, seat):
@@ -320,7 +320,6 @@ def _reject(
     with games.store.write():
         game = games.load(game_id)
         reason = problem if isinstance(problem, str) else refusal_words(problem, game, seat)
-        games.mark_acted(game, seat)
         notifier = games.notifier
         unknown = isinstance(problem, TurnpostError) and problem.code == "invalid_move"
         answered = notifier is not None and notifier.refusal(

@@ -83,7 +83,7 @@ class Notifier:
 
     def seat_of_pass(self, store: Store, game_id: str, text: str) -> int | None:
         """The seat whose signed pass (the key of a mail's seat link) ``text`` is, or ``None``."""
-        return pass_seat(self.settings, game_id, text, store.mail_generation)
+        return pass_seat(self.settings, game_id, text, store.seat)
 
     def _queue(
         self,

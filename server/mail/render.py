@@ -25,6 +25,7 @@ import jinja2
 from engines import Engine
 from engines.words import result_sentence
 from server.boards import Board, last_touched, render_board
+from server.games.clock import parse_time
 from server.games.game import Game, game_object
 from server.mail import words
 from server.mail.addresses import seat_link, stop_url, unsubscribe_url
@@ -38,6 +39,7 @@ SUBJECTS = {
     "reminder": "Reminder: your turn in {title} (move {move}){by}",
     "expired": "Time is up: your turn in {title} (move {move})",
     "game_over": "Game over in {title}: {outcome}",
+    "ended": "Game over in {title}",
     "accepted": "Move accepted in {title} (move {seq}): {notation}",
     "rejected": "Move not played in {title}: {notation}",
     "unread": "Move not played in {title}",
@@ -50,6 +52,12 @@ SUBJECTS = {
     "stop": "Mail stopped for {title}",
     "start": "Mail on again for {title}",
 }
+#: What a mail to a player who has not acted yet says about the mails to come.
+INVITATION = (
+    "This is the only mail Turnpost sends you about this game until you open your page"
+    " (the link above) or reply to this mail: that way nobody can use Turnpost to send"
+    " mail to an address that does not play."
+)
 #: Which news gives a digest its subject: the first kind here that it holds.
 PRIORITY = ("game_over", "turn", "reminder", "answer", "rejected", "accepted")
 #: How many recent moves a mail shows.
@@ -108,6 +116,9 @@ class Letter:
 class News:
     """What the rows of one mail say, built up row by row."""
 
+    #: The game as the subject names it: without the other players' names until the
+    #: player acted (names are the creator's words, which must not make a mail's subject).
+    title: str
     subject: str = ""
     paragraphs: list[str] = field(default_factory=list)
     #: The mail commands to list (``help``, or a mail that was neither a move nor a command).
@@ -159,7 +170,9 @@ def compose(
         "board_caption": f"The board after move {game.seq}" if game.seq else "The board",
         "cid": cid,
         "recent": [(entry["seq"], entry["description"]) for entry in recent[-RECENT_MOVES:]],
-        "link": seat_link(settings, game.id, seat, generation),
+        "acted": game.seats[seat]["acted_at"] is not None,
+        "invitation": INVITATION,
+        "link": seat_link(settings, game.id, seat, generation, _milliseconds(now)),
         "stop": stop_url(settings, game.id, seat),
         "unsubscribe": unsubscribe_url(settings, game.seats[seat]["email"]),
     }
@@ -167,6 +180,11 @@ def compose(
     picture = _picture(view, board)
     html = environment.get_template("email/mail.html").render(picture=picture, **context)
     return Letter(news.subject, text, html, picture, cid)
+
+
+def _milliseconds(moment: str) -> int:
+    """A stored moment as Unix time in milliseconds (when a mail's seat link was issued)."""
+    return int(parse_time(moment).timestamp() * 1000)
 
 
 def _text_board(view: dict[str, Any], board: Board) -> str:
@@ -208,7 +226,8 @@ def news_of(
     recent: list[dict[str, Any]],
 ) -> News:
     """The subject and the paragraphs that tell ``seat`` the news of ``rows``."""
-    news = News()
+    acted = game.seats[seat]["acted_at"] is not None
+    news = News(heading if acted else game.engine.name)
     lead = min(rows, key=lambda row: PRIORITY.index(row["kind"]))
     sentences = {entry["seq"]: entry["description"] for entry in recent}
     for row in rows:
@@ -229,32 +248,33 @@ def _tell(
     deadline = words.when(game.row["deadline"], now) if game.row["deadline"] else ""
     prompt = game.engine.prompt(game.state, seat) if seat in game.to_move else ""
     if kind == "turn":
-        subject = SUBJECTS["turn"].format(title=heading, move=move, prompt=prompt)
+        subject = SUBJECTS["turn"].format(title=news.title, move=move, prompt=prompt)
         return subject, [f"It is your turn in {heading}, move {move}: {prompt}."]
     if kind == "reminder":
         if facts.get("expired"):
-            subject = SUBJECTS["expired"].format(title=heading, move=move)
+            subject = SUBJECTS["expired"].format(title=news.title, move=move)
             return subject, [f"Your time for move {move} is up. The game waits for your move."]
         by = f", by {deadline}" if deadline else ""
-        subject = SUBJECTS["reminder"].format(title=heading, move=move, by=by)
+        subject = SUBJECTS["reminder"].format(title=news.title, move=move, by=by)
         return subject, [f"Reminder: it is still your turn in {heading} (move {move})."]
     if kind == "game_over":
         result = game.row["result"] and json.loads(game.row["result"])
         if not result:
-            return f"Game over in {heading}", ["The game was stopped."]
-        subject = SUBJECTS["game_over"].format(
-            title=heading, outcome=words.outcome(result, names, seat)
-        )
+            return SUBJECTS["ended"].format(title=news.title), ["The game was stopped."]
+        subject = SUBJECTS["ended"].format(title=news.title)
+        if news.title == heading:  # the outcome names players: only once the player acted
+            outcome = words.outcome(result, names, seat)
+            subject = SUBJECTS["game_over"].format(title=heading, outcome=outcome)
         told = [
             f"The game is over after {words.plural(game.seq, 'move')}. "
             + result_words(game.engine, result, names)
         ]
         return subject, told + [line for line in [words.scores(result, names)] if line]
     if kind == "accepted":
-        return _accepted(facts, heading)
+        return _accepted(facts, news)
     if kind == "rejected":
-        return _rejected(facts, heading, news)
-    return _answer(game, facts, heading, now, news)
+        return _rejected(facts, news)
+    return _answer(game, facts, now, news)
 
 
 def result_words(engine: Engine, result: dict[str, Any], names: list[str]) -> str:
@@ -267,45 +287,43 @@ def result_words(engine: Engine, result: dict[str, Any], names: list[str]) -> st
         return result_sentence(result, names)
 
 
-def _accepted(facts: dict[str, Any], heading: str) -> tuple[str, list[str]]:
+def _accepted(facts: dict[str, Any], news: News) -> tuple[str, list[str]]:
     notation, seq = facts.get("notation", ""), facts["seq"]
-    subject = SUBJECTS["accepted"].format(title=heading, seq=seq, notation=notation)
+    subject = SUBJECTS["accepted"].format(title=news.title, seq=seq, notation=notation)
     return subject, [
         f'Your move "{notation}" was played as move {seq}. {facts["sentence"]}'.strip()
     ]
 
 
-def _rejected(facts: dict[str, Any], heading: str, news: News) -> tuple[str, list[str]]:
+def _rejected(facts: dict[str, Any], news: News) -> tuple[str, list[str]]:
     notation, reason = facts.get("notation", ""), str(facts.get("reason", "")).rstrip(".")
     news.commands = news.commands or bool(facts.get("commands"))
     if not notation:
-        return SUBJECTS["unread"].format(title=heading), [
+        return SUBJECTS["unread"].format(title=news.title), [
             f"Turnpost could not read a move in your mail: {reason}. Nothing changed."
         ]
-    subject = SUBJECTS["rejected"].format(title=heading, notation=notation)
+    subject = SUBJECTS["rejected"].format(title=news.title, notation=notation)
     return subject, [f'Your move "{notation}" was not played: {reason}. Nothing changed.']
 
 
-def _answer(
-    game: Game, facts: dict[str, Any], heading: str, now: str, news: News
-) -> tuple[str, list[str]]:
+def _answer(game: Game, facts: dict[str, Any], now: str, news: News) -> tuple[str, list[str]]:
     """The answer to a mail command (``facts["command"]``)."""
     command, move = facts.get("command", "help"), game.seq + 1
     if command == "board":
-        return SUBJECTS["board"].format(title=heading, move=move), [
+        return SUBJECTS["board"].format(title=news.title, move=move), [
             "Here is the board as it stands now."
         ]
     if command == "moves":
         news.all_moves = game.status == "active"
-        return SUBJECTS["moves"].format(title=heading, move=move), [
+        return SUBJECTS["moves"].format(title=news.title, move=move), [
             "Your legal moves are listed below the board."
             if news.all_moves
             else "The game is over: there are no moves to make."
         ]
     if command == "resign":
-        return SUBJECTS["resign"].format(title=heading), [facts.get("said", "You resigned.")]
+        return SUBJECTS["resign"].format(title=news.title), [facts.get("said", "You resigned.")]
     if command == "vacation":
-        return _vacation(facts, heading, now)
+        return _vacation(facts, now, news)
     if command in ("stop", "start"):
         paragraph = (
             "Turnpost will send you no more turn mails, reminders or results for this game."
@@ -313,21 +331,21 @@ def _answer(
             if command == "stop"
             else "Turnpost will mail you again about this game: your turns, reminders and results."
         )
-        return SUBJECTS[command].format(title=heading), [paragraph]
+        return SUBJECTS[command].format(title=news.title), [paragraph]
     news.commands = True
-    return SUBJECTS["help"].format(title=heading), [
+    return SUBJECTS["help"].format(title=news.title), [
         "Reply to any mail of this game with a move, or with one of these words:"
     ]
 
 
-def _vacation(facts: dict[str, Any], heading: str, now: str) -> tuple[str, list[str]]:
+def _vacation(facts: dict[str, Any], now: str, news: News) -> tuple[str, list[str]]:
     if facts.get("error"):
-        return SUBJECTS["no_vacation"].format(title=heading), [
+        return SUBJECTS["no_vacation"].format(title=news.title), [
             f"Your vacation was not set: {facts['error']}"
         ]
     until = words.when(facts["until"], now)
     left = words.plural(int(facts["days_left"]), "vacation day")
-    return SUBJECTS["vacation"].format(title=heading, until=until), [
+    return SUBJECTS["vacation"].format(title=news.title, until=until), [
         f"Your vacation runs until {until}: your turn clock waits until then."
         f" You have {left} left this year."
     ]

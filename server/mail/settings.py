@@ -60,9 +60,9 @@ class MailSettings:
     #: Mails in the games created from one client address.
     limit_client: str = "500/day"
     #: Invitations (mails to a player who has not acted yet) to one recipient.
-    invites_address: str = "10/day"
+    invites_address: str = "5/day"
     #: Invitations in the games created from one client address.
-    invites_client: str = "20/day"
+    invites_client: str = "10/day"
     #: Refusals of emailed moves to one seat.
     refusals_seat: str = "5/hour"
     #: Answers to mail commands (``board``, ``help``...) to one seat.
@@ -100,7 +100,7 @@ def environment_config(environ: Mapping[str, str] | None = None) -> dict[str, An
     """The mail config keys from ``environ`` (default: this process's), with their defaults.
 
     >>> environment_config({})["TURNPOST_MAIL_INVITES_ADDRESS"]
-    '10/day'
+    '5/day'
     """
     environ = os.environ if environ is None else environ
     defaults = _defaults()

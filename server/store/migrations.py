@@ -15,9 +15,9 @@ never changed.
     >>> import sqlite_utils
     >>> db = sqlite_utils.Database(memory=True)
     >>> migrate(db)
-    SchemaChange(before=0, after=11, created=True)
+    SchemaChange(before=0, after=12, created=True)
     >>> migrate(db)
-    SchemaChange(before=11, after=11, created=False)
+    SchemaChange(before=12, after=12, created=False)
 """
 
 from __future__ import annotations
@@ -308,6 +308,59 @@ def m010_webhook_backlog(db: Database) -> None:
     db.execute(
         "CREATE INDEX IF NOT EXISTS webhook_pending ON webhook_deliveries (webhook_id, id)"
         " WHERE delivered_at IS NULL AND next_attempt_at IS NOT NULL"
+    )
+
+
+@migrations()
+def m011_private_seats(db: Database) -> None:
+    """Seat tokens of their own: a seat may hold several, and its player may replace the handed one.
+
+    ``seat_tokens`` keeps the hash of every token that lets a seat in:
+    ``handed`` (shown to the game's creator at creation, or to its admin by a
+    reissue) and ``browser`` (minted when a seat's link is opened, seen only by
+    that browser). A replaced or reissued token is kept, revoked, so that its
+    link can say why it no longer works. Seats record when their player made
+    them private (``private_at``), their last reissue (``reissued_at``), and
+    since when their mails' links are void (``passes_revoked_at``). The
+    ``created_pages`` table is the server's side of a creator's "new game"
+    page: a reference to the key in that browser's cookie, from which the
+    handed tokens are derived, so the cookie holds no token.
+    """
+    db["seat_tokens"].create(
+        {
+            "token_hash": str,
+            "game_id": str,
+            "seat": int,
+            "kind": str,
+            "created_at": str,
+            "revoked_at": str,
+            "revoked_why": str,
+        },
+        pk="token_hash",
+        foreign_keys=[("game_id", "games", "id")],
+        not_null={"game_id", "seat", "kind", "created_at"},
+        if_not_exists=True,
+    )
+    db["seat_tokens"].create_index(["game_id", "seat"], if_not_exists=True)
+    if "token_hash" in db["seats"].columns_dict:
+        db.execute(
+            "INSERT OR IGNORE INTO seat_tokens (token_hash, game_id, seat, kind, created_at)"
+            " SELECT s.token_hash, s.game_id, s.seat, 'handed', g.created_at"
+            " FROM seats s JOIN games g ON g.id = s.game_id"
+        )
+        db.execute("DROP INDEX IF EXISTS idx_seats_token_hash")
+        db["seats"].transform(drop={"token_hash"})
+    _add_missing(
+        db,
+        "seats",
+        {"private_at": (str, None), "reissued_at": (str, None), "passes_revoked_at": (str, None)},
+    )
+    db["created_pages"].create(
+        {"key_hash": str, "game_id": str, "until": str},
+        pk="key_hash",
+        foreign_keys=[("game_id", "games", "id")],
+        not_null={"game_id", "until"},
+        if_not_exists=True,
     )
 
 

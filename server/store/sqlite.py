@@ -14,10 +14,10 @@ database file's mode).
 
     >>> store = Store.open(":memory:")
     >>> store.init()
-    SchemaChange(before=0, after=11, created=True)
+    SchemaChange(before=0, after=12, created=True)
     >>> print(" ".join(sorted(store.db.table_names())))  # doctest: +NORMALIZE_WHITESPACE
-    _sqlite_migrations games idempotency inbound mail_suppressions moves outbox seats
-    webhook_deliveries webhooks
+    _sqlite_migrations created_pages games idempotency inbound mail_suppressions moves outbox
+    seat_tokens seats webhook_deliveries webhooks
 """
 
 from __future__ import annotations
@@ -94,9 +94,13 @@ class Store:
       migrate the schema), :meth:`write` (a transaction; writers queue);
     - games and seats: :meth:`create_game`*, :meth:`game`, :meth:`game_exists`,
       :meth:`update_game`*, :meth:`set_reminders`*, :meth:`timed_games`,
-      :meth:`recent_games`, :meth:`games_page`, :meth:`seats`, :meth:`seat_by_token`,
-      :meth:`seat_of_token`, :meth:`set_token_hash`*, :meth:`mark_acted`*,
+      :meth:`recent_games`, :meth:`games_page`, :meth:`seats`, :meth:`seat`,
+      :meth:`make_seat_private`*, :meth:`seat_reissued`*, :meth:`mark_acted`*,
       :meth:`set_vacation`*, :meth:`stop_mail`*;
+    - seat tokens: :meth:`seat_by_token`, :meth:`seat_of_token`, :meth:`seat_token`,
+      :meth:`add_seat_token`*, :meth:`revoke_seat_tokens`*, :meth:`drop_seat_tokens`*,
+      :meth:`seat_tokens_since`; a creator's page: :meth:`add_created_page`,
+      :meth:`created_page`, :meth:`forget_created_page`;
     - the move log (append-only): :meth:`append_move`*, :meth:`moves`, :meth:`logged_moves`, and
       for event feeds :meth:`last_move_cursor`, :meth:`moves_since`,
       :meth:`ended_games`, :meth:`data_version`;
@@ -242,7 +246,7 @@ class Store:
         before: int | None,
         limit: int,
     ) -> list[dict[str, Any]]:
-        """Up to ``limit`` games, newest first, each with its ``cursor`` and ``players``' names.
+        """Up to ``limit`` games, newest first, each with its ``cursor`` and ``players`` (seats).
 
         Filters: ``engine``, ``status``; ``seat`` = ``(game_id, seat, waiting)``
         keeps that game only if it waits (``waiting`` true) or does not wait
@@ -270,15 +274,15 @@ class Store:
         return self._with_players(games)
 
     def _with_players(self, games: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        """``games`` rows, each with ``players``: its seats' names in seat order."""
-        players: dict[str, list[str]] = {game["id"]: [] for game in games}
+        """``games`` rows, each with ``players``: its ``seats`` rows in seat order."""
+        players: dict[str, list[dict[str, Any]]] = {game["id"]: [] for game in games}
         seats = self._all(
-            "SELECT game_id, name FROM seats WHERE game_id IN (SELECT value FROM json_each(?))"
+            "SELECT * FROM seats WHERE game_id IN (SELECT value FROM json_each(?))"
             " ORDER BY game_id, seat",
             [json.dumps(list(players))],
         )
         for seat in seats:
-            players[seat["game_id"]].append(seat["name"])
+            players[seat["game_id"]].append(seat)
         return [{**game, "players": players[game["id"]]} for game in games]
 
     def seats(self, game_id: str) -> list[dict[str, Any]]:
@@ -286,25 +290,109 @@ class Store:
         return self._all("SELECT * FROM seats WHERE game_id = ? ORDER BY seat", [game_id])
 
     def seat_by_token(self, game_id: str, token: str) -> int | None:
-        """The seat a token belongs to in this game, or ``None``."""
+        """The seat a live token lets in in this game, or ``None``."""
         row = self._one(
-            "SELECT seat FROM seats WHERE game_id = ? AND token_hash = ?",
+            "SELECT seat FROM seat_tokens WHERE game_id = ? AND token_hash = ?"
+            " AND revoked_at IS NULL",
             [game_id, hash_secret(token)],
         )
         return None if row is None else row["seat"]
 
     def seat_of_token(self, token: str) -> dict[str, Any] | None:
-        """``{"game_id", "seat"}`` of a seat token in any game, or ``None``."""
+        """``{"game_id", "seat"}`` of a live seat token in any game, or ``None``."""
         return self._one(
-            "SELECT game_id, seat FROM seats WHERE token_hash = ?", [hash_secret(token)]
+            "SELECT game_id, seat FROM seat_tokens WHERE token_hash = ? AND revoked_at IS NULL",
+            [hash_secret(token)],
         )
 
-    def set_token_hash(self, game_id: str, seat: int, token_hash: str) -> None:
-        """Give ``seat`` a new token (its hash); the old one stops working (call in a write)."""
-        self.db.execute(
-            "UPDATE seats SET token_hash = ? WHERE game_id = ? AND seat = ?",
-            [token_hash, game_id, seat],
+    def seat_token(self, game_id: str, token: str) -> dict[str, Any] | None:
+        """The ``seat_tokens`` row of ``token`` in this game, live or revoked, or ``None``."""
+        return self._one(
+            "SELECT * FROM seat_tokens WHERE game_id = ? AND token_hash = ?",
+            [game_id, hash_secret(token)],
         )
+
+    def add_seat_token(self, game_id: str, seat: int, token: str, kind: str, at: str) -> None:
+        """Let ``token`` (stored hashed) in as ``seat``: ``kind`` says who saw it (in a write)."""
+        self._insert(
+            "seat_tokens",
+            {
+                "token_hash": hash_secret(token),
+                "game_id": game_id,
+                "seat": seat,
+                "kind": kind,
+                "created_at": at,
+            },
+        )
+
+    def revoke_seat_tokens(
+        self, game_id: str, seat: int, kinds: tuple[str, ...], at: str, why: str
+    ) -> None:
+        """Stop the live tokens of ``kinds`` of a seat at ``at``, saying ``why`` (in a write)."""
+        marks = ", ".join("?" for _ in kinds)
+        self.db.execute(
+            "UPDATE seat_tokens SET revoked_at = ?, revoked_why = ? WHERE game_id = ?"
+            f" AND seat = ? AND revoked_at IS NULL AND kind IN ({marks})",
+            [at, why, game_id, seat, *kinds],
+        )
+
+    def drop_seat_tokens(self, game_id: str, seat: int, kind: str, keep: int) -> None:
+        """Forget all but the newest ``keep`` live tokens of ``kind`` of a seat (in a write)."""
+        self.db.execute(
+            "DELETE FROM seat_tokens WHERE token_hash IN (SELECT token_hash FROM seat_tokens"
+            " WHERE game_id = ? AND seat = ? AND kind = ? AND revoked_at IS NULL"
+            " ORDER BY created_at DESC, rowid DESC LIMIT -1 OFFSET ?)",
+            [game_id, seat, kind, keep],
+        )
+
+    def seat_tokens_since(self, game_id: str, kind: str, since: str) -> int:
+        """How many tokens of ``kind`` the game's seats were given since ``since``."""
+        row = self._one(
+            "SELECT count(*) AS n FROM seat_tokens WHERE game_id = ? AND kind = ?"
+            " AND created_at > ?",
+            [game_id, kind, since],
+        )
+        return row["n"] if row else 0
+
+    def make_seat_private(self, game_id: str, seat: int, at: str) -> None:
+        """Record that the seat's player replaced its handed token at ``at`` (in a write)."""
+        self.db.execute(
+            "UPDATE seats SET private_at = ? WHERE game_id = ? AND seat = ?", [at, game_id, seat]
+        )
+
+    def seat_reissued(self, game_id: str, seat: int, at: str) -> None:
+        """Record a reissue at ``at``: the seat is not private, its passes void (in a write)."""
+        self.db.execute(
+            "UPDATE seats SET reissued_at = ?, passes_revoked_at = ?, private_at = NULL"
+            " WHERE game_id = ? AND seat = ?",
+            [at, at, game_id, seat],
+        )
+
+    def seat(self, game_id: str, seat: int) -> dict[str, Any] | None:
+        """The ``seats`` row of one seat, or ``None``."""
+        return self._one("SELECT * FROM seats WHERE game_id = ? AND seat = ?", [game_id, seat])
+
+    # -- a creator's "new game" page ------------------------------------------------
+    def add_created_page(self, key_hash: str, game_id: str, until: str, now: str) -> None:
+        """Remember a creator's page key (its hash) until ``until``; forget expired ones."""
+        with self.write():
+            self.db.execute("DELETE FROM created_pages WHERE until <= ?", [now])
+            self._insert(
+                "created_pages", {"key_hash": key_hash, "game_id": game_id, "until": until}
+            )
+
+    def created_page(self, key_hash: str, game_id: str, now: str) -> bool:
+        """Whether ``key_hash`` is a creator's page key of ``game_id`` still valid at ``now``."""
+        row = self._one(
+            "SELECT 1 AS yes FROM created_pages WHERE key_hash = ? AND game_id = ? AND until > ?",
+            [key_hash, game_id, now],
+        )
+        return row is not None
+
+    def forget_created_page(self, key_hash: str) -> None:
+        """Forget a creator's page key."""
+        with self.write():
+            self.db.execute("DELETE FROM created_pages WHERE key_hash = ?", [key_hash])
 
     def mark_acted(self, game_id: str, seat: int, at: str) -> None:
         """Record that ``seat`` acted at ``at`` (call inside :meth:`write`)."""

@@ -51,9 +51,8 @@ def test_filters_by_engine_and_status(client) -> None:
     by_engine = listed(client, engine="king-of-siam").get_json()["games"]
     assert [game["id"] for game in by_engine] == [kos["id"]]
     assert by_engine[0]["players"] == [
-        {"seat": 0, "name": "Ann"},
-        {"seat": 1, "name": "Bob"},
-        {"seat": 2, "name": "Cy"},
+        {"seat": seat, "name": name, "private": False, "reissued_at": None}
+        for seat, name in enumerate(["Ann", "Bob", "Cy"])
     ]
     finished = listed(client, status="finished").get_json()["games"]
     assert [game["id"] for game in finished] == [over["id"]]

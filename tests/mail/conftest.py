@@ -141,6 +141,13 @@ def mail_in(db_path: str, smtp_url: str, raw: bytes) -> dict:
     return outcome
 
 
+def opened_links(games: GameService, game: dict) -> None:
+    """Every player of ``game`` opened their mail's link (as following it does), so each gets
+    every turn mail from now on, whoever moves for them (see ``server.mail.gate``)."""
+    for player in game["players"]:
+        games.player_acted(game["id"], player["seat"])
+
+
 def log(games: GameService, game_id: str) -> list[str]:
     """The notations in the log."""
     return [m["notation"] for m in games.store.moves(game_id)]

@@ -329,6 +329,7 @@ def test_sent_mails_older_than_the_retention_keep_only_their_headers(
 ) -> None:
     sink, url = smtp_sink
     game = games.create("siam", PLAYERS, {})  # 1: Ann's turn
+    games.player_acted(game["id"], 0)  # her reply arrived with her key
     mailed = MoveRequest(
         game["id"], seat=0, notation="enter a1 N", mail_message_id=f"<m1@{DOMAIN}>"
     )

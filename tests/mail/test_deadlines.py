@@ -16,9 +16,10 @@ from server.games.deadlines import (
     set_vacation,
 )
 from server.games.service import GameService, MoveRequest
+from tests.mail.conftest import opened_links
 
 PLAYERS = [{"name": "Ann", "email": "ann@example.org"}, {"name": "Bob", "email": "bob@example.org"}]
-#: Two opening moves: after them both players have acted, so all their mails flow.
+#: Two opening moves, played by players who opened their mail's link, so all their mails flow.
 OPENING = ["enter a1 N", "enter e5 S"]
 
 
@@ -27,6 +28,8 @@ def timed_game(
 ) -> tuple[dict, datetime]:
     """A Siam game with a turn clock (after :data:`OPENING` if ``opened``); it and its deadline."""
     game = games.create("siam", PLAYERS, {}, turn_hours=hours, deadline_policy=policy)
+    if opened:
+        opened_links(games, game)
     for ply, notation in enumerate(OPENING if opened else []):
         games.submit(
             MoveRequest(game["id"], token=game["players"][ply % 2]["token"], notation=notation)

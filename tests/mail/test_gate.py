@@ -13,7 +13,7 @@ from server.games.deadlines import process_deadlines
 from server.games.service import GameService
 from server.mail.inbound import receive
 from server.store.sqlite import Store
-from tests.mail.conftest import DOMAIN, PLAYERS, Mailbox, Sink, reply_to, send
+from tests.mail.conftest import DOMAIN, PLAYERS, Mailbox, Sink, opened_links, reply_to, send
 
 BASE_URL = "https://turnpost.example.org"
 STRANGER = "stranger@example.org"
@@ -88,12 +88,23 @@ def test_invitations_in_the_games_of_one_client_are_limited(limited_app) -> None
     assert games.store.outbox_count(client="127.0.0.1", invitation=1) == 3
 
 
-def test_all_mail_to_one_recipient_is_limited_even_when_the_creator_plays_their_seat(
+def test_the_creator_playing_a_strangers_seat_with_its_token_mails_the_stranger_once(
     limited_app,
 ) -> None:
     games = service_of(limited_app)
     game = create(limited_app, [{"name": "Mallory"}, {"name": "Eve", "email": STRANGER}])
-    play(limited_app, game, 20)  # Eve's seat "acts" through the token its creator holds
+    play(limited_app, game, 20)  # the creator plays Eve's seat with the token it was handed
+    assert games.store.outbox_count(rcpt_key=STRANGER) == 1
+    assert games.store.seats(game["id"])[1]["acted_at"] is None, "a token move proves nothing"
+
+
+def test_all_mail_to_one_recipient_is_limited_once_the_player_opened_their_link(
+    limited_app,
+) -> None:
+    games = service_of(limited_app)
+    game = create(limited_app, [{"name": "Mallory"}, {"name": "Eve", "email": STRANGER}])
+    opened_links(games, game)
+    play(limited_app, game, 20)
     assert games.store.outbox_count(rcpt_key=STRANGER) == 6
 
 
@@ -104,6 +115,7 @@ def test_all_mail_in_the_games_of_one_client_is_limited(limited_app) -> None:
         game = create(
             limited_app, [{"name": "M", "email": emails[0]}, {"name": "E", "email": emails[1]}]
         )
+        opened_links(games, game)
         play(limited_app, game, 4)
     assert games.store.outbox_count(client="127.0.0.1") == 9
 

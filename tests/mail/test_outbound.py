@@ -12,7 +12,7 @@ from server.errors import TurnpostError
 from server.games.clock import format_time, parse_time, utcnow
 from server.games.service import GameService, MoveRequest
 from server.mail.delivery import LEASE_SECONDS, build_message, claim_due
-from tests.mail.conftest import DOMAIN, Sink, send
+from tests.mail.conftest import DOMAIN, Sink, opened_links, send
 from tests.server.test_api import WINNING_LINE
 from tests.support import free_port
 
@@ -35,7 +35,7 @@ def test_turn_mail_headers_parts_and_links(games: GameService, smtp_sink: tuple[
     assert send(games) == (1, 0)
     [mail] = sink.messages
     assert mail["To"] == "ann@example.org"
-    assert mail["Subject"] == "Your turn in Siam with Bob (move 1): enter an elephant"
+    assert mail["Subject"] == "Your turn in Siam (move 1): enter an elephant", "an invitation"
     assert mail["Auto-Submitted"] == "auto-generated"
     assert mail["Message-ID"].endswith(f"@{DOMAIN}>")
     assert mail["Reply-To"].startswith(f"play+{game['id']}.0.")
@@ -77,6 +77,7 @@ def test_refused_move_records_no_mail(games: GameService) -> None:
 def test_game_over_mail_to_every_player(games: GameService, smtp_sink: tuple[Sink, str]) -> None:
     sink, url = smtp_sink
     game = games.create("siam", PLAYERS, {})
+    opened_links(games, game)
     tokens = [p["token"] for p in game["players"]]
     for ply, notation in enumerate(WINNING_LINE):
         games.submit(MoveRequest(game["id"], token=tokens[ply % 2], notation=notation))

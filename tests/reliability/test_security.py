@@ -21,6 +21,7 @@ from server import create_app
 from server.http.pages import HELD_SEPARATOR
 from server.store.sqlite import Store
 from tests.server.test_api import WINNING_LINE, auth, create_siam, error_code, move_of
+from tests.server.test_web import OPENED
 from tests.support import BackgroundServer, start_background
 
 TILE_ID = re.compile(r"\bt\d+\b")
@@ -178,13 +179,14 @@ def exercise(live: BackgroundServer, game: dict[str, Any], other: dict[str, Any]
         )
         send(session, "GET", live.api(f"/games/{gid}"), headers={"Authorization": token})
     send(session, "POST", live.api(f"/games/{gid}/abort"), headers=auth(tokens[0]))
-    send(browser, "GET", f"{live.url}/games/{gid}/seat/{tokens[0]}")
+    send(browser, "GET", f"{live.url}/games/{gid}/seat/{tokens[0]}", headers=OPENED)
     send(browser, "GET", f"{live.url}/games/{gid}?at=1")
     send(browser, "GET", f"{live.url}/")
     send(session, "GET", f"{live.url}/games/{other['id']}/seat/{tokens[1]}")
     send(session, "POST", live.api(f"/games/{gid}/abort"), headers=auth(admin))
     send(session, "GET", live.api(f"/games/{gid}/events"))
-    assert any(tokens[0] in cookie.value for cookie in browser.cookies), "the seat link failed"
+    assert browser.cookies.get(f"turnpost_seat_{gid}"), "the seat link failed"
+    assert all(tokens[0] not in cookie.value for cookie in browser.cookies), "the handed token"
     return answers
 
 
@@ -548,23 +550,26 @@ def test_a_cross_site_seat_link_asks_before_taking_the_seat(server: BackgroundSe
     mine, theirs = (p["token"] for p in game["players"])
     base = f"{server.url}/games/{game['id']}/seat"
     browser = requests.Session()
-    browser.get(f"{base}/{mine}", headers={"Sec-Fetch-Site": "none"}, timeout=10)
-    assert browser.cookies.get(f"turnpost_seat_{game['id']}") == mine
-    for site in ("cross-site", "same-site", "none", "same-origin"):
-        lured = browser.get(f"{base}/{theirs}", headers={"Sec-Fetch-Site": site}, timeout=10)
+    browser.get(f"{base}/{mine}", headers=OPENED, timeout=10)
+    playing = browser.cookies.get(f"turnpost_seat_{game['id']}")
+    assert playing and playing != mine, "the link's own token, replaced by the browser's"
+    for site in ("cross-site", "same-site", "none", "same-origin", None):
+        headers = {} if site is None else {"Sec-Fetch-Site": site}
+        lured = browser.get(f"{base}/{theirs}", headers=headers, timeout=10)
         assert lured.status_code == 200 and 'id="claim"' in lured.text, site
         assert "This browser plays as <strong>Ann</strong>" in lured.text
         assert lured.headers["Cache-Control"] == "no-store"
-        assert browser.cookies.get(f"turnpost_seat_{game['id']}") == mine, site
+        assert browser.cookies.get(f"turnpost_seat_{game['id']}") == playing, site
     forged = browser.post(f"{base}/{theirs}", data={"csrf_token": "forged"}, timeout=10)
     assert forged.status_code == 400
-    assert browser.cookies.get(f"turnpost_seat_{game['id']}") == mine
+    assert browser.cookies.get(f"turnpost_seat_{game['id']}") == playing
     csrf = re.search(r'name="csrf_token" value="([^"]+)"', lured.text).group(1)
     confirmed = browser.post(f"{base}/{theirs}", data={"csrf_token": csrf}, timeout=10)
     assert confirmed.status_code == 200 and confirmed.url.endswith(f"/games/{game['id']}?as=1")
-    assert browser.cookies.get(f"turnpost_seat_{game['id']}") == theirs
+    now_playing = browser.cookies.get(f"turnpost_seat_{game['id']}")
+    assert now_playing not in (playing, theirs, mine)
     held = browser.cookies.get(f"turnpost_seats_{game['id']}").split(HELD_SEPARATOR)
-    assert sorted(held) == sorted([mine, theirs]), "both seats held: players share the device"
+    assert sorted(held) == sorted([playing, now_playing]), "both seats: players share the device"
 
 
 def test_a_first_seat_link_from_another_site_asks_too(server: BackgroundServer) -> None:
@@ -594,7 +599,7 @@ def test_answers_holding_a_hand_or_a_token_are_not_stored(server: BackgroundServ
         ),
     ]
     browser = requests.Session()
-    browser.get(f"{server.url}/games/{gid}/seat/{token}", timeout=10)
+    browser.get(f"{server.url}/games/{gid}/seat/{token}", headers=OPENED, timeout=10)
     private.append(browser.get(f"{server.url}/games/{gid}", timeout=10))
     for response in private:
         assert response.headers["Cache-Control"] == "no-store", response.url

@@ -67,6 +67,8 @@ def test_no_answer_to_one_seat_shows_another_seats_hand(live_server: BackgroundS
         assert leaked(text, [tile for hand in hands for tile in hand]) == []
     for seat in range(3):
         others = [tile for other, hand in enumerate(hands) if other != seat for tile in hand]
+        own = requests.get(live_server.api(f"/games/{gid}"), headers=auth[seat], timeout=10)
+        own = own.json()["state"]
         seen = "\n".join(
             [
                 requests.get(live_server.api(f"/games/{gid}"), headers=auth[seat], timeout=10).text,
@@ -81,9 +83,8 @@ def test_no_answer_to_one_seat_shows_another_seats_hand(live_server: BackgroundS
             ]
         )
         assert leaked(seen, others) == [], f"seat {seat} sees another hand"
-        own = json.loads(
-            requests.get(live_server.api(f"/games/{gid}"), headers=auth[seat], timeout=10).text
-        )["state"]
+        opened = requests.get(live_server.api(f"/games/{gid}"), headers=auth[seat], timeout=10)
+        assert opened.status_code == 401, "the handed token outlived the player's own link"
         assert own["hand"] == hands[seat]
         assert own["draw_pile"] == len(pile), "the draw order is shown"
         assert "rng" not in own and "seed" not in json.dumps(own)
@@ -104,7 +105,8 @@ def _events(server: BackgroundServer, game_id: str) -> list[str]:
 def _seat_page(server: BackgroundServer, game_id: str, token: str) -> str:
     """The game page as the seat sees it after following its private link."""
     session = requests.Session()
-    page = session.get(f"{server.url}/games/{game_id}/seat/{token}", timeout=10)
+    link = f"{server.url}/games/{game_id}/seat/{token}"
+    page = session.get(link, headers={"Sec-Fetch-Site": "none"}, timeout=10)
     assert page.status_code == 200 and "(you)" in page.text
     return page.text
 

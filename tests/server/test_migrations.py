@@ -56,9 +56,13 @@ def played_into(path: str, scratch: str) -> dict[str, Any]:
         token = game["players"][ply % 2]["token"]
         games.submit(MoveRequest(game["id"], token=token, notation=notation, idempotency_key="k"))
     old = sqlite3.connect(path)
+    # old releases kept a seat's one token in its seats row
+    hashes = {(r["game_id"], r["seat"]): r["token_hash"] for r in store.db["seat_tokens"].rows}
     for table in TABLES:
         kept = {row[1]: row[3] for row in old.execute(f"PRAGMA table_info({table})")}
         for row in store.db[table].rows:
+            if table == "seats":
+                row = {**row, "token_hash": hashes[(row["game_id"], row["seat"])]}
             values = {column: row.get(column) for column in kept if column in row or kept[column]}
             for column, value in values.items():
                 if value is None and kept[column]:  # today's queued mail: no body, no id yet
@@ -270,3 +274,45 @@ def test_m009_carries_over_the_mails_by_reply_already_answered() -> None:
         )
     migrate(db)
     assert sorted(row["message_id"] for row in db["inbound"].rows) == ["<a@x>", "<r@x>"]
+
+
+def test_an_old_siam_log_past_todays_draws_is_refused_in_words_not_replayed(
+    tmp_path: Path,
+) -> None:
+    """A log written before Siam's draw by repetition may hold moves today's rules refuse:
+    its replay (``?at=N``, ``turnpost replay``) says so instead of failing with a 500."""
+    path = str(tmp_path / "siam.db")
+    store = Store.open(path)
+    store.init()
+    games = GameService(store)
+    game = games.create("siam", PLAYERS, {}, seed=7)
+    for seat, notation in enumerate(OPENING):
+        games.submit(
+            MoveRequest(game["id"], token=game["players"][seat]["token"], notation=notation)
+        )
+    rotations = ["rotate a1 E", "rotate e5 W", "rotate a1 N", "rotate e5 S"] * 3
+    with store.write():  # logged by an older Turnpost, which knew no draw
+        for seq, notation in enumerate(rotations, start=3):
+            move = dumps(games.engine("siam").parse(notation, games.load(game["id"]).state))
+            store.append_move(
+                {
+                    "game_id": game["id"],
+                    "seq": seq,
+                    "seat": (seq - 1) % 2,
+                    "move": move,
+                    "public_move": move,
+                    "notation": notation,
+                    "to_move": "[0]",
+                    "status": "active",
+                    "at": "2026-01-01T00:00:00.000000Z",
+                }
+            )
+        store.update_game(game["id"], {"seq": 2 + len(rotations)})
+    store.close()
+    client = create_app({"TURNPOST_DB": path, "TESTING": True}).test_client()
+    answer = client.get(f"/api/v1/games/{game['id']}?at={1 + len(rotations)}")
+    assert answer.status_code == 422, answer.get_data(as_text=True)
+    assert "cannot be replayed past move 10" in answer.get_json()["error"]["message"]
+    assert client.get(f"/api/v1/games/{game['id']}?at=10").status_code == 200
+    result = CliRunner().invoke(main, ["replay", game["id"]], env={"TURNPOST_DB": path})
+    assert result.exit_code == 1 and "cannot be replayed past move 10" in result.output

@@ -9,12 +9,16 @@ import requests
 from tests.server.test_api import WINNING_LINE, auth, create_siam
 from tests.support import BackgroundServer
 
+#: What a browser sends with a link its user opened (typed, or from a mail program).
+OPENED = {"Sec-Fetch-Site": "none"}
+
 
 def seat_session(server: BackgroundServer, game: dict, seat: int) -> requests.Session:
     """A browser-like session that followed the seat's private link."""
     session = requests.Session()
     token = game["players"][seat]["token"]
-    response = session.get(f"{server.url}/games/{game['id']}/seat/{token}", timeout=10)
+    link = f"{server.url}/games/{game['id']}/seat/{token}"
+    response = session.get(link, headers=OPENED, timeout=10)
     assert response.status_code == 200
     assert token not in response.url
     return session
@@ -35,13 +39,13 @@ def play_by_form(server: BackgroundServer, session: requests.Session, game: dict
 def test_seat_link_sets_httponly_cookie_and_drops_token(live_server: BackgroundServer) -> None:
     game = create_siam(live_server)
     token = game["players"][0]["token"]
-    response = requests.get(
-        f"{live_server.url}/games/{game['id']}/seat/{token}", allow_redirects=False, timeout=10
-    )
+    link = f"{live_server.url}/games/{game['id']}/seat/{token}"
+    response = requests.get(link, headers=OPENED, allow_redirects=False, timeout=10)
     assert response.status_code == 303
     assert response.headers["Location"].endswith(f"/games/{game['id']}")
     cookie = response.headers["Set-Cookie"]
     assert "HttpOnly" in cookie and "SameSite=Lax" in cookie
+    assert token not in cookie, "the browser keeps a token of its own, not the handed one"
 
 
 def test_game_played_to_the_end_through_the_form(live_server: BackgroundServer) -> None:

@@ -20,6 +20,7 @@ from playwright.sync_api import BrowserContext, Page, expect
 
 from engines import Engine
 from server.http.guide import WHICH_MOVE
+from server.http.pages import HELD_SEPARATOR, seat_cookie, seats_cookie
 from tests.support import BackgroundServer
 
 NAMES = ["Ann", "Bob", "Cleo", "Dan"]
@@ -123,10 +124,23 @@ def follow_seat_link(page: Page, link: str) -> None:
 
 
 def hold_every_seat(server: BackgroundServer, context: BrowserContext, game: dict) -> Page:
-    """One browser page holding every seat of ``game`` (players sharing a device)."""
-    page = open_seat(context, seat_link(server, game, 0))
-    for seat in range(1, len(game["players"])):
-        follow_seat_link(page, seat_link(server, game, seat))
+    """One browser page holding every seat of ``game`` (players sharing a device).
+
+    As "everyone plays on this device" does, the browser keeps the tokens handed out at
+    creation, so that they stay good: another browser can hold every seat too, and the
+    tests can go on moving with them (opening a seat link would replace them).
+    """
+    tokens = [player["token"] for player in game["players"]]
+    cookie = {"domain": "127.0.0.1", "path": f"/games/{game['id']}", "httpOnly": True}
+    context.add_cookies(
+        [
+            {**cookie, "name": seat_cookie(game["id"]), "value": tokens[0]},
+            {**cookie, "name": seats_cookie(game["id"]), "value": HELD_SEPARATOR.join(tokens)},
+        ]
+    )
+    page = context.new_page()
+    page.on("dialog", lambda dialog: pytest.fail(f"a script opened a dialog: {dialog.message}"))
+    page.goto(f"{server.url}/games/{game['id']}")
     return page
 
 

@@ -28,6 +28,7 @@ from tests.web.table import (
     click_answer,
     click_move,
     create_game,
+    hold_every_seat,
     open_seat,
     page_text,
     play_by_api,
@@ -149,7 +150,7 @@ def test_refused_moves_are_told_in_words_and_change_nothing(
     live_server: BackgroundServer, new_context: Callable[[], BrowserContext]
 ) -> None:
     game = create_game(live_server, "siam", 2)
-    page = open_seat(new_context(), seat_link(live_server, game, 0))
+    page = hold_every_seat(live_server, new_context(), game)  # the handed tokens stay good
     page.click("#notation-box summary")
     page.fill("#notation-form input[name=notation]", "enter c1 N")
     page.click("#notation-form button")
