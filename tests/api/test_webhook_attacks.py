@@ -19,7 +19,13 @@ from server.store.sqlite import Store
 from server.webhooks.delivery import DEADLINE_SECONDS, MAX_PENDING, verify
 from tests.api.conftest import new_game, play, register
 from tests.api.receivers import LOOPBACK, Receiver, Trickler, deliver, deliver_round, flood
-from tests.mail.conftest import DOMAIN, PLAYERS, Sink, smtp_sink  # noqa: F401 (a fixture)
+from tests.mail.conftest import (  # noqa: F401 (smtp_sink: a fixture)
+    DOMAIN,
+    PLAYERS,
+    Sink,
+    opened_links,
+    smtp_sink,
+)
 from tests.support import run_command
 
 #: Seconds ``turnpost worker`` waits between mail rounds in these tests.
@@ -128,6 +134,8 @@ def test_a_turn_mail_goes_out_promptly_while_a_webhook_trickles(
     client = mail_app.test_client()
     created = client.post("/api/v1/games", json={"engine": "siam", "players": PLAYERS})
     game: dict[str, Any] = created.get_json()
+    with mail_app.app_context():  # both players opened their mails' links: every turn is mailed
+        opened_links(mail_app.extensions["turnpost"].service(), game)
     register(client, game, trickler.url)
     play(client, game, 0, "enter a1 N")
     worker = start_worker(db_path, smtp_url)
