@@ -6,8 +6,9 @@ gunicorn server on a temporary SQLite file. At random moments the test kills
 the master and every worker with SIGKILL, three times, and starts a new
 server on the same file. (The master and its workers are killed one by one,
 at once: ``start_background`` does not give the server a process group of its
-own, and the test's own group must survive.) Both players of every game have an email, so each
-move also writes a "your turn" mail to the outbox in its transaction.
+own, and the test's own group must survive.) Both players of every game have an email and
+opened their mail's link, so each move also writes a "your turn" mail to the outbox in its
+transaction.
 
 What may happen to a move whose request was in flight during a kill: the
 server may have committed it and died before the 201 left, or died before
@@ -41,6 +42,7 @@ from click.testing import CliRunner
 
 from engines import get_engine
 from server.cli import main
+from server.games.service import GameService
 from server.store.sqlite import Store
 from tests.reliability.conftest import start_unlimited
 from tests.support import BackgroundServer
@@ -160,6 +162,17 @@ def play(player: Player, cluster: Cluster) -> None:
             cluster.stop.set()
 
 
+def opened_links(db_path: str, games: list[dict[str, Any]]) -> None:
+    """Every player of ``games`` opened their mail's link: each turn of theirs is mailed."""
+    store = Store.open(db_path)
+    try:
+        for game in games:
+            for player in game["players"]:
+                GameService(store).player_acted(game["id"], player["seat"])
+    finally:
+        store.close()
+
+
 def run_with_crashes(db_path: str, seed: int) -> tuple[list[Player], Cluster]:
     """Play from ``CLIENTS`` threads while killing and restarting the server ``KILLS`` times."""
     rng = random.Random(seed)
@@ -171,6 +184,7 @@ def run_with_crashes(db_path: str, seed: int) -> tuple[list[Player], Cluster]:
         created = requests.post(cluster.server.api("/games"), json=body, timeout=10)
         assert created.status_code == 201, created.text
         players.append(Player(created.json(), random.Random(seed * 100 + index)))
+    opened_links(db_path, [player.game for player in players])
     cluster.up.set()
     threads = [threading.Thread(target=play, args=(p, cluster)) for p in players]
     for thread in threads:
