@@ -38,13 +38,13 @@ from schemas.api import (
     WebhookCreateSchema,
     WebhookSchema,
 )
-from server.app import current_service
 from server.errors import CODE_BY_STATUS, STATUS_BY_CODE, TurnpostError
 from server.games.clock import format_time
 from server.games.deadlines import set_vacation
 from server.games.game import Game
 from server.games.service import GameService, MoveRequest
 from server.http.clients import current_client
+from server.http.context import current_service
 from server.http.cooperative import offload
 from server.http.errors import error_response
 from server.http.events import (

@@ -60,13 +60,13 @@ from marshmallow import ValidationError
 from engines import ENGINES, Engine
 from engines.words import plural
 from schemas.api import GameCreateSchema
-from server.app import current_service, current_store
 from server.boards import PLAYER_COLORS, Board, board_context, last_touched
 from server.errors import TurnpostError
 from server.games.clock import format_time, parse_time, utcnow
 from server.games.game import Game
 from server.games.service import GameService, MoveRequest, handed_tokens
 from server.http.clients import current_client
+from server.http.context import current_service, current_store
 from server.http.cooperative import offload
 from server.http.guide import NO_ANSWER, Guide, Picks, build_guide, pick_params, read_picks
 from server.http.pages_words import moment_words, refusal_words, waiting_words
