@@ -304,7 +304,7 @@ class GameService:
         seat, _ = self._link(game_id, credential)
         return seat
 
-    def take_seat(self, game_id: str, credential: str) -> Taken:
+    def take_seat(self, game_id: str, credential: str, player_id: str | None = None) -> Taken:
         """Open a seat link in a browser: a new token, known only to that browser.
 
         The first browser link of a seat replaces the token handed out at
@@ -312,9 +312,12 @@ class GameService:
         longer play the seat or see its hand (the seat is *private*). A mail's
         link also shows that the player reads that mailbox: the seat counts as
         acted (see :mod:`server.mail.gate`). A browser token opens as itself.
+        A link followed by a signed-in player (``player_id``) makes the seat theirs.
         """
         with self.store.write():
             seat, by_mail = self._link(game_id, credential)
+            if player_id is not None:
+                self.store.tie_seat(game_id, seat, player_id)
             known = self.store.seat_token(game_id, credential)
             if known is not None and known["kind"] == "browser":
                 return Taken(seat, credential)
