@@ -51,8 +51,8 @@ def middle_game(app, engine_id: str, seed: int) -> tuple[dict, int, dict]:
     engine = ENGINES[engine_id]
     rng = random.Random(seed)
     with app.app_context():
-        from server.app import current_service
         from server.games.service import MoveRequest
+        from server.http.context import current_service
 
         games = current_service()
         players = [{"name": name} for name in ("Ann", "Bob", "Cleo", "Dan")[: PLAYERS[engine_id]]]

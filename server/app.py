@@ -15,11 +15,11 @@ from typing import Any
 
 from flask import Flask, current_app, g, request
 from flask.sessions import SecureCookieSessionInterface
-from flask_wtf.csrf import CSRFProtect
 from werkzeug.exceptions import RequestEntityTooLarge
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from server.games.service import GameService
+from server.http.context import csrf
 from server.http.errors import register_error_handlers
 from server.http.events import Feed
 from server.mail.outbox import Notifier
@@ -29,8 +29,6 @@ from server.store.migrations import SchemaChange
 from server.store.sqlite import Store
 
 MAX_BODY_BYTES = 64 * 1024
-
-csrf = CSRFProtect()
 
 
 class Turnpost:
@@ -87,16 +85,6 @@ class TlsAwareSessions(SecureCookieSessionInterface):
     def get_cookie_secure(self, app: Flask) -> bool:
         """``SESSION_COOKIE_SECURE``, or true for a request made over https."""
         return bool(app.config["SESSION_COOKIE_SECURE"]) or request.is_secure
-
-
-def current_service() -> GameService:
-    """The game service of the running app (for views and commands)."""
-    return current_app.extensions["turnpost"].service()
-
-
-def current_store() -> Store:
-    """The store of the running app context (for views and commands not about one game)."""
-    return current_app.extensions["turnpost"].store()
 
 
 def load_secret_key(db_path: str) -> str:
@@ -163,14 +151,15 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         app.config["SECRET_KEY"] = load_secret_key(turnpost.db_path)
     turnpost.notifier = Notifier(settings_from_config(app.config))
 
-    # the blueprints import current_service and csrf from this module (as flaskr's factory does)
-    from server.http import api, docs, mail_stop, pages
+    # the blueprints import their request helpers from server.http.context, never this module
+    from server.http import account_pages, api, docs, mail_stop, pages
     from server.http.api_spec import init_api
     from server.http.api_web import init_web_conventions
     from server.http.limits import init_protection
 
     init_api(app)
     app.register_blueprint(pages.bp)
+    app.register_blueprint(account_pages.bp)
     app.register_blueprint(docs.bp)
     app.register_blueprint(mail_stop.bp)
     init_protection(app)

@@ -39,12 +39,13 @@ from flask.cli import FlaskGroup, with_appcontext
 from marshmallow import ValidationError
 
 from schemas.api import PlayerInSchema
-from server.app import create_app, current_service, current_store
+from server.app import create_app
 from server.errors import TurnpostError
 from server.games.deadlines import process_deadlines
 from server.games.game import Game
 from server.games.service import GameService
 from server.http.api_spec import openapi_document
+from server.http.context import current_service, current_store
 from server.mail.addresses import reply_address
 from server.mail.delivery import Report, deliver_due, forget_bodies
 from server.mail.inbound import MAX_MESSAGE_BYTES, describe, receive

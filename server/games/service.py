@@ -13,6 +13,7 @@ import hashlib
 import hmac
 import json
 import secrets
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
@@ -23,10 +24,12 @@ from engines import ENGINES, Engine, IllegalMove, InvalidPosition, NotationError
 from schemas.api import MAX_SEED
 from schemas.moves import load_move
 from server.errors import TurnpostError
+from server.games.changes import Change, Listener
 from server.games.clock import format_time, parse_time, utcnow
 from server.games.game import Game, game_object, game_summary, log_entry
 from server.store.sqlite import Store, dumps, hash_secret, new_secret
-from server.webhooks.delivery import MAX_PENDING, webhook_secret
+from server.webhooks.delivery import webhook_secret
+from server.webhooks.queue import WebhookQueue
 
 if TYPE_CHECKING:  # the notifier (server.mail) builds on this module
     from server.mail.outbox import Notifier
@@ -113,14 +116,22 @@ class Taken:
 class GameService:
     """Create, read and play games on one :class:`Store`.
 
-    With a :class:`~server.mail.outbox.Notifier`, every change also records the mails
-    it causes in the outbox, in the same transaction (the service calls it
-    inside its write block).
+    Every change is handed to the service's listeners inside its write
+    (:mod:`server.games.changes`): the webhook queue always, and with a
+    :class:`~server.mail.outbox.Notifier` the mails it causes.
     """
 
-    def __init__(self, store: Store, notifier: Notifier | None = None) -> None:
+    def __init__(
+        self, store: Store, notifier: Notifier | None = None, listeners: Sequence[Listener] = ()
+    ) -> None:
         self.store = store
         self.notifier = notifier
+        #: Who hears of every change: webhooks always, mail with a notifier, then ``listeners``.
+        self.listeners: list[Listener] = [
+            WebhookQueue(),
+            *([notifier] if notifier is not None else []),
+            *listeners,
+        ]
 
     # -- creation -------------------------------------------------------
     def create(
@@ -196,7 +207,7 @@ class GameService:
             for seat, token in enumerate(tokens):
                 self.store.add_seat_token(game_id, seat, token, "created", now)
             game = self.load(game_id)
-            self._changed(game)
+            self._changed(Change(game))
         created = game_object(game, seat=None)
         for player, token in zip(created["players"], tokens, strict=True):
             player["token"] = token
@@ -293,7 +304,7 @@ class GameService:
         seat, _ = self._link(game_id, credential)
         return seat
 
-    def take_seat(self, game_id: str, credential: str) -> Taken:
+    def take_seat(self, game_id: str, credential: str, player_id: str | None = None) -> Taken:
         """Open a seat link in a browser: a new token, known only to that browser.
 
         The first browser link of a seat replaces the token handed out at
@@ -301,9 +312,12 @@ class GameService:
         longer play the seat or see its hand (the seat is *private*). A mail's
         link also shows that the player reads that mailbox: the seat counts as
         acted (see :mod:`server.mail.gate`). A browser token opens as itself.
+        A link followed by a signed-in player (``player_id``) makes the seat theirs.
         """
         with self.store.write():
             seat, by_mail = self._link(game_id, credential)
+            if player_id is not None:
+                self.store.tie_seat(game_id, seat, player_id)
             known = self.store.seat_token(game_id, credential)
             if known is not None and known["kind"] == "browser":
                 return Taken(seat, credential)
@@ -528,37 +542,10 @@ class GameService:
         }
         self.store.append_move(logged)
         self.store.update_game(game.id, {"seq": seq, **snapshot})
-        self._announce({**logged, "result": snapshot["result"]})
         updated = Game({**game.row, "seq": seq, **snapshot}, game.seats, game.engine, state)
-        if self.notifier is not None and request.mail_message_id is not None:
-            self.notifier.move_accepted(
-                self.store, updated, seat, request.mail_message_id, notation
-            )
-        self._changed(updated)
+        entry = {**logged, "result": snapshot["result"]}
+        self._changed(Change(updated, entry, seat, request.mail_message_id))
         return {"seq": seq, "game": game_object(updated, seat)}
-
-    def _announce(self, logged: dict[str, Any]) -> None:
-        """Queue the webhook events of a logged entry: ``move``, and ``end`` if it ended the game.
-
-        ``logged`` is the ``moves`` row with the game's ``result`` after it
-        (JSON text or ``None``); call inside the write that logs it.
-        """
-        entry = log_entry(logged)
-        body = {"event": "move", "game_id": logged["game_id"], **entry}
-        self.store.queue_webhooks(
-            logged["game_id"], "move", entry["seq"], dumps(body), entry["at"], MAX_PENDING
-        )
-        if entry["status"] != "active":
-            self._announce_end(
-                logged["game_id"], entry["seq"], entry["status"], entry["result"], entry["at"]
-            )
-
-    def _announce_end(
-        self, game_id: str, seq: int, status: str, result: dict[str, Any] | None, now: str
-    ) -> None:
-        """Queue the ``end`` webhook event of a game that is over (call inside the write)."""
-        body = {"event": "end", "game_id": game_id, "seq": seq, "status": status, "result": result}
-        self.store.queue_webhooks(game_id, "end", seq, dumps(body), now, MAX_PENDING)
 
     # -- webhooks -------------------------------------------------------
     def add_webhook(
@@ -594,10 +581,10 @@ class GameService:
         if not self.store.remove_webhook(game.id, webhook_id, utcnow()):
             raise TurnpostError("not_found", f"Game {game_id!r} has no webhook {webhook_id}.")
 
-    def _changed(self, game: Game) -> None:
-        """Tell the notifier (if any) that ``game`` changed: it queues the turn mails."""
-        if self.notifier is not None:
-            self.notifier.game_changed(self.store, game)
+    def _changed(self, change: Change) -> None:
+        """Hand ``change`` to every listener (call inside the change's write)."""
+        for listener in self.listeners:
+            listener.changed(self.store, change)
 
     def player_acted(self, game_id: str, seat: int) -> None:
         """Remember that ``seat``'s player acted in ``game_id``, so its mails flow.
@@ -699,9 +686,8 @@ class GameService:
         }
         self.store.append_move(logged)
         self.store.update_game(game.id, ended)
-        self._announce({**logged, "result": ended["result"]})
         updated = Game({**game.row, **ended}, game.seats, game.engine, game.state)
-        self._changed(updated)
+        self._changed(Change(updated, {**logged, "result": ended["result"]}, seat))
         return {"seq": seq, "game": game_object(updated, seat)}
 
     def _check_admin(self, game: Game, admin_token: str | None) -> None:
@@ -717,11 +703,11 @@ class GameService:
             game = self.load(game_id)
             if game.status != "active":
                 raise TurnpostError("game_over", f"The game is already {game.status}.")
-            now = utcnow()
-            self.store.update_game(
-                game.id, {"status": "aborted", "to_move": "[]", "updated_at": now}
+            aborted = {"status": "aborted", "to_move": "[]", "updated_at": utcnow()}
+            self.store.update_game(game.id, aborted)
+            self._changed(
+                Change(Game({**game.row, **aborted}, game.seats, game.engine, game.state))
             )
-            self._announce_end(game.id, game.seq, "aborted", None, now)
         return game_object(self.load(game_id), seat=None)
 
     def reissue_token(self, game_id: str, admin_token: str | None, seat: int) -> dict[str, Any]:

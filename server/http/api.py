@@ -38,13 +38,14 @@ from schemas.api import (
     WebhookCreateSchema,
     WebhookSchema,
 )
-from server.app import current_service
 from server.errors import CODE_BY_STATUS, STATUS_BY_CODE, TurnpostError
 from server.games.clock import format_time
 from server.games.deadlines import set_vacation
 from server.games.game import Game
 from server.games.service import GameService, MoveRequest
+from server.http.actor import current_actor
 from server.http.clients import current_client
+from server.http.context import current_service
 from server.http.cooperative import offload
 from server.http.errors import error_response
 from server.http.events import (
@@ -126,20 +127,9 @@ class Blueprint(flask_smorest.Blueprint):
 blp = Blueprint("api", __name__, url_prefix="/api/v1", description="Turnpost turn server")
 
 
-def bearer_token() -> str | None:
-    """The token of an ``Authorization: Bearer`` header, or ``None``."""
-    header = request.headers.get("Authorization", "")
-    scheme, _, token = header.partition(" ")
-    if not header:
-        return None
-    if scheme.lower() != "bearer" or not token.strip():
-        raise TurnpostError("unauthorized", "Use 'Authorization: Bearer <token>'.")
-    return token.strip()
-
-
 def seat_of(games: GameService, game: Game, needed_for: str) -> int:
     """The seat of the request's bearer token in ``game``; ``401`` without one or a wrong one."""
-    seat = games.authenticate(game, bearer_token())
+    seat = games.authenticate(game, current_actor().bearer)
     if seat is None:
         raise TurnpostError("unauthorized", f"A seat token is needed {needed_for}.")
     return seat
@@ -356,7 +346,7 @@ def list_games(query: dict[str, Any]) -> dict[str, Any]:
     """Games, newest first, a page at a time; filters: engine, status, waiting for a seat."""
     filters = {name: query[name] for name in ("engine", "status", "waiting") if name in query}
     return current_service().list_games(
-        filters, bearer_token(), query["limit"], query.get("cursor")
+        filters, current_actor().bearer, query["limit"], query.get("cursor")
     )
 
 
@@ -371,7 +361,7 @@ def read_game(query: dict[str, Any], game_id: str) -> Any:
     """The game as the caller may see it (with ?at=N: as it was after entry N)."""
     games = current_service()
     game = games.load(game_id)
-    seat = games.authenticate(game, bearer_token())
+    seat = games.authenticate(game, current_actor().bearer)
     etag = conditional("game", *game_version(game), seat, query.get("at"))
     if isinstance(etag, Response):
         return etag
@@ -384,7 +374,7 @@ def read_game(query: dict[str, Any], game_id: str) -> Any:
 @bearer
 def abort_game(game_id: str) -> dict[str, Any]:
     """End a running game as aborted (admin token)."""
-    return current_service().abort(game_id, bearer_token())
+    return current_service().abort(game_id, current_actor().bearer)
 
 
 @blp.route("/games/<game_id>/seats/<int:seat>/token", methods=["POST"])
@@ -400,7 +390,7 @@ def reissue_seat_token(game_id: str, seat: int) -> dict[str, Any]:
     shows the seat's ``reissued_at`` to everyone. At most 5 a day per game
     (``429``).
     """
-    return current_service().reissue_token(game_id, bearer_token(), seat)
+    return current_service().reissue_token(game_id, current_actor().bearer, seat)
 
 
 @blp.route("/games/<game_id>/resign", methods=["POST"])
@@ -482,7 +472,7 @@ def submit_move(body: dict[str, Any], game_id: str) -> dict[str, Any]:
         )
     move_request = MoveRequest(
         game_id,
-        token=bearer_token(),
+        token=current_actor().bearer,
         move=body.get("move"),
         notation=body.get("notation"),
         expected_seq=body["expected_seq"],
@@ -533,7 +523,7 @@ def create_webhook(body: dict[str, Any], game_id: str) -> dict[str, Any]:
     except Refused as error:
         raise TurnpostError("invalid_request", str(error), {"url": [str(error)]}) from None
     return current_service().add_webhook(
-        game_id, bearer_token(), url, current_app.config["SECRET_KEY"]
+        game_id, current_actor().bearer, url, current_app.config["SECRET_KEY"]
     )
 
 
@@ -543,7 +533,7 @@ def create_webhook(body: dict[str, Any], game_id: str) -> dict[str, Any]:
 @bearer
 def list_webhooks(game_id: str) -> list[dict[str, Any]]:
     """The game's webhooks, without their secrets (admin token)."""
-    return current_service().webhooks(game_id, bearer_token())
+    return current_service().webhooks(game_id, current_actor().bearer)
 
 
 @blp.route("/games/<game_id>/webhooks/<int:webhook_id>", methods=["DELETE"])
@@ -552,7 +542,7 @@ def list_webhooks(game_id: str) -> list[dict[str, Any]]:
 @bearer
 def delete_webhook(game_id: str, webhook_id: int) -> None:
     """Stop a webhook; its pending deliveries are dropped (admin token)."""
-    current_service().remove_webhook(game_id, bearer_token(), webhook_id)
+    current_service().remove_webhook(game_id, current_actor().bearer, webhook_id)
 
 
 #: Headers of an event stream: never cached nor buffered by a proxy.

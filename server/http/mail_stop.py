@@ -17,9 +17,9 @@ from __future__ import annotations
 
 from flask import Blueprint, Response, current_app, make_response, render_template
 
-from server.app import csrf, current_service, current_store
 from server.errors import TurnpostError
 from server.games.clock import utcnow
+from server.http.context import csrf, current_service, current_store
 from server.mail.addresses import recipient_key, stopped_seat, unsubscribed
 from server.mail.settings import MailSettings
 

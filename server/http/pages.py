@@ -60,13 +60,14 @@ from marshmallow import ValidationError
 from engines import ENGINES, Engine
 from engines.words import plural
 from schemas.api import GameCreateSchema
-from server.app import current_service, current_store
 from server.boards import PLAYER_COLORS, Board, board_context, last_touched
 from server.errors import TurnpostError
 from server.games.clock import format_time, parse_time, utcnow
 from server.games.game import Game
 from server.games.service import GameService, MoveRequest, handed_tokens
+from server.http.actor import current_actor
 from server.http.clients import current_client
+from server.http.context import current_service, current_store
 from server.http.cooperative import offload
 from server.http.guide import NO_ANSWER, Guide, Picks, build_guide, pick_params, read_picks
 from server.http.pages_words import moment_words, refusal_words, waiting_words
@@ -453,7 +454,8 @@ def claim_seat(game_id: str, token: str) -> Response:
             current=None if playing is None else game.seats[playing]["name"],
         )
         return make_response(page)
-    taken = games.take_seat(game_id, token)
+    player = current_actor().player
+    taken = games.take_seat(game_id, token, None if player is None else player["id"])
     response = redirect(_table_url(game_id, as_seat=seat if held else None), 303)
     kept = [held_token for held_seat, held_token in held.items() if held_seat != taken.seat]
     _remember_seats(response, game_id, kept, active=taken.token)

@@ -47,6 +47,7 @@ from email.utils import format_datetime
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
+from server.accounts.mail import account_message
 from server.games.clock import format_time, parse_time, utcnow
 from server.games.game import Game, log_entry
 from server.games.service import GameService
@@ -212,6 +213,8 @@ def _prepare(
     store: Store, settings: MailSettings, rows: list[dict[str, Any]], now: str, report: Report
 ) -> Envelope | None:
     """The mail of one seat's rows, after dropping the stale ones; ``None`` if none is left."""
+    if rows[0]["game_id"] is None:
+        return _prepare_account(store, settings, rows, now, report)
     try:
         game = GameService(store).load(rows[0]["game_id"])
         live = []
@@ -227,6 +230,26 @@ def _prepare(
         return Envelope(build_message(store, settings, game, live, now), live)
     except Exception as error:  # a poisoned row must not stop the rows behind it
         _failed(store, rows, now, f"cannot build the message: {error!r}", report, retry=False)
+        return None
+
+
+def _prepare_account(
+    store: Store, settings: MailSettings, rows: list[dict[str, Any]], now: str, report: Report
+) -> Envelope | None:
+    """The newest account mail to one address (a sign-in link); older ones are superseded."""
+    *older, newest = rows
+    for row in older:
+        store.mail_superseded(row["id"], "a newer mail of its kind went to the address")
+        report.outcomes.append(Outcome(row, "superseded", "a newer mail went to the address"))
+    if store.mail_suppressed(recipient_key(newest["to_addr"])):
+        reason = "the recipient asked never to be mailed again"
+        store.mail_superseded(newest["id"], reason)
+        report.outcomes.append(Outcome(newest, "superseded", reason))
+        return None
+    try:
+        return Envelope(account_message(settings, newest), [newest])
+    except Exception as error:  # a poisoned row must not stop the rows behind it
+        _failed(store, [newest], now, f"cannot build the message: {error!r}", report, False)
         return None
 
 

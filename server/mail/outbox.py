@@ -16,6 +16,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from server.games.changes import Change
 from server.games.clock import utcnow
 from server.games.game import Game
 from server.mail.addresses import pass_seat, recipient_key
@@ -29,12 +30,22 @@ log = logging.getLogger(__name__)
 class Notifier:
     """Queues in the outbox the mails a game change causes (call inside the change's write).
 
-    The game service calls :meth:`game_changed` and :meth:`move_accepted`;
-    the clock :meth:`reminder`; inbound mail :meth:`refusal` and :meth:`answer`.
+    It listens to the game service (:meth:`changed`: turn mails, results,
+    confirmations of mailed moves); the clock calls :meth:`reminder`, inbound
+    mail :meth:`refusal` and :meth:`answer`.
     """
 
     def __init__(self, settings: MailSettings) -> None:
         self.settings = settings
+
+    def changed(self, store: Store, change: Change) -> None:
+        """Confirm a move that came by mail to its mover, then :meth:`game_changed`."""
+        entry = change.entry
+        if change.mail_message_id is not None and entry is not None and change.mover is not None:
+            self.move_accepted(
+                store, change.game, change.mover, change.mail_message_id, entry["notation"]
+            )
+        self.game_changed(store, change.game)
 
     def game_changed(self, store: Store, game: Game) -> None:
         """ "Your turn" to each seat to move, or "game over" to every seat, with an email."""

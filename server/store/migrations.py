@@ -15,9 +15,9 @@ never changed.
     >>> import sqlite_utils
     >>> db = sqlite_utils.Database(memory=True)
     >>> migrate(db)
-    SchemaChange(before=0, after=12, created=True)
+    SchemaChange(before=0, after=13, created=True)
     >>> migrate(db)
-    SchemaChange(before=12, after=12, created=False)
+    SchemaChange(before=13, after=13, created=False)
 """
 
 from __future__ import annotations
@@ -376,3 +376,72 @@ def m013_siam_positions(db: Database) -> None:
         "UPDATE games SET state = json_set(state, '$.positions', json('{}'))"
         " WHERE engine = 'siam' AND json_type(state, '$.positions') IS NULL"
     )
+
+
+@migrations()
+def m014_players(db: Database) -> None:
+    """Players: accounts signed in by mailed link, their sessions and API tokens, their seats.
+
+    A player is known by the mailbox of their address (``email_key``, as the
+    mail limits count it). ``sign_in_links`` are single use and short lived;
+    their secret is derived from the server's key and the link's id when the
+    mail is sent, never stored. ``sessions`` and ``api_tokens`` keep hashes
+    only. A seat may belong to a player (``seats.player_id``).
+    """
+    db["players"].create(
+        {
+            "id": str,
+            "email": str,
+            "email_key": str,
+            "name": str,
+            "time_zone": str,
+            "language": str,
+            "mail_pref": str,
+            "created_at": str,
+        },
+        pk="id",
+        not_null={"email", "email_key", "name", "time_zone", "language", "mail_pref", "created_at"},
+        if_not_exists=True,
+    )
+    db["players"].create_index(["email_key"], unique=True, if_not_exists=True)
+    db["sign_in_links"].create(
+        {
+            "id": str,
+            "email": str,
+            "email_key": str,
+            "client": str,
+            "created_at": str,
+            "expires_at": str,
+            "used_at": str,
+        },
+        pk="id",
+        not_null={"email", "email_key", "created_at", "expires_at"},
+        if_not_exists=True,
+    )
+    for columns in (["email_key", "created_at"], ["client", "created_at"]):
+        db["sign_in_links"].create_index(columns, if_not_exists=True)
+    db["sessions"].create(
+        {"token_hash": str, "player_id": str, "created_at": str, "revoked_at": str},
+        pk="token_hash",
+        foreign_keys=[("player_id", "players", "id")],
+        not_null={"player_id", "created_at"},
+        if_not_exists=True,
+    )
+    db["sessions"].create_index(["player_id"], if_not_exists=True)
+    db["api_tokens"].create(
+        {
+            "id": int,
+            "token_hash": str,
+            "player_id": str,
+            "name": str,
+            "created_at": str,
+            "revoked_at": str,
+        },
+        pk="id",
+        foreign_keys=[("player_id", "players", "id")],
+        not_null={"token_hash", "player_id", "name", "created_at"},
+        if_not_exists=True,
+    )
+    db["api_tokens"].create_index(["token_hash"], unique=True, if_not_exists=True)
+    _add_missing(db, "seats", {"player_id": (str, None)})
+    db["seats"].create_index(["player_id"], if_not_exists=True)

@@ -14,10 +14,10 @@ database file's mode).
 
     >>> store = Store.open(":memory:")
     >>> store.init()
-    SchemaChange(before=0, after=12, created=True)
+    SchemaChange(before=0, after=13, created=True)
     >>> print(" ".join(sorted(store.db.table_names())))  # doctest: +NORMALIZE_WHITESPACE
-    _sqlite_migrations created_pages games idempotency inbound mail_suppressions moves outbox
-    seat_tokens seats webhook_deliveries webhooks
+    _sqlite_migrations api_tokens created_pages games idempotency inbound mail_suppressions
+    moves outbox players seat_tokens seats sessions sign_in_links webhook_deliveries webhooks
 """
 
 from __future__ import annotations
@@ -101,6 +101,11 @@ class Store:
       :meth:`add_seat_token`*, :meth:`revoke_seat_tokens`*, :meth:`drop_seat_tokens`*,
       :meth:`seat_tokens_since`; a creator's page: :meth:`add_created_page`,
       :meth:`created_page`, :meth:`forget_created_page`;
+    - players: :meth:`add_player`*, :meth:`player`, :meth:`player_by_email_key`,
+      :meth:`update_player`, :meth:`add_sign_in_link`*, :meth:`sign_in_links_since`,
+      :meth:`use_sign_in_link`*, :meth:`add_session`, :meth:`session_player`,
+      :meth:`end_sessions`, :meth:`add_api_token`, :meth:`api_tokens`,
+      :meth:`revoke_api_token`, :meth:`api_token_player`, :meth:`tie_seat`*;
     - the move log (append-only): :meth:`append_move`*, :meth:`moves`, :meth:`logged_moves`, and
       for event feeds :meth:`last_move_cursor`, :meth:`moves_since`,
       :meth:`ended_games`, :meth:`data_version`;
@@ -371,6 +376,125 @@ class Store:
     def seat(self, game_id: str, seat: int) -> dict[str, Any] | None:
         """The ``seats`` row of one seat, or ``None``."""
         return self._one("SELECT * FROM seats WHERE game_id = ? AND seat = ?", [game_id, seat])
+
+    # -- players ----------------------------------------------------------------------
+    def add_player(self, player: dict[str, Any]) -> None:
+        """Insert a ``players`` row (call inside :meth:`write`)."""
+        self._insert("players", player)
+
+    def player(self, player_id: str) -> dict[str, Any] | None:
+        """The ``players`` row of ``player_id``, or ``None``."""
+        return self._one("SELECT * FROM players WHERE id = ?", [player_id])
+
+    def player_by_email_key(self, email_key: str) -> dict[str, Any] | None:
+        """The player whose address reaches the mailbox ``email_key``, or ``None``."""
+        return self._one("SELECT * FROM players WHERE email_key = ?", [email_key])
+
+    def update_player(self, player_id: str, values: dict[str, Any]) -> None:
+        """Set a player's ``name``, ``time_zone``, ``language`` or ``mail_pref``."""
+        with self.write():
+            self.db["players"].update(player_id, values)
+
+    def add_sign_in_link(self, link: dict[str, Any]) -> None:
+        """Insert a ``sign_in_links`` row (call inside :meth:`write`)."""
+        self._insert("sign_in_links", link)
+
+    def sign_in_links_since(self, since: str, **where: str) -> int:
+        """How many sign-in links were asked for since ``since`` by ``email_key`` or ``client``."""
+        [(column, value)] = where.items()
+        if column not in ("email_key", "client"):
+            raise ValueError(column)
+        row = self._one(
+            f"SELECT count(*) AS n FROM sign_in_links WHERE {column} = ? AND created_at > ?",
+            [value, since],
+        )
+        return row["n"] if row else 0
+
+    def use_sign_in_link(self, link_id: str, now: str) -> dict[str, Any] | None:
+        """Mark a sign-in link used at ``now``: its row if it was unused and unexpired, else
+        ``None`` (in a write: of two uses at once, one wins)."""
+        row = self._one(
+            "SELECT * FROM sign_in_links WHERE id = ? AND used_at IS NULL AND expires_at > ?",
+            [link_id, now],
+        )
+        if row is not None:
+            self.db.execute("UPDATE sign_in_links SET used_at = ? WHERE id = ?", [now, link_id])
+        return row
+
+    def add_session(self, token_hash: str, player_id: str, now: str) -> None:
+        """Open a session (its token's hash) for ``player_id``."""
+        with self.write():
+            self._insert(
+                "sessions", {"token_hash": token_hash, "player_id": player_id, "created_at": now}
+            )
+
+    def session_player(self, token_hash: str) -> dict[str, Any] | None:
+        """The player of a live session, or ``None``."""
+        return self._one(
+            "SELECT players.* FROM sessions JOIN players ON players.id = sessions.player_id"
+            " WHERE sessions.token_hash = ? AND sessions.revoked_at IS NULL",
+            [token_hash],
+        )
+
+    def end_sessions(
+        self, now: str, token_hash: str | None = None, player_id: str | None = None
+    ) -> None:
+        """End one session (``token_hash``) or every session of ``player_id``."""
+        column, value = ("token_hash", token_hash) if token_hash else ("player_id", player_id)
+        with self.write():
+            self.db.execute(
+                f"UPDATE sessions SET revoked_at = ? WHERE {column} = ? AND revoked_at IS NULL",
+                [now, value],
+            )
+
+    def add_api_token(self, token_hash: str, player_id: str, name: str, now: str) -> int:
+        """Give ``player_id`` a personal API token (its hash) named ``name``; its id."""
+        with self.write():
+            return (
+                self.db["api_tokens"]
+                .insert(
+                    {
+                        "token_hash": token_hash,
+                        "player_id": player_id,
+                        "name": name,
+                        "created_at": now,
+                    }
+                )
+                .last_pk
+            )
+
+    def api_tokens(self, player_id: str) -> list[dict[str, Any]]:
+        """A player's live API tokens (``id``, ``name``, ``created_at``), oldest first."""
+        return self._all(
+            "SELECT id, name, created_at FROM api_tokens WHERE player_id = ?"
+            " AND revoked_at IS NULL ORDER BY id",
+            [player_id],
+        )
+
+    def revoke_api_token(self, player_id: str, token_id: int, now: str) -> bool:
+        """Revoke one of ``player_id``'s API tokens; whether it was live."""
+        with self.write():
+            cursor = self.db.execute(
+                "UPDATE api_tokens SET revoked_at = ? WHERE id = ? AND player_id = ?"
+                " AND revoked_at IS NULL",
+                [now, token_id, player_id],
+            )
+        return cursor.rowcount > 0
+
+    def api_token_player(self, token_hash: str) -> dict[str, Any] | None:
+        """The player of a live API token, or ``None``."""
+        return self._one(
+            "SELECT players.* FROM api_tokens JOIN players ON players.id = api_tokens.player_id"
+            " WHERE api_tokens.token_hash = ? AND api_tokens.revoked_at IS NULL",
+            [token_hash],
+        )
+
+    def tie_seat(self, game_id: str, seat: int, player_id: str) -> None:
+        """Make ``seat`` of ``game_id`` a seat of ``player_id`` (call inside :meth:`write`)."""
+        self.db.execute(
+            "UPDATE seats SET player_id = ? WHERE game_id = ? AND seat = ?",
+            [player_id, game_id, seat],
+        )
 
     # -- a creator's "new game" page ------------------------------------------------
     def add_created_page(self, key_hash: str, game_id: str, until: str, now: str) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from email import policy
@@ -22,9 +23,12 @@ from server.cli import main
 from server.games.service import GameService
 from server.mail.delivery import deliver_due
 from server.store.sqlite import Store
-from tests.support import free_port
+from tests.support import BackgroundServer, free_port, run_command, start_background
 
 DOMAIN = "play.example.org"
+BASE_URL = "https://turnpost.example.org"
+#: The mail settings of the processes of a test: links on BASE_URL, replies to DOMAIN.
+MAIL_SETTINGS = {"TURNPOST_MAIL_DOMAIN": DOMAIN, "TURNPOST_BASE_URL": BASE_URL}
 
 
 @dataclass
@@ -59,7 +63,7 @@ def mail_app(db_path: str, smtp_sink: tuple[Sink, str]):
             "TURNPOST_DB": db_path,
             "TESTING": True,
             "TURNPOST_MAIL_DOMAIN": DOMAIN,
-            "TURNPOST_BASE_URL": "https://turnpost.example.org",
+            "TURNPOST_BASE_URL": BASE_URL,
             "TURNPOST_SMTP_URL": smtp_sink[1],
         }
     )
@@ -146,6 +150,39 @@ def opened_links(games: GameService, game: dict) -> None:
     every turn mail from now on, whoever moves for them (see ``server.mail.gate``)."""
     for player in game["players"]:
         games.player_acted(game["id"], player["seat"])
+
+
+@pytest.fixture
+def mail_server(db_path: str) -> Iterator[BackgroundServer]:
+    """gunicorn with the mail settings (its mails are queued; a worker sends them)."""
+    server = start_background(db_path, workers=1, environment=MAIL_SETTINGS)
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def worker(db_path: str, smtp_sink: tuple[Sink, str], mail_server: BackgroundServer) -> Iterator:
+    """``turnpost worker`` in a child process, sending to the SMTP sink every 0.2 s."""
+    env = {"TURNPOST_DB": db_path, "TURNPOST_SMTP_URL": smtp_sink[1], **MAIL_SETTINGS}
+    process = run_command(["worker", "--interval", "0.2"], env)
+    yield process
+    process.terminate()
+    process.communicate(timeout=30)
+
+
+def first_mail(sink: Sink, address: str, subject_start: str = "") -> EmailMessage:
+    """The first mail to ``address`` (with that subject), waiting for the worker to send it."""
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        mails = [
+            mail
+            for mail in sink.messages
+            if mail["To"] == address and str(mail["Subject"]).startswith(subject_start)
+        ]
+        if mails:
+            return mails[0]
+        time.sleep(0.1)
+    raise AssertionError(f"no mail to {address}")
 
 
 def log(games: GameService, game_id: str) -> list[str]:

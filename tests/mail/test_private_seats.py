@@ -15,41 +15,19 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Iterator
 from email.message import EmailMessage
 from typing import Any
 
-import pytest
 import requests
 
-from tests.mail.conftest import DOMAIN, Sink
+from tests.mail.conftest import BASE_URL, Sink, first_mail
 from tests.mail.samples import text_of
 from tests.server.test_web import OPENED
-from tests.support import BackgroundServer, run_command, start_background
+from tests.support import BackgroundServer
 from tests.web.test_pages import create_from_lobby
 
-BASE_URL = "https://turnpost.example.org"
 SPAM = "BUY CHEAP PILLS at evil.example"
 VICTIM = "victim@example.org"
-MAIL_SETTINGS = {"TURNPOST_MAIL_DOMAIN": DOMAIN, "TURNPOST_BASE_URL": BASE_URL}
-
-
-@pytest.fixture
-def mail_server(db_path: str) -> Iterator[BackgroundServer]:
-    """gunicorn with the mail settings (its mails are queued; a worker sends them)."""
-    server = start_background(db_path, workers=1, environment=MAIL_SETTINGS)
-    yield server
-    server.stop()
-
-
-@pytest.fixture
-def worker(db_path: str, smtp_sink: tuple[Sink, str], mail_server: BackgroundServer) -> Iterator:
-    """``turnpost worker`` in a child process, sending to the SMTP sink every 0.2 s."""
-    env = {"TURNPOST_DB": db_path, "TURNPOST_SMTP_URL": smtp_sink[1], **MAIL_SETTINGS}
-    process = run_command(["worker", "--interval", "0.2"], env)
-    yield process
-    process.terminate()
-    process.communicate(timeout=30)
 
 
 def create(server: BackgroundServer, engine: str, players: list[dict[str, str]]) -> dict[str, Any]:
@@ -129,17 +107,6 @@ def test_the_creator_playing_a_strangers_seat_gets_them_one_mail_without_the_cre
         turn["Subject"].startswith("Your turn in Siam with BUY CHEAP")
         and "(move 18)" in turn["Subject"]
     ), "the player chose to play with them: their name is in the subject now"
-
-
-def first_mail(sink: Sink, address: str) -> EmailMessage:
-    """The first mail to ``address``, waiting for the worker to send it."""
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        mails = [mail for mail in sink.messages if mail["To"] == address]
-        if mails:
-            return mails[0]
-        time.sleep(0.1)
-    raise AssertionError(f"no mail to {address}")
 
 
 def test_a_mails_link_is_no_api_token_and_dies_with_a_reissue(

@@ -1,0 +1,76 @@
+"""Schemas of players: signing in, a player's profile, personal API tokens, their games.
+
+The web forms load through these schemas too, so the pages and the API refuse
+the same things in the same words.
+
+    >>> ProfileSchema().load({"name": "Ann", "time_zone": "Europe/Brussels",
+    ...     "language": "nl", "mail_pref": "digest"})["time_zone"]
+    'Europe/Brussels'
+    >>> sorted(ProfileSchema().validate({"name": "\\u202e", "time_zone": "Mars/Olympus",
+    ...     "language": "xx", "mail_pref": "often"}))
+    ['language', 'mail_pref', 'name', 'time_zone']
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from zoneinfo import available_timezones
+
+from marshmallow import fields, validate
+
+from schemas.api import MailAddress, printable, visible_name
+from schemas.base import StrictSchema
+
+#: The longest display name and API token name.
+MAX_NAME = 64
+#: The languages a player may prefer (pages follow them once translated).
+LANGUAGES = {"en": "English", "nl": "Nederlands", "de": "Deutsch", "fr": "Français"}
+#: How a player wants to hear of their turns by mail.
+MAIL_PREFERENCES = {
+    "turn": "a mail for every turn",
+    "digest": "one mail a day with every game waiting for me",
+    "none": "no mail (I look at my games page)",
+}
+
+
+@cache
+def time_zones() -> tuple[str, ...]:
+    """The IANA time zones a player may pick (``UTC`` first, then by name)."""
+    return ("UTC", *sorted(zone for zone in available_timezones() if "/" in zone))
+
+
+def name_field(**kwargs: object) -> fields.String:
+    """A name a person reads: printable, visible, 1 to :data:`MAX_NAME` characters."""
+    return fields.String(
+        validate=[validate.Length(min=1, max=MAX_NAME), printable, visible_name], **kwargs
+    )
+
+
+class SignInSchema(StrictSchema):
+    """Ask for a sign-in link."""
+
+    email = MailAddress(required=True)
+
+
+class ProfileSchema(StrictSchema):
+    """What a player may change about themselves."""
+
+    name = name_field(required=True, metadata={"description": "Shown to other players."})
+    time_zone = fields.String(
+        required=True,
+        validate=validate.OneOf(time_zones(), error="Pick a time zone from the list."),
+        metadata={"description": "Deadlines are shown in it, on pages and in mails."},
+    )
+    language = fields.String(
+        required=True, validate=validate.OneOf(LANGUAGES, error="Pick a language from the list.")
+    )
+    mail_pref = fields.String(
+        required=True,
+        validate=validate.OneOf(MAIL_PREFERENCES, error="Pick how you want to hear of turns."),
+    )
+
+
+class ApiTokenCreateSchema(StrictSchema):
+    """Name a new personal API token."""
+
+    name = name_field(required=True)

@@ -1,0 +1,42 @@
+"""What a game change tells the rest of the server: one :class:`Change`, one listener interface.
+
+Every write of the game service (a game created, a move, a resignation or
+forfeit, an abort) ends by handing a :class:`Change` to each of its
+listeners, inside the same transaction: the mail notifier
+(:class:`server.mail.outbox.Notifier`) queues turn mails, the webhook queue
+(:class:`server.webhooks.queue.WebhookQueue`) queues deliveries. Event streams
+need no listener: they follow the committed log (:mod:`server.http.events`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from server.games.game import Game
+    from server.store.sqlite import Store
+
+
+@dataclass(frozen=True)
+class Change:
+    """One change of a game, as its listeners see it.
+
+    ``game`` is the game after the change; ``entry`` the ``moves`` row the
+    change logged, with the game's ``result`` after it (JSON text or
+    ``None``), or ``None`` for a change that logs nothing (a creation, an
+    abort); ``mover`` the seat that moved; ``mail_message_id`` the mail a
+    move came by (its mover gets a confirmation).
+    """
+
+    game: Game
+    entry: dict[str, Any] | None = None
+    mover: int | None = None
+    mail_message_id: str | None = None
+
+
+class Listener(Protocol):
+    """Something that acts on every game change (called inside the change's write)."""
+
+    def changed(self, store: Store, change: Change) -> None:
+        """Record what ``change`` causes (mails, deliveries...) in ``store``."""

@@ -1,0 +1,184 @@
+"""The pages of players: signing in by mailed link, signing out, the player's own page.
+
+``/sign-in`` asks for an address and answers the same whether it belongs to a
+player or not. ``/sign-in/<link>`` signs in: at once when the user opened the
+link themselves (from their mail program: ``Sec-Fetch-Site: none``), after a
+button otherwise, so that a link scanner never uses a link up. Signing in
+opens a new session and starts a new Flask session (a new CSRF token): the
+session cookie is rotated. ``/me`` is the player's page: name, time zone,
+language, mail preference, personal API tokens, and signing out here or
+everywhere.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import (
+    Blueprint,
+    Response,
+    make_response,
+    redirect,
+    render_template,
+    request,
+    session,
+    url_for,
+)
+from marshmallow import ValidationError
+
+from schemas.accounts import (
+    LANGUAGES,
+    MAIL_PREFERENCES,
+    ApiTokenCreateSchema,
+    ProfileSchema,
+    SignInSchema,
+    time_zones,
+)
+from server.errors import TurnpostError
+from server.http.actor import SESSION_COOKIE, accounts, current_actor, signed_in_player
+from server.http.clients import current_client
+from server.http.pages import OWN_NAVIGATION
+
+bp = Blueprint("accounts", __name__)
+
+#: How long a session cookie lasts in the browser (the session itself lasts until signed out).
+SESSION_DAYS = 90
+
+
+@bp.app_context_processor
+def signed_in() -> dict[str, Any]:
+    """Every page may show who is signed in (``player``: a ``players`` row or ``None``)."""
+    return {"player": current_actor().player}
+
+
+@bp.route("/sign-in")
+def sign_in_page() -> str:
+    """The form asking for an address."""
+    return render_template("sign_in.html", problem=None, email="")
+
+
+@bp.route("/sign-in", methods=["POST"])
+def ask_for_link() -> Response:
+    """Mail a sign-in link; the same answer whether the address is a player's or not."""
+    try:
+        email = SignInSchema().load({"email": request.form.get("email", "")})["email"]
+    except ValidationError as error:
+        problem = " ".join(error.messages_dict.get("email", ["Not an address."]))
+        page = render_template("sign_in.html", problem=problem, email=request.form.get("email"))
+        return make_response(page, 422)
+    accounts().request_link(email, current_client())
+    return make_response(render_template("sign_in_sent.html", email=email))
+
+
+@bp.route("/sign-in/<link>", methods=["GET", "POST"])
+def follow_link(link: str) -> Response:
+    """Sign in with a mailed link (after a button, unless the user opened it themselves)."""
+    if request.method == "GET" and request.headers.get("Sec-Fetch-Site") not in OWN_NAVIGATION:
+        return make_response(render_template("sign_in_confirm.html"))
+    player = accounts().sign_in(link)
+    old = current_actor().session
+    if old:
+        accounts().sign_out(old)
+    session.clear()  # a new Flask session: a new CSRF token for the signed-in browser
+    response = redirect(url_for("accounts.me_page"), 303)
+    response.set_cookie(
+        SESSION_COOKIE,
+        accounts().open_session(player["id"]),
+        max_age=SESSION_DAYS * 24 * 3600,
+        httponly=True,
+        samesite="Lax",
+        secure=request.is_secure,
+    )
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+@bp.route("/sign-out", methods=["POST"])
+def sign_out() -> Response:
+    """End this browser's session."""
+    actor = current_actor()
+    if actor.session:
+        accounts().sign_out(actor.session)
+    return _signed_out()
+
+
+@bp.route("/sign-out-everywhere", methods=["POST"])
+def sign_out_everywhere() -> Response:
+    """End every session of the signed-in player (every browser signs in again)."""
+    accounts().sign_out_everywhere(signed_in_player()["id"])
+    return _signed_out()
+
+
+def _signed_out() -> Response:
+    session.clear()
+    response = redirect(url_for("web.lobby"), 303)
+    response.delete_cookie(SESSION_COOKIE)
+    return response
+
+
+@bp.route("/me")
+def me_page() -> Response:
+    """The player's own page: profile, mail preference, API tokens, signing out."""
+    player = current_actor().player
+    if player is None:
+        return redirect(url_for("accounts.sign_in_page"), 303)
+    return _render_me(player)
+
+
+@bp.route("/me", methods=["POST"])
+def update_me() -> Response:
+    """Save the profile form."""
+    player = signed_in_player()
+    fields = ("name", "time_zone", "language", "mail_pref")
+    try:
+        profile = ProfileSchema().load({field: request.form.get(field, "") for field in fields})
+    except ValidationError as error:
+        return _render_me(player, problems=error.messages_dict, status=422)
+    accounts().update_profile(player["id"], profile)
+    return redirect(url_for("accounts.me_page", saved=1), 303)
+
+
+@bp.route("/me/tokens", methods=["POST"])
+def create_token() -> Response:
+    """Create a personal API token, shown once on the page that answers."""
+    player = signed_in_player()
+    try:
+        name = ApiTokenCreateSchema().load({"name": request.form.get("name", "")})["name"]
+        created = accounts().create_api_token(player["id"], name)
+    except ValidationError as error:
+        return _render_me(player, problems=error.messages_dict, status=422)
+    except TurnpostError as error:
+        return _render_me(player, problems=error.details, status=error.status)
+    return _render_me(player, created=created)
+
+
+@bp.route("/me/tokens/<int:token_id>/revoke", methods=["POST"])
+def revoke_token(token_id: int) -> Response:
+    """Revoke one of the player's personal API tokens."""
+    player = signed_in_player()
+    if not accounts().revoke_api_token(player["id"], token_id):
+        raise TurnpostError("not_found", "You have no such token.")
+    return redirect(url_for("accounts.me_page"), 303)
+
+
+def _render_me(
+    player: dict[str, Any],
+    problems: dict[str, Any] | None = None,
+    created: dict[str, Any] | None = None,
+    status: int = 200,
+) -> Response:
+    page = render_template(
+        "me.html",
+        me=player,
+        form={**player, **request.form} if problems else player,
+        problems=problems or {},
+        created=created,
+        tokens=accounts().api_tokens(player["id"]),
+        time_zones=time_zones(),
+        languages=LANGUAGES,
+        mail_preferences=MAIL_PREFERENCES,
+        saved=request.args.get("saved") == "1",
+    )
+    response = make_response(page, status)
+    response.headers["Cache-Control"] = "no-store"
+    return response

@@ -1,0 +1,35 @@
+"""The webhook deliveries a game change queues: ``move`` per logged entry, then ``end``."""
+
+from __future__ import annotations
+
+import json
+
+from server.games.changes import Change
+from server.games.game import log_entry
+from server.store.sqlite import Store, dumps
+from server.webhooks.delivery import MAX_PENDING
+
+
+class WebhookQueue:
+    """The game service's listener that queues webhook events in the change's transaction."""
+
+    def changed(self, store: Store, change: Change) -> None:
+        """Queue ``move`` for a logged entry, and ``end`` once the game is over (or aborted)."""
+        game = change.game
+        if change.entry is not None:
+            entry = log_entry(change.entry)
+            body = {"event": "move", "game_id": game.id, **entry}
+            store.queue_webhooks(
+                game.id, "move", entry["seq"], dumps(body), entry["at"], MAX_PENDING
+            )
+        if game.status != "active":
+            result = game.row["result"]
+            body = {
+                "event": "end",
+                "game_id": game.id,
+                "seq": game.seq,
+                "status": game.status,
+                "result": None if result is None else json.loads(result),
+            }
+            at = game.row["updated_at"]
+            store.queue_webhooks(game.id, "end", game.seq, dumps(body), at, MAX_PENDING)
