@@ -16,6 +16,8 @@ from schemas.base import StrictSchema
 
 #: The largest integer SQLite stores (seeds, seq numbers).
 MAX_SEED = 2**63 - 1
+#: A game's statuses: a table forming, a game running, and its two ends.
+STATUSES = ("forming", "active", "finished", "aborted")
 
 
 class PerEngine(fields.Dict):
@@ -115,25 +117,45 @@ class MailAddress(fields.String):
 
 
 class PlayerInSchema(StrictSchema):
-    """A player at creation: the order of ``players`` is the seating order."""
+    """A player at creation: the order of ``players`` is the seating order.
+
+    A seat is named (``name``, perhaps ``email``) or open (``{"open": true}``):
+    a game with an open seat is a table that forms until every seat is taken.
+    """
 
     name = fields.String(
-        required=True,
+        load_default=None,
         validate=[validate.Length(min=1, max=64), printable, visible_name],
         metadata={
-            "description": "No control characters, line breaks or invisible formatting"
-            " (zero-width, bidirectional); at least one visible character."
+            "description": "Required unless the seat is open. No control characters, line"
+            " breaks or invisible formatting (zero-width, bidirectional); at least one visible"
+            " character."
         },
     )
     email = MailAddress(
         load_default=None,
         allow_none=True,
         metadata={
-            "description": "Mail this player their turns: a plain local@domain address (ASCII"
-            " local part, not quoted; no [IP] domain), kept with its domain IDNA-encoded in"
-            " lower case."
+            "description": "Invite this player by mail at once (with a link that takes the seat),"
+            " then mail them their turns: a plain local@domain address (ASCII local part, not"
+            " quoted; no [IP] domain), kept with its domain IDNA-encoded in lower case."
         },
     )
+    open = fields.Boolean(
+        load_default=False,
+        metadata={
+            "description": "An open seat, without name or email: a signed-in player takes it by"
+            " joining the table (the lobby's open tables)."
+        },
+    )
+
+    @validates_schema
+    def named_or_open(self, data: dict[str, Any], **_: Any) -> None:
+        """A named seat has a name; an open one has neither name nor email."""
+        if data["open"] and (data["name"] is not None or data["email"] is not None):
+            raise ValidationError("An open seat has no name or email: whoever joins it names it.")
+        if not data["open"] and data["name"] is None:
+            raise ValidationError("Missing data for required field.", "name")
 
 
 class GameCreateSchema(StrictSchema):
@@ -166,6 +188,15 @@ class GameCreateSchema(StrictSchema):
         load_default="remind",
         validate=validate.OneOf(["remind", "skip", "forfeit"]),
         metadata={"description": "What happens when a turn's time runs out."},
+    )
+    seating = fields.String(
+        load_default="drawn",
+        validate=validate.OneOf(["drawn", "listed"]),
+        metadata={
+            "description": "For a table with open seats: `drawn`, Turnpost draws the seat order"
+            " from the seed when the last seat is taken; `listed`, the seats stay in the order"
+            " of `players`. A game without open seats is always seated as listed."
+        },
     )
 
 
@@ -334,11 +365,32 @@ class GameSummarySchema(StrictSchema):
     id = fields.String(required=True)
     engine = fields.String(required=True)
     status = fields.String(
-        required=True, validate=validate.OneOf(["active", "finished", "aborted"])
+        required=True,
+        validate=validate.OneOf(STATUSES),
+        metadata={
+            "description": "`forming` until every seat of a table is taken (no moves yet: 409"
+            " not_started), then `active`, and at the end `finished` or `aborted`."
+        },
     )
     seq = fields.Integer(required=True)
     to_move = fields.List(fields.Integer(), required=True)
-    players = fields.List(fields.Nested(PlayerSchema), required=True)
+    players = fields.List(
+        fields.Nested(PlayerSchema),
+        required=True,
+        metadata={
+            "description": "The named seats. While the table forms, `seat` is the place at the"
+            " table: the seat order may be drawn when the last seat is taken."
+        },
+    )
+    open_seats = fields.Integer(
+        required=True,
+        metadata={"description": "Seats still open at a forming table; 0 once it started."},
+    )
+    forming_until = timestamp(
+        allow_none=True,
+        required=True,
+        metadata={"description": "When a forming table is cancelled unless full; else null."},
+    )
     you = fields.Integer(allow_none=True, required=True)
     result = game_result()
     deadline = timestamp(
@@ -368,9 +420,11 @@ class GameSchema(GameSummarySchema):
     state = PerEngine(
         "State",
         required=True,
+        allow_none=True,
         metadata={
             "description": "The engine's view for the caller: the public view, plus the"
-            " caller's own private parts (such as its hand) with a seat token."
+            " caller's own private parts (such as its hand) with a seat token. Null while the"
+            " table forms (nothing is dealt before the last seat is taken)."
         },
     )
 
@@ -453,8 +507,8 @@ class GameListQuerySchema(StrictSchema):
 
     engine = fields.String(metadata={"description": "Only games of this engine id."})
     status = fields.String(
-        validate=validate.OneOf(["active", "finished", "aborted"]),
-        metadata={"description": "Only games with this status."},
+        validate=validate.OneOf(STATUSES),
+        metadata={"description": "Only games with this status (`forming`: tables to join)."},
     )
     waiting = fields.Boolean(
         metadata={

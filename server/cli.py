@@ -44,6 +44,7 @@ from server.errors import TurnpostError
 from server.games.deadlines import process_deadlines
 from server.games.game import Game
 from server.games.service import GameService
+from server.games.tables import expire_tables
 from server.http.api_spec import openapi_document
 from server.http.context import current_service, current_store
 from server.mail.addresses import reply_address
@@ -123,7 +124,11 @@ def new_game(
     options: tuple[str, ...],
     base_url: str | None,
 ) -> None:
-    """Create a game and print each seat's token and private link."""
+    """Create a game and print each seat's token and private link.
+
+    A player with an ``--email`` is invited by mail at once (a player to move
+    by their first turn mail); the command says who was mailed.
+    """
     given = [
         {"name": name, "email": emails[i] if i < len(emails) else None}
         for i, name in enumerate(names)
@@ -136,6 +141,18 @@ def new_game(
     except TurnpostError as error:
         raise click.ClickException(error.message) from None
     print_game(game, base_url or _mail_settings().base_url)
+    print_invitations(game, players)
+
+
+def print_invitations(game: dict[str, Any], players: list[dict[str, Any]]) -> None:
+    """Say which players with an address are mailed their invitation, and which are not."""
+    mailed = current_store().mailed_seats(game["id"])
+    for seat, player in enumerate(players):
+        if player.get("email"):
+            told = "is mailed an invitation" if seat in mailed else "is not mailed (mail gate)"
+            click.echo(f"  {player['name']} {told}")
+    if mailed and not _mail_settings().smtp_url:
+        click.echo("TURNPOST_SMTP_URL is not set here: the worker that has it sends the mail.")
 
 
 def _parse_options(pairs: tuple[str, ...]) -> dict[str, Any]:
@@ -254,9 +271,11 @@ def _mail_settings() -> MailSettings:
 
 
 def run_clock_and_outbox(now: str | None = None) -> tuple[int, Report]:
-    """Apply due deadlines, forget old mail facts, send due mail: ``(actions, report)``."""
+    """Apply due deadlines, cancel tables that waited too long, forget old mail facts, send
+    due mail: ``(actions, report)``."""
     settings = _mail_settings()
     actions = process_deadlines(current_service(), now)
+    expire_tables(current_service(), now)
     forget_bodies(current_store(), settings.retention_days, now)
     if not settings.smtp_url:
         return len(actions), Report()

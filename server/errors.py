@@ -21,6 +21,8 @@ STATUS_BY_CODE = {
     "not_your_turn": 409,
     "stale_seq": 409,
     "game_over": 409,
+    "not_started": 409,
+    "table_full": 409,
     "payload_too_large": 413,
     "unsupported_media_type": 415,
     "invalid_move": 422,

@@ -36,13 +36,18 @@ class Game:
 
     @property
     def status(self) -> str:
-        """``active``, ``finished`` or ``aborted``."""
+        """``forming``, ``active``, ``finished`` or ``aborted``."""
         return self.row["status"]
 
     @property
     def to_move(self) -> list[int]:
         """Seats the game waits for, as stored with the snapshot."""
         return json.loads(self.row["to_move"])
+
+    @property
+    def started(self) -> bool:
+        """Whether the game was dealt: a table that never filled was not."""
+        return self.state is not None
 
 
 def game_object(
@@ -71,16 +76,28 @@ def game_object(
         "status": status,
         "seq": seq,
         "to_move": to_move,
-        "players": [player_entry(row) for row in game.seats],
+        **seating(row, game.seats),
         "you": seat,
         "result": result,
         "deadline": row["deadline"],
         "options": json.loads(row["options"]),
         "seeded": bool(row["seeded"]),
         "from_position": row["position"] is not None,
-        "state": engine.view(state, seat),
+        "state": None if state is None else engine.view(state, seat),
         "created_at": row["created_at"],
         "updated_at": row["updated_at"],
+    }
+
+
+def seating(row: dict[str, Any], seats: list[dict[str, Any]]) -> dict[str, Any]:
+    """``players`` (the named seats), ``open_seats`` and ``forming_until`` of a game ``row``.
+
+    An open seat of a forming table has no name yet (see :mod:`server.games.tables`).
+    """
+    return {
+        "players": [player_entry(seat) for seat in seats if seat["name"]],
+        "open_seats": sum(not seat["name"] for seat in seats),
+        "forming_until": row["forming_until"] if row["status"] == "forming" else None,
     }
 
 
@@ -132,7 +149,7 @@ def game_summary(row: dict[str, Any], you: int | None) -> dict[str, Any]:
         "status": row["status"],
         "seq": row["seq"],
         "to_move": json.loads(row["to_move"]),
-        "players": [player_entry(seat) for seat in row["players"]],
+        **seating(row, row["players"]),
         "you": you,
         "result": None if row["result"] is None else json.loads(row["result"]),
         "deadline": row["deadline"],

@@ -12,6 +12,7 @@ import base64
 import hashlib
 import hmac
 import json
+import random
 import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -47,6 +48,10 @@ HANDED = ("created", "reissued")
 MAX_BROWSERS = 8
 #: Token reissues one game may have in a day.
 REISSUES_PER_DAY = 5
+#: Days a table with open seats waits for players before it is cancelled.
+FORMING_DAYS = 14
+#: Every kind of seat token: replacing a seat's link or removing its player stops them all.
+ALL_TOKENS = (*HANDED, "browser")
 
 
 def handed_tokens(key: bytes, seats: int) -> tuple[list[str], str]:
@@ -71,6 +76,15 @@ def handed_tokens(key: bytes, seats: int) -> tuple[list[str], str]:
 def deadline_after(now: str, turn_hours: float) -> str:
     """The deadline of a turn starting at ``now``."""
     return format_time(parse_time(now) + timedelta(hours=turn_hours))
+
+
+def drawn_order(seed: int, seats: int) -> list[int]:
+    """The seat of each place of a full table whose seat order is drawn from the game's seed.
+
+    >>> drawn_order(7, 4) == drawn_order(7, 4), sorted(drawn_order(7, 4))
+    (True, [0, 1, 2, 3])
+    """
+    return random.Random(f"turnpost.seating.{seed}").sample(range(seats), seats)
 
 
 @dataclass(frozen=True)
@@ -103,6 +117,21 @@ class MoveRequest:
         return dumps(
             {"move": self.move, "notation": self.notation, "expected_seq": self.expected_seq}
         )
+
+
+@dataclass(frozen=True)
+class Table:
+    """How a game forms (see :meth:`GameService.create`): who created it, how it seats players.
+
+    ``creator_id`` is the signed-in player who created it (its host on the
+    web); ``seating`` is ``drawn`` (the seat order drawn from the seed when the
+    table is full) or ``listed``; ``rematch_of`` names the game a rematch
+    follows (a rematch forms until every player accepted).
+    """
+
+    creator_id: str | None = None
+    seating: str = "drawn"
+    rematch_of: str | None = None
 
 
 @dataclass(frozen=True)
@@ -145,8 +174,15 @@ class GameService:
         deadline_policy: str = "remind",
         client: str | None = None,
         handed_key: bytes | None = None,
+        table: Table | None = None,
     ) -> dict[str, Any]:
         """Create a game; the answer carries each seat's token and the admin token (shown once).
+
+        A player is ``{"name", "email"}`` (an address is invited by mail at
+        once: a seat to move by its first turn mail), or ``{"open": True}``:
+        a game with an open seat, or a rematch, is a table that forms until
+        every seat is taken (:meth:`_start_if_full`; see :class:`Table`). An open seat gets
+        no token. A seat may be kept for a player (``player_id``).
 
         With ``handed_key`` the tokens are derived from it (:func:`handed_tokens`),
         so that whoever keeps the key can show them again (the lobby's page of a
@@ -170,14 +206,23 @@ class GameService:
             merged = engine.options(options)
         except ValueError as error:
             raise TurnpostError("invalid_request", str(error), {"options": [str(error)]}) from None
+        table = table or Table()
+        forming = table.rematch_of is not None or any(player.get("open") for player in players)
+        if forming and position is not None:
+            message = "A table with open seats starts from the game's own setup, not a position."
+            raise TurnpostError("invalid_request", message, {"position": [message]})
         state_seed = secrets.randbits(63) if seed is None else seed
-        state = self._initial_state(engine, len(players), merged, state_seed, position)
         game_id = secrets.token_hex(6)
         if handed_key is None:
             tokens, admin_token = [new_secret() for _ in players], new_secret()
         else:
             tokens, admin_token = handed_tokens(handed_key, len(players))
         now = utcnow()
+        if forming:
+            start = self._forming(now)
+        else:
+            state = self._initial_state(engine, len(players), merged, state_seed, position)
+            start = self._snapshot(engine, state, now, turn_hours)
         game_row = {
             "id": game_id,
             "engine": engine.id,
@@ -191,28 +236,99 @@ class GameService:
             "turn_hours": turn_hours,
             "deadline_policy": deadline_policy,
             "creator_client": client,
-            **self._snapshot(engine, state, now, turn_hours),
+            "creator_id": table.creator_id,
+            "seating": table.seating if forming else "listed",
+            "forming_until": format_time(parse_time(now) + timedelta(days=FORMING_DAYS))
+            if forming
+            else None,
+            "rematch_of": table.rematch_of,
+            **start,
         }
         seat_rows = [
             {
                 "game_id": game_id,
                 "seat": seat,
-                "name": player["name"],
+                "name": player.get("name") or "",
                 "email": player.get("email"),
+                "player_id": player.get("player_id"),
             }
             for seat, player in enumerate(players)
         ]
         with self.store.write():
             self.store.create_game(game_row, seat_rows)
-            for seat, token in enumerate(tokens):
-                self.store.add_seat_token(game_id, seat, token, "created", now)
+            named = [seat for seat, player in enumerate(players) if not player.get("open")]
+            for seat in named:
+                self.store.add_seat_token(game_id, seat, tokens[seat], "created", now)
             game = self.load(game_id)
             self._changed(Change(game))
+            for row in game.seats:  # a seat to move was invited by its turn mail
+                kept_for_creator = table.creator_id and row["player_id"] == table.creator_id
+                if row["email"] and row["seat"] not in game.to_move and not kept_for_creator:
+                    self.invite(game, row["seat"])
         created = game_object(game, seat=None)
-        for player, token in zip(created["players"], tokens, strict=True):
-            player["token"] = token
+        for player in created["players"]:
+            player["token"] = tokens[player["seat"]]
         created["admin_token"] = admin_token
         return created
+
+    def invite(self, game: Game, seat: int) -> str | None:
+        """Mail ``seat`` its invitation now (inside the caller's write); why not, or ``None``.
+
+        The invitation is the seat's one mail until its player acts, like the
+        first turn mail (:mod:`server.mail.gate`).
+        """
+        if self.notifier is None:
+            return "this server sends no mail"
+        return self.notifier.invite(self.store, game, seat)
+
+    @staticmethod
+    def _forming(now: str) -> dict[str, Any]:
+        """The columns of ``games`` of a table forming since ``now``: nothing dealt yet."""
+        return {
+            "state": "null",
+            "to_move": "[]",
+            "result": None,
+            "status": "forming",
+            "updated_at": now,
+            "deadline": None,
+            "reminders_sent": 0,
+        }
+
+    def _start_if_full(self, game_id: str) -> None:
+        """Deal a forming table once its every seat is taken (inside the caller's write).
+
+        The seat order is drawn from the game's seed then, unless the creator
+        listed it (``seating``): nobody picks a seat by joining at the right
+        moment, and nothing hidden exists before the last player sits down.
+        """
+        game = self.load(game_id)
+        if game.status != "forming" or any(row["joined_at"] is None for row in game.seats):
+            return
+        seats, row = len(game.seats), game.row
+        if row["seating"] == "drawn":
+            self.store.renumber_seats(game.id, drawn_order(row["seed"], seats))
+        state = self._initial_state(
+            game.engine, seats, json.loads(row["options"]), row["seed"], None
+        )
+        now = utcnow()
+        self.store.update_game(
+            game.id, self._snapshot(game.engine, state, now, row["turn_hours"], game.seats)
+        )
+        self._changed(Change(self.load(game.id)))
+
+    def check_open(self, game: Game, now: str) -> None:
+        """``409`` unless ``game`` is a table still forming at ``now``, in words."""
+        if game.status == "forming" and game.row["forming_until"] > now:
+            return
+        if game.status == "forming":
+            raise TurnpostError(
+                "game_over", f"This table waited {FORMING_DAYS} days for players and expired."
+            )
+        if game.status == "active":
+            raise TurnpostError("table_full", "Every seat of this table is taken: it started.")
+        if not game.started:
+            raise TurnpostError("game_over", "This table was cancelled before it started.")
+        raise TurnpostError("game_over", f"This game is {game.status}.")
 
     @staticmethod
     def engine(engine_id: str) -> Engine:
@@ -313,24 +429,41 @@ class GameService:
         link also shows that the player reads that mailbox: the seat counts as
         acted (see :mod:`server.mail.gate`). A browser token opens as itself.
         A link followed by a signed-in player (``player_id``) makes the seat theirs.
+
+        At a forming table, opening a link takes the seat (it accepts the
+        invitation); the last seat taken deals the game, which may draw the
+        seat order (the answer's ``seat`` is the seat after the draw).
         """
         with self.store.write():
             seat, by_mail = self._link(game_id, credential)
+            if by_mail:
+                self._mark_acted(game_id, seat)
             if player_id is not None:
                 self.store.tie_seat(game_id, seat, player_id)
             known = self.store.seat_token(game_id, credential)
             if known is not None and known["kind"] == "browser":
                 return Taken(seat, credential)
             now = utcnow()
-            token = new_secret()
-            self.store.add_seat_token(game_id, seat, token, "browser", now)
-            self.store.drop_seat_tokens(game_id, seat, "browser", MAX_BROWSERS)
-            self.store.revoke_seat_tokens(game_id, seat, HANDED, now, "opened")
-            if self.store.seat(game_id, seat)["private_at"] is None:
-                self.store.make_seat_private(game_id, seat, now)
-        if by_mail:
-            self.player_acted(game_id, seat)
-        return Taken(seat, token)
+            game = self.load(game_id)
+            if game.status == "forming":
+                self.check_open(game, now)
+                self.store.update_seat(game_id, seat, {"joined_at": now})
+            token = self.browser_token(game_id, seat, now)
+            self._start_if_full(game_id)
+            return Taken(self.store.seat_by_token(game_id, token), token)
+
+    def browser_token(self, game_id: str, seat: int, now: str) -> str:
+        """A new token of ``seat`` for one browser; the handed ones stop (inside a write).
+
+        The seat is then *private*: only its player's browsers hold a token of it.
+        """
+        token = new_secret()
+        self.store.add_seat_token(game_id, seat, token, "browser", now)
+        self.store.drop_seat_tokens(game_id, seat, "browser", MAX_BROWSERS)
+        self.store.revoke_seat_tokens(game_id, seat, HANDED, now, "opened")
+        if self.store.seat(game_id, seat)["private_at"] is None:
+            self.store.make_seat_private(game_id, seat, now)
+        return token
 
     def _link(self, game_id: str, credential: str) -> tuple[int, bool]:
         """``(seat, by_mail)`` of a seat link's credential, or ``401`` saying why not."""
@@ -361,6 +494,8 @@ class GameService:
                 f" link cannot play it. {name}'s mails about the game carry a link that still"
                 " works; or ask the game's creator for a new link."
             )
+        if known["revoked_why"] == "removed":
+            return "This link's seat at the table was given up: join the table again instead."
         return (
             f"This link to {name}'s seat was replaced: the game's admin gave the seat a new"
             " link. Ask them for it."
@@ -493,9 +628,8 @@ class GameService:
         return json.loads(recorded["response"])
 
     def _check_turn(self, game: Game, seat: int, request: MoveRequest) -> dict[str, Any]:
-        """Refuse a finished game, a stale seq or the wrong seat; return the parsed move."""
-        if game.status != "active":
-            raise TurnpostError("game_over", f"The game is {game.status}; no more moves.")
+        """Refuse a game not running, a stale seq or the wrong seat; return the parsed move."""
+        self._check_running(game)
         expected_seq = request.expected_seq
         if expected_seq is not None and expected_seq != game.seq:
             raise TurnpostError(
@@ -513,6 +647,16 @@ class GameService:
                 {"to_move": to_move},
             )
         return parsed
+
+    @staticmethod
+    def _check_running(game: Game) -> None:
+        """``409 not_started`` at a table still forming, ``409 game_over`` once over."""
+        if game.status == "forming":
+            raise TurnpostError(
+                "not_started", "This table waits for its players: no moves before it starts."
+            )
+        if game.status != "active":
+            raise TurnpostError("game_over", f"The game is {game.status}; no more moves.")
 
     def _append(
         self,
@@ -595,9 +739,13 @@ class GameService:
         creator was handed every seat's token (see :mod:`server.mail.gate`).
         """
         with self.store.write():
-            row = self.store.seat(game_id, seat)
-            if row is not None and row["acted_at"] is None:
-                self.store.mark_acted(game_id, seat, utcnow())
+            self._mark_acted(game_id, seat)
+
+    def _mark_acted(self, game_id: str, seat: int) -> None:
+        """:meth:`player_acted` inside the caller's write."""
+        row = self.store.seat(game_id, seat)
+        if row is not None and row["acted_at"] is None:
+            self.store.mark_acted(game_id, seat, utcnow())
 
     def forfeit(self, game_id: str, seat: int, expected_seq: int) -> bool:
         """End the game because ``seat`` ran out of time: it (with its partners) loses.
@@ -626,8 +774,7 @@ class GameService:
         """
         with self.store.write():
             game = self.load(game_id)
-            if game.status != "active":
-                raise TurnpostError("game_over", f"The game is {game.status}; no more moves.")
+            self._check_running(game)
             if expected_seq is not None and expected_seq != game.seq:
                 raise TurnpostError(
                     "stale_seq",
@@ -697,11 +844,21 @@ class GameService:
             raise TurnpostError("unauthorized", "The admin token of this game is needed.")
 
     def abort(self, game_id: str, admin_token: str | None) -> dict[str, Any]:
-        """End a running game as ``aborted`` (admin token only)."""
+        """End a running game, or cancel a forming table, as ``aborted`` (admin token only)."""
         self._check_admin(self.load(game_id), admin_token)
+        return self.stop(game_id)
+
+    def stop(self, game_id: str, forming_only: bool = False) -> dict[str, Any]:
+        """End a running game or a forming table (``forming_only``: only a table) as ``aborted``.
+
+        The caller checked who asks (the admin token, the host, the clock);
+        ``409 game_over`` if it is already over.
+        """
         with self.store.write():
             game = self.load(game_id)
-            if game.status != "active":
+            if game.status not in ("forming", "active") or (
+                forming_only and game.status != "forming"
+            ):
                 raise TurnpostError("game_over", f"The game is already {game.status}.")
             aborted = {"status": "aborted", "to_move": "[]", "updated_at": utcnow()}
             self.store.update_game(game.id, aborted)
@@ -714,7 +871,8 @@ class GameService:
         """A new token for ``seat`` (admin token only); every other way into the seat stops.
 
         For a player who lost their link. The seat's tokens (handed and its
-        player's browsers) and its mails' links stop working at once; the game
+        player's browsers) and its mails' links stop working at once, and the
+        seat is no player's any more (nor taken, at a forming table); the game
         object tells everyone the seat was reissued (``reissued_at``), and the
         seat is no longer private. At most :data:`REISSUES_PER_DAY` a day per
         game (``429``). The answer ``{"seat", "name", "token"}`` is the only
@@ -754,6 +912,7 @@ class GameService:
             self.store.drop_seat_tokens(game.id, seat, "browser", keep=0)
             self.store.add_seat_token(game.id, seat, token, "reissued", now)
             self.store.seat_reissued(game.id, seat, now)
+            self.store.update_seat(game.id, seat, {"player_id": None, "joined_at": None})
         return {"seat": seat, "name": game.seats[seat]["name"], "token": token}
 
     def list_games(

@@ -42,7 +42,7 @@ from server.errors import CODE_BY_STATUS, STATUS_BY_CODE, TurnpostError
 from server.games.clock import format_time
 from server.games.deadlines import set_vacation
 from server.games.game import Game
-from server.games.service import GameService, MoveRequest
+from server.games.service import GameService, MoveRequest, Table
 from server.http.actor import current_actor
 from server.http.clients import current_client
 from server.http.context import current_service
@@ -324,7 +324,13 @@ def option_value(text: str) -> Any:
 @blp.response(201, GameCreatedSchema)
 @operation("createGame", "not_found", "invalid_request", "invalid_position", body=True)
 def create_game(body: dict[str, Any]) -> dict[str, Any]:
-    """Create a game; the answer shows each seat's token and the admin token, once."""
+    """Create a game; the answer shows each seat's token and the admin token, once.
+
+    A seat with an ``email`` is invited by mail at once; a game with an open
+    seat (``{"open": true}``) forms until every seat is taken. With a personal
+    API token, its player is the game's host on the web.
+    """
+    actor = current_actor()
     return current_service().create(
         body["engine"],
         body["players"],
@@ -334,6 +340,7 @@ def create_game(body: dict[str, Any]) -> dict[str, Any]:
         turn_hours=body["turn_hours"],
         deadline_policy=body["deadline_policy"],
         client=current_client(),
+        table=Table(actor.player["id"] if actor.personal_token else None, body["seating"]),
     )
 
 
@@ -545,6 +552,8 @@ def delete_webhook(game_id: str, webhook_id: int) -> None:
     current_service().remove_webhook(game_id, current_actor().bearer, webhook_id)
 
 
+#: The statuses of a game whose event stream stays open: a table forming, a game running.
+LIVE = ("forming", "active")
 #: Headers of an event stream: never cached nor buffered by a proxy.
 STREAM_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 #: The stream's schema: left open (no ``type``), so that generated clients read the answer as
@@ -596,7 +605,7 @@ def events(query: dict[str, Any], game_id: str) -> Response:
     games = current_service()
     game = games.load(game_id)
     last = last_event_id(query)
-    if game.status != "active" and last >= game.seq:
+    if game.status not in LIVE and last >= game.seq:
         return Response(status=204)  # an EventSource stops reconnecting on 204
     subscription = current_app.extensions["turnpost"].feed.subscribe(
         game.id, current_client(), last
@@ -611,7 +620,7 @@ def events(query: dict[str, Any], game_id: str) -> Response:
     charge_stream(sum(len(event) for event in replayed))  # ASCII: one byte per character
     for entry, event in zip(page, replayed, strict=True):
         subscription.deliver_move(entry["seq"], event)
-    if latest.status != "active":
+    if latest.status not in LIVE:
         subscription.deliver_end(end_event(latest.row))
     response = Response(subscription.stream(), mimetype="text/event-stream", headers=STREAM_HEADERS)
     response.call_on_close(subscription.close)

@@ -37,6 +37,7 @@ The links at the foot of every mail are in :mod:`server.http.mail_stop`.
 from __future__ import annotations
 
 import base64
+import json
 import secrets
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, replace
@@ -46,6 +47,7 @@ from typing import Any
 from flask import (
     Blueprint,
     Response,
+    current_app,
     g,
     make_response,
     redirect,
@@ -64,7 +66,7 @@ from server.boards import PLAYER_COLORS, Board, board_context, last_touched
 from server.errors import TurnpostError
 from server.games.clock import format_time, parse_time, utcnow
 from server.games.game import Game
-from server.games.service import GameService, MoveRequest, handed_tokens
+from server.games.service import GameService, MoveRequest, Table, handed_tokens
 from server.http.actor import current_actor
 from server.http.clients import current_client
 from server.http.context import current_service, current_store
@@ -129,30 +131,45 @@ def moment_element(stamp: str | None) -> Markup:
 # -- lobby ----------------------------------------------------------------
 @bp.route("/")
 def lobby() -> str:
-    """The games, the open and recent tables, and the create-game form."""
+    """The games, the signed-in player's games, the tables to join, the create-game form.
+
+    No running game is listed to strangers: a game is seen by its players and
+    by whoever has its link.
+    """
     return _render_lobby()
 
 
 @bp.route("/games", methods=["POST"])
 def create_game() -> Any:
-    """Create a game from the lobby form, then show its seat links (post/redirect/get)."""
+    """Create a game from the lobby form, then show its seat links (post/redirect/get).
+
+    A signed-in player who creates a game is its host (see :mod:`server.games.tables`).
+    """
     games = current_service()
     key = secrets.token_bytes(32)
+    player = current_actor().player
     try:
         body = _creation_body(request.form)
         created = games.create(
             body["engine"],
             body["players"],
             body["options"],
+            turn_hours=body["turn_hours"],
             client=current_client(),
             handed_key=key,
+            table=Table(None if player is None else player["id"], body["seating"]),
         )
     except TurnpostError as error:
         return _render_lobby(error=error, form=request.form), error.status
+    return show_created(created["id"], key)
+
+
+def show_created(game_id: str, key: bytes) -> Response:
+    """Redirect to the new game's page of links, kept for this browser (the key) for a day."""
     now = utcnow()
     until = format_time(parse_time(now) + timedelta(seconds=CREATED_SECONDS))
-    current_store().add_created_page(hash_secret(_key_text(key)), created["id"], until, now)
-    response = redirect(url_for("web.created_page", game_id=created["id"]), 303)
+    current_store().add_created_page(hash_secret(_key_text(key)), game_id, until, now)
+    response = redirect(url_for("web.created_page", game_id=game_id), 303)
     response.set_cookie(
         CREATED_COOKIE,
         _key_text(key),
@@ -160,7 +177,7 @@ def create_game() -> Any:
         httponly=True,
         samesite="Lax",
         secure=request.is_secure,
-        path=url_for("web.created_page", game_id=created["id"]),
+        path=url_for("web.created_page", game_id=game_id),
     )
     return response
 
@@ -199,6 +216,7 @@ def created_page(game_id: str) -> Response:
     games = current_service()
     game = games.load(game_id)
     tokens, admin = _created(game)
+    mailed = current_store().mailed_seats(game_id)
     links = [
         {
             "seat": seat["seat"],
@@ -206,10 +224,20 @@ def created_page(game_id: str) -> Response:
             "opened": games.seat_of(game_id, token) is None,
             "link": url_for("web.claim_seat", game_id=game_id, token=token, _external=True),
             "claim": url_for("web.claim_seat", game_id=game_id, token=token),
+            "address": bool(seat["email"]),
+            "mailed": seat["seat"] in mailed,
         }
         for seat, token in zip(game.seats, tokens, strict=True)
+        if seat["name"]
     ]
-    page = render_template("created.html", game=game, links=links, admin_token=admin)
+    page = render_template(
+        "created.html",
+        game=game,
+        links=links,
+        admin_token=admin,
+        open_seats=sum(not seat["name"] for seat in game.seats),
+        sends_mail=bool(current_app.config.get("TURNPOST_SMTP_URL")),
+    )
     response = make_response(page)
     response.headers["Cache-Control"] = "no-store"
     return response
@@ -241,21 +269,87 @@ def hot_seat(game_id: str) -> Response:
     return response
 
 
+#: How many open tables, and how many of the player's own games, the lobby lists.
+LOBBY_TABLES = 50
+LOBBY_OWN_GAMES = 20
+#: The turn clocks the lobby form offers (hours; none: no clock).
+TURN_CLOCKS = (24, 48, 72, 168)
+
+
 def _render_lobby(error: TurnpostError | None = None, form: Mapping[str, str] | None = None) -> str:
-    recent = current_store().recent_games()
+    store, player = current_store(), current_actor().player
+    mine = [] if player is None else store.player_games(player["id"], LOBBY_OWN_GAMES)
     return render_template(
         "lobby.html",
         engines=list(ENGINES.values()),
         engine_names={engine.id: engine.name for engine in ENGINES.values()},
         hidden={engine.id: engine.hidden_information for engine in ENGINES.values()},
-        open_games=[row for row in recent if row["status"] == "active"],
-        closed_games=[row for row in recent if row["status"] != "active"],
+        open_tables=[table_entry(row) for row in store.open_tables(utcnow(), LOBBY_TABLES)],
+        own_games=[own_entry(row, player) for row in mine],
         seats=range(FORM_SEATS),
+        clocks=TURN_CLOCKS,
         error=error,
         form=form or {},
         option_fields=option_fields,
         words_of=words_of,
+        clock_words=clock_words,
     )
+
+
+def table_entry(row: Mapping[str, Any]) -> dict[str, Any]:
+    """A forming table as the lobby lists it: its game, options in words, who sits there."""
+    engine = ENGINES[row["engine"]]
+    named = [seat for seat in row["players"] if seat["name"]]
+    return {
+        **row,
+        "engine": engine,
+        "options": option_words(json.loads(row["options"])),
+        "seated": [seat["name"] for seat in named if seat["joined_at"]],
+        "waiting": [seat["name"] for seat in named if not seat["joined_at"]],
+        "open": len(row["players"]) - len(named),
+    }
+
+
+def own_entry(row: Mapping[str, Any], player: Mapping[str, Any]) -> dict[str, Any]:
+    """One of the signed-in player's games as the lobby lists it, with its state in words."""
+    names = [seat["name"] for seat in row["players"] if seat["name"]]
+    mine = {seat["seat"] for seat in row["players"] if seat["player_id"] == player["id"]}
+    to_move = json.loads(row["to_move"])
+    if row["status"] == "forming":
+        words = f"waiting for players ({sum(not s['name'] for s in row['players'])} open)"
+    elif row["status"] == "active" and mine & set(to_move):
+        words = "your turn"
+    elif row["status"] == "active":
+        words = waiting_words(to_move, [seat["name"] for seat in row["players"]])
+    else:
+        words = {"finished": "game over", "aborted": "stopped"}[row["status"]]
+    return {**row, "engine": ENGINES[row["engine"]], "names": names, "words": words}
+
+
+def option_words(options: Mapping[str, Any]) -> list[str]:
+    """A game's options as words: "Cross rule: on", "Map: Siam 1874".
+
+    >>> option_words({"cross_rule": True, "map": "siam-1874"})
+    ['Cross rule: on', 'Map: Siam 1874']
+    """
+    return [
+        f"{words_of(name)}: "
+        + (("on" if value else "off") if isinstance(value, bool) else words_of(str(value)))
+        for name, value in options.items()
+    ]
+
+
+def clock_words(hours: float | None) -> str:
+    """A turn clock in words.
+
+    >>> clock_words(None), clock_words(48), clock_words(168), clock_words(1.5)
+    ('no clock', '2 days a move', '7 days a move', '1.5 hours a move')
+    """
+    if not hours:
+        return "no clock"
+    if hours % 24 == 0:
+        return f"{plural(int(hours // 24), 'day')} a move"
+    return f"{hours:g} hours a move"
 
 
 @dataclass(frozen=True)
@@ -334,18 +428,26 @@ def _typed(option: OptionField, value: str) -> Any:
 
 
 def _creation_body(form: Mapping[str, str]) -> dict[str, Any]:
-    """The create-game request from the lobby form, checked by the API's schema."""
-    players = []
+    """The create-game request from the lobby form, checked by the API's schema.
+
+    A row marked open is an open seat (the game is then a table that forms);
+    the seating order and the turn clock come from their own fields.
+    """
+    players: list[dict[str, Any]] = []
     for seat in range(FORM_SEATS):
         name = form.get(f"name{seat}", "").strip()
         email = form.get(f"email{seat}", "").strip()
-        if name or email:
+        if form.get(f"open{seat}"):
+            players.append({"open": True})
+        elif name or email:
             players.append({"name": name, "email": email or None})
     engine = ENGINES.get(form.get("engine", ""))
     body = {
         "engine": form.get("engine", ""),
         "players": players,
         "options": _form_options(engine, form),
+        "turn_hours": form.get("turn_hours") or None,
+        "seating": form.get("seating", "drawn"),
     }
     try:
         return GameCreateSchema().load(body)
@@ -488,15 +590,24 @@ def _table_url(game_id: str, picks: Picks = (), as_seat: int | None = None, **pa
 
 
 @bp.route("/games/<game_id>")
-def game_page(game_id: str) -> str:
-    """The game table: board, whose turn, the move list, the guided form for the seat to move."""
-    return render_template("game.html", **_table(current_service(), game_id))
+def game_page(game_id: str) -> Any:
+    """The game table: board, whose turn, the move list, the guided form for the seat to move.
+
+    A table that was never dealt (it forms, or was cancelled) has its own page.
+    """
+    games = current_service()
+    if not games.load(game_id).started:
+        return redirect(url_for("tables.table_page", game_id=game_id), 303)
+    return render_template("game.html", **_table(games, game_id))
 
 
 @bp.route("/games/<game_id>/live")
 def live_table(game_id: str) -> Response:
     """The game table alone, for the page's script to swap in after a move."""
-    response = make_response(render_template("table.html", **_table(current_service(), game_id)))
+    games = current_service()
+    if not games.load(game_id).started:
+        return redirect(url_for("tables.table_page", game_id=game_id), 303)
+    response = make_response(render_template("table.html", **_table(games, game_id)))
     response.headers["Cache-Control"] = "no-store"
     return response
 
@@ -521,7 +632,7 @@ def post_move(game_id: str) -> Any:
             )
         )
     except TurnpostError as error:
-        if error.code == "not_found":
+        if error.code in ("not_found", "not_started"):
             raise
         page = render_template("game.html", **_table(games, game_id, error, notation))
         return page, error.status

@@ -11,9 +11,11 @@ two workers never send the same row at once), then, seat by seat:
 
 1. **No stale nagging.** A turn mail or reminder whose turn was played (or
    whose game ended) since it was queued is *superseded*: recorded with the
-   reason and never sent. So is a mail to an address that asked never to be
-   mailed again, or (except answers to the player's own mails) to a seat
-   that stopped its mail: the mail gate (:mod:`server.mail.gate`) runs again.
+   reason and never sent; so is an invitation to a game that ended or was
+   cancelled, or to a seat taken meanwhile (:mod:`server.mail.invitations`).
+   So is a mail to an address that asked never to be mailed again, or
+   (except answers to the player's own mails) to a seat that stopped its
+   mail: the mail gate (:mod:`server.mail.gate`) runs again.
 2. **One mail per seat and run.** The rows left for one seat are rendered
    together (:mod:`server.mail.render`) into one mail, a digest when there
    are several, with the game as it is now and this process's settings
@@ -53,6 +55,8 @@ from server.games.game import Game, log_entry
 from server.games.service import GameService
 from server.mail.addresses import new_message_id, recipient_key, reply_address, stop_url
 from server.mail.gate import withheld_when_sent
+from server.mail.invitations import invitation_letter, inviter_name
+from server.mail.invitations import superseded as invitation_superseded
 from server.mail.render import RECENT_MOVES as RECENT
 from server.mail.render import Letter, compose
 from server.mail.settings import MailSettings
@@ -188,10 +192,12 @@ def deliver_due(store: Store, settings: MailSettings, now: str | None = None) ->
 
 
 def _by_seat(rows: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
-    """``rows`` grouped by game, seat and address, in the order of each group's first row."""
-    groups: dict[tuple[str, int, str], list[dict[str, Any]]] = {}
+    """``rows`` grouped by game, seat and address (invitations apart: they have their own
+    mail), in the order of each group's first row."""
+    groups: dict[tuple[str, int, str, bool], list[dict[str, Any]]] = {}
     for row in rows:
-        groups.setdefault((row["game_id"], row["seat"], row["to_addr"]), []).append(row)
+        key = (row["game_id"], row["seat"], row["to_addr"], row["kind"] == "invite")
+        groups.setdefault(key, []).append(row)
     return list(groups.values())
 
 
@@ -201,6 +207,10 @@ def superseded_reason(store: Store, game: Game, row: dict[str, Any]) -> str | No
     stopped = withheld_when_sent(store, seat, row["kind"], recipient_key(row["to_addr"]))
     if stopped:
         return stopped
+    if row["kind"] == "invite":
+        return invitation_superseded(game, row)
+    if not game.started:
+        return "the table has not started: only invitations go out"
     if row["kind"] in NAGGING:
         if game.status != "active":
             return f"the game is {game.status}"
@@ -294,11 +304,15 @@ def build_message(
 def render_letter(
     store: Store, settings: MailSettings, game: Game, rows: list[dict[str, Any]], now: str
 ) -> Letter:
-    """The mail telling ``rows``' seat their news (nothing is recorded)."""
+    """The mail telling ``rows``' seat their news (nothing is recorded): an invitation,
+    or the news of the game with its board."""
     seat = rows[-1]["seat"]
-    recent = [log_entry(row) for row in store.moves(game.id, after=max(0, game.seq - RECENT))]
     generation = store.mail_generation(game.id, seat) or 0
-    return compose(settings, game, seat, rows, recent, generation, now)
+    if rows[-1]["kind"] == "invite":
+        return invitation_letter(store, settings, game, seat, generation, now)
+    recent = [log_entry(row) for row in store.moves(game.id, after=max(0, game.seq - RECENT))]
+    inviter = inviter_name(store, game)
+    return compose(settings, game, seat, rows, recent, generation, now, inviter)
 
 
 def preview(store: Store, settings: MailSettings, game_id: str, seat: int) -> Letter | None:

@@ -46,6 +46,8 @@ from server.store.sqlite import Store
 
 #: Mails that answer a mail the player sent: they go out even when the seat stopped its mail.
 ANSWERS = frozenset({"accepted", "rejected", "answer"})
+#: Why a seat whose player has not acted gets no second mail of a game.
+UNANSWERED = "the player has not acted since the invitation"
 
 
 @dataclass(frozen=True)
@@ -74,7 +76,7 @@ def judge(
         return Verdict(stopped, False)
     invitation = seat["acted_at"] is None
     if invitation and store.outbox_count(at_most=1, game_id=seat["game_id"], seat=seat["seat"]):
-        return Verdict("the player has not acted since the invitation", True)
+        return Verdict(UNANSWERED, True)
     rules: list[tuple[str, dict[str, Any]]] = [(settings.limit_address, {"rcpt_key": key})]
     if client:
         rules.append((settings.limit_client, {"client": client}))

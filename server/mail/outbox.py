@@ -31,8 +31,8 @@ class Notifier:
     """Queues in the outbox the mails a game change causes (call inside the change's write).
 
     It listens to the game service (:meth:`changed`: turn mails, results,
-    confirmations of mailed moves); the clock calls :meth:`reminder`, inbound
-    mail :meth:`refusal` and :meth:`answer`.
+    confirmations of mailed moves), which also calls :meth:`invite`; the clock
+    calls :meth:`reminder`, inbound mail :meth:`refusal` and :meth:`answer`.
     """
 
     def __init__(self, settings: MailSettings) -> None:
@@ -92,6 +92,10 @@ class Notifier:
         """Answer the mail command ``seat`` sent (``facts``: the command and its outcome)."""
         return self._queue(store, game, seat, "answer", message_id, **facts)
 
+    def invite(self, store: Store, game: Game, seat: int) -> str | None:
+        """Invite ``seat`` to ``game``; why the gate withheld the mail, or ``None`` if queued."""
+        return self._record(store, game, seat, "invite", None, {})
+
     def seat_of_pass(self, store: Store, game_id: str, text: str) -> int | None:
         """The seat whose signed pass (the key of a mail's seat link) ``text`` is, or ``None``."""
         return pass_seat(self.settings, game_id, text, store.seat)
@@ -106,15 +110,27 @@ class Notifier:
         **facts: Any,
     ) -> bool:
         """Record one mail ``kind`` to ``seat`` if it has an email and the gate lets it through."""
+        return self._record(store, game, seat, kind, in_reply_to, facts) is None
+
+    def _record(
+        self,
+        store: Store,
+        game: Game,
+        seat: int,
+        kind: str,
+        in_reply_to: str | None,
+        facts: dict[str, Any],
+    ) -> str | None:
+        """:meth:`_queue`: why the mail was not recorded, or ``None`` if it was."""
         row = game.seats[seat]
         if not row["email"]:
-            return False
+            return "the seat has no address"
         now = utcnow()
         client = game.row["creator_client"]
         verdict = judge(store, self.settings, row, kind, client, now)
         if verdict.withheld:
             log.info("%s mail of game %s withheld: %s", kind, game.id, verdict.withheld)
-            return False
+            return verdict.withheld
         store.queue_mail(
             {
                 "game_id": game.id,
@@ -131,4 +147,4 @@ class Notifier:
                 "invitation": int(verdict.invitation),
             },
         )
-        return True
+        return None

@@ -135,11 +135,14 @@ def compose(
     recent: list[dict[str, Any]],
     generation: int,
     now: str,
+    inviter: str | None = None,
 ) -> Letter:
     """The mail to ``seat`` with the news of its outbox ``rows`` (oldest first).
 
     ``recent``: the last public log entries; ``generation``: the seat's key
-    generation (its link); ``now``: the moment it is sent.
+    generation (its link); ``now``: the moment it is sent; ``inviter``: the
+    name of the game's host, told (in the body) to a player who has not acted
+    yet, for whom this mail is the invitation.
     """
     view = game_object(game, seat)
     names = [row["name"] for row in game.seats]
@@ -147,6 +150,8 @@ def compose(
     heading = words.title(engine, names, seat)
     playing = game.status == "active" and seat in game.to_move
     news = news_of(game, seat, rows, heading, now, recent)
+    if inviter and game.seats[seat]["acted_at"] is None:
+        news.paragraphs.insert(0, f"{inviter} invited you to play {heading} on Turnpost.")
     legal = engine.legal_moves(state, seat) if playing else []
     board = Board(last=last_touched(recent[-1]["move"]) if recent else frozenset())
     board_text = _text_board(view, board)
@@ -172,7 +177,7 @@ def compose(
         "recent": [(entry["seq"], entry["description"]) for entry in recent[-RECENT_MOVES:]],
         "acted": game.seats[seat]["acted_at"] is not None,
         "invitation": INVITATION,
-        "link": seat_link(settings, game.id, seat, generation, _milliseconds(now)),
+        "link": seat_link(settings, game.id, seat, generation, milliseconds(now)),
         "stop": stop_url(settings, game.id, seat),
         "unsubscribe": unsubscribe_url(settings, game.seats[seat]["email"]),
     }
@@ -182,7 +187,7 @@ def compose(
     return Letter(news.subject, text, html, picture, cid)
 
 
-def _milliseconds(moment: str) -> int:
+def milliseconds(moment: str) -> int:
     """A stored moment as Unix time in milliseconds (when a mail's seat link was issued)."""
     return int(parse_time(moment).timestamp() * 1000)
 

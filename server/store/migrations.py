@@ -15,9 +15,9 @@ never changed.
     >>> import sqlite_utils
     >>> db = sqlite_utils.Database(memory=True)
     >>> migrate(db)
-    SchemaChange(before=0, after=13, created=True)
+    SchemaChange(before=0, after=14, created=True)
     >>> migrate(db)
-    SchemaChange(before=13, after=13, created=False)
+    SchemaChange(before=14, after=14, created=False)
 """
 
 from __future__ import annotations
@@ -445,3 +445,35 @@ def m014_players(db: Database) -> None:
     db["api_tokens"].create_index(["token_hash"], unique=True, if_not_exists=True)
     _add_missing(db, "seats", {"player_id": (str, None)})
     db["seats"].create_index(["player_id"], if_not_exists=True)
+
+
+@migrations()
+def m016_tables(db: Database) -> None:
+    """Tables: games that form before they start, their hosts, rematches, seats taken at a table.
+
+    A game with open seats is ``forming`` until its last seat is taken: its
+    ``state`` is JSON ``null`` until then, and an open seat's ``name`` is empty.
+    ``games.creator_id`` is the signed-in player who created the game (its
+    host on the web); ``seating`` is ``drawn`` when the seat order is drawn
+    from the seed as the table fills (else the order given); a forming table
+    expires at ``forming_until``; ``hidden_at`` takes a game out of the lobby
+    and the public list; ``rematch_of`` names the game a rematch follows (one
+    rematch per game). ``seats.joined_at`` is when a seat's player took it.
+    """
+    _add_missing(
+        db,
+        "games",
+        {
+            "creator_id": (str, None),
+            "seating": (str, None),
+            "forming_until": (str, None),
+            "hidden_at": (str, None),
+            "rematch_of": (str, None),
+        },
+    )
+    _add_missing(db, "seats", {"joined_at": (str, None)})
+    db["games"].create_index(["creator_id"], if_not_exists=True)
+    db["games"].create_index(["rematch_of"], unique=True, if_not_exists=True)
+    db.execute(
+        "CREATE INDEX IF NOT EXISTS games_forming ON games (created_at) WHERE status = 'forming'"
+    )

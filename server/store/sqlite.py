@@ -14,7 +14,7 @@ database file's mode).
 
     >>> store = Store.open(":memory:")
     >>> store.init()
-    SchemaChange(before=0, after=13, created=True)
+    SchemaChange(before=0, after=14, created=True)
     >>> print(" ".join(sorted(store.db.table_names())))  # doctest: +NORMALIZE_WHITESPACE
     _sqlite_migrations api_tokens created_pages games idempotency inbound mail_suppressions
     moves outbox players seat_tokens seats sessions sign_in_links webhook_deliveries webhooks
@@ -97,6 +97,9 @@ class Store:
       :meth:`recent_games`, :meth:`games_page`, :meth:`seats`, :meth:`seat`,
       :meth:`make_seat_private`*, :meth:`seat_reissued`*, :meth:`mark_acted`*,
       :meth:`set_vacation`*, :meth:`stop_mail`*;
+    - tables (games forming before they start): :meth:`open_tables`, :meth:`player_games`,
+      :meth:`expired_tables`, :meth:`rematch_of`, :meth:`update_seat`*,
+      :meth:`renumber_seats`*, :meth:`mailed_seats`;
     - seat tokens: :meth:`seat_by_token`, :meth:`seat_of_token`, :meth:`seat_token`,
       :meth:`add_seat_token`*, :meth:`revoke_seat_tokens`*, :meth:`drop_seat_tokens`*,
       :meth:`seat_tokens_since`; a creator's page: :meth:`add_created_page`,
@@ -255,7 +258,8 @@ class Store:
 
         Filters: ``engine``, ``status``; ``seat`` = ``(game_id, seat, waiting)``
         keeps that game only if it waits (``waiting`` true) or does not wait
-        for that seat; ``before``: only games older than that cursor.
+        for that seat (else games their host hid are left out); ``before``: only
+        games older than that cursor.
         """
         conditions, params = [], []
         for column, value in (("engine", engine), ("status", status)):
@@ -266,13 +270,16 @@ class Store:
             waits = "EXISTS (SELECT 1 FROM json_each(to_move) WHERE value = ?)"
             conditions.append(f"id = ? AND {waits} = ?")
             params.extend([seat[0], seat[1], int(seat[2])])
+        else:
+            conditions.append("hidden_at IS NULL")
         if before is not None:
             conditions.append("rowid < ?")
             params.append(before)
         where = " AND ".join(conditions) or "1"
         games = self._all(
             "SELECT rowid AS cursor, id, engine, status, seq, to_move, result, deadline, seeded,"
-            " position IS NOT NULL AS from_position, created_at, updated_at FROM games"
+            " position IS NOT NULL AS from_position, created_at, updated_at, forming_until"
+            " FROM games"
             f" WHERE {where} ORDER BY rowid DESC LIMIT ?",
             [*params, limit],
         )
@@ -289,6 +296,81 @@ class Store:
         for seat in seats:
             players[seat["game_id"]].append(seat)
         return [{**game, "players": players[game["id"]]} for game in games]
+
+    # -- tables: games that form before they start -----------------------------------
+    def open_tables(self, now: str, limit: int) -> list[dict[str, Any]]:
+        """Forming tables neither hidden nor expired at ``now``, newest first, with ``players``."""
+        tables = self._all(
+            "SELECT id, engine, options, seeded, position IS NOT NULL AS from_position,"
+            " turn_hours, deadline_policy, seating, created_at, forming_until FROM games"
+            " WHERE status = 'forming' AND hidden_at IS NULL AND forming_until > ?"
+            " ORDER BY created_at DESC LIMIT ?",
+            [now, limit],
+        )
+        return self._with_players(tables)
+
+    def player_games(self, player_id: str, limit: int) -> list[dict[str, Any]]:
+        """The games ``player_id`` sits at or created, last changed first, with ``players``."""
+        games = self._all(
+            "SELECT id, engine, status, seq, to_move, updated_at, creator_id FROM games"
+            " WHERE id IN (SELECT game_id FROM seats WHERE player_id = ?"
+            " UNION SELECT id FROM games WHERE creator_id = ?)"
+            " ORDER BY updated_at DESC LIMIT ?",
+            [player_id, player_id, limit],
+        )
+        return self._with_players(games)
+
+    def expired_tables(self, now: str) -> list[str]:
+        """Ids of the forming tables whose time to fill ran out by ``now``."""
+        rows = self._all(
+            "SELECT id FROM games WHERE status = 'forming' AND forming_until <= ?", [now]
+        )
+        return [row["id"] for row in rows]
+
+    def rematch_of(self, game_id: str) -> str | None:
+        """The id of the rematch of ``game_id``, or ``None``."""
+        row = self._one("SELECT id FROM games WHERE rematch_of = ?", [game_id])
+        return None if row is None else row["id"]
+
+    def update_seat(self, game_id: str, seat: int, values: dict[str, Any]) -> bool:
+        """Set ``values`` on one seat (call inside :meth:`write`); whether it exists."""
+        assignments = ", ".join(f"{column} = ?" for column in values)
+        cursor = self.db.execute(
+            f"UPDATE seats SET {assignments} WHERE game_id = ? AND seat = ?",
+            [*values.values(), game_id, seat],
+        )
+        return cursor.rowcount == 1
+
+    #: The tables whose rows belong to one seat of a game (``game_id``, ``seat``).
+    SEAT_TABLES = ("seats", "seat_tokens", "outbox", "inbound", "idempotency")
+
+    def renumber_seats(self, game_id: str, order: list[int]) -> None:
+        """Move seat ``n`` of ``game_id`` to seat ``order[n]`` in every table of seats (in a write).
+
+        Every seat's reply key and mail links are renewed too (a new key
+        generation, above every earlier one): a mail sent before named the old
+        seat numbers.
+        """
+        shift = len(order) + 1000
+        for table in self.SEAT_TABLES:
+            self.db.execute(
+                f"UPDATE {table} SET seat = seat + ? WHERE game_id = ?", [shift, game_id]
+            )
+            self.db.execute(
+                f"UPDATE {table} SET seat = json_extract(?, '$[' || (seat - ?) || ']')"
+                " WHERE game_id = ? AND seat >= ?",
+                [json.dumps(order), shift, game_id, shift],
+            )
+        self.db.execute(
+            "UPDATE seats SET mail_generation = 1 + (SELECT max(mail_generation) FROM seats"
+            " WHERE game_id = ?) WHERE game_id = ?",
+            [game_id, game_id],
+        )
+
+    def mailed_seats(self, game_id: str) -> set[int]:
+        """The seats of ``game_id`` that have mail in the outbox (queued or sent)."""
+        rows = self._all("SELECT DISTINCT seat FROM outbox WHERE game_id = ?", [game_id])
+        return {row["seat"] for row in rows}
 
     def seats(self, game_id: str) -> list[dict[str, Any]]:
         """The seats of a game in seat order."""
@@ -586,7 +668,7 @@ class Store:
     def ended_games(self, game_ids: list[str]) -> list[dict[str, Any]]:
         """``id``, ``seq``, ``status`` and ``result`` of those of ``game_ids`` that are over."""
         return self._all(
-            "SELECT id, seq, status, result FROM games WHERE status != 'active'"
+            "SELECT id, seq, status, result FROM games WHERE status NOT IN ('forming', 'active')"
             " AND id IN (SELECT value FROM json_each(?))",
             [json.dumps(game_ids)],
         )

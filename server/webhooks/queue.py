@@ -22,7 +22,7 @@ class WebhookQueue:
             store.queue_webhooks(
                 game.id, "move", entry["seq"], dumps(body), entry["at"], MAX_PENDING
             )
-        if game.status != "active":
+        if game.status not in ("forming", "active"):
             result = game.row["result"]
             body = {
                 "event": "end",

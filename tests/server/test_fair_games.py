@@ -75,9 +75,11 @@ def test_a_chosen_seed_in_a_hidden_information_game_is_shown_everywhere(
     game = create(client, engine_id, seed=3)
     page = client.get(f"/games/{game['id']}").get_data(as_text=True)
     assert WARNING.search(page) and "chose how it was shuffled" in page
-    lobby = client.get("/").get_data(as_text=True)
-    row = re.search(rf"{game['id']}</span></a>(.*?)</td>", lobby, re.S).group(1)
-    assert "set up by its creator" in row
+    table = {"engine": engine_id, "players": [{"name": "Ann"}, {"open": True}], "seed": 3}
+    forming = client.post("/api/v1/games", json=table).get_json()
+    lobby = client.get("/").get_data(as_text=True)  # the lobby lists tables to join only
+    row = re.search(rf"/tables/{forming['id']}\">(.*?)</td>", lobby, re.S).group(1)
+    assert "shuffled by its creator" in row
     turn_mails = mails(client, game["id"])
     assert turn_mails, "a seat with an email is to move"
     for text, html in turn_mails:

@@ -1,0 +1,309 @@
+"""Tables: games that form before they start, their host's controls, rematches.
+
+A game created with an open seat (or a rematch) is a *table*: its status is
+``forming`` and nothing is dealt until every seat is taken. An open seat is
+taken by a signed-in player who joins (:meth:`Tables.join`, one click in the
+lobby); a named seat by whoever opens its link (the creator's handed link, or
+the invitation mailed to its address: :meth:`GameService.take_seat`); a seat
+kept for a player (a rematch) by that player, signed in, or by its link. The
+last seat taken deals the game, which may draw the seat order from the seed
+then (:meth:`GameService._start_if_full`). Every join happens in one write
+transaction: of two players joining for the last seat at once, exactly one
+sits down and the other is told the table is full. A table that waits
+:data:`~server.games.service.FORMING_DAYS` days is cancelled by the worker
+(:func:`expire_tables`), and refused at once by a join.
+
+The *host* is the signed-in player who created the game (``creator_id``):
+on the web, without the admin token, they may cancel a table or stop a game,
+remove a player from a table, set or lift the turn clock, hide the game from
+the lobby and the public list, send a seat's invitation again (the mail gate
+decides: an address that has not answered gets one mail per game) or replace
+a seat's link (a reissue: every token and mail link of the seat stops).
+
+At the end, any player of a game (or its host) sets up its rematch
+(:meth:`Tables.rematch`): the same game and options, the seats rotated by
+one, each kept for the same player and invited again; it starts once all
+accepted.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import dataclass
+from typing import Any
+
+from server.errors import TurnpostError
+from server.games.clock import utcnow
+from server.games.game import Game
+from server.games.service import ALL_TOKENS, GameService, Table, Taken, deadline_after
+from server.mail.gate import UNANSWERED
+
+#: Turn clocks a host may set (hours), as the schema of creation allows.
+MIN_TURN_HOURS, MAX_TURN_HOURS = 1, 24 * 60
+DEADLINE_POLICIES = ("remind", "skip", "forfeit")
+
+
+@dataclass(frozen=True)
+class Rematch:
+    """The rematch of a game: its id, and whether it existed before it was asked for."""
+
+    id: str
+    existed: bool
+
+
+class Tables:
+    """Joining tables, the host's controls and rematches, on a :class:`GameService`."""
+
+    def __init__(self, games: GameService) -> None:
+        self.games = games
+        self.store = games.store
+
+    # -- players at a table -------------------------------------------------------
+    def join(self, game_id: str, player: dict[str, Any]) -> Taken:
+        """Seat ``player`` (signed in) at a forming table; a token for their browser.
+
+        The seat kept for them (a rematch), else the first open seat. A player
+        already seated gets a new token of their seat for this browser. ``409
+        table_full`` when every seat is taken, ``409 game_over`` for a table
+        cancelled or expired. Joining proves the player's mailbox (they signed
+        in by mail): their seat is mailed at their address from now on.
+        """
+        now = utcnow()
+        with self.store.write():
+            game = self.games.load(game_id)
+            mine = [row for row in game.seats if row["player_id"] == player["id"]]
+            seated = next((row for row in mine if row["joined_at"]), None)
+            if seated is not None:
+                return Taken(seated["seat"], self.games.browser_token(game_id, seated["seat"], now))
+            self.games.check_open(game, now)
+            free = [row for row in game.seats if not row["name"] and row["joined_at"] is None]
+            place = next((row for row in mine if row["joined_at"] is None), None) or next(
+                iter(free), None
+            )
+            if place is None:
+                raise TurnpostError("table_full", "Every seat of this table is taken.")
+            self.store.update_seat(
+                game_id,
+                place["seat"],
+                {
+                    "name": place["name"] or player["name"],
+                    "email": player["email"],
+                    "player_id": player["id"],
+                    "joined_at": now,
+                    "acted_at": now,
+                },
+            )
+            token = self.games.browser_token(game_id, place["seat"], now)
+            self.games._start_if_full(game_id)
+            return Taken(self.store.seat_by_token(game_id, token), token)
+
+    def remove(self, game_id: str, host: dict[str, Any], seat: int) -> None:
+        """The host frees a seat of a forming table: its player leaves, it is open again.
+
+        Every token and mail link of the seat stops; whoever joins next names it.
+        """
+        now = utcnow()
+        with self.store.write():
+            game = self._hosted(game_id, host)
+            self.games.check_open(game, now)
+            row = self._seat(game, seat)
+            self.store.revoke_seat_tokens(game_id, seat, ALL_TOKENS, now, "removed")
+            self.store.update_seat(
+                game_id,
+                seat,
+                {
+                    "name": "",
+                    "email": None,
+                    "player_id": None,
+                    "joined_at": None,
+                    "acted_at": None,
+                    "private_at": None,
+                    "mail_stopped_at": None,
+                    "mail_generation": row["mail_generation"] + 1,
+                    "passes_revoked_at": now,
+                },
+            )
+
+    # -- the host's controls ------------------------------------------------------------
+    def stop(self, game_id: str, host: dict[str, Any]) -> None:
+        """The host cancels a forming table or stops a running game (``aborted``)."""
+        self._hosted(game_id, host)
+        self.games.stop(game_id)
+
+    def set_clock(
+        self, game_id: str, host: dict[str, Any], turn_hours: float | None, policy: str
+    ) -> None:
+        """The host sets the turn clock (``turn_hours``, ``policy``) or lifts it (``None``).
+
+        A running turn gets the whole new time from now; ``422`` out of range.
+        """
+        if turn_hours is not None and not MIN_TURN_HOURS <= turn_hours <= MAX_TURN_HOURS:
+            message = f"A turn may take {MIN_TURN_HOURS} to {MAX_TURN_HOURS} hours."
+            raise TurnpostError("invalid_request", message, {"turn_hours": [message]})
+        if policy not in DEADLINE_POLICIES:
+            message = f"The policy is one of {', '.join(DEADLINE_POLICIES)}."
+            raise TurnpostError("invalid_request", message, {"deadline_policy": [message]})
+        now = utcnow()
+        with self.store.write():
+            game = self._hosted(game_id, host)
+            if game.status not in ("forming", "active"):
+                raise TurnpostError("game_over", f"The game is {game.status}.")
+            running = game.status == "active" and turn_hours is not None
+            self.store.update_game(
+                game_id,
+                {
+                    "turn_hours": turn_hours,
+                    "deadline_policy": policy,
+                    "deadline": deadline_after(now, turn_hours) if running else None,
+                    "reminders_sent": 0,
+                    "updated_at": now,
+                },
+            )
+
+    def hide(self, game_id: str, host: dict[str, Any], hidden: bool) -> None:
+        """The host takes the game out of the lobby and the public list, or puts it back."""
+        with self.store.write():
+            self._hosted(game_id, host)
+            self.store.update_game(game_id, {"hidden_at": utcnow() if hidden else None})
+
+    def send_invitation(self, game_id: str, host: dict[str, Any], seat: int) -> None:
+        """The host mails a seat its invitation again: a new link; the old ones stop.
+
+        The mail gate decides (:mod:`server.mail.gate`): an address that has not
+        answered was mailed once for this game and gets nothing more, and the
+        limits per address and per creator hold. ``422`` in words when the
+        mail cannot go, and then nothing changes.
+        """
+        now = utcnow()
+        with self.store.write():
+            game = self._hosted(game_id, host)
+            if game.status not in ("forming", "active"):
+                raise TurnpostError("game_over", f"The game is {game.status}.")
+            row = self._seat(game, seat)
+            if not row["email"]:
+                message = f"{row['name'] or 'This seat'} has no address to mail."
+                raise TurnpostError("invalid_request", message)
+            if game.status == "forming" and row["joined_at"]:
+                raise TurnpostError("invalid_request", f"{row['name']} took their seat already.")
+            self.store.update_seat(game_id, seat, {"passes_revoked_at": now})
+            why = self.games.invite(self.games.load(game_id), seat)
+            if why is not None:
+                raise TurnpostError("invalid_request", _unsent(row["name"], why))
+
+    def replace_link(self, game_id: str, host: dict[str, Any], seat: int) -> dict[str, Any]:
+        """The host gives a seat a new link: every token and mail link of the seat stops.
+
+        The answer ``{"seat", "name", "token"}`` is the one place the new token
+        is shown (5 a day per game, as the admin's reissue).
+        """
+        game = self._hosted(game_id, host)
+        if game.status not in ("forming", "active"):
+            raise TurnpostError("game_over", f"The game is {game.status}.")
+        if not self._seat(game, seat)["name"]:
+            raise TurnpostError("invalid_request", "An open seat has no link: players join it.")
+        return self.games._new_token(game, seat, limited=True)
+
+    # -- rematches ---------------------------------------------------------------------
+    def rematch(
+        self,
+        game_id: str,
+        player: dict[str, Any],
+        held: list[int],
+        client: str | None,
+        handed_key: bytes | None = None,
+    ) -> Rematch:
+        """Set up the rematch of a finished game (its players and host only).
+
+        The same game, options and clock; the seats rotated by one; each seat
+        kept for the same player and invited again at the same address (a
+        seat without one is handed over with its link). The seats of the
+        player asking (tied to them, or ``held`` in their browser) are theirs
+        at once. Asking again answers the same rematch.
+        """
+        game = self.games.load(game_id)
+        mine = {row["seat"] for row in game.seats if row["player_id"] == player["id"]}
+        mine |= set(held)
+        if not mine and game.row["creator_id"] != player["id"]:
+            raise TurnpostError("forbidden", "Only the game's players may ask for a rematch.")
+        if game.status != "finished":
+            raise TurnpostError("invalid_request", "A rematch follows a game that was played out.")
+        existing = self.store.rematch_of(game_id)
+        if existing is not None:
+            return Rematch(existing, existed=True)
+        seats = len(game.seats)
+        rotated = [game.seats[(place + 1) % seats] for place in range(seats)]
+        places = [self._kept_place(row, player, mine) for row in rotated]
+        table = Table(creator_id=player["id"], seating="listed", rematch_of=game_id)
+        try:
+            created = self.games.create(
+                game.engine.id,
+                places,
+                json.loads(game.row["options"]),
+                turn_hours=game.row["turn_hours"],
+                deadline_policy=game.row["deadline_policy"],
+                client=client,
+                handed_key=handed_key,
+                table=table,
+            )
+        except sqlite3.IntegrityError:  # another player asked at the same moment
+            return Rematch(self.store.rematch_of(game_id), existed=True)
+        for entry in created["players"]:
+            if (entry["seat"] + 1) % seats in mine:
+                self.games.take_seat(created["id"], entry["token"], player["id"])
+        return Rematch(created["id"], existed=False)
+
+    def _kept_place(
+        self, row: dict[str, Any], player: dict[str, Any], mine: set[int]
+    ) -> dict[str, Any]:
+        """A seat of the rematch kept for the player of ``row``, at their address."""
+        owner = player["id"] if row["seat"] in mine else row["player_id"]
+        known = self.store.player(owner) if owner else None
+        email = known["email"] if known else row["email"]
+        return {"name": row["name"], "email": email, "player_id": owner}
+
+    # -- checks ---------------------------------------------------------------------------
+    def host_of(self, game: Game, player: dict[str, Any] | None) -> bool:
+        """Whether ``player`` (signed in, or ``None``) is the host of ``game``."""
+        return player is not None and game.row["creator_id"] == player["id"]
+
+    def _hosted(self, game_id: str, host: dict[str, Any]) -> Game:
+        """The game ``game_id`` if ``host`` created it; ``403`` otherwise."""
+        game = self.games.load(game_id)
+        if not self.host_of(game, host):
+            raise TurnpostError("forbidden", "Only the player who created this game may do this.")
+        return game
+
+    @staticmethod
+    def _seat(game: Game, seat: int) -> dict[str, Any]:
+        """The seats row ``seat`` of ``game``; ``404`` if it has none such."""
+        if not 0 <= seat < len(game.seats):
+            raise TurnpostError("not_found", "This game has no such seat.")
+        return game.seats[seat]
+
+
+def _unsent(name: str, why: str) -> str:
+    """Why an invitation to ``name`` was not mailed, in words for the host."""
+    if why == UNANSWERED:
+        return (
+            f"{name} was mailed about this game already and has not answered: Turnpost mails"
+            " an address that has not answered once per game. Give them a new link yourself"
+            " (replace the link) instead."
+        )
+    return (
+        f"Turnpost cannot mail {name} now: the address asked never to be mailed, stopped the"
+        " mail of this game, or had as many mails as Turnpost sends in a day."
+    )
+
+
+def expire_tables(games: GameService, now: str | None = None) -> list[str]:
+    """Cancel the tables that waited too long for players (the worker's clock); their ids."""
+    now = now or utcnow()
+    expired = []
+    for game_id in games.store.expired_tables(now):
+        try:
+            games.stop(game_id, forming_only=True)
+        except TurnpostError:  # it filled or was cancelled meanwhile
+            continue
+        expired.append(game_id)
+    return expired
