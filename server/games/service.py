@@ -181,8 +181,10 @@ class GameService:
         A player is ``{"name", "email"}`` (an address is invited by mail at
         once: a seat to move by its first turn mail), or ``{"open": True}``:
         a game with an open seat, or a rematch, is a table that forms until
-        every seat is taken (:meth:`_start_if_full`; see :class:`Table`). An open seat gets
-        no token. A seat may be kept for a player (``player_id``).
+        every seat is taken (:meth:`_start_if_full`; see :class:`Table`). A seat may
+        be kept for a player (``player_id``). No token is handed for an open seat,
+        nor for a seat ``kept`` for its own player (a rematch's: they take it from
+        their invitation, or signed in).
 
         With ``handed_key`` the tokens are derived from it (:func:`handed_tokens`),
         so that whoever keeps the key can show them again (the lobby's page of a
@@ -256,8 +258,12 @@ class GameService:
         ]
         with self.store.write():
             self.store.create_game(game_row, seat_rows)
-            named = [seat for seat, player in enumerate(players) if not player.get("open")]
-            for seat in named:
+            handed = [
+                seat
+                for seat, player in enumerate(players)
+                if not (player.get("open") or player.get("kept"))
+            ]
+            for seat in handed:
                 self.store.add_seat_token(game_id, seat, tokens[seat], "created", now)
             game = self.load(game_id)
             self._changed(Change(game))
@@ -267,7 +273,8 @@ class GameService:
                     self.invite(game, row["seat"])
         created = game_object(game, seat=None)
         for player in created["players"]:
-            player["token"] = tokens[player["seat"]]
+            if player["seat"] in handed:
+                player["token"] = tokens[player["seat"]]
         created["admin_token"] = admin_token
         return created
 

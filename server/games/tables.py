@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from server.errors import TurnpostError
@@ -46,10 +46,12 @@ DEADLINE_POLICIES = ("remind", "skip", "forfeit")
 
 @dataclass(frozen=True)
 class Rematch:
-    """The rematch of a game: its id, and whether it existed before it was asked for."""
+    """The rematch of a game: its id, whether it existed before it was asked for, and the
+    tokens of the seats of the player who asked for it (for their browser)."""
 
     id: str
     existed: bool
+    tokens: list[str] = field(default_factory=list)
 
 
 class Tables:
@@ -83,20 +85,25 @@ class Tables:
             )
             if place is None:
                 raise TurnpostError("table_full", "Every seat of this table is taken.")
-            self.store.update_seat(
-                game_id,
-                place["seat"],
-                {
-                    "name": place["name"] or player["name"],
-                    "email": player["email"],
-                    "player_id": player["id"],
-                    "joined_at": now,
-                    "acted_at": now,
-                },
-            )
-            token = self.games.browser_token(game_id, place["seat"], now)
+            token = self._sit(game_id, place, player, now)
             self.games._start_if_full(game_id)
             return Taken(self.store.seat_by_token(game_id, token), token)
+
+    def _sit(self, game_id: str, place: dict[str, Any], player: dict[str, Any], now: str) -> str:
+        """Seat ``player`` at ``place`` (a seats row) of a forming table, in the caller's write;
+        the token of their browser. A kept seat keeps its name, an open one takes theirs."""
+        self.store.update_seat(
+            game_id,
+            place["seat"],
+            {
+                "name": place["name"] or player["name"],
+                "email": player["email"],
+                "player_id": player["id"],
+                "joined_at": now,
+                "acted_at": now,
+            },
+        )
+        return self.games.browser_token(game_id, place["seat"], now)
 
     def remove(self, game_id: str, host: dict[str, Any], seat: int) -> None:
         """The host frees a seat of a forming table: its player leaves, it is open again.
@@ -216,10 +223,12 @@ class Tables:
         """Set up the rematch of a finished game (its players and host only).
 
         The same game, options and clock; the seats rotated by one; each seat
-        kept for the same player and invited again at the same address (a
-        seat without one is handed over with its link). The seats of the
-        player asking (tied to them, or ``held`` in their browser) are theirs
-        at once. Asking again answers the same rematch.
+        kept for the same player and invited again at the same address (the
+        account's, for a seat tied to a player), where no token is handed: only
+        its player takes it; a seat without an address is handed to whoever
+        asked, with its link. The seats of the player asking (tied to them, or
+        ``held`` in their browser) are theirs at once. Asking again answers
+        the same rematch.
         """
         game = self.games.load(game_id)
         mine = {row["seat"] for row in game.seats if row["player_id"] == player["id"]}
@@ -234,6 +243,7 @@ class Tables:
         seats = len(game.seats)
         rotated = [game.seats[(place + 1) % seats] for place in range(seats)]
         places = [self._kept_place(row, player, mine) for row in rotated]
+        own = {place for place, row in enumerate(rotated) if row["seat"] in mine}
         table = Table(creator_id=player["id"], seating="listed", rematch_of=game_id)
         try:
             created = self.games.create(
@@ -248,19 +258,27 @@ class Tables:
             )
         except sqlite3.IntegrityError:  # another player asked at the same moment
             return Rematch(self.store.rematch_of(game_id), existed=True)
-        for entry in created["players"]:
-            if (entry["seat"] + 1) % seats in mine:
-                self.games.take_seat(created["id"], entry["token"], player["id"])
-        return Rematch(created["id"], existed=False)
+        now = utcnow()
+        with self.store.write():
+            rows = self.store.seats(created["id"])
+            tokens = [
+                self._sit(created["id"], row, player, now) for row in rows if row["seat"] in own
+            ]
+            self.games._start_if_full(created["id"])
+        return Rematch(created["id"], existed=False, tokens=tokens)
 
     def _kept_place(
         self, row: dict[str, Any], player: dict[str, Any], mine: set[int]
     ) -> dict[str, Any]:
-        """A seat of the rematch kept for the player of ``row``, at their address."""
+        """A seat of the rematch kept for the player of ``row``, at their address.
+
+        A seat of nobody known (no player, no address) is handed to the rematch's
+        host, who passes its link on.
+        """
         owner = player["id"] if row["seat"] in mine else row["player_id"]
         known = self.store.player(owner) if owner else None
         email = known["email"] if known else row["email"]
-        return {"name": row["name"], "email": email, "player_id": owner}
+        return {"name": row["name"], "email": email, "player_id": owner, "kept": bool(email)}
 
     # -- checks ---------------------------------------------------------------------------
     def host_of(self, game: Game, player: dict[str, Any] | None) -> bool:

@@ -221,7 +221,7 @@ def created_page(game_id: str) -> Response:
         {
             "seat": seat["seat"],
             "name": seat["name"],
-            "opened": games.seat_of(game_id, token) is None,
+            "state": _link_state(games, game, seat, token),
             "link": url_for("web.claim_seat", game_id=game_id, token=token, _external=True),
             "claim": url_for("web.claim_seat", game_id=game_id, token=token),
             "address": bool(seat["email"]),
@@ -241,6 +241,15 @@ def created_page(game_id: str) -> Response:
     response = make_response(page)
     response.headers["Cache-Control"] = "no-store"
     return response
+
+
+def _link_state(games: GameService, game: Game, seat: Mapping[str, Any], token: str) -> str:
+    """Where a new game's seat stands for its creator's page: ``link`` (its handed link
+    works), ``opened`` (someone opened it), ``kept`` (kept for its player: no link was
+    handed) or ``seated`` (that player took it)."""
+    if games.store.seat_token(game.id, token) is None:
+        return "seated" if seat["joined_at"] else "kept"
+    return "link" if games.seat_of(game.id, token) is not None else "opened"
 
 
 @bp.route("/games/<game_id>/created/forget", methods=["POST"])

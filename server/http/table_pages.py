@@ -214,4 +214,7 @@ def rematch(game_id: str) -> Response:
     made = Tables(games).rematch(game_id, player, held, current_client(), key)
     if made.existed:
         return redirect(url_for("web.game_page", game_id=made.id), 303)
-    return show_created(made.id, key)
+    response = show_created(made.id, key)
+    if made.tokens:
+        _remember_seats(response, made.id, made.tokens, active=made.tokens[0])
+    return response
