@@ -143,6 +143,8 @@ class PlayerInSchema(StrictSchema):
     )
     open = fields.Boolean(
         load_default=False,
+        truthy={True},
+        falsy={False},
         metadata={
             "description": "An open seat, without name or email: a signed-in player takes it by"
             " joining the table (the lobby's open tables)."
