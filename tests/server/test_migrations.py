@@ -316,3 +316,23 @@ def test_an_old_siam_log_past_todays_draws_is_refused_in_words_not_replayed(
     assert client.get(f"/api/v1/games/{game['id']}?at=10").status_code == 200
     result = CliRunner().invoke(main, ["replay", game["id"]], env={"TURNPOST_DB": path})
     assert result.exit_code == 1 and "cannot be replayed past move 10" in result.output
+
+
+def test_m016_leaves_old_games_running_listed_and_hostless(upgraded) -> None:
+    """Games from before tables: no open seat, listed publicly, no host, no rematch yet; a
+    table and a rematch can then be made beside them."""
+    app, game = upgraded[2], upgraded[1]
+    client = app.test_client()
+    listed = client.get("/api/v1/games").get_json()["games"]
+    [old] = [entry for entry in listed if entry["id"] == game["id"]]
+    assert (old["status"], old["open_seats"], old["forming_until"]) == ("active", 0, None)
+    store = Store.open(upgraded[0])
+    row = store.game(game["id"])
+    assert (row["creator_id"], row["hidden_at"], row["rematch_of"]) == (None, None, None)
+    assert all(seat["joined_at"] is None for seat in store.seats(game["id"]))
+    table = GameService(store).create("siam", [{"name": "Ann"}, {"open": True}], {})
+    assert (
+        table["status"] == "forming"
+        and store.open_tables("2000-01-01", 10)[0]["id"] == (table["id"])
+    )
+    store.close()

@@ -25,8 +25,9 @@ def lobby_form(server: BackgroundServer) -> tuple[requests.Session, str]:
 
 
 def recent_ids(server: BackgroundServer) -> set[str]:
-    """The ids of the games the lobby lists."""
-    return set(re.findall(r"/games/(\w+)\"", requests.get(server.url, timeout=10).text))
+    """The ids of the games the public list shows (the lobby lists no running game)."""
+    listed = requests.get(server.api("/games"), params={"limit": 200}, timeout=10).json()
+    return {game["id"] for game in listed["games"]}
 
 
 def create_from_lobby(server: BackgroundServer, **fields: str) -> tuple[requests.Session, str]:

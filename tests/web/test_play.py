@@ -46,8 +46,9 @@ def logged(server: BackgroundServer, game: dict[str, Any]) -> list[str]:
 
 
 def listed_games(server: BackgroundServer) -> set[str]:
-    """The ids of the games the lobby lists."""
-    return set(re.findall(r"/games/(\w+)\"", requests.get(server.url, timeout=10).text))
+    """The ids of the games the public list shows (the lobby lists no running game)."""
+    listed = requests.get(server.api("/games"), params={"limit": 200}, timeout=10).json()
+    return {game["id"] for game in listed["games"]}
 
 
 def test_a_new_game_shows_its_links_after_a_redirect_to_its_creator_only(
