@@ -136,9 +136,19 @@ class PlayerInSchema(StrictSchema):
         load_default=None,
         allow_none=True,
         metadata={
-            "description": "Invite this player by mail at once (with a link that takes the seat),"
-            " then mail them their turns: a plain local@domain address (ASCII local part, not"
-            " quoted; no [IP] domain), kept with its domain IDNA-encoded in lower case."
+            "description": "Mail this player their turns: a plain local@domain address (ASCII"
+            " local part, not quoted; no [IP] domain), kept with its domain IDNA-encoded in"
+            " lower case."
+        },
+    )
+    invite = fields.Boolean(
+        load_default=False,
+        truthy={True},
+        falsy={False},
+        metadata={
+            "description": "Mail this player an invitation at once (needs `email`): the game,"
+            " its host and the other players, with a link that takes the seat. Without it the"
+            " first mail is the player's first turn mail."
         },
     )
     open = fields.Boolean(
@@ -153,11 +163,14 @@ class PlayerInSchema(StrictSchema):
 
     @validates_schema
     def named_or_open(self, data: dict[str, Any], **_: Any) -> None:
-        """A named seat has a name; an open one has neither name nor email."""
+        """A named seat has a name; an open one has neither name nor email; an invitation
+        needs an address."""
         if data["open"] and (data["name"] is not None or data["email"] is not None):
             raise ValidationError("An open seat has no name or email: whoever joins it names it.")
         if not data["open"] and data["name"] is None:
             raise ValidationError("Missing data for required field.", "name")
+        if data["invite"] and data["email"] is None:
+            raise ValidationError("An invitation is mailed: give the player's email.", "invite")
 
 
 class GameCreateSchema(StrictSchema):

@@ -4,7 +4,7 @@ Every command (``turnpost COMMAND --help`` tells more)::
 
     turnpost init-db                  # create the database or migrate it to the latest schema
     turnpost serve --demo             # gunicorn on http://127.0.0.1:8000 (see server.serving)
-    turnpost new-game siam --player Ann --player Bob
+    turnpost new-game siam --player Ann --player Bob [--email ... --invite]
     turnpost replay GAME_ID           # exit 1 if the log does not rebuild the snapshot
     turnpost export GAME_ID           # the game and its full log as JSON
     turnpost send-mail                # once: deadlines and reminders, then deliver due mail
@@ -112,6 +112,7 @@ def init_db() -> None:
     "--player", "names", multiple=True, required=True, help="A player name, in seat order."
 )
 @click.option("--email", "emails", multiple=True, help="Emails, in the same order as --player.")
+@click.option("--invite", is_flag=True, help="Mail each player with an email an invitation now.")
 @click.option("--seed", type=int, default=None, help="Seed of the game's PRNG (default: random).")
 @click.option("--option", "options", multiple=True, help="An engine option as NAME=JSON.")
 @click.option("--base-url", default=None, help="Address in the links (default: TURNPOST_BASE_URL).")
@@ -120,19 +121,21 @@ def new_game(
     engine: str,
     names: tuple[str, ...],
     emails: tuple[str, ...],
+    invite: bool,
     seed: int | None,
     options: tuple[str, ...],
     base_url: str | None,
 ) -> None:
     """Create a game and print each seat's token and private link.
 
-    A player with an ``--email`` is invited by mail at once (a player to move
-    by their first turn mail); the command says who was mailed.
+    A player with an ``--email`` gets turn mails; with ``--invite``, an
+    invitation at once (a player to move first: their first turn mail). The
+    command says who was mailed.
     """
-    given = [
-        {"name": name, "email": emails[i] if i < len(emails) else None}
-        for i, name in enumerate(names)
-    ]
+    given = []
+    for index, name in enumerate(names):
+        email = emails[index] if index < len(emails) else None
+        given.append({"name": name, "email": email, "invite": invite and email is not None})
     try:
         players = PlayerInSchema(many=True).load(given)
         game = current_service().create(engine, players, _parse_options(options), seed=seed)
@@ -145,12 +148,11 @@ def new_game(
 
 
 def print_invitations(game: dict[str, Any], players: list[dict[str, Any]]) -> None:
-    """Say which players with an address are mailed their invitation, and which are not."""
+    """Say which players are mailed now (an invitation, or their first turn)."""
     mailed = current_store().mailed_seats(game["id"])
     for seat, player in enumerate(players):
-        if player.get("email"):
-            told = "is mailed an invitation" if seat in mailed else "is not mailed (mail gate)"
-            click.echo(f"  {player['name']} {told}")
+        if player.get("email") and seat in mailed:
+            click.echo(f"  {player['name']} is mailed now")
     if mailed and not _mail_settings().smtp_url:
         click.echo("TURNPOST_SMTP_URL is not set here: the worker that has it sends the mail.")
 

@@ -178,8 +178,9 @@ class GameService:
     ) -> dict[str, Any]:
         """Create a game; the answer carries each seat's token and the admin token (shown once).
 
-        A player is ``{"name", "email"}`` (an address is invited by mail at
-        once: a seat to move by its first turn mail), or ``{"open": True}``:
+        A player is ``{"name", "email", "invite"}`` (``invite``: mailed an
+        invitation at once; a seat to move first is invited by its first turn
+        mail, as every seat with an address is), or ``{"open": True}``:
         a game with an open seat, or a rematch, is a table that forms until
         every seat is taken (:meth:`_start_if_full`; see :class:`Table`). A seat may
         be kept for a player (``player_id``). No token is handed for an open seat,
@@ -267,10 +268,9 @@ class GameService:
                 self.store.add_seat_token(game_id, seat, tokens[seat], "created", now)
             game = self.load(game_id)
             self._changed(Change(game))
-            for row in game.seats:  # a seat to move was invited by its turn mail
-                kept_for_creator = table.creator_id and row["player_id"] == table.creator_id
-                if row["email"] and row["seat"] not in game.to_move and not kept_for_creator:
-                    self.invite(game, row["seat"])
+            for seat, player in enumerate(players):  # a seat to move: its turn mail invites
+                if player.get("invite") and seat not in game.to_move:
+                    self.invite(game, seat)
         created = game_object(game, seat=None)
         for player in created["players"]:
             if player["seat"] in handed:

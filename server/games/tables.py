@@ -275,10 +275,18 @@ class Tables:
         A seat of nobody known (no player, no address) is handed to the rematch's
         host, who passes its link on.
         """
-        owner = player["id"] if row["seat"] in mine else row["player_id"]
+        asking = row["seat"] in mine
+        owner = player["id"] if asking else row["player_id"]
         known = self.store.player(owner) if owner else None
         email = known["email"] if known else row["email"]
-        return {"name": row["name"], "email": email, "player_id": owner, "kept": bool(email)}
+        kept = bool(email)
+        return {
+            "name": row["name"],
+            "email": email,
+            "player_id": owner,
+            "kept": kept,
+            "invite": kept and not asking,
+        }
 
     # -- checks ---------------------------------------------------------------------------
     def host_of(self, game: Game, player: dict[str, Any] | None) -> bool:

@@ -440,7 +440,8 @@ def _creation_body(form: Mapping[str, str]) -> dict[str, Any]:
     """The create-game request from the lobby form, checked by the API's schema.
 
     A row marked open is an open seat (the game is then a table that forms);
-    the seating order and the turn clock come from their own fields.
+    a row with an address is invited at once; the seating order and the turn
+    clock come from their own fields.
     """
     players: list[dict[str, Any]] = []
     for seat in range(FORM_SEATS):
@@ -449,7 +450,7 @@ def _creation_body(form: Mapping[str, str]) -> dict[str, Any]:
         if form.get(f"open{seat}"):
             players.append({"open": True})
         elif name or email:
-            players.append({"name": name, "email": email or None})
+            players.append({"name": name, "email": email or None, "invite": bool(email)})
     engine = ENGINES.get(form.get("engine", ""))
     body = {
         "engine": form.get("engine", ""),

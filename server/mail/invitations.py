@@ -81,7 +81,10 @@ def _paragraphs(store: Store, game: Game, seat: int, rematch: bool) -> list[str]
         )
     elif game.to_move:
         first = join([game.seats[s]["name"] for s in game.to_move])
-        said.append(f"{first} plays first; Turnpost mails you when it is your turn.")
+        said.append(
+            f"{first} plays first. Once you took your seat (the link below) or replied to"
+            " this mail, Turnpost mails you when it is your turn."
+        )
     return [paragraph for paragraph in said if paragraph]
 
 
