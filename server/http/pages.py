@@ -325,7 +325,8 @@ def own_entry(row: Mapping[str, Any], player: Mapping[str, Any]) -> dict[str, An
     mine = {seat["seat"] for seat in row["players"] if seat["player_id"] == player["id"]}
     to_move = json.loads(row["to_move"])
     if row["status"] == "forming":
-        words = f"waiting for players ({sum(not s['name'] for s in row['players'])} open)"
+        free = sum(not seat["name"] for seat in row["players"])
+        words = "waiting for players" + (f" ({plural(free, 'open seat')})" if free else "")
     elif row["status"] == "active" and mine & set(to_move):
         words = "your turn"
     elif row["status"] == "active":

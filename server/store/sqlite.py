@@ -299,11 +299,13 @@ class Store:
 
     # -- tables: games that form before they start -----------------------------------
     def open_tables(self, now: str, limit: int) -> list[dict[str, Any]]:
-        """Forming tables neither hidden nor expired at ``now``, newest first, with ``players``."""
+        """Forming tables with an open seat, neither hidden nor expired at ``now``, newest
+        first, with ``players``."""
         tables = self._all(
             "SELECT id, engine, options, seeded, position IS NOT NULL AS from_position,"
             " turn_hours, deadline_policy, seating, created_at, forming_until FROM games"
             " WHERE status = 'forming' AND hidden_at IS NULL AND forming_until > ?"
+            " AND EXISTS (SELECT 1 FROM seats WHERE game_id = games.id AND name = '')"
             " ORDER BY created_at DESC LIMIT ?",
             [now, limit],
         )

@@ -1,9 +1,12 @@
-"""Attacks on tables, host controls and rematches (issue 21), replayed against a real server.
+"""Tables, host controls and rematches (issue 21) and the attacks on them, against a real
+server.
 
 Joining without signing in or without the form's CSRF token, joining a full, cancelled or
 expired table, two players racing for the last seat (exactly one sits down), the host's
-controls used by anyone else, forged, reused and given-up links, a rematch asked by a
-stranger or twice at once, moves at a table that has not started.
+controls used by anyone else or with bad input, forged, reused and given-up links, a
+rematch asked by a stranger or twice at once, moves at a table that has not started; the
+lobby lists tables to join and no running game, hiding takes a game out of every list,
+the host sets and lifts the clock.
 """
 
 from __future__ import annotations
@@ -341,3 +344,47 @@ def test_a_table_that_has_not_started_takes_no_move_over_the_api(server: Backgro
     admin = {"Authorization": f"Bearer {game['admin_token']}"}
     stopped = requests.post(server.api(f"/games/{game['id']}/abort"), headers=admin, timeout=10)
     assert stopped.status_code == 200 and stopped.json()["status"] == "aborted"
+
+
+def test_the_lobby_lists_tables_to_join_but_no_running_game_and_hiding_takes_a_table_out(
+    server: BackgroundServer,
+) -> None:
+    host, bob = player(server, "Host"), player(server, "Bob")
+    body = {"engine": "siam", "players": [{"name": "Ann"}, {"name": "Bob"}]}
+    running = requests.post(server.api("/games"), json=body, timeout=10).json()
+    game_id = new_table(host, turn_hours="72")
+    lobby = Browser(server).get("/").text
+    assert running["id"] not in lobby, "the lobby lists a running game to a stranger"
+    assert f"/tables/{game_id}" in lobby and "3 days a move" in lobby
+    assert host.post(f"/games/{game_id}/host/hide", hidden="yes").status_code == 303
+    assert f"/tables/{game_id}" not in Browser(server).get("/").text
+    listed = requests.get(server.api("/games"), params={"limit": 200}, timeout=10).json()
+    assert game_id not in [entry["id"] for entry in listed["games"]]
+    assert bob.post(f"/tables/{game_id}/join").status_code == 303, "its link still lets in"
+    assert f"/games/{game_id}" in bob.get("/").text, "a player's own games are in their lobby"
+    assert host.post(f"/games/{game_id}/host/hide", hidden="no").status_code == 303
+    listed = requests.get(server.api("/games"), params={"limit": 200}, timeout=10).json()
+    assert game_id in [entry["id"] for entry in listed["games"]]
+
+
+def test_the_host_sets_and_lifts_the_clock_of_a_running_game(server: BackgroundServer) -> None:
+    host = player(server, "Host")
+    created = host.post("/games", engine="siam", name0="Ann", name1="Bob").headers["Location"]
+    game_id = created.split("/")[2]
+    assert public(server, game_id)["deadline"] is None
+    page = host.get(f"/games/{game_id}").text
+    assert "You host this game" in page and 'id="host-clock"' in page
+    clock = {"turn_hours": "24", "deadline_policy": "forfeit"}
+    assert host.post(f"/games/{game_id}/host/clock", **clock).status_code == 303
+    assert public(server, game_id)["deadline"] is not None
+    store = Store.open(server.db_path)
+    row = store.game(game_id)
+    store.close()
+    assert (row["turn_hours"], row["deadline_policy"]) == (24, "forfeit")
+    lifted = {"turn_hours": "", "deadline_policy": "remind"}
+    assert host.post(f"/games/{game_id}/host/clock", **lifted).status_code == 303
+    assert public(server, game_id)["deadline"] is None
+    assert host.post(f"/games/{game_id}/host/stop", sure="yes").status_code == 303
+    assert public(server, game_id)["status"] == "aborted"
+    again = host.post(f"/games/{game_id}/host/stop", sure="yes")
+    assert again.status_code == 409
