@@ -455,6 +455,7 @@ class GameService:
             if game.status == "forming":
                 self.check_open(game, now)
                 self.store.update_seat(game_id, seat, {"joined_at": now})
+                self.store.update_game(game_id, {"updated_at": now})
             token = self.browser_token(game_id, seat, now)
             self._start_if_full(game_id)
             return Taken(self.store.seat_by_token(game_id, token), token)

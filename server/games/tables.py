@@ -103,6 +103,7 @@ class Tables:
                 "acted_at": now,
             },
         )
+        self.store.update_game(game_id, {"updated_at": now})
         return self.games.browser_token(game_id, place["seat"], now)
 
     def remove(self, game_id: str, host: dict[str, Any], seat: int) -> None:
@@ -131,6 +132,7 @@ class Tables:
                     "passes_revoked_at": now,
                 },
             )
+            self.store.update_game(game_id, {"updated_at": now})
 
     # -- the host's controls ------------------------------------------------------------
     def stop(self, game_id: str, host: dict[str, Any]) -> None:

@@ -23,7 +23,7 @@ large answers is refused (cheaply, before any work) until the window turns
 over, while other tokens and addresses are served as before.
 
 **Game creation** has its own, stricter limit per address
-(``TURNPOST_RATELIMIT_CREATE``), for the API and the lobby form together:
+(``TURNPOST_RATELIMIT_CREATE``), for the API, the lobby form and rematches together:
 each game hands out tokens and may send mail.
 
 Past a limit the answer is ``429`` with the contract's error body
@@ -83,8 +83,8 @@ DEFAULTS = {
 }
 #: Endpoints that are never limited (the liveness check).
 EXEMPT_ENDPOINTS = frozenset({"web.health"})
-#: The views that create a game (the API's and the lobby form's), under one creation limit.
-CREATE_ENDPOINTS = ("api.create_game", "web.create_game")
+#: The views that create a game (the API's, the lobby form's, a rematch), under one limit.
+CREATE_ENDPOINTS = ("api.create_game", "web.create_game", "tables.rematch")
 #: Views whose answers hold a token although the request carries none (in a header or cookie).
 PRIVATE_ENDPOINTS = frozenset({*CREATE_ENDPOINTS, "web.claim_seat"})
 #: An answer costs one request per started slice of this much CPU time, or per started

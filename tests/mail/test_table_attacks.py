@@ -145,7 +145,12 @@ def test_joining_takes_a_signed_in_player_a_csrf_token_and_gives_one_seat_each(
     assert stranger.post(f"/tables/{game_id}/join").status_code == 401
     assert bob.post(f"/tables/{game_id}/join", csrf=False).status_code == 400
     assert public(server, game_id)["open_seats"] == 2
+    etag = requests.get(server.api(f"/games/{game_id}"), timeout=10).headers["ETag"]
     assert bob.post(f"/tables/{game_id}/join").status_code == 303
+    polled = requests.get(
+        server.api(f"/games/{game_id}"), headers={"If-None-Match": etag}, timeout=10
+    )
+    assert polled.status_code == 200, "a client polling the table missed a player joining"
     assert bob.post(f"/tables/{game_id}/join").status_code == 303  # again: the same seat
     assert public(server, game_id)["open_seats"] == 1
     assert cy.post(f"/tables/{game_id}/join").status_code == 303

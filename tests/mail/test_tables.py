@@ -18,11 +18,11 @@ from pathlib import Path
 
 import pytest
 import requests
-from playwright.sync_api import BrowserContext, Page, expect
+from playwright.sync_api import Browser, BrowserContext, Page, expect
 
 from engines import get_engine
 from tests.mail.conftest import BASE_URL, MAIL_SETTINGS, Sink, first_mail
-from tests.mail.samples import html_of, text_of
+from tests.mail.samples import html_of, save, text_of
 from tests.mail.test_sign_in import ask_for_link, mailed_link
 from tests.support import BackgroundServer, run_command, start_background
 from tests.web.conftest import SCREENSHOTS
@@ -109,6 +109,7 @@ def test_two_players_fill_a_table_from_the_lobby_play_it_out_and_accept_the_rema
     mail_worker,
     smtp_sink: tuple[Sink, str],
     new_context: Callable[[], BrowserContext],
+    browser: Browser,
     shots: Path,
 ) -> None:
     sink = smtp_sink[0]
@@ -142,6 +143,9 @@ def test_two_players_fill_a_table_from_the_lobby_play_it_out_and_accept_the_rema
     assert sorted(p["name"] for p in started["players"]) == ["Ann", "bob"]
     assert bob.locator("#host").count() == 0, "a player who is not the host sees the host panel"
 
+    ann.goto(f"{server.url}/games/{game_id}")
+    expect(ann.locator("#host")).to_contain_text("You host this game")
+    ann.screenshot(path=str(shots / "game-host-panel.png"), full_page=True)
     play_line(server, game_id, {"Ann": ann, "bob": bob})
     over = game_json(server, game_id)
     assert over["status"] == "finished" and len(over["result"]["winners"]) == 1
@@ -164,6 +168,7 @@ def test_two_players_fill_a_table_from_the_lobby_play_it_out_and_accept_the_rema
         text_of(invitation).split()
     )
     assert ANN not in text_of(invitation) + html_of(invitation)
+    save(invitation, "rematch-invitation", browser)
     rematch_id = seat_link_of(invitation).split("/")[-3]
     assert game_json(server, rematch_id)["status"] == "forming"
     bob.goto(local(server, seat_link_of(invitation)))  # from his mail program
@@ -243,6 +248,7 @@ def test_an_invitation_claims_its_seat_and_a_new_one_stops_the_old_link(
     words = " ".join(text_of(invitation).split())
     assert "ann invites you to play Siam with Ann on Turnpost" in words  # the host's own name
     assert "Ann plays first" in words and ANN not in words + html_of(invitation)
+    save(invitation, "invitation")
     first_link = local(server, seat_link_of(invitation))
     bob = requests.Session()
     taken = follow(first_link, bob)
