@@ -217,6 +217,9 @@ def replay(game_id: str) -> None:
     """Rebuild the state from the log and compare it with the snapshot (exit 1 on mismatch)."""
     games = current_service()
     game = _load(games, game_id)
+    if not game.started:
+        click.echo("OK: the table was never dealt, so there is nothing to replay")
+        return
     try:
         rebuilt = games.replay(game)
     except TurnpostError as error:

@@ -31,7 +31,9 @@ The game table
     same table alone: the page's script (``static/turnpost.js``) fetches it
     when the game's event stream tells of a move, and swaps it in.
 
-The links at the foot of every mail are in :mod:`server.http.mail_stop`.
+Tables that form before they start, their host's panel and rematches have
+their pages in :mod:`server.http.table_pages`; the links at the foot of every
+mail are in :mod:`server.http.mail_stop`.
 """
 
 from __future__ import annotations

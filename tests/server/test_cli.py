@@ -129,3 +129,28 @@ def test_new_game_links_use_the_configured_base_url(db_path: str) -> None:
     )
     assert result.exit_code == 0, result.output
     assert "https://play.example.org/games/" in result.output
+
+
+def test_new_game_invites_players_with_an_address_when_asked(db_path: str) -> None:
+    players = ["--player", "Ann", "--email", "ann@example.org", "--player", "Bob"]
+    players += ["--email", "bob@example.org"]
+    plain = run(db_path, "new-game", "siam", *players)
+    assert plain.exit_code == 0, plain.output
+    assert "Ann is mailed now" in plain.output and "Bob is mailed" not in plain.output
+    invited = run(db_path, "new-game", "siam", *players, "--invite")
+    assert "Ann is mailed now" in invited.output and "Bob is mailed now" in invited.output
+    game_id = re.search(r"Game (\w+)", invited.output).group(1)
+    store = Store.open(db_path)
+    kinds = [row["kind"] for row in store.db["outbox"].rows_where("game_id = ?", [game_id])]
+    store.close()
+    assert sorted(kinds) == ["invite", "turn"]
+    assert "ann@example.org" not in invited.output + plain.output
+
+
+def test_replay_of_a_table_never_dealt_says_so(db_path: str) -> None:
+    store = Store.open(db_path)
+    store.init()
+    table = GameService(store).create("siam", [{"name": "Ann"}, {"open": True}], {})
+    store.close()
+    result = run(db_path, "replay", table["id"])
+    assert result.exit_code == 0 and "never dealt" in result.output
