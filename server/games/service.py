@@ -182,7 +182,7 @@ class GameService:
         invitation at once; a seat to move first is invited by its first turn
         mail, as every seat with an address is), or ``{"open": True}``:
         a game with an open seat, or a rematch, is a table that forms until
-        every seat is taken (:meth:`_start_if_full`; see :class:`Table`). A seat may
+        every seat is taken (:meth:`start_if_full`; see :class:`Table`). A seat may
         be kept for a player (``player_id``). No token is handed for an open seat,
         nor for a seat ``kept`` for its own player (a rematch's: they take it from
         their invitation, or signed in).
@@ -301,7 +301,7 @@ class GameService:
             "reminders_sent": 0,
         }
 
-    def _start_if_full(self, game_id: str) -> None:
+    def start_if_full(self, game_id: str) -> None:
         """Deal a forming table once its every seat is taken (inside the caller's write).
 
         The seat order is drawn from the game's seed then, unless the creator
@@ -457,7 +457,7 @@ class GameService:
                 self.store.update_seat(game_id, seat, {"joined_at": now})
                 self.store.update_game(game_id, {"updated_at": now})
             token = self.browser_token(game_id, seat, now)
-            self._start_if_full(game_id)
+            self.start_if_full(game_id)
             return Taken(self.store.seat_by_token(game_id, token), token)
 
     def browser_token(self, game_id: str, seat: int, now: str) -> str:
@@ -888,8 +888,12 @@ class GameService:
         """
         game = self.load(game_id)
         self._check_admin(game, admin_token)
+        return self.reissue(game, seat)
+
+    def reissue(self, game: Game, seat: int) -> dict[str, Any]:
+        """:meth:`reissue_token` for a caller who checked who asks (the admin, the host)."""
         if not 0 <= seat < len(game.seats):
-            raise TurnpostError("not_found", f"No seat {seat} in game {game_id!r}.")
+            raise TurnpostError("not_found", f"No seat {seat} in game {game.id!r}.")
         return self._new_token(game, seat, limited=True)
 
     def renew_seat_tokens(self, game_id: str) -> list[dict[str, Any]]:

@@ -7,7 +7,7 @@ lobby); a named seat by whoever opens its link (the creator's handed link, or
 the invitation mailed to its address: :meth:`GameService.take_seat`); a seat
 kept for a player (a rematch) by that player, signed in, or by its link. The
 last seat taken deals the game, which may draw the seat order from the seed
-then (:meth:`GameService._start_if_full`). Every join happens in one write
+then (:meth:`GameService.start_if_full`). Every join happens in one write
 transaction: of two players joining for the last seat at once, exactly one
 sits down and the other is told the table is full. A table that waits
 :data:`~server.games.service.FORMING_DAYS` days is cancelled by the worker
@@ -79,14 +79,12 @@ class Tables:
             if seated is not None:
                 return Taken(seated["seat"], self.games.browser_token(game_id, seated["seat"], now))
             self.games.check_open(game, now)
+            kept = [row for row in mine if row["joined_at"] is None]
             free = [row for row in game.seats if not row["name"] and row["joined_at"] is None]
-            place = next((row for row in mine if row["joined_at"] is None), None) or next(
-                iter(free), None
-            )
-            if place is None:
+            if not kept + free:
                 raise TurnpostError("table_full", "Every seat of this table is taken.")
-            token = self._sit(game_id, place, player, now)
-            self.games._start_if_full(game_id)
+            token = self._sit(game_id, (kept + free)[0], player, now)
+            self.games.start_if_full(game_id)
             return Taken(self.store.seat_by_token(game_id, token), token)
 
     def _sit(self, game_id: str, place: dict[str, Any], player: dict[str, Any], now: str) -> str:
@@ -211,7 +209,7 @@ class Tables:
             raise TurnpostError("game_over", f"The game is {game.status}.")
         if not self._seat(game, seat)["name"]:
             raise TurnpostError("invalid_request", "An open seat has no link: players join it.")
-        return self.games._new_token(game, seat, limited=True)
+        return self.games.reissue(game, seat)
 
     # -- rematches ---------------------------------------------------------------------
     def rematch(
@@ -266,7 +264,7 @@ class Tables:
             tokens = [
                 self._sit(created["id"], row, player, now) for row in rows if row["seat"] in own
             ]
-            self.games._start_if_full(created["id"])
+            self.games.start_if_full(created["id"])
         return Rematch(created["id"], existed=False, tokens=tokens)
 
     def _kept_place(

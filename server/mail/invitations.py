@@ -79,11 +79,15 @@ def _paragraphs(store: Store, game: Game, seat: int, rematch: bool) -> list[str]
             "The game starts as soon as every seat is taken"
             + (": Turnpost draws the seat order then." if game.row["seating"] == "drawn" else ".")
         )
+    elif seat in game.to_move:
+        said.append("It is your turn now.")
     elif game.to_move:
-        first = join([game.seats[s]["name"] for s in game.to_move])
+        waiting = [game.seats[s]["name"] for s in game.to_move]
+        said.append(f"{join(waiting)} {'moves' if len(waiting) == 1 else 'move'} now.")
+    if game.status == "active" and game.seats[seat]["acted_at"] is None:
         said.append(
-            f"{first} plays first. Once you took your seat (the link below) or replied to"
-            " this mail, Turnpost mails you when it is your turn."
+            "Once you took your seat (the link below) or replied to this mail, Turnpost"
+            " mails you when it is your turn."
         )
     return [paragraph for paragraph in said if paragraph]
 

@@ -247,7 +247,7 @@ def test_an_invitation_claims_its_seat_and_a_new_one_stops_the_old_link(
     assert invitation["Subject"] == "An invitation to play Siam on Turnpost"
     words = " ".join(text_of(invitation).split())
     assert "ann invites you to play Siam with Ann on Turnpost" in words  # the host's own name
-    assert "Ann plays first" in words and ANN not in words + html_of(invitation)
+    assert "Ann moves now" in words and ANN not in words + html_of(invitation)
     save(invitation, "invitation")
     first_link = local(server, seat_link_of(invitation))
     bob = requests.Session()
