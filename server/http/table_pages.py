@@ -206,9 +206,6 @@ def rematch(game_id: str) -> Response:
     """Set up the rematch of a finished game and show its links (its page if it exists)."""
     player = signed_in_player()
     games = current_service()
-    existing = games.store.rematch_of(game_id)
-    if existing is not None:
-        return redirect(url_for("web.game_page", game_id=existing), 303)
     held = sorted(_held_seats(games, games.load(game_id)))
     key = secrets.token_bytes(32)
     made = Tables(games).rematch(game_id, player, held, current_client(), key)
