@@ -393,3 +393,15 @@ def test_the_host_sets_and_lifts_the_clock_of_a_running_game(server: BackgroundS
     assert public(server, game_id)["status"] == "aborted"
     again = host.post(f"/games/{game_id}/host/stop", sure="yes")
     assert again.status_code == 409
+
+
+def test_the_created_page_says_plainly_when_this_server_cannot_send_mail(
+    server: BackgroundServer,
+) -> None:
+    host = player(server, "Host")  # this server has no TURNPOST_SMTP_URL
+    created = host.post("/games", engine="siam", name0="Ann", name1="Bob", email1="b@example.org")
+    page = host.get(created.headers["Location"]).text
+    assert "This server cannot send mail" in page and "nobody will be mailed" in page
+    assert "is mailed an invitation" not in page and "b@example.org" not in page
+    plain = host.post("/games", engine="siam", name0="Ann", name1="Bob")
+    assert "cannot send mail" not in host.get(plain.headers["Location"]).text  # nobody to mail
