@@ -289,7 +289,7 @@ TURN_CLOCKS = (24, 48, 72, 168)
 
 def _render_lobby(error: TurnpostError | None = None, form: Mapping[str, str] | None = None) -> str:
     store, player = current_store(), current_actor().player
-    mine = [] if player is None else store.player_games(player["id"], LOBBY_OWN_GAMES)
+    mine = [] if player is None else store.lobby_games(player["id"], LOBBY_OWN_GAMES)
     return render_template(
         "lobby.html",
         engines=list(ENGINES.values()),

@@ -97,7 +97,7 @@ class Store:
       :meth:`recent_games`, :meth:`games_page`, :meth:`seats`, :meth:`seat`,
       :meth:`make_seat_private`*, :meth:`seat_reissued`*, :meth:`mark_acted`*,
       :meth:`set_vacation`*, :meth:`stop_mail`*;
-    - tables (games forming before they start): :meth:`open_tables`, :meth:`player_games`,
+    - tables (games forming before they start): :meth:`open_tables`, :meth:`lobby_games`,
       :meth:`expired_tables`, :meth:`rematch_of`, :meth:`update_seat`*,
       :meth:`renumber_seats`*, :meth:`mailed_seats`;
     - seat tokens: :meth:`seat_by_token`, :meth:`seat_of_token`, :meth:`seat_token`,
@@ -311,7 +311,7 @@ class Store:
         )
         return self._with_players(tables)
 
-    def player_games(self, player_id: str, limit: int) -> list[dict[str, Any]]:
+    def lobby_games(self, player_id: str, limit: int) -> list[dict[str, Any]]:
         """The games ``player_id`` sits at or created, last changed first, with ``players``."""
         games = self._all(
             "SELECT id, engine, status, seq, to_move, updated_at, creator_id FROM games"
