@@ -27,9 +27,9 @@ MAX_NAME = 64
 LANGUAGES = {"en": "English", "nl": "Nederlands", "de": "Deutsch", "fr": "Français"}
 #: How a player wants to hear of their turns by mail.
 MAIL_PREFERENCES = {
-    "turn": "a mail for every turn",
-    "digest": "one mail a day with every game waiting for me",
-    "none": "no mail (I look at my games page)",
+    "turn": "A mail for every turn",
+    "digest": "One mail a day with every game waiting for me",
+    "none": "No mail (I look at my games page)",
 }
 
 
