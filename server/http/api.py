@@ -13,6 +13,7 @@ from webargs.flaskparser import FlaskParser
 from werkzeug.exceptions import HTTPException
 
 from engines import ENGINES, Engine
+from schemas.accounts import MyGameListSchema, MyGamesQuerySchema
 from schemas.api import (
     MAX_SEED,
     EngineDetailSchema,
@@ -38,14 +39,15 @@ from schemas.api import (
     WebhookCreateSchema,
     WebhookSchema,
 )
+from server.accounts import games as my_games
 from server.errors import CODE_BY_STATUS, STATUS_BY_CODE, TurnpostError
 from server.games.clock import format_time
 from server.games.deadlines import set_vacation
 from server.games.game import Game
 from server.games.service import GameService, MoveRequest
-from server.http.actor import current_actor
+from server.http.actor import current_actor, personal_player
 from server.http.clients import current_client
-from server.http.context import current_service
+from server.http.context import current_service, current_store
 from server.http.cooperative import offload
 from server.http.errors import error_response
 from server.http.events import (
@@ -348,6 +350,26 @@ def list_games(query: dict[str, Any]) -> dict[str, Any]:
     return current_service().list_games(
         filters, current_actor().bearer, query["limit"], query.get("cursor")
     )
+
+
+@blp.route("/me/games")
+@blp.arguments(MyGamesQuerySchema, location="query")
+@blp.response(200, MyGameListSchema)
+@operation("listMyGames", "unauthorized", "invalid_request")
+@blp.doc(security=[{"personalToken": []}, {"session": []}])
+def list_my_games(query: dict[str, Any]) -> dict[str, Any]:
+    """The signed-in player's games, those waiting for them first, a page at a time.
+
+    With a personal API token (``Authorization: Bearer tpp_...``, made on the
+    player's page) or the session cookie of a signed-in browser; a seat or
+    admin token is ``401``. Then the others running (the latest change
+    first), then those over (the latest first), in the order of the player's
+    games page.
+    """
+    player = personal_player()
+    games = my_games.player_games(current_store(), player["id"])
+    page, following = my_games.games_page(games, query["limit"], query.get("cursor"))
+    return {"games": [my_games.summary(row) for row in page], "next_cursor": following}
 
 
 @blp.route("/games/<game_id>")

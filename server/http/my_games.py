@@ -1,0 +1,132 @@
+"""The signed-in player's games: ``/me/games``, where signing in lands.
+
+Every game with a seat tied to the player (``seats.player_id``: a seat link
+followed while signed in), across engines, in the order of
+:mod:`server.accounts.games`: those waiting for the player first (with what
+the game asks of them), then the others running (who moves now), then the
+latest :data:`RECENT_OVER` over. Each shows the other players' names, the
+deadline and the last move's sentence, moments in the player's time zone.
+Each game's button (a CSRF-protected POST to ``/games/<id>/my-seat``,
+:func:`server.http.pages.take_my_seat`) opens the player's seat in this
+browser, minting a token of its own if the browser holds none: a player who
+lost a seat's link gets the seat back here.
+
+Live: the page's script follows ``/me/games/events``, the player's event
+stream (:class:`server.http.events.PlayerSubscription`: a ``change`` event
+when one of the player's games moves, from the worker's one database poller,
+so that an open page costs nothing while its games are quiet), and then
+fetches ``/me/games/live``, the list alone, and swaps it in. Without the
+script the page is the same, as of its last load.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from flask import (
+    Blueprint,
+    Response,
+    current_app,
+    make_response,
+    redirect,
+    render_template,
+    url_for,
+)
+
+from engines import ENGINES
+from engines.words import join
+from server.accounts.games import OVER_STATUSES, player_games, prompts
+from server.http.actor import current_actor, signed_in_player
+from server.http.api import STREAM_HEADERS
+from server.http.clients import current_client
+from server.http.context import current_store
+from server.http.pages_words import waiting_words
+
+bp = Blueprint("my_games", __name__)
+
+#: Games over shown on the page (the latest); ``GET /api/v1/me/games`` lists them all.
+RECENT_OVER = 20
+
+
+@bp.route("/me/games")
+def games_page() -> Response:
+    """The player's games (a visitor not signed in is sent to sign in)."""
+    player = current_actor().player
+    if player is None:
+        return redirect(url_for("accounts.sign_in_page"), 303)
+    return _private(render_template("my_games.html", **_context(player)))
+
+
+@bp.route("/me/games/live")
+def games_live() -> Response:
+    """The list alone, for the page's script to swap in after a change; ``401`` signed out."""
+    return _private(render_template("my_games_list.html", **_context(signed_in_player())))
+
+
+@bp.route("/me/games/events")
+def games_events() -> Response:
+    """The player's event stream: a ``change`` event when one of their games moves."""
+    player = signed_in_player()
+    feed = current_app.extensions["turnpost"].feed
+    subscription = feed.subscribe_player(player["id"], current_client())
+    response = Response(subscription.stream(), mimetype="text/event-stream", headers=STREAM_HEADERS)
+    response.call_on_close(subscription.close)
+    return response
+
+
+def _private(page: str) -> Response:
+    response = make_response(page)
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+def _context(player: dict[str, Any]) -> dict[str, Any]:
+    """The page's and the list's context: the player's games in three parts, in words."""
+    store = current_store()
+    games = player_games(store, player["id"])
+    asks = prompts(store, games)
+    shown = [_shown(game, asks.get(game["id"], "")) for game in games]
+    over = [game for game in shown if game["status"] in OVER_STATUSES]
+    waiting = [game for game in shown if game["waiting"]]
+    return {
+        "me": player,
+        "zone": player["time_zone"],
+        "waiting": waiting,
+        "running": [g for g in shown if not g["waiting"] and g not in over],
+        "over": over[:RECENT_OVER],
+        "older": len(over) - RECENT_OVER,
+        "title": f"({len(waiting)}) My games" if waiting else "My games",
+    }
+
+
+def _shown(game: dict[str, Any], prompt: str) -> dict[str, Any]:
+    """A game of the list as the page shows it."""
+    engine = ENGINES[game["engine"]]
+    names = [seat["name"] for seat in game["players"]]
+    others = [seat["name"] for seat in game["players"] if seat["seat"] not in game["mine"]]
+    return {
+        "id": game["id"],
+        "name": engine.name,
+        "others": join(others),
+        "seat": game["you"],
+        "status": game["status"],
+        "waiting": bool(game["waiting"]),
+        "turn": _turn_words(game, engine, names, prompt),
+        "deadline": game["deadline"] if game["status"] == "active" else None,
+        "last_move": game["last_description"],
+        "last_at": game["last_at"],
+        "started": game["created_at"],
+    }
+
+
+def _turn_words(game: dict[str, Any], engine: Any, names: list[str], prompt: str) -> str:
+    """Whose turn it is, or how the game ended, in words: "Your turn: enter an elephant"."""
+    if game["waiting"]:
+        return f"Your turn: {prompt}" if prompt else "Your turn."
+    if game["status"] == "finished":
+        return engine.describe_result(json.loads(game["result"]), names)
+    if game["status"] == "aborted":
+        return "The game was stopped."
+    to_move = json.loads(game["to_move"])
+    return waiting_words(to_move, names) if to_move else "The game waits for its players."
