@@ -22,6 +22,7 @@ script the page is the same, as of its last load.
 from __future__ import annotations
 
 import json
+from datetime import timedelta
 from typing import Any
 
 from flask import (
@@ -37,6 +38,7 @@ from flask import (
 from engines import ENGINES
 from engines.words import join
 from server.accounts.games import OVER_STATUSES, player_games, prompts
+from server.games.clock import parse_time, utcnow
 from server.http.actor import current_actor, signed_in_player
 from server.http.api import STREAM_HEADERS
 from server.http.clients import current_client
@@ -47,6 +49,8 @@ bp = Blueprint("my_games", __name__)
 
 #: Games over shown on the page (the latest); ``GET /api/v1/me/games`` lists them all.
 RECENT_OVER = 20
+#: A deadline closer than this is shown as near.
+SOON_HOURS = 24
 
 
 @bp.route("/me/games")
@@ -114,10 +118,30 @@ def _shown(game: dict[str, Any], prompt: str) -> dict[str, Any]:
         "waiting": bool(game["waiting"]),
         "turn": _turn_words(game, engine, names, prompt),
         "deadline": game["deadline"] if game["status"] == "active" else None,
+        "soon": _soon(game["deadline"]) if game["waiting"] else False,
+        "outcome": _outcome(game),
+        "moves": game["seq"],
         "last_move": game["last_description"],
         "last_at": game["last_at"],
         "started": game["created_at"],
     }
+
+
+def _soon(deadline: str | None) -> bool:
+    """Whether a deadline is less than :data:`SOON_HOURS` away (or past)."""
+    if deadline is None:
+        return False
+    return parse_time(deadline) - parse_time(utcnow()) < timedelta(hours=SOON_HOURS)
+
+
+def _outcome(game: dict[str, Any]) -> str | None:
+    """``won``, ``lost`` or ``drawn`` for the player in a finished game, else ``None``."""
+    if game["status"] != "finished":
+        return None
+    winners = set(json.loads(game["result"]).get("winners") or [])
+    if not winners:
+        return "drawn"
+    return "won" if winners & set(game["mine"]) else "lost"
 
 
 def _turn_words(game: dict[str, Any], engine: Any, names: list[str], prompt: str) -> str:
