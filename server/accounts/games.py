@@ -17,9 +17,8 @@ count: a game that keeps its place is listed once, whatever others do.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, NamedTuple
 
 from engines import ENGINES
 from schemas.accounts import MAX_CURSOR
@@ -42,8 +41,7 @@ def micros(stamp: str) -> int:
     return (parse_time(stamp) - EPOCH) // timedelta(microseconds=1)
 
 
-@dataclass(frozen=True, order=True)
-class Place:
+class Place(NamedTuple):
     """Where a game stands in a player's list: compared as a tuple, the list's order."""
 
     group: int
@@ -84,13 +82,16 @@ def player_games(store: Store, player_id: str) -> list[dict[str, Any]]:
     Each is a row of :meth:`Store.player_games` for the player's seat that
     the game waits for (else their first seat) as ``you``, with ``mine``:
     every seat of the game that is theirs (a player may hold two seats of
-    a game played on one device).
+    a game played on one device), and ``part``: :data:`WAITING`,
+    :data:`RUNNING` or :data:`OVER`.
     """
     rows = sorted(store.player_games(player_id), key=lambda row: (not row["waiting"], row["you"]))
     games: dict[str, dict[str, Any]] = {}
     for row in rows:
         games.setdefault(row["id"], {**row, "mine": []})["mine"].append(row["you"])
-    return sorted(games.values(), key=place)
+    places = {game_id: place(game) for game_id, game in games.items()}
+    ordered = sorted(games.values(), key=lambda game: places[game["id"]])
+    return [{**game, "part": places[game["id"]].group} for game in ordered]
 
 
 def games_page(

@@ -22,8 +22,11 @@ script the page is the same, as of its last load.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
+from urllib.parse import quote
 
 from flask import (
     Blueprint,
@@ -34,10 +37,11 @@ from flask import (
     render_template,
     url_for,
 )
+from flask_wtf.csrf import generate_csrf
 
 from engines import ENGINES
 from engines.words import join
-from server.accounts.games import OVER_STATUSES, player_games, prompts
+from server.accounts.games import OVER, RUNNING, WAITING, player_games, prompts
 from server.games.clock import parse_time, utcnow
 from server.http.actor import current_actor, signed_in_player
 from server.http.api import STREAM_HEADERS
@@ -51,6 +55,8 @@ bp = Blueprint("my_games", __name__)
 RECENT_OVER = 20
 #: A deadline closer than this is shown as near.
 SOON_HOURS = 24
+#: Stands for a game id in an address built once for every game of the list.
+ANY_GAME = "0game0"
 
 
 @bp.route("/me/games")
@@ -89,28 +95,65 @@ def _context(player: dict[str, Any]) -> dict[str, Any]:
     """The page's and the list's context: the player's games in three parts, in words."""
     store = current_store()
     games = player_games(store, player["id"])
-    asks = prompts(store, games)
-    shown = [_shown(game, asks.get(game["id"], "")) for game in games]
-    over = [game for game in shown if game["status"] in OVER_STATUSES]
-    waiting = [game for game in shown if game["waiting"]]
+    parts: dict[int, list[dict[str, Any]]] = {WAITING: [], RUNNING: [], OVER: []}
+    for game in games:
+        parts[game["part"]].append(game)
+    asks = prompts(store, parts[WAITING])
+    urls = {"page": _addresses("web.game_page"), "seat": _addresses("web.take_my_seat")}
+
+    def shown(part: int, limit: int | None = None) -> list[dict[str, Any]]:
+        return [_shown(game, asks.get(game["id"], ""), urls) for game in parts[part][:limit]]
+
+    waiting = len(parts[WAITING])
     return {
         "me": player,
         "zone": player["time_zone"],
-        "waiting": waiting,
-        "running": [g for g in shown if not g["waiting"] and g not in over],
-        "over": over[:RECENT_OVER],
-        "older": len(over) - RECENT_OVER,
-        "title": f"({len(waiting)}) My games" if waiting else "My games",
+        "csrf": generate_csrf(),
+        "parts": [
+            Part("waiting", "Your turn", shown(WAITING), "No game waits for you."),
+            Part("running", "Waiting for others", shown(RUNNING), "None."),
+            Part(
+                "over",
+                "Finished lately",
+                shown(OVER, RECENT_OVER),
+                "",
+                len(parts[OVER]) - RECENT_OVER,
+            ),
+        ],
+        "any_games": bool(games),
+        "title": f"({waiting}) My games" if waiting else "My games",
     }
 
 
-def _shown(game: dict[str, Any], prompt: str) -> dict[str, Any]:
-    """A game of the list as the page shows it."""
+@dataclass(frozen=True)
+class Part:
+    """A part of the list: its ``key`` (the ids of its elements), heading, games, the words
+    when it has none (none: no heading either) and how many more it leaves out."""
+
+    key: str
+    title: str
+    games: list[dict[str, Any]]
+    empty: str
+    more: int = 0
+
+
+def _addresses(endpoint: str) -> Callable[[str], str]:
+    """A game's address at ``endpoint``, built once for the whole list (``url_for`` per game
+    would cost a list of hundreds a good part of its time)."""
+    address = url_for(endpoint, game_id=ANY_GAME)
+    return lambda game_id: address.replace(ANY_GAME, quote(game_id, safe=""))
+
+
+def _shown(
+    game: dict[str, Any], prompt: str, urls: dict[str, Callable[[str], str]]
+) -> dict[str, Any]:
+    """A game of the list as the page shows it, with its ``urls``."""
     engine = ENGINES[game["engine"]]
     names = [seat["name"] for seat in game["players"]]
     others = [seat["name"] for seat in game["players"] if seat["seat"] not in game["mine"]]
     return {
         "id": game["id"],
+        "urls": {kind: address(game["id"]) for kind, address in urls.items()},
         "name": engine.name,
         "others": join(others),
         "seat": game["you"],

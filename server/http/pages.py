@@ -121,12 +121,13 @@ def moment_element(stamp: str | None, zone: str | None = None) -> Markup:
     browser's time zone, or in ``zone`` (a signed-in player's), which the script keeps."""
     if not stamp:
         return Markup("")
+    if "page_now" not in g:  # one "now" for every moment of a page (a list shows hundreds)
+        g.page_now = parse_time(utcnow())
     moment = parse_time(stamp)
-    words = moment_words(moment, parse_time(utcnow()), zone or "UTC")
+    words = escape(moment_words(moment, g.page_now, zone or "UTC"))
     iso = moment.strftime("%Y-%m-%dT%H:%M:%SZ")
-    if zone is None:
-        return Markup('<time datetime="{}">{}</time>').format(iso, words)
-    return Markup('<time datetime="{}" data-zone="{}">{}</time>').format(iso, zone, words)
+    zoned = "" if zone is None else f' data-zone="{escape(zone)}"'
+    return Markup(f'<time datetime="{iso}"{zoned}>{words}</time>')
 
 
 # -- lobby ----------------------------------------------------------------

@@ -280,11 +280,12 @@ class Store:
         return self._with_players(games)
 
     def _with_players(self, games: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        """``games`` rows, each with ``players``: its ``seats`` rows in seat order."""
+        """``games`` rows, each with ``players``: what a list shows of its seats (``seat``,
+        ``name``, ``private_at``, ``reissued_at``) in seat order."""
         players: dict[str, list[dict[str, Any]]] = {game["id"]: [] for game in games}
         seats = self._all(
-            "SELECT * FROM seats WHERE game_id IN (SELECT value FROM json_each(?))"
-            " ORDER BY game_id, seat",
+            "SELECT game_id, seat, name, private_at, reissued_at FROM seats"
+            " WHERE game_id IN (SELECT value FROM json_each(?)) ORDER BY game_id, seat",
             [json.dumps(list(players))],
         )
         for seat in seats:

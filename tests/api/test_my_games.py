@@ -172,7 +172,11 @@ def test_a_personal_token_lists_the_players_games_waiting_first_without_addresse
         "Bob resigns.",
     )
     assert "@" not in answer.text, "an address in the answer"
-    assert ann.browser.get(live_server.api("/me/games"), timeout=TIMEOUT).json() == answer.json()
+    by_cookie = ann.browser.get(
+        live_server.api("/me/games"), headers={"Origin": "https://evil.example"}, timeout=TIMEOUT
+    )
+    assert by_cookie.json() == answer.json()
+    assert "Access-Control-Allow-Credentials" not in by_cookie.headers, "another site may read it"
 
 
 def test_another_players_token_sees_only_their_own_games(live_server: BackgroundServer) -> None:
