@@ -181,7 +181,8 @@ class PlayerSubscription:
 
 
 def change_event(game_ids: list[str]) -> str:
-    """The ``change`` event of a player's stream: which of their games moved.
+    """The ``change`` event of a player's stream: which of their games moved (an empty id:
+    some may have, the page had better fetch the list again).
 
     >>> change_event(["a1", "b2"])
     'event: change\\ndata: {"games": ["a1", "b2"]}\\n\\n'
@@ -245,8 +246,12 @@ class Feed:
                 headers={"Retry-After": str(STREAM_RETRY_SECONDS)},
             )
         self._by_client[client] += 1
-        if self._poller is None:
-            self._poller = threading.Thread(target=self._poll, name="events", daemon=True)
+        if self._poller is None:  # from the moves logged before this stream was admitted
+            store = Store.open(self.db_path)
+            start = (store, store.last_move_cursor())
+            self._poller = threading.Thread(
+                target=self._poll, args=start, name="events", daemon=True
+            )
             self._poller.start()
 
     def unsubscribe(self, subscription: Subscription | PlayerSubscription) -> None:
@@ -271,15 +276,14 @@ class Feed:
         with self._lock:
             return list(self._by_game.get(game_id, ()))
 
-    def _poll(self) -> None:
-        """Forever: when the database changed, hand new moves and ended games to their streams.
+    def _poll(self, store: Store, cursor: int) -> None:
+        """Forever: when the database changed, hand the moves logged after ``cursor`` and the
+        ended games to their streams.
 
         A failing look (the database locked for longer than the busy timeout)
         is logged and tried again at the next tick: the feed must not die.
         """
-        store = Store.open(self.db_path)
         version = None
-        cursor = store.last_move_cursor()
         while True:
             time.sleep(POLL_SECONDS)
             try:

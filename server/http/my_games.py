@@ -15,7 +15,9 @@ Live: the page's script follows ``/me/games/events``, the player's event
 stream (:class:`server.http.events.PlayerSubscription`: a ``change`` event
 when one of the player's games moves, from the worker's one database poller,
 so that an open page costs nothing while its games are quiet), and then
-fetches ``/me/games/live``, the list alone, and swaps it in. Without the
+fetches ``/me/games/live``, the list alone, and swaps it in. The stream's
+address carries the move log's cursor when the page was made, so a move
+made before the stream opened is told as soon as it opens. Without the
 script the page is the same, as of its last load.
 """
 
@@ -35,6 +37,7 @@ from flask import (
     make_response,
     redirect,
     render_template,
+    request,
     url_for,
 )
 from flask_wtf.csrf import generate_csrf
@@ -55,6 +58,8 @@ bp = Blueprint("my_games", __name__)
 RECENT_OVER = 20
 #: A deadline closer than this is shown as near.
 SOON_HOURS = 24
+#: The most moves logged since the page was made that its stream looks through.
+CATCH_UP_MOVES = 1000
 #: Stands for a game id in an address built once for every game of the list.
 ANY_GAME = "0game0"
 
@@ -76,13 +81,37 @@ def games_live() -> Response:
 
 @bp.route("/me/games/events")
 def games_events() -> Response:
-    """The player's event stream: a ``change`` event when one of their games moves."""
+    """The player's event stream: a ``change`` event when one of their games moves.
+
+    ``?after=`` is the move log's cursor when the page was made: a move of
+    the player's games since then (before the stream was open) is told at
+    once; a cursor more than :data:`CATCH_UP_MOVES` behind (or not one)
+    just tells the page to fetch the list again.
+    """
     player = signed_in_player()
     feed = current_app.extensions["turnpost"].feed
     subscription = feed.subscribe_player(player["id"], current_client())
+    for game_id in _moved_since(player["id"], request.args.get("after", "")):
+        subscription.deliver_change(game_id)
     response = Response(subscription.stream(), mimetype="text/event-stream", headers=STREAM_HEADERS)
     response.call_on_close(subscription.close)
     return response
+
+
+def _moved_since(player_id: str, after: str) -> list[str]:
+    """The player's games that moved since the log's cursor ``after`` (see
+    :func:`games_events`); ``[""]`` (something did) for a cursor too old or not one, none
+    without one."""
+    if not after:
+        return []
+    store = current_store()
+    latest = store.last_move_cursor()
+    cursor = int(after) if after.isascii() and after.isdigit() and len(after) < 19 else -1
+    if cursor >= latest:
+        return []
+    if latest - cursor > CATCH_UP_MOVES or cursor < 0:
+        return [""]
+    return store.player_moved_since(player_id, cursor)
 
 
 def _private(page: str) -> Response:
@@ -121,6 +150,7 @@ def _context(player: dict[str, Any]) -> dict[str, Any]:
             ),
         ],
         "any_games": bool(games),
+        "after": store.last_move_cursor(),
         "title": f"({waiting}) My games" if waiting else "My games",
     }
 

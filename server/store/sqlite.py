@@ -106,7 +106,8 @@ class Store:
       :meth:`use_sign_in_link`*, :meth:`add_session`, :meth:`session_player`,
       :meth:`end_sessions`, :meth:`add_api_token`, :meth:`api_tokens`,
       :meth:`revoke_api_token`, :meth:`api_token_player`, :meth:`tie_seat`*;
-      a player's games: :meth:`player_games`, :meth:`game_states`, :meth:`players_of_games`;
+      a player's games: :meth:`player_games`, :meth:`game_states`, :meth:`players_of_games`,
+      :meth:`player_moved_since`;
     - the move log (append-only): :meth:`append_move`*, :meth:`moves`, :meth:`logged_moves`, and
       for event feeds :meth:`last_move_cursor`, :meth:`moves_since`,
       :meth:`ended_games`, :meth:`data_version`;
@@ -531,6 +532,16 @@ class Store:
             [json.dumps(game_ids)],
         )
         return {row["id"]: row["state"] for row in rows}
+
+    def player_moved_since(self, player_id: str, cursor: int) -> list[str]:
+        """The games of ``player_id`` with a move logged after ``cursor`` (a
+        :meth:`last_move_cursor`). Reads every move logged since, so keep ``cursor`` recent."""
+        rows = self._all(
+            "SELECT DISTINCT game_id FROM seats WHERE player_id = ?"
+            " AND game_id IN (SELECT game_id FROM moves WHERE rowid > ?) ORDER BY game_id",
+            [player_id, cursor],
+        )
+        return [row["game_id"] for row in rows]
 
     def players_of_games(self, game_ids: list[str]) -> list[dict[str, Any]]:
         """``{"game_id", "player_id"}`` of every seat of ``game_ids`` tied to a player."""

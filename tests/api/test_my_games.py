@@ -272,3 +272,48 @@ def test_a_reissued_seat_is_no_longer_the_players(live_server: BackgroundServer)
         timeout=TIMEOUT,
     )
     assert taken.status_code == 403
+
+
+def test_the_players_event_stream_tells_of_a_move_in_their_games_only(
+    live_server: BackgroundServer,
+) -> None:
+    for path in ("/me/games/events", "/me/games/live"):
+        assert requests.get(f"{live_server.url}{path}", timeout=TIMEOUT).status_code == 401
+    ann = new_player(live_server, "Ann")
+    mine, other = create(live_server, ["Bob", "Ann"]), create(live_server, ["Bob", "Cleo"])
+    take_seat(live_server, ann, mine, 1)
+    with ann.browser.get(
+        f"{live_server.url}/me/games/events", stream=True, timeout=TIMEOUT
+    ) as stream:
+        assert stream.headers["Content-Type"].startswith("text/event-stream")
+        lines = stream.iter_lines(decode_unicode=True)
+        assert next(lines) == "retry: 2000"
+        move(live_server, other, handed(other, 0), "enter a1 N")
+        move(live_server, mine, handed(mine, 0), "enter e1 N")
+        first = next(line for line in lines if line.startswith("data:"))
+        assert first == f'data: {{"games": ["{mine["id"]}"]}}'
+
+
+def first_change(player: Player, url: str) -> str:
+    """The data of the first event of the player's stream at ``url``."""
+    with player.browser.get(url, stream=True, timeout=TIMEOUT) as stream:
+        assert stream.status_code == 200, stream.status_code
+        return next(
+            line for line in stream.iter_lines(decode_unicode=True) if line.startswith("data:")
+        )
+
+
+def test_a_move_between_the_page_and_its_stream_is_told_when_the_stream_opens(
+    live_server: BackgroundServer,
+) -> None:
+    ann = new_player(live_server, "Ann")
+    game = create(live_server, ["Bob", "Ann"])
+    take_seat(live_server, ann, game, 1)
+    page = ann.browser.get(f"{live_server.url}/me/games", timeout=TIMEOUT).text
+    events = re.search(r'data-events="([^"]+)"', page).group(1).replace("&amp;", "&")
+    assert "after=" in events
+    move(live_server, game, handed(game, 0), "enter e1 N")
+    assert first_change(ann, live_server.url + events) == f'data: {{"games": ["{game["id"]}"]}}'
+    for hostile in ("-1", "abc", "9" * 40, "\u0661"):
+        url = f"{live_server.url}/me/games/events?after={hostile}"
+        assert first_change(ann, url) == 'data: {"games": [""]}', hostile

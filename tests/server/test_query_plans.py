@@ -1,7 +1,7 @@
 """The lists that must stay fast as games pile up read games, seats and moves by index.
 
-Every statement that the lobby, a player's games page, its live list and
-``GET /api/v1/me/games`` run is recorded (SQLite's trace callback on the app's
+Every statement that the lobby, a player's games page, its live list, the
+catch-up of its event stream and ``GET /api/v1/me/games`` run is recorded (SQLite's trace callback on the app's
 connection) and its plan read with ``EXPLAIN QUERY PLAN``: no step may scan a
 whole table of games, seats, moves or players, and a step that walks an index in
 order (the lobby's newest games) must be cut by a ``LIMIT`` and need no sort.
@@ -114,6 +114,11 @@ def test_the_lists_read_games_seats_and_moves_by_index(signed_in) -> None:
             ("/api/v1/me/games", session, None),
         ],
     )
+    with app.app_context():  # the catch-up of the player's stream (its answer never ends)
+        store = app.extensions["turnpost"].store()
+        store.db.conn.set_trace_callback(ran.append)
+        store.player_moved_since("p1", 0)
+        store.db.conn.set_trace_callback(None)
     assert any("FROM seats AS s JOIN games" in sql for sql in ran), "the player's games ran no SQL"
     assert any("ORDER BY updated_at DESC" in sql for sql in ran), "the lobby's list ran no SQL"
     scans = {sql: full_scans(sql, plan(app, sql)) for sql in ran}
