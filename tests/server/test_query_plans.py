@@ -1,10 +1,11 @@
 """The lists that must stay fast as games pile up read games, seats and moves by index.
 
 Every statement that the lobby, a player's games page, its live list, the
-catch-up of its event stream and ``GET /api/v1/me/games`` run is recorded (SQLite's trace callback on the app's
-connection) and its plan read with ``EXPLAIN QUERY PLAN``: no step may scan a
-whole table of games, seats, moves or players, and a step that walks an index in
-order (the lobby's newest games) must be cut by a ``LIMIT`` and need no sort.
+catch-up of its event stream and ``GET /api/v1/me/games`` run is recorded
+(SQLite's trace callback on the app's connection) and its plan read with
+``EXPLAIN QUERY PLAN``: no step may scan a whole table of games, seats, moves
+or players, and a step that walks an index in order (the lobby's newest
+games) must be cut by a ``LIMIT`` and need no sort.
 The figures are in ``docs/performance.md`` (``bench/players.py``).
 """
 
