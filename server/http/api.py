@@ -54,6 +54,7 @@ from server.http.events import (
     MORE_EVENTS,
     PREAMBLE,
     REPLAY_PAGE,
+    STREAM_HEADERS,
     end_event,
     move_event,
 )
@@ -567,8 +568,6 @@ def delete_webhook(game_id: str, webhook_id: int) -> None:
     current_service().remove_webhook(game_id, current_actor().bearer, webhook_id)
 
 
-#: Headers of an event stream: never cached nor buffered by a proxy.
-STREAM_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 #: The stream's schema: left open (no ``type``), so that generated clients read the answer as
 #: text and validators take each event as it comes; the description and example show its events.
 SSE_STREAM = {

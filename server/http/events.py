@@ -59,6 +59,8 @@ logger = logging.getLogger(__name__)
 KEEPALIVE_SECONDS = 5.0
 #: Seconds between the feed's looks at the database.
 POLL_SECONDS = 0.25
+#: Headers of an event stream: never cached nor buffered by a proxy.
+STREAM_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 #: Sent first on every stream: reconnect after 2 s if the connection drops.
 PREAMBLE = "retry: 2000\n: connected\n\n"
 KEEPALIVE = ": keep-alive\n\n"

@@ -42,14 +42,14 @@ from flask import (
 )
 from flask_wtf.csrf import generate_csrf
 
-from engines import ENGINES
+from engines import ENGINES, Engine
 from engines.words import join
 from server.accounts.games import OVER, RUNNING, WAITING, player_games, prompts
 from server.games.clock import parse_time, utcnow
 from server.http.actor import current_actor, signed_in_player
-from server.http.api import STREAM_HEADERS
 from server.http.clients import current_client
 from server.http.context import current_store
+from server.http.events import STREAM_HEADERS
 from server.http.pages_words import waiting_words
 
 bp = Blueprint("my_games", __name__)
@@ -135,7 +135,6 @@ def _context(player: dict[str, Any]) -> dict[str, Any]:
 
     waiting = len(parts[WAITING])
     return {
-        "me": player,
         "zone": player["time_zone"],
         "csrf": generate_csrf(),
         "parts": [
@@ -217,7 +216,7 @@ def _outcome(game: dict[str, Any]) -> str | None:
     return "won" if winners & set(game["mine"]) else "lost"
 
 
-def _turn_words(game: dict[str, Any], engine: Any, names: list[str], prompt: str) -> str:
+def _turn_words(game: dict[str, Any], engine: Engine, names: list[str], prompt: str) -> str:
     """Whose turn it is, or how the game ended, in words: "Your turn: enter an elephant"."""
     if game["waiting"]:
         return f"Your turn: {prompt}" if prompt else "Your turn."

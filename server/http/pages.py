@@ -117,8 +117,8 @@ def csp_nonce() -> str:
 
 
 def moment_element(stamp: str | None, zone: str | None = None) -> Markup:
-    """A stored moment as ``<time>`` in words, in UTC for the script to rewrite in the
-    browser's time zone, or in ``zone`` (a signed-in player's), which the script keeps."""
+    """A stored moment as ``<time>`` in words: in UTC, which the script rewrites in the
+    browser's time zone, or in ``zone`` (a signed-in player's), in which it rewrites it."""
     if not stamp:
         return Markup("")
     if "page_now" not in g:  # one "now" for every moment of a page (a list shows hundreds)

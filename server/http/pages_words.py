@@ -5,7 +5,8 @@ The engines speak for their games (:meth:`~engines.base.Engine.describe`,
 what the pages add: when something happens, who is to move, and why a move
 from a page was refused. A moment is written in UTC by the server inside a
 ``<time datetime>`` element; the page's script rewrites it in the viewer's
-time zone.
+time zone. A signed-in player's own pages word moments in the player's time
+zone (``zone``), and the script keeps to it.
 
     >>> from datetime import datetime, UTC
     >>> now = datetime(2026, 11, 26, 0, 0, tzinfo=UTC)
