@@ -152,7 +152,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     turnpost.notifier = Notifier(settings_from_config(app.config))
 
     # the blueprints import their request helpers from server.http.context, never this module
-    from server.http import account_pages, api, docs, mail_stop, pages
+    from server.http import account_pages, api, docs, mail_stop, my_games, pages
     from server.http.api_spec import init_api
     from server.http.api_web import init_web_conventions
     from server.http.limits import init_protection
@@ -160,6 +160,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     init_api(app)
     app.register_blueprint(pages.bp)
     app.register_blueprint(account_pages.bp)
+    app.register_blueprint(my_games.bp)
     app.register_blueprint(docs.bp)
     app.register_blueprint(mail_stop.bp)
     init_protection(app)

@@ -1,7 +1,8 @@
 // Turnpost's own page script: the pages work without it; with it,
 // - a game table follows the game's event stream and swaps in the server-rendered table
 //   (/games/<id>/live) after each move, and the guided choices load without a page reload;
-// - moments (<time datetime>) are rewritten in the viewer's time zone;
+// - moments (<time datetime>) are rewritten in the viewer's time zone (or the player's);
+// - the player's games page follows their event stream and swaps in the fresh list;
 // - the new game's links get working copy buttons;
 // - the create form shows only the options of the chosen game.
 // No framework, no inline code: the Content-Security-Policy admits this file by its nonce.
@@ -25,14 +26,33 @@
     return "";
   }
 
-  // Every <time datetime> in words and in the viewer's time zone, as the server words UTC.
+  // The day and clock formats of a named time zone, and its label as the server words it.
+  var ZONES = {};
+  function zoneFormats(zone) {
+    if (!ZONES[zone]) {
+      var slash = zone.lastIndexOf("/");
+      ZONES[zone] = {
+        date: new Intl.DateTimeFormat("en-GB", { weekday: "short", day: "numeric", month: "short", timeZone: zone }),
+        clock: new Intl.DateTimeFormat("en-GB", { hour: "2-digit", minute: "2-digit", hour12: false, timeZone: zone }),
+        label: " " + (slash < 0 ? zone : zone.slice(slash + 1).replace(/_/g, " ") + " time")
+      };
+    }
+    return ZONES[zone];
+  }
+
+  // Every <time datetime> in words: in its data-zone (a signed-in player's) when it has one,
+  // else in the viewer's time zone, as the server words them.
   function localTimes(root) {
     root.querySelectorAll("time[datetime]").forEach(function (element) {
       var moment = new Date(element.getAttribute("datetime"));
       if (isNaN(moment.getTime())) { return; }
-      var day = DATE.format(moment).replace(",", "");
+      var zone = { date: DATE, clock: CLOCK, label: "" };
+      if (element.dataset.zone) {
+        try { zone = zoneFormats(element.dataset.zone); } catch (unknown) { return; }
+      }
+      var day = zone.date.format(moment).replace(",", "");
       element.textContent = distance((moment.getTime() - Date.now()) / 1000) +
-        " (" + day + ", " + CLOCK.format(moment) + ")";
+        " (" + day + ", " + zone.clock.format(moment) + zone.label + ")";
       element.title = moment.toString();
     });
   }
@@ -165,11 +185,55 @@
     follow();
   }
 
+  // -- the player's games ------------------------------------------------------
+  // The list follows the player's event stream: on each change (a move in one of their
+  // games) it fetches the server-rendered list again and swaps it in.
+  function myGames() {
+    var list = document.getElementById("my-games");
+    if (!list || !window.EventSource) { return; }
+    var loading = false;
+    var again = false;
+
+    function refresh() {
+      if (loading) { again = true; return; }
+      loading = true;
+      fetch(list.dataset.live, { credentials: "same-origin", headers: { Accept: "text/html" } })
+        .then(function (response) {
+          if (!response.ok) { throw new Error(response.status); }
+          return response.text();
+        })
+        .then(function (html) {
+          var holder = document.createElement("div");
+          holder.innerHTML = html;
+          var fresh = holder.querySelector("#my-games");
+          if (!fresh) { return; }
+          list.replaceWith(fresh);
+          list = fresh;
+          document.title = list.dataset.title;
+          localTimes(list);
+        })
+        .catch(function () {})
+        .then(function () {
+          loading = false;
+          if (again) { again = false; refresh(); }
+        });
+    }
+
+    var source = new EventSource(list.dataset.events);
+    var opened = false;
+    source.addEventListener("change", refresh);
+    source.addEventListener("open", function () {
+      if (opened) { refresh(); }  // reconnected: a change may have come meanwhile
+      opened = true;
+    });
+  }
+
   function start() {
     localTimes(document);
     copyButtons();
     engineOptions();
     liveTable();
+    myGames();
   }
 
   if (document.readyState === "loading") {

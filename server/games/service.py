@@ -321,15 +321,45 @@ class GameService:
             known = self.store.seat_token(game_id, credential)
             if known is not None and known["kind"] == "browser":
                 return Taken(seat, credential)
-            now = utcnow()
-            token = new_secret()
-            self.store.add_seat_token(game_id, seat, token, "browser", now)
-            self.store.drop_seat_tokens(game_id, seat, "browser", MAX_BROWSERS)
-            self.store.revoke_seat_tokens(game_id, seat, HANDED, now, "opened")
-            if self.store.seat(game_id, seat)["private_at"] is None:
-                self.store.make_seat_private(game_id, seat, now)
+            taken = self._browser_token(game_id, seat)
         if by_mail:
             self.player_acted(game_id, seat)
+        return taken
+
+    def take_own_seat(
+        self, game_id: str, seat: int, player_id: str, held: str | None = None
+    ) -> Taken:
+        """Give a browser of ``player_id`` a token of a seat tied to them, without a link.
+
+        For a player who lost the seat's link (or plays on a new device): being
+        signed in proves the seat is theirs. A browser already holding a live
+        token of the seat (``held``) keeps it; any other gets its own: as with
+        a link, the seat's handed token stops (the seat is private) and the
+        seat keeps its :data:`MAX_BROWSERS` newest browsers. ``404`` for no
+        such game, ``403`` for a seat that is not the player's.
+        """
+        with self.store.write():
+            self.load(game_id)
+            row = self.store.seat(game_id, seat)
+            if row is None or row["player_id"] != player_id:
+                raise TurnpostError(
+                    "forbidden",
+                    "This seat is not yours: a seat becomes yours when you open its link"
+                    " while signed in.",
+                )
+            if held is not None and self.store.seat_by_token(game_id, held) == seat:
+                return Taken(seat, held)
+            return self._browser_token(game_id, seat)
+
+    def _browser_token(self, game_id: str, seat: int) -> Taken:
+        """Mint a token of ``seat`` for one browser; the handed one stops (in a write)."""
+        now = utcnow()
+        token = new_secret()
+        self.store.add_seat_token(game_id, seat, token, "browser", now)
+        self.store.drop_seat_tokens(game_id, seat, "browser", MAX_BROWSERS)
+        self.store.revoke_seat_tokens(game_id, seat, HANDED, now, "opened")
+        if self.store.seat(game_id, seat)["private_at"] is None:
+            self.store.make_seat_private(game_id, seat, now)
         return Taken(seat, token)
 
     def _link(self, game_id: str, credential: str) -> tuple[int, bool]:
@@ -716,7 +746,8 @@ class GameService:
         For a player who lost their link. The seat's tokens (handed and its
         player's browsers) and its mails' links stop working at once; the game
         object tells everyone the seat was reissued (``reissued_at``), and the
-        seat is no longer private. At most :data:`REISSUES_PER_DAY` a day per
+        seat is no longer private nor any player's (whoever follows the new link
+        while signed in takes it). At most :data:`REISSUES_PER_DAY` a day per
         game (``429``). The answer ``{"seat", "name", "token"}`` is the only
         place the new token is shown.
         """

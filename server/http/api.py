@@ -13,6 +13,7 @@ from webargs.flaskparser import FlaskParser
 from werkzeug.exceptions import HTTPException
 
 from engines import ENGINES, Engine
+from schemas.accounts import MyGameListSchema, MyGamesQuerySchema
 from schemas.api import (
     MAX_SEED,
     EngineDetailSchema,
@@ -38,20 +39,22 @@ from schemas.api import (
     WebhookCreateSchema,
     WebhookSchema,
 )
+from server.accounts import games as my_games
 from server.errors import CODE_BY_STATUS, STATUS_BY_CODE, TurnpostError
 from server.games.clock import format_time
 from server.games.deadlines import set_vacation
 from server.games.game import Game
 from server.games.service import GameService, MoveRequest
-from server.http.actor import current_actor
+from server.http.actor import current_actor, personal_player
 from server.http.clients import current_client
-from server.http.context import current_service
+from server.http.context import current_service, current_store
 from server.http.cooperative import offload
 from server.http.errors import error_response
 from server.http.events import (
     MORE_EVENTS,
     PREAMBLE,
     REPLAY_PAGE,
+    STREAM_HEADERS,
     end_event,
     move_event,
 )
@@ -350,6 +353,26 @@ def list_games(query: dict[str, Any]) -> dict[str, Any]:
     )
 
 
+@blp.route("/me/games")
+@blp.arguments(MyGamesQuerySchema, location="query")
+@blp.response(200, MyGameListSchema)
+@operation("listMyGames", "unauthorized", "invalid_request")
+@blp.doc(security=[{"personalToken": []}, {"session": []}])
+def list_my_games(query: dict[str, Any]) -> dict[str, Any]:
+    """The signed-in player's games, those waiting for them first, a page at a time.
+
+    With a personal API token (``Authorization: Bearer tpp_...``, made on the
+    player's page) or the session cookie of a signed-in browser; a seat or
+    admin token is ``401``. Then the others running (the latest change
+    first), then those over (the latest first), in the order of the player's
+    games page.
+    """
+    player = personal_player()
+    games = my_games.player_games(current_store(), player["id"])
+    page, following = my_games.games_page(games, query["limit"], query.get("cursor"))
+    return {"games": [my_games.summary(row) for row in page], "next_cursor": following}
+
+
 @blp.route("/games/<game_id>")
 @blp.arguments(GameQuerySchema, location="query")
 @blp.response(200, GameSchema, headers=ETAG)
@@ -545,8 +568,6 @@ def delete_webhook(game_id: str, webhook_id: int) -> None:
     current_service().remove_webhook(game_id, current_actor().bearer, webhook_id)
 
 
-#: Headers of an event stream: never cached nor buffered by a proxy.
-STREAM_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 #: The stream's schema: left open (no ``type``), so that generated clients read the answer as
 #: text and validators take each event as it comes; the description and example show its events.
 SSE_STREAM = {

@@ -13,6 +13,13 @@ stream waits on its subscription and writes a comment line when it has been
 quiet for :data:`KEEPALIVE_SECONDS` (which also finds listeners that went
 away).
 
+``GET /me/games/events`` (the script of a signed-in player's games page)
+streams a ``change`` event naming those of the player's games that moved:
+the feed matches the games of the moves it read to their players with one
+query on those games' seats, so a player's stream costs nothing while their
+games are quiet, however many games the database holds. (A game stopped by
+its admin logs no move: the page shows it at the next change or reload.)
+
 Open streams are capped per worker, in all and per client address, so that
 one client holding many sockets cannot take the streams of everyone else.
 
@@ -52,6 +59,8 @@ logger = logging.getLogger(__name__)
 KEEPALIVE_SECONDS = 5.0
 #: Seconds between the feed's looks at the database.
 POLL_SECONDS = 0.25
+#: Headers of an event stream: never cached nor buffered by a proxy.
+STREAM_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 #: Sent first on every stream: reconnect after 2 s if the connection drops.
 PREAMBLE = "retry: 2000\n: connected\n\n"
 KEEPALIVE = ": keep-alive\n\n"
@@ -136,8 +145,61 @@ class Subscription:
         self.feed.unsubscribe(self)
 
 
+class PlayerSubscription:
+    """What a player's games page waits for: a move in any game with a seat of theirs."""
+
+    def __init__(self, feed: Feed, player_id: str, client: str) -> None:
+        self.feed = feed
+        self.player_id = player_id
+        self.client = client
+        self.changed: set[str] = set()
+        self.lock = threading.Lock()
+        self.wake = threading.Event()
+
+    def deliver_change(self, game_id: str) -> None:
+        """Note that ``game_id`` changed (several changes before the next event make one)."""
+        with self.lock:
+            self.changed.add(game_id)
+        self.wake.set()
+
+    def stream(self) -> Iterator[str]:
+        """The text of the stream: the preamble, a ``change`` event per batch, keep-alives."""
+        try:
+            yield PREAMBLE
+            while True:
+                self.wake.clear()
+                with self.lock:
+                    changed, self.changed = sorted(self.changed), set()
+                if changed:
+                    yield change_event(changed)
+                elif not self.wake.wait(KEEPALIVE_SECONDS):
+                    yield KEEPALIVE
+        finally:
+            self.close()
+
+    def close(self) -> None:
+        """Stop following the player's games (idempotent)."""
+        self.feed.unsubscribe(self)
+
+
+def change_event(game_ids: list[str]) -> str:
+    """The ``change`` event of a player's stream: which of their games moved (an empty id:
+    some may have, the page had better fetch the list again).
+
+    >>> change_event(["a1", "b2"])
+    'event: change\\ndata: {"games": ["a1", "b2"]}\\n\\n'
+    """
+    return f"event: change\ndata: {json.dumps({'games': game_ids})}\n\n"
+
+
 class Feed:
-    """The per-process source of events: one poller for every open stream of this worker."""
+    """The per-process source of events: one poller for every open stream of this worker.
+
+    A stream follows one game (:class:`Subscription`) or every game of one
+    player (:class:`PlayerSubscription`, for the player's games page): the
+    games of the moves logged since the last look are matched to their
+    players' streams by one query on the seats of those games.
+    """
 
     def __init__(self, db_path: str, max_streams: int, max_per_client: int) -> None:
         self.db_path = db_path
@@ -145,6 +207,7 @@ class Feed:
         self.max_per_client = max_per_client
         self._lock = threading.Lock()
         self._by_game: dict[str, set[Subscription]] = {}
+        self._by_player: dict[str, set[PlayerSubscription]] = {}
         self._by_client: Counter[str] = Counter()
         self._poller: threading.Thread | None = None
 
@@ -157,35 +220,56 @@ class Feed:
         """Follow ``game_id`` from after move ``after``; ``429`` past a cap."""
         subscription = Subscription(self, game_id, client, after)
         with self._lock:
-            if self.open_streams >= self.max_streams:
-                raise TurnpostError(
-                    "rate_limited",
-                    "Too many open event streams on this server; retry in a minute.",
-                    headers={"Retry-After": str(STREAM_RETRY_SECONDS)},
-                )
-            if self._by_client[client] >= self.max_per_client:
-                raise TurnpostError(
-                    "rate_limited",
-                    f"This address already follows {self.max_per_client} event streams;"
-                    " close one first.",
-                    headers={"Retry-After": str(STREAM_RETRY_SECONDS)},
-                )
-            self._by_client[client] += 1
+            self._admit(client)
             self._by_game.setdefault(game_id, set()).add(subscription)
-            if self._poller is None:
-                self._poller = threading.Thread(target=self._poll, name="events", daemon=True)
-                self._poller.start()
         return subscription
 
-    def unsubscribe(self, subscription: Subscription) -> None:
-        """Forget a stream (idempotent)."""
+    def subscribe_player(self, player_id: str, client: str) -> PlayerSubscription:
+        """Follow every game of ``player_id``; ``429`` past a cap."""
+        subscription = PlayerSubscription(self, player_id, client)
         with self._lock:
-            followers = self._by_game.get(subscription.game_id, set())
+            self._admit(client)
+            self._by_player.setdefault(player_id, set()).add(subscription)
+        return subscription
+
+    def _admit(self, client: str) -> None:
+        """Count a new stream of ``client`` (under the lock); ``429`` past a cap."""
+        if self.open_streams >= self.max_streams:
+            raise TurnpostError(
+                "rate_limited",
+                "Too many open event streams on this server; retry in a minute.",
+                headers={"Retry-After": str(STREAM_RETRY_SECONDS)},
+            )
+        if self._by_client[client] >= self.max_per_client:
+            raise TurnpostError(
+                "rate_limited",
+                f"This address already follows {self.max_per_client} event streams;"
+                " close one first.",
+                headers={"Retry-After": str(STREAM_RETRY_SECONDS)},
+            )
+        self._by_client[client] += 1
+        if self._poller is None:  # from the moves logged before this stream was admitted
+            store = Store.open(self.db_path)
+            start = (store, store.last_move_cursor())
+            self._poller = threading.Thread(
+                target=self._poll, args=start, name="events", daemon=True
+            )
+            self._poller.start()
+
+    def unsubscribe(self, subscription: Subscription | PlayerSubscription) -> None:
+        """Forget a stream (idempotent)."""
+        if isinstance(subscription, PlayerSubscription):
+            index: dict[str, set[Any]] = self._by_player
+            key = subscription.player_id
+        else:
+            index, key = self._by_game, subscription.game_id
+        with self._lock:
+            followers = index.get(key, set())
             if subscription not in followers:
                 return
             followers.discard(subscription)
             if not followers:
-                del self._by_game[subscription.game_id]
+                del index[key]
             self._by_client[subscription.client] -= 1
             if not self._by_client[subscription.client]:
                 del self._by_client[subscription.client]
@@ -194,35 +278,50 @@ class Feed:
         with self._lock:
             return list(self._by_game.get(game_id, ()))
 
-    def _poll(self) -> None:
-        """Forever: when the database changed, hand new moves and ended games to their streams.
+    def _poll(self, store: Store, cursor: int) -> None:
+        """Forever: when the database changed, hand the moves logged after ``cursor`` and the
+        ended games to their streams.
 
         A failing look (the database locked for longer than the busy timeout)
         is logged and tried again at the next tick: the feed must not die.
         """
-        store = Store.open(self.db_path)
         version = None
-        cursor = store.last_move_cursor()
         while True:
             time.sleep(POLL_SECONDS)
             try:
                 current = store.data_version()
                 if current != version:
-                    cursor = self._publish_moves(store, cursor)
+                    cursor, moved = self._publish_moves(store, cursor)
                     self._publish_ends(store)
+                    self._publish_players(store, moved)
                     version = current
             except sqlite3.Error:
                 logger.exception("the event feed could not read the database; retrying")
 
-    def _publish_moves(self, store: Store, cursor: int) -> int:
+    def _publish_moves(self, store: Store, cursor: int) -> tuple[int, set[str]]:
+        """Hand the moves logged after ``cursor`` to their games' streams: the new cursor and
+        the games that moved."""
+        moved = set()
         for row in store.moves_since(cursor):
+            moved.add(row["game_id"])
             followers = self._followers(row["game_id"])
             if followers:
                 event = move_event(log_entry(row))
                 for subscription in followers:
                     subscription.deliver_move(row["seq"], event)
             cursor = row["cursor"]
-        return cursor
+        return cursor, moved
+
+    def _publish_players(self, store: Store, moved: set[str]) -> None:
+        """Tell the streams of the players of the games that ``moved``."""
+        with self._lock:
+            if not self._by_player or not moved:
+                return
+        for seat in store.players_of_games(sorted(moved)):
+            with self._lock:
+                followers = list(self._by_player.get(seat["player_id"], ()))
+            for subscription in followers:
+                subscription.deliver_change(seat["game_id"])
 
     def _publish_ends(self, store: Store) -> None:
         with self._lock:

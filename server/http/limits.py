@@ -86,7 +86,7 @@ EXEMPT_ENDPOINTS = frozenset({"web.health"})
 #: The views that create a game (the API's and the lobby form's), under one creation limit.
 CREATE_ENDPOINTS = ("api.create_game", "web.create_game")
 #: Views whose answers hold a token although the request carries none (in a header or cookie).
-PRIVATE_ENDPOINTS = frozenset({*CREATE_ENDPOINTS, "web.claim_seat"})
+PRIVATE_ENDPOINTS = frozenset({*CREATE_ENDPOINTS, "web.claim_seat", "web.take_my_seat"})
 #: An answer costs one request per started slice of this much CPU time, or per started
 #: block of ``TURNPOST_COST_BYTES`` bytes, whichever is more.
 COST_CPU_SECONDS = 0.02

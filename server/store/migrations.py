@@ -15,9 +15,9 @@ never changed.
     >>> import sqlite_utils
     >>> db = sqlite_utils.Database(memory=True)
     >>> migrate(db)
-    SchemaChange(before=0, after=13, created=True)
+    SchemaChange(before=0, after=14, created=True)
     >>> migrate(db)
-    SchemaChange(before=13, after=13, created=False)
+    SchemaChange(before=14, after=14, created=False)
 """
 
 from __future__ import annotations
@@ -445,3 +445,15 @@ def m014_players(db: Database) -> None:
     db["api_tokens"].create_index(["token_hash"], unique=True, if_not_exists=True)
     _add_missing(db, "seats", {"player_id": (str, None)})
     db["seats"].create_index(["player_id"], if_not_exists=True)
+
+
+@migrations()
+def m015_lists_by_index(db: Database) -> None:
+    """Lists that stay as fast with 100,000 games as with ten: the lobby's newest games.
+
+    ``games(updated_at)`` lets the lobby read its newest games from an index,
+    in order, instead of sorting every game. A player's games are found
+    through ``seats(player_id)`` (m014), each game and its last move by their
+    keys.
+    """
+    db["games"].create_index(["updated_at"], if_not_exists=True)

@@ -14,7 +14,7 @@ database file's mode).
 
     >>> store = Store.open(":memory:")
     >>> store.init()
-    SchemaChange(before=0, after=13, created=True)
+    SchemaChange(before=0, after=14, created=True)
     >>> print(" ".join(sorted(store.db.table_names())))  # doctest: +NORMALIZE_WHITESPACE
     _sqlite_migrations api_tokens created_pages games idempotency inbound mail_suppressions
     moves outbox players seat_tokens seats sessions sign_in_links webhook_deliveries webhooks
@@ -106,6 +106,8 @@ class Store:
       :meth:`use_sign_in_link`*, :meth:`add_session`, :meth:`session_player`,
       :meth:`end_sessions`, :meth:`add_api_token`, :meth:`api_tokens`,
       :meth:`revoke_api_token`, :meth:`api_token_player`, :meth:`tie_seat`*;
+      a player's games: :meth:`player_games`, :meth:`game_states`, :meth:`players_of_games`,
+      :meth:`player_moved_since`;
     - the move log (append-only): :meth:`append_move`*, :meth:`moves`, :meth:`logged_moves`, and
       for event feeds :meth:`last_move_cursor`, :meth:`moves_since`,
       :meth:`ended_games`, :meth:`data_version`;
@@ -279,11 +281,12 @@ class Store:
         return self._with_players(games)
 
     def _with_players(self, games: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        """``games`` rows, each with ``players``: its ``seats`` rows in seat order."""
+        """``games`` rows, each with ``players``: what a list shows of its seats (``seat``,
+        ``name``, ``private_at``, ``reissued_at``) in seat order."""
         players: dict[str, list[dict[str, Any]]] = {game["id"]: [] for game in games}
         seats = self._all(
-            "SELECT * FROM seats WHERE game_id IN (SELECT value FROM json_each(?))"
-            " ORDER BY game_id, seat",
+            "SELECT game_id, seat, name, private_at, reissued_at FROM seats"
+            " WHERE game_id IN (SELECT value FROM json_each(?)) ORDER BY game_id, seat",
             [json.dumps(list(players))],
         )
         for seat in seats:
@@ -366,10 +369,11 @@ class Store:
         )
 
     def seat_reissued(self, game_id: str, seat: int, at: str) -> None:
-        """Record a reissue at ``at``: the seat is not private, its passes void (in a write)."""
+        """Record a reissue at ``at``: the seat is not private, its passes void, and it is no
+        player's seat any more (whoever follows the new link takes it); in a write."""
         self.db.execute(
-            "UPDATE seats SET reissued_at = ?, passes_revoked_at = ?, private_at = NULL"
-            " WHERE game_id = ? AND seat = ?",
+            "UPDATE seats SET reissued_at = ?, passes_revoked_at = ?, private_at = NULL,"
+            " player_id = NULL WHERE game_id = ? AND seat = ?",
             [at, at, game_id, seat],
         )
 
@@ -494,6 +498,57 @@ class Store:
         self.db.execute(
             "UPDATE seats SET player_id = ? WHERE game_id = ? AND seat = ?",
             [player_id, game_id, seat],
+        )
+
+    def player_games(self, player_id: str) -> list[dict[str, Any]]:
+        """Every game with a seat of ``player_id``: one row per such seat, without state.
+
+        Each row is a listed ``games`` row (as :meth:`games_page`'s) with
+        ``you`` (the seat), ``waiting`` (the game is running and waits for
+        it), its last log entry (``last_seq``, ``last_seat``,
+        ``last_description``, ``last_at``: null before the first) and
+        ``players``. Found through the seats' ``player_id`` index, each game
+        and its last entry by key: the cost grows with the player's games,
+        never with the database.
+        """
+        games = self._all(
+            "SELECT g.id, g.engine, g.status, g.seq, g.to_move, g.result, g.deadline, g.seeded,"
+            " g.position IS NOT NULL AS from_position, g.created_at, g.updated_at,"
+            " s.seat AS you, g.status = 'active' AND EXISTS"
+            " (SELECT 1 FROM json_each(g.to_move) WHERE value = s.seat) AS waiting,"
+            " m.seq AS last_seq, m.seat AS last_seat,"
+            " coalesce(m.description, m.notation) AS last_description, m.at AS last_at"
+            " FROM seats AS s JOIN games AS g ON g.id = s.game_id"
+            " LEFT JOIN moves AS m ON m.game_id = g.id AND m.seq = g.seq"
+            " WHERE s.player_id = ?",
+            [player_id],
+        )
+        return self._with_players(games)
+
+    def game_states(self, game_ids: list[str]) -> dict[str, str]:
+        """The stored ``state`` (JSON text) of each of ``game_ids``, by game id."""
+        rows = self._all(
+            "SELECT id, state FROM games WHERE id IN (SELECT value FROM json_each(?))",
+            [json.dumps(game_ids)],
+        )
+        return {row["id"]: row["state"] for row in rows}
+
+    def player_moved_since(self, player_id: str, cursor: int) -> list[str]:
+        """The games of ``player_id`` with a move logged after ``cursor`` (a
+        :meth:`last_move_cursor`). Reads every move logged since, so keep ``cursor`` recent."""
+        rows = self._all(
+            "SELECT DISTINCT game_id FROM seats WHERE player_id = ?"
+            " AND game_id IN (SELECT game_id FROM moves WHERE rowid > ?) ORDER BY game_id",
+            [player_id, cursor],
+        )
+        return [row["game_id"] for row in rows]
+
+    def players_of_games(self, game_ids: list[str]) -> list[dict[str, Any]]:
+        """``{"game_id", "player_id"}`` of every seat of ``game_ids`` tied to a player."""
+        return self._all(
+            "SELECT DISTINCT game_id, player_id FROM seats WHERE player_id IS NOT NULL"
+            " AND game_id IN (SELECT value FROM json_each(?))",
+            [json.dumps(game_ids)],
         )
 
     # -- a creator's "new game" page ------------------------------------------------

@@ -51,8 +51,9 @@ def test_a_player_signs_in_by_the_mailed_link_once_and_signs_out_everywhere(
     link = mailed_link(mail_server, sink, ANN)
     laptop = new_context().new_page()
     laptop.goto(link)  # from the mail program: the browser sends Sec-Fetch-Site: none
-    assert laptop.url.endswith("/me"), laptop.url
+    assert laptop.url.endswith("/me/games"), laptop.url  # signing in lands on my games
     expect(laptop.locator("#me-link")).to_have_text("ann")
+    laptop.click("#me-link")
     laptop.fill("#name", "Ann")
     laptop.select_option("#time_zone", "Europe/Brussels")
     laptop.click("#profile button[type=submit]")
