@@ -45,7 +45,7 @@ from schemas.moves import LISTED_NOTATION, move_schemas
 EXAMPLE_GAMES = 6
 EXAMPLE_PLIES = 300
 #: Modules whose schema names are not prefixed with a game's name.
-SHARED_MODULES = frozenset({"schemas.api", "schemas.base", __name__})
+SHARED_MODULES = frozenset({"schemas.api", "schemas.base", "schemas.talk", __name__})
 
 
 def camel(name: str) -> str:

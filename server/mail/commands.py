@@ -15,7 +15,9 @@ its game with one of :data:`server.mail.words.COMMANDS`:
     the list.
 
 Each is answered by mail (an ``answer`` row in the outbox, limited per seat
-by the mail gate). A word that is neither a command nor a move is refused
+by the mail gate). A command is its word alone (``vacation`` takes its
+number of days). Words that are neither a command nor a move are table talk
+(:mod:`server.mail.talk`), unless they look like a move: those are refused
 with the reason and the list of commands.
 
     >>> parse_command("Vacation 7"), parse_command("enter a1 N")
@@ -37,7 +39,13 @@ from server.games.service import GameService
 from server.mail.words import COMMANDS
 
 NAMES = tuple(usage.split()[0] for usage, _ in COMMANDS)
-COMMAND = re.compile(rf"^(?P<name>{'|'.join(NAMES)})(?:\s+(?P<argument>.*))?$", re.IGNORECASE)
+#: The commands that take an argument (``vacation 7``); the others are a word alone.
+WITH_ARGUMENT = tuple(usage.split()[0] for usage, _ in COMMANDS if " " in usage)
+COMMAND = re.compile(
+    rf"^(?:(?P<name>{'|'.join(NAMES)})[.!?]?"
+    rf"|(?P<name_with>{'|'.join(WITH_ARGUMENT)})(?:\s+(?P<argument>.*))?)$",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True)
@@ -49,11 +57,19 @@ class Command:
 
 
 def parse_command(line: str) -> Command | None:
-    """The command written on ``line``, or ``None`` if it is not one (then it is a move)."""
+    """The command written on ``line``, or ``None`` if it is not one (a move, or table talk).
+
+    A command is its word alone, but for those taking an argument: "Stop it, Bob!" is
+    talk, not ``stop``.
+
+    >>> parse_command("Help?"), parse_command("stop it, Bob!")
+    (Command(name='help', argument=''), None)
+    """
     match = COMMAND.match(line.strip())
     if match is None:
         return None
-    return Command(match["name"].lower(), (match["argument"] or "").strip())
+    name = match["name"] or match["name_with"]
+    return Command(name.lower(), (match["argument"] or "").strip())
 
 
 def run_command(

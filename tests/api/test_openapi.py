@@ -31,6 +31,9 @@ OPERATIONS = {
     "createWebhook",
     "listWebhooks",
     "deleteWebhook",
+    "listMessages",
+    "postMessage",
+    "deleteMessage",
 }
 
 
