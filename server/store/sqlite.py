@@ -10,7 +10,8 @@ The triggers live in the schema, so they hold for every connection, the
 migrations of :mod:`server.store.migrations`. The database holds hands, draw orders, seeds and
 emails: it is created readable by its owner only (0600), and so are the
 WAL and shared-memory files SQLite makes beside it (SQLite gives them the
-database file's mode).
+database file's mode). Deleted content is overwritten (``secure_delete``): a
+message the host deleted leaves no text in the file.
 
     >>> store = Store.open(":memory:")
     >>> store.init()
@@ -146,6 +147,7 @@ class Store:
         conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         conn.execute("PRAGMA synchronous = FULL")
         conn.execute("PRAGMA foreign_keys = ON")
+        conn.execute("PRAGMA secure_delete = ON")  # what is deleted is overwritten, not left
         return cls(sqlite_utils.Database(conn), path)
 
     def close(self) -> None:
