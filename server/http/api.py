@@ -609,10 +609,12 @@ def events(query: dict[str, Any], game_id: str) -> Response:
     games = current_service()
     game = games.load(game_id)
     seat = games.authenticate(game, current_actor().bearer)
-    return event_stream(games, game, last_event_id(query), reader(games, game, seat, query["talk"]))
+    return event_stream(
+        games, game, last_event_id(query), stream_reader(games, game, seat, query["talk"])
+    )
 
 
-def reader(games: GameService, game: Game, seat: int | None, talk: bool) -> Reader:
+def stream_reader(games: GameService, game: Game, seat: int | None, talk: bool) -> Reader:
     """Who reads a stream of ``game``: ``seat`` (``None``: anyone), following the talk after
     the end or not."""
     if seat is None:

@@ -36,8 +36,8 @@ from server.http.api import (
     event_stream,
     last_event_id,
     operation,
-    reader,
     seat_of,
+    stream_reader,
 )
 from server.http.context import current_service
 from server.http.pages import _chosen_seat, _held_seats, _table, _table_url, whole_number
@@ -131,7 +131,7 @@ def page_events(game_id: str) -> Response:
     game = games.load(game_id)
     after = min(request.args.get("last_event_id", 0, type=int), MAX_SEED)
     last = last_event_id({"last_event_id": max(after, 0)})
-    return event_stream(games, game, last, reader(games, game, page_seat(games, game), True))
+    return event_stream(games, game, last, stream_reader(games, game, page_seat(games, game), True))
 
 
 # -- the API --------------------------------------------------------------------

@@ -55,6 +55,7 @@ SUBJECTS = {
     "stop": "Mail stopped for {title}",
     "start": "Mail on again for {title}",
     "said": "Posted to the table of {title}",
+    "said_team": "Posted to your team in {title}",
     "not_said": "Not posted to the table of {title}",
 }
 #: What a mail to a player who has not acted yet says about the mails to come.
@@ -354,8 +355,9 @@ def _answer(game: Game, facts: dict[str, Any], now: str, news: News) -> tuple[st
             return SUBJECTS["not_said"].format(title=news.title), [
                 f"Your words were not posted to the table: {facts['error']}"
             ]
-        where = "to your team" if facts.get("thread") == PARTNERS else "to the table"
-        return SUBJECTS["said"].format(title=news.title), [
+        team = facts.get("thread") == PARTNERS
+        where = "to your team" if team else "to the table"
+        return SUBJECTS["said_team" if team else "said"].format(title=news.title), [
             f"Your words were posted {where}: they are on the game's page, and in the next"
             " mail of the players who read them. To move, reply with a move; to talk, any"
             ' other words (or "say: ..." to be sure).'

@@ -4,17 +4,24 @@ Messages are posted and listed as plain text; hostile texts are refused with 422
 and nothing is kept; only a seat posts, a seat past its limits gets 429; the host's
 deletion leaves no text in the database; the partners' thread of 4-player King of
 Siam is invisible to the other team through the API, the events and the page; a
-seat's mutes hide the muted seat's messages everywhere it reads.
+seat's mutes hide the muted seat's messages everywhere it reads; a signed-in player
+talks as the seat that is theirs.
 """
 
 from __future__ import annotations
 
 import sqlite3
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 import requests
 
+from server.accounts.service import AccountService
+from server.games.clock import utcnow
 from server.games.talk import PER_MINUTE
+from server.http.actor import SESSION_COOKIE
+from server.store.sqlite import Store
+from tests.server.test_api import WINNING_LINE
 from tests.support import BackgroundServer
 from tests.talk.conftest import (
     XSS,
@@ -287,3 +294,76 @@ def test_a_mute_hides_the_muted_seat_everywhere_its_seat_reads(
     for other in ("0", "2", "x"):
         refused = ann.post("talk/mute", seat="0", other=other, muted="1")
         assert refused.status_code == 422, other
+
+
+def test_a_signed_in_player_talks_as_their_seat_from_any_browser(
+    live_server: BackgroundServer,
+) -> None:
+    game = create(live_server)
+    store = Store.open(live_server.db_path)
+    try:
+        player = {
+            "id": "p-cleo",
+            "email": "cleo@example.org",
+            "email_key": "cleo@example.org",
+            "name": "Cleo",
+            "time_zone": "UTC",
+            "language": "en",
+            "mail_pref": "turn",
+            "created_at": utcnow(),
+        }
+        with store.write():
+            store.add_player(player)
+            store.tie_seat(game["id"], 1, player["id"])
+        session = AccountService(store, "unused").open_session(player["id"])
+    finally:
+        store.close()
+    laptop = Browser(live_server, game)
+    laptop.session.cookies.set(SESSION_COOKIE, session)
+    page = laptop.page()
+    assert 'id="say-table"' in page and 'name="seat" value="1"' in page
+    assert laptop.post("talk", seat="1", text="Signed in, no seat link").status_code == 200
+    assert laptop.post("talk", seat="0", text="As Ann").status_code == 403
+    assert [(m["seat"], m["text"]) for m in said(live_server, game).json()] == [
+        (1, "Signed in, no seat link")
+    ]
+    other = create(live_server)
+    elsewhere = laptop.session.get(f"{live_server.url}/games/{other['id']}", timeout=10).text
+    assert 'id="say-table"' not in elsewhere, "a player talks in a game they have no seat in"
+
+
+def test_twenty_messages_at_once_from_one_seat_post_exactly_ten(
+    live_server: BackgroundServer,
+) -> None:
+    game = create(live_server)
+    token = seat_token(game, 0)
+    with ThreadPoolExecutor(max_workers=20) as pool:
+        answers = list(pool.map(lambda n: say(live_server, game, token, f"burst {n}"), range(20)))
+    assert sorted(answer.status_code for answer in answers) == [201] * 10 + [429] * 10
+    numbers = sorted(message["number"] for message in said(live_server, game).json())
+    assert numbers == list(range(1, 11)), "two messages got one number"
+
+
+def test_a_talk_stream_stays_open_after_the_end_for_the_gg(
+    live_server: BackgroundServer, streams: list[Stream]
+) -> None:
+    game = create(live_server)
+    for ply, notation in enumerate(WINNING_LINE):
+        move = requests.post(
+            live_server.api(f"/games/{game['id']}/moves"),
+            json={"notation": notation},
+            headers=auth(seat_token(game, ply % 2)),
+            timeout=10,
+        )
+        assert move.status_code == 201, move.text
+    url = live_server.api(f"/games/{game['id']}/events")
+    seq = str(len(WINNING_LINE))
+    assert requests.get(url, headers={"Last-Event-ID": seq}, timeout=10).status_code == 204
+    seen_all = Stream(f"{url}?talk=true", **{"Last-Event-ID": seq})
+    from_start = Stream(f"{url}?talk=true")
+    streams.extend([seen_all, from_start])
+    say(live_server, game, seat_token(game, 1), "gg")
+    kinds = [kind for kind, _ in seen_all.wait_for("gg")]
+    assert kinds == ["message"], "the end was told again"
+    kinds = [kind for kind, _ in from_start.wait_for("gg")]
+    assert kinds == ["move"] * len(WINNING_LINE) + ["end", "message"]

@@ -123,7 +123,7 @@ def test_the_partners_thread_reaches_the_partners_mail_only(
     plan = "Keep your Rama for Bangkok"
     outcome = reply(games, turn, f"team: {plan}")
     assert (outcome.status, outcome.reason) == ("said", "partners")
-    posted = words(mailbox.latest(players[first]["email"], "Posted to the table"))
+    posted = words(mailbox.latest(players[first]["email"], "Posted to your team in"))
     assert "posted to your team" in posted
     assert reply(games, turn, "say: Hello all").status == "said"
     partner = (first + 2) % 4
