@@ -75,9 +75,10 @@ def _speaker(games: GameService, game: Game) -> int:
     return seat
 
 
-def _back(game_id: str, seat: int) -> Response:
+def _back(games: GameService, game: Game, seat: int) -> Response:
     """To the talk panel of the game page, as ``seat`` when the browser holds several."""
-    return redirect(_table_url(game_id, as_seat=seat, _anchor="talk"), 303)
+    shown = seat if len(page_seats(games, game)) > 1 else None
+    return redirect(_table_url(game.id, as_seat=shown, _anchor="talk"), 303)
 
 
 @bp.route("/games/<game_id>/talk", methods=["POST"])
@@ -97,7 +98,7 @@ def post_message(game_id: str) -> Any:
             context["talk"], error=error.message, draft=text, draft_thread=thread
         )
         return render_template("game.html", **context), error.status, error.headers
-    return _back(game_id, seat)
+    return _back(games, game, seat)
 
 
 @bp.route("/games/<game_id>/talk/mute", methods=["POST"])
@@ -110,7 +111,7 @@ def mute(game_id: str) -> Response:
     if other is None:
         raise TurnpostError("invalid_request", "Pick a player of this game to mute.")
     TalkService(games.store).set_muted(game, seat, other, request.form.get("muted") == "1")
-    return _back(game_id, seat)
+    return _back(games, game, seat)
 
 
 @bp.route("/games/<game_id>/talk")

@@ -79,10 +79,18 @@ def test_gg_enter_a1_and_say_hi(games: GameService, mailbox: Mailbox) -> None:
     assert reply(games, turn, "say: hi").status == "said"
     assert reply(games, turn, "Say: enter a1 N is my plan").status == "said"
     assert reply(games, turn, "Stop it, Bob!").status == "said", "talk taken for 'stop'"
+    assert reply(games, turn, "Resign? Never!").status == "said", "talk taken for 'resign'"
     assert reply(games, turn, "hop a1").status == "rejected", "a mistyped move was posted"
-    assert talk(games, game) == ["gg", "hi", "enter a1 N is my plan", "Stop it, Bob!"]
+    assert reply(games, turn, "board please").status == "command"
+    assert talk(games, game) == [
+        "gg",
+        "hi",
+        "enter a1 N is my plan",
+        "Stop it, Bob!",
+        "Resign? Never!",
+    ]
     assert games.store.seat(game["id"], 0)["mail_stopped_at"] is None
-    assert games.store.moves(game["id"]) == []
+    assert games.store.moves(game["id"]) == [] and games.load(game["id"]).status == "active"
 
 
 def test_a_mail_delivered_twice_is_posted_once_and_a_bad_one_is_answered(
