@@ -152,7 +152,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     turnpost.notifier = Notifier(settings_from_config(app.config))
 
     # the blueprints import their request helpers from server.http.context, never this module
-    from server.http import account_pages, api, docs, mail_stop, my_games, pages
+    from server.http import account_pages, api, docs, mail_stop, my_games, pages, talk
     from server.http.api_spec import init_api
     from server.http.api_web import init_web_conventions
     from server.http.limits import init_protection
@@ -163,6 +163,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.register_blueprint(my_games.bp)
     app.register_blueprint(docs.bp)
     app.register_blueprint(mail_stop.bp)
+    app.register_blueprint(talk.bp)
     init_protection(app)
     init_web_conventions(app)
     csrf.exempt(api.blp)

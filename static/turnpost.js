@@ -1,6 +1,8 @@
 // Turnpost's own page script: the pages work without it; with it,
 // - a game table follows the game's event stream and swaps in the server-rendered table
 //   (/games/<id>/live) after each move, and the guided choices load without a page reload;
+// - its talk panel shows new messages as they come (/games/<id>/talk) and sends without
+//   a page reload, keeping what is being written when the table is swapped;
 // - moments (<time datetime>) are rewritten in the viewer's time zone (or the player's);
 // - the player's games page follows their event stream and swaps in the fresh list;
 // - the new game's links get working copy buttons;
@@ -113,10 +115,12 @@
         freshTyped.value = typed.value;
         fresh.querySelector("#notation-box").open = box.open;
       }
+      keepDrafts(live, fresh);
       live.replaceWith(fresh);
       live = fresh;
       document.title = live.dataset.title;
       localTimes(live);
+      scrollMessages(live);
       if (focus) {
         var turn = live.querySelector("#turn");
         if (turn) { turn.focus({ preventScroll: true }); }
@@ -155,21 +159,82 @@
         });
     }
 
+    // The page's stream (the seat's, open after the end for the talk): reopened when the
+    // table shows another seat.
     function follow() {
-      if (live.dataset.status !== "active") {
-        if (source) { source.close(); source = null; }
-        return;
-      }
-      if (source || !window.EventSource) { return; }
-      source = new EventSource(live.dataset.events + "?last_event_id=" + live.dataset.seq);
+      if (!window.EventSource) { return; }
+      var url = new URL(live.dataset.events, location.href);
+      url.searchParams.set("last_event_id", live.dataset.seq);
+      if (source && source.following === live.dataset.events) { return; }
+      if (source) { source.close(); }
+      source = new EventSource(url.pathname + url.search);
+      source.following = live.dataset.events;
       var changed = function () { load(location.href, false); };
       source.addEventListener("move", changed);
-      source.addEventListener("end", function () {
-        changed();
-        source.close();
-        source = null;
-      });
+      source.addEventListener("end", changed);
+      source.addEventListener("message", refreshTalk);
+      source.addEventListener("open", refreshTalk);  // what was said while disconnected
     }
+
+    // -- the talk panel ------------------------------------------------------
+    var talkLoading = false;
+    var talkAgain = false;
+
+    // Fetch the talk panel and swap in its message lists (the forms keep what is written).
+    function refreshTalk() {
+      var talk = live.querySelector("#talk");
+      if (!talk) { return; }
+      if (talkLoading) { talkAgain = true; return; }
+      talkLoading = true;
+      fetch(talk.dataset.url, { credentials: "same-origin", headers: { Accept: "text/html" } })
+        .then(function (response) {
+          if (!response.ok) { throw new Error(response.status); }
+          return response.text();
+        })
+        .then(function (html) {
+          var holder = document.createElement("div");
+          holder.innerHTML = html;
+          holder.querySelectorAll("ol.messages[id]").forEach(function (fresh) {
+            var shown = live.querySelector("#" + fresh.id);
+            if (shown) { shown.replaceWith(fresh); }
+          });
+          localTimes(live);
+          scrollMessages(live);
+        })
+        .catch(function () {})
+        .then(function () {
+          talkLoading = false;
+          if (talkAgain) { talkAgain = false; refreshTalk(); }
+        });
+    }
+
+    // Send a message without leaving the page: the answer is the page, whose talk panel
+    // (the message listed, or why it was refused) replaces this one.
+    function say(form) {
+      var thread = form.querySelector("input[name=thread]").value;
+      fetch(form.action, { method: "POST", body: new FormData(form), credentials: "same-origin" })
+        .then(function (response) { return response.text(); })
+        .then(function (html) {
+          var holder = document.createElement("div");
+          holder.innerHTML = html;
+          var fresh = holder.querySelector("#talk");
+          var talk = live.querySelector("#talk");
+          if (!fresh || !talk) { form.submit(); return; }
+          talk.replaceWith(fresh);
+          localTimes(fresh);
+          scrollMessages(fresh);
+          var field = fresh.querySelector("#text-" + thread);
+          if (field) { field.focus({ preventScroll: true }); }
+        })
+        .catch(function () { form.submit(); });
+    }
+
+    document.addEventListener("submit", function (event) {
+      var form = event.target.closest("form.say");
+      if (!form || !live.contains(form) || !window.fetch || !window.FormData) { return; }
+      event.preventDefault();
+      say(form);
+    });
 
     document.addEventListener("click", function (event) {
       if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey ||
@@ -182,6 +247,7 @@
       load(url.pathname + url.search + url.hash, true);
     });
     window.addEventListener("popstate", function () { load(location.href, false); });
+    scrollMessages(live);
     follow();
   }
 
@@ -225,6 +291,29 @@
     source.addEventListener("open", function () {
       if (opened) { refresh(); }  // reconnected: a change may have come meanwhile
       opened = true;
+    });
+  }
+
+  // What is being written in the talk panel of ``shown`` goes on in ``fresh``.
+  function keepDrafts(shown, fresh) {
+    var focused = document.activeElement;
+    shown.querySelectorAll("form.say textarea[id]").forEach(function (field) {
+      var twin = fresh.querySelector("#" + field.id);
+      if (!twin) { return; }
+      if (field.value && !twin.value) { twin.value = field.value; }
+      if (field === focused) {
+        requestAnimationFrame(function () {
+          twin.focus({ preventScroll: true });
+          twin.setSelectionRange(field.selectionStart, field.selectionEnd);
+        });
+      }
+    });
+  }
+
+  // The newest messages in view.
+  function scrollMessages(root) {
+    root.querySelectorAll("ol.messages").forEach(function (list) {
+      list.scrollTop = list.scrollHeight;
     });
   }
 

@@ -68,7 +68,9 @@ SECURITY_SCHEMES = {
 EXAMPLE_GAMES = 6
 EXAMPLE_PLIES = 300
 #: Modules whose schema names are not prefixed with a game's name.
-SHARED_MODULES = frozenset({"schemas.api", "schemas.accounts", "schemas.base", __name__})
+SHARED_MODULES = frozenset(
+    {"schemas.api", "schemas.accounts", "schemas.base", "schemas.talk", __name__}
+)
 
 
 def camel(name: str) -> str:

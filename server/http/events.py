@@ -2,16 +2,26 @@
 
 ``GET /api/v1/games/{id}/events`` streams one ``move`` event per appended
 move and ends a finished (or aborted) game's stream with a final ``end``
-event. Thousands of listeners must not each poll SQLite, so each worker
-process has one :class:`Feed`: a single background thread (a greenlet under
-gunicorn's gevent workers) asks the store a few times a second whether
-another connection has committed (:meth:`~server.store.sqlite.Store.data_version`)
-and only then reads the moves logged since its cursor and the watched games
-that ended, formats each event once (from the public log entry) and hands it
-to the :class:`Subscription` of every stream that follows the game. A
-stream waits on its subscription and writes a comment line when it has been
-quiet for :data:`KEEPALIVE_SECONDS` (which also finds listeners that went
-away).
+event; a ``message`` event tells each message of the table talk
+(:mod:`server.games.talk`) posted while the stream is open. Thousands of
+listeners must not each poll SQLite, so each worker process has one
+:class:`Feed`: a single background thread (a greenlet under gunicorn's
+gevent workers) asks the store a few times a second whether another
+connection has committed (:meth:`~server.store.sqlite.Store.data_version`)
+and only then reads the moves logged and the messages posted since its
+cursors and the watched games that ended, formats each event once (from the
+public log entry, or the message) and hands it to the :class:`Subscription`
+of every stream that follows the game. A stream waits on its subscription
+and writes a comment line when it has been quiet for
+:data:`KEEPALIVE_SECONDS` (which also finds listeners that went away).
+
+A stream reads the threads its :class:`Reader` names: the table's for
+everyone, a team's private thread only for a stream opened with a seat of
+that team (its token, or on the game page its cookie), and never the
+messages of the seats that seat muted. Message events carry no ``id``: they
+do not move the point a stream resumes from, and are not replayed (a client
+catches up with ``GET /messages``). A stream opened with ``talk`` stays open
+after the ``end`` event, for the talk after the game.
 
 ``GET /me/games/events`` (the script of a signed-in player's games page)
 streams a ``change`` event naming those of the player's games that moved:
@@ -36,6 +46,8 @@ limits like an answer's (:func:`~server.http.limits.charge_stream`).
 "pass", "description": "Bob passes.", "to_move": [0], "status": "active", "result": null}\\n\\n'
     >>> end_event({"seq": 9, "status": "finished", "result": '{"winners": [0]}'})
     'id: 9\\nevent: end\\ndata: {"seq": 9, "status": "finished", "result": {"winners": [0]}}\\n\\n'
+    >>> message_event({"thread": "table", "number": 1, "text": "gg\\n<b>"})
+    'event: message\\ndata: {"thread": "table", "number": 1, "text": "gg\\\\n<b>"}\\n\\n'
 """
 
 from __future__ import annotations
@@ -47,10 +59,12 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 from server.errors import TurnpostError
 from server.games.game import log_entry
+from server.games.talk import TABLE, message_entry
 from server.store.sqlite import Store
 
 logger = logging.getLogger(__name__)
@@ -90,16 +104,45 @@ def end_event(game: dict[str, Any]) -> str:
     return f"id: {game['seq']}\nevent: end\ndata: {json.dumps(data)}\n\n"
 
 
-class Subscription:
-    """What one stream is waiting for: the moves after ``sent``, then perhaps the end."""
+def message_event(entry: dict[str, Any]) -> str:
+    """The ``message`` event of a message (:func:`~server.games.talk.message_entry`).
 
-    def __init__(self, feed: Feed, game_id: str, client: str, after: int) -> None:
+    It has no ``id``: a client's ``Last-Event-ID`` stays the last move's seq.
+    The data is ASCII JSON, so a line break in the text cannot end the event.
+    """
+    return f"event: message\ndata: {json.dumps(entry)}\n\n"
+
+
+@dataclass(frozen=True)
+class Reader:
+    """Who reads a stream: the threads it may read (the store's names), the seats whose
+    messages it leaves out (muted), and whether it stays open after the end (``talk``)."""
+
+    threads: frozenset[str] = frozenset({TABLE})
+    hidden: frozenset[int] = frozenset()
+    talk: bool = False
+
+    def reads(self, message: dict[str, Any]) -> bool:
+        """Whether a ``messages`` row goes to this stream."""
+        return message["thread"] in self.threads and message["seat"] not in self.hidden
+
+
+class Subscription:
+    """What one stream is waiting for: the moves after ``sent`` and the messages its
+    ``reader`` reads, then perhaps the end."""
+
+    def __init__(
+        self, feed: Feed, game_id: str, client: str, after: int, reader: Reader = Reader()
+    ) -> None:
         self.feed = feed
         self.game_id = game_id
         self.client = client
         self.sent = after
+        self.reader = reader
         self.moves: dict[int, str] = {}
+        self.messages: list[str] = []
         self.end: str | None = None
+        self.ended = False
         self.lock = threading.Lock()
         self.wake = threading.Event()
 
@@ -110,22 +153,40 @@ class Subscription:
                 self.moves.setdefault(seq, event)
         self.wake.set()
 
-    def deliver_end(self, event: str) -> None:
-        """Queue the final event; the stream ends once it is sent."""
+    def deliver_message(self, message: dict[str, Any], event: str) -> None:
+        """Queue the event of a ``messages`` row, if this stream's reader reads it."""
+        if not self.reader.reads(message):
+            return
         with self.lock:
-            self.end = self.end or event
+            self.messages.append(event)
         self.wake.set()
+
+    def deliver_end(self, event: str) -> None:
+        """Queue the final event (once); the stream ends once it is sent, but for ``talk``."""
+        with self.lock:
+            if not self.ended:
+                self.end = self.end or event
+        self.wake.set()
+
+    def skip_end(self) -> None:
+        """Never send the final event: the client saw it (a ``talk`` stream of a game over)."""
+        with self.lock:
+            self.end, self.ended = None, True
 
     def _due(self) -> tuple[list[str], str | None]:
         with self.lock:
             seqs = sorted(seq for seq in self.moves if seq > self.sent)
-            due = [self.moves[seq] for seq in seqs]
+            due = [self.moves[seq] for seq in seqs] + self.messages
             self.moves.clear()
+            self.messages = []
             self.sent = seqs[-1] if seqs else self.sent
-            return due, self.end
+            end, self.end = self.end, None
+            self.ended = self.ended or end is not None
+            return due, end
 
     def stream(self) -> Iterator[str]:
-        """The text of the stream: the preamble, the events in seq order, keep-alives, the end."""
+        """The text of the stream: the preamble, the events in seq order, keep-alives, the end
+        (after which a ``talk`` stream goes on with messages)."""
         try:
             yield PREAMBLE
             while True:
@@ -134,7 +195,8 @@ class Subscription:
                 yield from due
                 if end is not None:
                     yield end
-                    return
+                    if not self.reader.talk:
+                        return
                 if not self.wake.wait(KEEPALIVE_SECONDS):
                     yield KEEPALIVE
         finally:
@@ -216,9 +278,11 @@ class Feed:
         """How many streams this worker serves now."""
         return self._by_client.total()
 
-    def subscribe(self, game_id: str, client: str, after: int) -> Subscription:
-        """Follow ``game_id`` from after move ``after``; ``429`` past a cap."""
-        subscription = Subscription(self, game_id, client, after)
+    def subscribe(
+        self, game_id: str, client: str, after: int, reader: Reader = Reader()
+    ) -> Subscription:
+        """Follow ``game_id`` from after move ``after`` as ``reader``; ``429`` past a cap."""
+        subscription = Subscription(self, game_id, client, after, reader)
         with self._lock:
             self._admit(client)
             self._by_game.setdefault(game_id, set()).add(subscription)
@@ -250,7 +314,7 @@ class Feed:
         self._by_client[client] += 1
         if self._poller is None:  # from the moves logged before this stream was admitted
             store = Store.open(self.db_path)
-            start = (store, store.last_move_cursor())
+            start = (store, store.last_move_cursor(), store.last_message_cursor())
             self._poller = threading.Thread(
                 target=self._poll, args=start, name="events", daemon=True
             )
@@ -278,9 +342,9 @@ class Feed:
         with self._lock:
             return list(self._by_game.get(game_id, ()))
 
-    def _poll(self, store: Store, cursor: int) -> None:
-        """Forever: when the database changed, hand the moves logged after ``cursor`` and the
-        ended games to their streams.
+    def _poll(self, store: Store, cursor: int, talk_cursor: int) -> None:
+        """Forever: when the database changed, hand the moves logged after ``cursor``, the
+        messages posted after ``talk_cursor`` and the ended games to their streams.
 
         A failing look (the database locked for longer than the busy timeout)
         is logged and tried again at the next tick: the feed must not die.
@@ -292,6 +356,7 @@ class Feed:
                 current = store.data_version()
                 if current != version:
                     cursor, moved = self._publish_moves(store, cursor)
+                    talk_cursor = self._publish_messages(store, talk_cursor)
                     self._publish_ends(store)
                     self._publish_players(store, moved)
                     version = current
@@ -322,6 +387,16 @@ class Feed:
                 followers = list(self._by_player.get(seat["player_id"], ()))
             for subscription in followers:
                 subscription.deliver_change(seat["game_id"])
+
+    def _publish_messages(self, store: Store, cursor: int) -> int:
+        for row in store.messages_since(cursor):
+            followers = self._followers(row["game_id"])
+            if followers and row["deleted_at"] is None:
+                event = message_event(message_entry(row, row["name"]))
+                for subscription in followers:
+                    subscription.deliver_message(row, event)
+            cursor = row["id"]
+        return cursor
 
     def _publish_ends(self, store: Store) -> None:
         with self._lock:

@@ -65,6 +65,7 @@ from server.errors import TurnpostError
 from server.games.clock import format_time, parse_time, utcnow
 from server.games.game import Game
 from server.games.service import GameService, MoveRequest, handed_tokens
+from server.games.talk import TalkService, talk_seat
 from server.http.actor import current_actor, signed_in_player
 from server.http.clients import current_client
 from server.http.context import current_service, current_store
@@ -667,6 +668,7 @@ def _table(
         "hot_seat_turn": _hot_seat_turn(game, held, seat),
         "scores": _scores(view["result"]),
         "title": _title(engine, view, seat, playing, names),
+        "talk": TalkService(games.store).view(game, talk_seat(game, seat, current_actor().player)),
     }
 
 

@@ -17,7 +17,9 @@ two workers never send the same row at once), then, seat by seat:
 2. **One mail per seat and run.** The rows left for one seat are rendered
    together (:mod:`server.mail.render`) into one mail, a digest when there
    are several, with the game as it is now and this process's settings
-   (base URL, mail domain). The mail's Message-ID is given to its last row
+   (base URL, mail domain), with the table talk the seat was not mailed yet
+   (its cursor moves on once the mail is sent; a seat that has not acted gets
+   none: those are other people's words). The mail's Message-ID is given to its last row
    when it is first sent and kept, so a crash after the SMTP server accepted
    a mail but before the row was marked sent resends it with the same
    Message-ID, and mail clients show it once; no mail is lost.
@@ -51,6 +53,7 @@ from server.accounts.mail import account_message
 from server.games.clock import format_time, parse_time, utcnow
 from server.games.game import Game, log_entry
 from server.games.service import GameService
+from server.games.talk import TalkService
 from server.mail.addresses import new_message_id, recipient_key, reply_address, stop_url
 from server.mail.gate import withheld_when_sent
 from server.mail.render import RECENT_MOVES as RECENT
@@ -156,6 +159,8 @@ class Envelope:
 
     message: EmailMessage
     rows: list[dict[str, Any]]
+    #: The id of the last message of the table talk it tells (0: none).
+    said_upto: int = 0
 
 
 def claim_due(store: Store, now: str) -> list[dict[str, Any]]:
@@ -227,7 +232,7 @@ def _prepare(
             report.outcomes.append(Outcome(row, "superseded", reason))
         if not live:
             return None
-        return Envelope(build_message(store, settings, game, live, now), live)
+        return build_envelope(store, settings, game, live, now)
     except Exception as error:  # a poisoned row must not stop the rows behind it
         _failed(store, rows, now, f"cannot build the message: {error!r}", report, retry=False)
         return None
@@ -253,13 +258,21 @@ def _prepare_account(
         return None
 
 
-def build_message(
+def build_envelope(
     store: Store, settings: MailSettings, game: Game, rows: list[dict[str, Any]], now: str
+) -> Envelope:
+    """The mail telling one seat the news of ``rows``, ready to go."""
+    letter = render_letter(store, settings, game, rows, now)
+    return Envelope(build_message(store, settings, game, rows, letter), rows, letter.said_upto)
+
+
+def build_message(
+    store: Store, settings: MailSettings, game: Game, rows: list[dict[str, Any]], letter: Letter
 ) -> EmailMessage:
-    """The message telling one seat the news of ``rows``: text, HTML and the board's PNG."""
+    """The message of ``letter``, telling one seat the news of ``rows``: text, HTML and the
+    board's PNG."""
     lead, seat = rows[-1], rows[-1]["seat"]
     generation = store.mail_generation(game.id, seat) or 0
-    letter = render_letter(store, settings, game, rows, now)
     message = EmailMessage(policy=OUTBOUND_POLICY)
     message["From"] = settings.from_address
     message["To"] = lead["to_addr"]
@@ -294,11 +307,14 @@ def build_message(
 def render_letter(
     store: Store, settings: MailSettings, game: Game, rows: list[dict[str, Any]], now: str
 ) -> Letter:
-    """The mail telling ``rows``' seat their news (nothing is recorded)."""
+    """The mail telling ``rows``' seat their news and the talk since its last mail (nothing
+    is recorded)."""
     seat = rows[-1]["seat"]
     recent = [log_entry(row) for row in store.moves(game.id, after=max(0, game.seq - RECENT))]
     generation = store.mail_generation(game.id, seat) or 0
-    return compose(settings, game, seat, rows, recent, generation, now)
+    acted = game.seats[seat]["acted_at"] is not None
+    said = TalkService(store).unmailed(game, seat) if acted else None
+    return compose(settings, game, seat, rows, recent, generation, now, said)
 
 
 def preview(store: Store, settings: MailSettings, game_id: str, seat: int) -> Letter | None:
@@ -339,6 +355,8 @@ def _send(store: Store, smtp: smtplib.SMTP, envelope: Envelope, now: str, report
     *members, lead = envelope.rows
     subject = str(envelope.message["Subject"])
     store.mail_sent(lead["id"], utcnow(), subject, [row["id"] for row in members])
+    if envelope.said_upto:
+        store.talk_mailed(lead["game_id"], lead["seat"], envelope.said_upto)
     for row in envelope.rows:
         told = subject if row is lead else f"in the digest of mail {lead['id']}"
         report.outcomes.append(Outcome(row, "sent", told))

@@ -15,9 +15,9 @@ never changed.
     >>> import sqlite_utils
     >>> db = sqlite_utils.Database(memory=True)
     >>> migrate(db)
-    SchemaChange(before=0, after=14, created=True)
+    SchemaChange(before=0, after=15, created=True)
     >>> migrate(db)
-    SchemaChange(before=14, after=14, created=False)
+    SchemaChange(before=15, after=15, created=False)
 """
 
 from __future__ import annotations
@@ -457,3 +457,44 @@ def m015_lists_by_index(db: Database) -> None:
     keys.
     """
     db["games"].create_index(["updated_at"], if_not_exists=True)
+
+
+@migrations()
+def m017_table_talk(db: Database) -> None:
+    """Table talk: the messages of each game's threads, the seats' mutes, what was mailed.
+
+    A message belongs to a thread of its game: ``table`` (everyone's) or a
+    team's private thread (``team:0,2``, the partners of 4-player King of
+    Siam); ``number`` counts the messages of its thread. A message the host
+    deleted keeps its row with ``text`` gone (``deleted_at``, ``deleted_by``).
+    ``talk_mutes`` lists the seats whose messages a seat does not want to
+    read; ``seats.talk_mailed`` is the last message id the seat was mailed.
+    """
+    db["messages"].create(
+        {
+            "id": int,
+            "game_id": str,
+            "thread": str,
+            "number": int,
+            "seat": int,
+            "text": str,
+            "via": str,
+            "at": str,
+            "deleted_at": str,
+            "deleted_by": str,
+        },
+        pk="id",
+        foreign_keys=[("game_id", "games", "id")],
+        not_null={"game_id", "thread", "number", "seat", "via", "at"},
+        if_not_exists=True,
+    )
+    db["messages"].create_index(["game_id", "thread", "number"], unique=True, if_not_exists=True)
+    db["messages"].create_index(["game_id", "seat", "at"], if_not_exists=True)
+    db["talk_mutes"].create(
+        {"game_id": str, "seat": int, "muted_seat": int, "created_at": str},
+        pk=("game_id", "seat", "muted_seat"),
+        foreign_keys=[("game_id", "games", "id")],
+        not_null={"created_at"},
+        if_not_exists=True,
+    )
+    _add_missing(db, "seats", {"talk_mailed": (int, 0)})

@@ -10,14 +10,16 @@ The triggers live in the schema, so they hold for every connection, the
 migrations of :mod:`server.store.migrations`. The database holds hands, draw orders, seeds and
 emails: it is created readable by its owner only (0600), and so are the
 WAL and shared-memory files SQLite makes beside it (SQLite gives them the
-database file's mode).
+database file's mode). Deleted content is overwritten (``secure_delete``): a
+message the host deleted leaves no text in the file.
 
     >>> store = Store.open(":memory:")
     >>> store.init()
-    SchemaChange(before=0, after=14, created=True)
+    SchemaChange(before=0, after=15, created=True)
     >>> print(" ".join(sorted(store.db.table_names())))  # doctest: +NORMALIZE_WHITESPACE
     _sqlite_migrations api_tokens created_pages games idempotency inbound mail_suppressions
-    moves outbox players seat_tokens seats sessions sign_in_links webhook_deliveries webhooks
+    messages moves outbox players seat_tokens seats sessions sign_in_links talk_mutes
+    webhook_deliveries webhooks
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ import secrets
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
 from typing import Any
 
@@ -112,6 +114,10 @@ class Store:
       for event feeds :meth:`last_move_cursor`, :meth:`moves_since`,
       :meth:`ended_games`, :meth:`data_version`;
     - idempotency keys: :meth:`idempotent_response`, :meth:`record_response`*;
+    - table talk: :meth:`add_message`*, :meth:`messages_posted_since`, :meth:`thread_messages`,
+      :meth:`message`, :meth:`forget_message_text`*, :meth:`unmailed_messages`,
+      :meth:`talk_mailed`, :meth:`set_muted`, :meth:`muted_seats`, and for event feeds
+      :meth:`last_message_cursor`, :meth:`messages_since`;
     - mail: :meth:`mail_generation`, :meth:`revoke_mail_key`,
       :meth:`queue_mail`*, :meth:`outbox_by_message_id`,
       :meth:`claim_inbound`*, :meth:`outbox_count`, :meth:`unsent_mail`,
@@ -143,6 +149,7 @@ class Store:
         conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         conn.execute("PRAGMA synchronous = FULL")
         conn.execute("PRAGMA foreign_keys = ON")
+        conn.execute("PRAGMA secure_delete = ON")  # what is deleted is overwritten, not left
         return cls(sqlite_utils.Database(conn), path)
 
     def close(self) -> None:
@@ -671,6 +678,123 @@ class Store:
                 "request": request,
                 "response": response,
             },
+        )
+
+    # -- table talk -----------------------------------------------------------------
+    def add_message(self, message: dict[str, Any]) -> dict[str, Any]:
+        """Append a ``messages`` row as the next ``number`` of its thread; the row as stored
+        (call inside :meth:`write`)."""
+        last = self._one(
+            "SELECT coalesce(max(number), 0) AS n FROM messages WHERE game_id = ? AND thread = ?",
+            [message["game_id"], message["thread"]],
+        )
+        self._insert("messages", {**message, "number": last["n"] + 1})
+        return self._one("SELECT * FROM messages WHERE id = last_insert_rowid()")
+
+    def messages_posted_since(self, game_id: str, seat: int, since: str) -> int:
+        """How many messages ``seat`` of ``game_id`` posted after ``since`` (deleted ones too)."""
+        row = self._one(
+            "SELECT count(*) AS n FROM messages WHERE game_id = ? AND seat = ? AND at > ?",
+            [game_id, seat, since],
+        )
+        return row["n"]
+
+    def thread_messages(
+        self,
+        game_id: str,
+        thread: str,
+        after: int = 0,
+        limit: int = -1,
+        hidden: Sequence[int] = (),
+        newest: bool = False,
+    ) -> list[dict[str, Any]]:
+        """The messages of a thread numbered after ``after``, in order, without those of the
+        ``hidden`` seats: the first ``limit`` of them (``newest``: the last ``limit``)."""
+        rows = self._all(
+            "SELECT * FROM messages WHERE game_id = ? AND thread = ? AND number > ?"
+            " AND seat NOT IN (SELECT value FROM json_each(?))"
+            f" ORDER BY number {'DESC' if newest else 'ASC'} LIMIT ?",
+            [game_id, thread, after, json.dumps(list(hidden)), limit],
+        )
+        return rows[::-1] if newest else rows
+
+    def message(self, game_id: str, thread: str, number: int) -> dict[str, Any] | None:
+        """Message ``number`` of a thread, or ``None``."""
+        if not 0 <= number <= MAX_INTEGER:
+            return None
+        return self._one(
+            "SELECT * FROM messages WHERE game_id = ? AND thread = ? AND number = ?",
+            [game_id, thread, number],
+        )
+
+    def forget_message_text(self, message_id: int, at: str, by: str) -> bool:
+        """Delete a message's text, recording when and by whom; whether it still had one
+        (call inside :meth:`write`)."""
+        return bool(
+            self.db.execute(
+                "UPDATE messages SET text = NULL, deleted_at = ?, deleted_by = ?"
+                " WHERE id = ? AND deleted_at IS NULL",
+                [at, by, message_id],
+            ).rowcount
+        )
+
+    def unmailed_messages(
+        self, game_id: str, seat: int, threads: Sequence[str], hidden: Sequence[int]
+    ) -> list[dict[str, Any]]:
+        """The messages of ``threads`` posted since ``seat`` was last mailed them, in order:
+        neither its own, nor deleted, nor of the ``hidden`` seats."""
+        return self._all(
+            "SELECT messages.* FROM messages JOIN seats ON seats.game_id = messages.game_id"
+            " AND seats.seat = ? WHERE messages.game_id = ? AND messages.id > seats.talk_mailed"
+            " AND messages.thread IN (SELECT value FROM json_each(?)) AND messages.seat != ?"
+            " AND messages.deleted_at IS NULL"
+            " AND messages.seat NOT IN (SELECT value FROM json_each(?)) ORDER BY messages.id",
+            [seat, game_id, json.dumps(threads), seat, json.dumps(hidden)],
+        )
+
+    def talk_mailed(self, game_id: str, seat: int, upto: int) -> None:
+        """Record that ``seat`` was mailed the messages up to id ``upto``."""
+        with self.write():
+            self.db.execute(
+                "UPDATE seats SET talk_mailed = max(talk_mailed, ?) WHERE game_id = ? AND seat = ?",
+                [upto, game_id, seat],
+            )
+
+    def set_muted(self, game_id: str, seat: int, muted_seat: int, muted: bool, at: str) -> None:
+        """Mute (``muted``) or unmute the messages of ``muted_seat`` for ``seat``."""
+        with self.write():
+            if muted:
+                self.db.execute(
+                    "INSERT OR IGNORE INTO talk_mutes (game_id, seat, muted_seat, created_at)"
+                    " VALUES (?, ?, ?, ?)",
+                    [game_id, seat, muted_seat, at],
+                )
+            else:
+                self.db.execute(
+                    "DELETE FROM talk_mutes WHERE game_id = ? AND seat = ? AND muted_seat = ?",
+                    [game_id, seat, muted_seat],
+                )
+
+    def muted_seats(self, game_id: str, seat: int) -> list[int]:
+        """The seats whose messages ``seat`` muted, in seat order."""
+        rows = self._all(
+            "SELECT muted_seat FROM talk_mutes WHERE game_id = ? AND seat = ? ORDER BY muted_seat",
+            [game_id, seat],
+        )
+        return [row["muted_seat"] for row in rows]
+
+    def last_message_cursor(self) -> int:
+        """A cursor after every message posted so far (for :meth:`messages_since`)."""
+        return self._one("SELECT coalesce(max(id), 0) AS cursor FROM messages")["cursor"]
+
+    def messages_since(self, cursor: int) -> list[dict[str, Any]]:
+        """Every game's messages posted after ``cursor``, in order, each with its writer's
+        ``name``; its ``id`` is the next cursor."""
+        return self._all(
+            "SELECT messages.*, seats.name FROM messages JOIN seats"
+            " ON seats.game_id = messages.game_id AND seats.seat = messages.seat"
+            " WHERE messages.id > ? ORDER BY messages.id",
+            [cursor],
         )
 
     # -- mail -----------------------------------------------------------------------

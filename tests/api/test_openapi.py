@@ -32,6 +32,9 @@ OPERATIONS = {
     "listWebhooks",
     "deleteWebhook",
     "listMyGames",
+    "listMessages",
+    "postMessage",
+    "deleteMessage",
 }
 
 
