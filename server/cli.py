@@ -41,6 +41,7 @@ from marshmallow import ValidationError
 from schemas.api import PlayerInSchema
 from server.app import create_app
 from server.errors import TurnpostError
+from server.games.clock import utcnow
 from server.games.deadlines import process_deadlines
 from server.games.game import Game
 from server.games.service import GameService
@@ -51,6 +52,7 @@ from server.mail.delivery import Report, deliver_due, forget_bodies
 from server.mail.inbound import MAX_MESSAGE_BYTES, describe, receive
 from server.mail.settings import MailSettings
 from server.mail.smtpd import InboundController, InboundHandler
+from server.notify.digest import queue_digests
 from server.serving import WORKER_CONNECTIONS, run
 from server.store.sqlite import dumps
 from server.webhooks.delivery import deliver_due as deliver_webhooks_due
@@ -254,9 +256,11 @@ def _mail_settings() -> MailSettings:
 
 
 def run_clock_and_outbox(now: str | None = None) -> tuple[int, Report]:
-    """Apply due deadlines, forget old mail facts, send due mail: ``(actions, report)``."""
+    """Apply due deadlines, queue due daily digests, forget old mail facts, send due mail:
+    ``(actions, report)``."""
     settings = _mail_settings()
     actions = process_deadlines(current_service(), now)
+    queue_digests(current_store(), now or utcnow())
     forget_bodies(current_store(), settings.retention_days, now)
     if not settings.smtp_url:
         return len(actions), Report()
@@ -272,7 +276,8 @@ def echo_report(report: Report) -> None:
 @main.command("send-mail")
 @with_appcontext
 def send_mail() -> None:
-    """Once (e.g. from cron): deadlines and reminders, mail retention, then send due mail.
+    """Once (e.g. from cron): deadlines and reminders, daily digests, mail retention, then send
+    due mail.
 
     Prints one line per mail and why a mail failed; exits 1 if a mail failed for good.
     """
