@@ -48,9 +48,9 @@ def push_destinations(config: Mapping[str, Any]) -> Destinations:
 
 def check_endpoint(destinations: Destinations, endpoint: str) -> None:
     """:class:`Refused` unless ``endpoint`` is an https URL the rules allow (without resolving)."""
-    if urlsplit(endpoint).scheme != "https":
+    scheme, *_ = destinations.check_url(endpoint)
+    if scheme != "https":
         raise Refused("A push endpoint is an https:// URL.")
-    destinations.check_url(endpoint)
 
 
 def subscribe(

@@ -4,10 +4,11 @@ SMTP server received, their page's forms posted with its CSRF token, seat links 
 from __future__ import annotations
 
 import re
+import time
 
 import requests
 
-from tests.mail.conftest import BASE_URL, Sink, first_mail
+from tests.mail.conftest import BASE_URL, Sink
 from tests.mail.samples import text_of
 from tests.support import BackgroundServer
 
@@ -20,15 +21,32 @@ def csrf_of(page: str) -> str:
     return re.search(r'name="csrf_token" value="([^"]+)"', page).group(1)
 
 
-def sign_in(server: BackgroundServer, sink: Sink, email: str) -> requests.Session:
-    """A browser signed in as ``email``: asked for a link, followed the one mailed (the worker
-    must be running)."""
-    browser = requests.Session()
-    form = browser.get(f"{server.url}/sign-in", timeout=10).text
+def sign_in_link(server: BackgroundServer, sink: Sink, email: str) -> str:
+    """A sign-in link for ``email``, asked for with the form and read from the mail (the
+    worker must be running), on the test server."""
+    asking = requests.Session()
+    form = asking.get(f"{server.url}/sign-in", timeout=10).text
     data = {"csrf_token": csrf_of(form), "email": email}
-    assert browser.post(f"{server.url}/sign-in", data=data, timeout=10).status_code == 200
-    [link] = re.findall(r"^(https://\S+/sign-in/\S+)$", text_of(first_mail(sink, email)), re.M)
-    signed = browser.get(server.url + link.removeprefix(BASE_URL), headers=OPENED, timeout=10)
+    earlier = len(sink.messages)
+    assert asking.post(f"{server.url}/sign-in", data=data, timeout=10).status_code == 200
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        mails = [
+            mail
+            for mail in sink.messages[earlier:]
+            if mail["To"] == email and str(mail["Subject"]).startswith("Your link to sign in")
+        ]
+        if mails:
+            [link] = re.findall(r"^(https://\S+/sign-in/\S+)$", text_of(mails[0]), re.M)
+            return server.url + link.removeprefix(BASE_URL)
+        time.sleep(0.1)
+    raise AssertionError(f"no sign-in mail to {email}")
+
+
+def sign_in(server: BackgroundServer, sink: Sink, email: str) -> requests.Session:
+    """A browser signed in as ``email`` by the link mailed to it."""
+    browser = requests.Session()
+    signed = browser.get(sign_in_link(server, sink, email), headers=OPENED, timeout=10)
     assert signed.url.endswith("/me"), signed.url
     return browser
 
