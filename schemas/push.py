@@ -18,7 +18,6 @@
 from __future__ import annotations
 
 import base64
-import binascii
 
 from cryptography.hazmat.primitives.asymmetric import ec
 from marshmallow import ValidationError, fields, validate
@@ -30,25 +29,27 @@ from schemas.base import StrictSchema
 AUTH_BYTES = 16
 
 
-def _decoded(text: str) -> bytes:
-    """Unpadded base64url ``text`` as bytes; a :class:`ValidationError` if it is not."""
-    try:
-        return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
-    except (binascii.Error, ValueError):
-        raise ValidationError("Not base64url.") from None
+def unpadded(text: str) -> bytes:
+    """The bytes of unpadded base64url ``text``, as subscriptions write their keys
+    (``ValueError`` if it is not base64url)."""
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
 
 
 def p256_point(text: str) -> None:
     """Refuse what is not a P-256 public key (an uncompressed point on the curve)."""
     try:
-        ec.EllipticCurvePublicKey.from_encoded_point(ec.SECP256R1(), _decoded(text))
+        ec.EllipticCurvePublicKey.from_encoded_point(ec.SECP256R1(), unpadded(text))
     except ValueError:
         raise ValidationError("Not a P-256 public key.") from None
 
 
 def auth_secret(text: str) -> None:
     """Refuse an authentication secret that is not 16 bytes."""
-    if len(_decoded(text)) != AUTH_BYTES:
+    try:
+        secret = unpadded(text)
+    except ValueError:
+        raise ValidationError("Not base64url.") from None
+    if len(secret) != AUTH_BYTES:
         raise ValidationError(f"An authentication secret is {AUTH_BYTES} bytes.")
 
 

@@ -1,5 +1,7 @@
-"""Error answers: the contract's JSON error body under ``/api/`` and to a JSON request (a
-page's script posting JSON), an HTML page elsewhere.
+"""Error answers: the contract's JSON error body for the API and JSON requests, else a page.
+
+The API (``/api/``) and a page's script posting JSON get the JSON body; a
+browser's page request gets an HTML error page.
 
 Every refusal (:class:`~server.errors.TurnpostError`), HTTP error, failed CSRF
 check and unexpected exception leaves through :func:`error_response`; an

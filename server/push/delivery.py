@@ -9,7 +9,7 @@ one lease ahead, so two workers never send the same one at once) and:
    to the checked address of the endpoint (its host resolved now, every
    address allowed by :func:`~server.push.subscriptions.push_destinations`),
    each within the webhooks' deadline, the message encrypted for the browser's
-   keys (RFC 8291, ``aes128gcm``, with pywebpush) and signed with the
+   keys (RFC 8291, ``aes128gcm``, with ``http_ece``) and signed with the
    server's VAPID key (RFC 8292: a JWT for the endpoint's origin, valid
    :data:`JWT_HOURS` hours); the push service keeps it :data:`TTL_SECONDS`
    for a browser that is offline;
@@ -31,9 +31,11 @@ from email.utils import parseaddr
 from functools import partial
 from typing import Any
 
+import http_ece
+from cryptography.hazmat.primitives.asymmetric import ec
 from py_vapid import Vapid02
-from pywebpush import WebPusher
 
+from schemas.push import unpadded
 from server.games.clock import format_time, parse_time, utcnow
 from server.push.subscriptions import check_endpoint
 from server.store.sqlite import Store
@@ -80,6 +82,18 @@ def contact_of(from_address: str) -> str:
     return f"mailto:{parseaddr(from_address)[1]}"
 
 
+def encrypted(message: bytes, p256dh: str, auth: str) -> bytes:
+    """``message`` encrypted for a browser's keys (RFC 8291, ``aes128gcm``, with ``http_ece``)
+    under a key pair made for this push only."""
+    return http_ece.encrypt(
+        message,
+        private_key=ec.generate_private_key(ec.SECP256R1()),
+        dh=unpadded(p256dh),
+        auth_secret=unpadded(auth),
+        version="aes128gcm",
+    )
+
+
 def attempt(sender: Sender, row: dict[str, Any], watch: Connections) -> Outcome:
     """Encrypt, sign and post one claimed push (in a pool thread: no store here)."""
     deadline = time.monotonic() + DEADLINE_SECONDS
@@ -88,11 +102,7 @@ def attempt(sender: Sender, row: dict[str, Any], watch: Connections) -> Outcome:
         target = sender.destinations.resolve(row["endpoint"])
     except Refused as error:
         return Outcome(error=f"refused: {error}", retry=False)
-    subscription = {
-        "endpoint": row["endpoint"],
-        "keys": {"p256dh": row["p256dh"], "auth": row["auth"]},
-    }
-    body = WebPusher(subscription).encode(row["payload"].encode(), "aes128gcm")["body"]
+    body = encrypted(row["payload"].encode(), row["p256dh"], row["auth"])
     claims = {
         "aud": f"{target.scheme}://{target.host_header}",
         "sub": sender.contact,

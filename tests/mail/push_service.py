@@ -38,11 +38,6 @@ def text(data: bytes) -> str:
     return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
 
 
-def unpadded(value: str) -> bytes:
-    """The bytes of unpadded base64url ``value``."""
-    return base64.urlsafe_b64decode(value + "=" * (-len(value) % 4))
-
-
 def self_signed(folder: Path) -> tuple[Path, Path]:
     """A certificate for the IP address 127.0.0.1 and its key, as PEM files in ``folder``."""
     key = ec.generate_private_key(ec.SECP256R1())

@@ -21,6 +21,7 @@ import pytest
 import requests
 from playwright.sync_api import BrowserContext, Page, expect
 
+from schemas.push import unpadded
 from server.store.sqlite import Store
 from tests.mail.conftest import DOMAIN, MAIL_SETTINGS, Sink
 from tests.mail.players import (
@@ -36,7 +37,6 @@ from tests.mail.push_service import (
     PushBrowser,
     PushService,
     text,
-    unpadded,
     vapid_claims,
 )
 from tests.support import BackgroundServer, run_command, start_background
