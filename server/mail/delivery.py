@@ -59,6 +59,7 @@ from server.mail.gate import withheld_when_sent
 from server.mail.render import RECENT_MOVES as RECENT
 from server.mail.render import Letter, compose
 from server.mail.settings import MailSettings
+from server.notify.digest import digest_message
 from server.store.sqlite import Store
 
 #: Seconds a claimed row is left alone before another attempt may take it.
@@ -193,10 +194,12 @@ def deliver_due(store: Store, settings: MailSettings, now: str | None = None) ->
 
 
 def _by_seat(rows: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
-    """``rows`` grouped by game, seat and address, in the order of each group's first row."""
-    groups: dict[tuple[str, int, str], list[dict[str, Any]]] = {}
+    """``rows`` grouped by game, seat and address (account mails: by address and kind), in the
+    order of each group's first row."""
+    groups: dict[tuple[str, int, str, str | None], list[dict[str, Any]]] = {}
     for row in rows:
-        groups.setdefault((row["game_id"], row["seat"], row["to_addr"]), []).append(row)
+        kind = row["kind"] if row["game_id"] is None else None  # account mails: one per kind
+        groups.setdefault((row["game_id"], row["seat"], row["to_addr"], kind), []).append(row)
     return list(groups.values())
 
 
@@ -227,9 +230,8 @@ def _prepare(
             reason = superseded_reason(store, game, row)
             if reason is None:
                 live.append(row)
-                continue
-            store.mail_superseded(row["id"], reason)
-            report.outcomes.append(Outcome(row, "superseded", reason))
+            else:
+                _superseded(store, row, reason, report)
         if not live:
             return None
         return build_envelope(store, settings, game, live, now)
@@ -241,21 +243,31 @@ def _prepare(
 def _prepare_account(
     store: Store, settings: MailSettings, rows: list[dict[str, Any]], now: str, report: Report
 ) -> Envelope | None:
-    """The newest account mail to one address (a sign-in link); older ones are superseded."""
+    """The newest account mail of a kind to one address (a sign-in link, a daily digest);
+    older ones are superseded, and so is a digest when no game waits for its player any more."""
     *older, newest = rows
     for row in older:
-        store.mail_superseded(row["id"], "a newer mail of its kind went to the address")
-        report.outcomes.append(Outcome(row, "superseded", "a newer mail went to the address"))
+        _superseded(store, row, "a newer mail of its kind went to the address", report)
     if store.mail_suppressed(recipient_key(newest["to_addr"])):
-        reason = "the recipient asked never to be mailed again"
-        store.mail_superseded(newest["id"], reason)
-        report.outcomes.append(Outcome(newest, "superseded", reason))
+        _superseded(store, newest, "the recipient asked never to be mailed again", report)
         return None
     try:
-        return Envelope(account_message(settings, newest), [newest])
+        if newest["kind"] != "digest":
+            return Envelope(account_message(settings, newest), [newest])
+        digest = digest_message(store, settings, newest, now)
     except Exception as error:  # a poisoned row must not stop the rows behind it
         _failed(store, [newest], now, f"cannot build the message: {error!r}", report, False)
         return None
+    if digest is None:
+        _superseded(store, newest, "no game waits for the player any more", report)
+        return None
+    return Envelope(digest, [newest])
+
+
+def _superseded(store: Store, row: dict[str, Any], reason: str, report: Report) -> None:
+    """Record that ``row`` will never be sent, and why."""
+    store.mail_superseded(row["id"], reason)
+    report.outcomes.append(Outcome(row, "superseded", reason))
 
 
 def build_envelope(

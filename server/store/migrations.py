@@ -15,9 +15,9 @@ never changed.
     >>> import sqlite_utils
     >>> db = sqlite_utils.Database(memory=True)
     >>> migrate(db)
-    SchemaChange(before=0, after=15, created=True)
+    SchemaChange(before=0, after=16, created=True)
     >>> migrate(db)
-    SchemaChange(before=15, after=15, created=False)
+    SchemaChange(before=16, after=16, created=False)
 """
 
 from __future__ import annotations
@@ -498,3 +498,53 @@ def m017_table_talk(db: Database) -> None:
         if_not_exists=True,
     )
     _add_missing(db, "seats", {"talk_mailed": (int, 0)})
+
+
+@migrations()
+def m018_notifications(db: Database) -> None:
+    """Notifications: a player's daily digest, the browsers they let Turnpost notify, pushes.
+
+    ``players.digest_due_at`` is when a player who chose the daily digest gets
+    the next one (``NULL``: at the worker's next round). A ``push_subscriptions``
+    row is one browser's Web Push subscription (its endpoint and the keys to
+    encrypt for it), revocable by its player; ``pushes`` are the messages
+    queued for them, deleted once sent or given up.
+    """
+    _add_missing(db, "players", {"digest_due_at": (str, None)})
+    db["players"].create_index(["mail_pref", "digest_due_at"], if_not_exists=True)
+    db["push_subscriptions"].create(
+        {
+            "id": int,
+            "player_id": str,
+            "endpoint": str,
+            "p256dh": str,
+            "auth": str,
+            "created_at": str,
+        },
+        pk="id",
+        foreign_keys=[("player_id", "players", "id")],
+        not_null={"player_id", "endpoint", "p256dh", "auth", "created_at"},
+        if_not_exists=True,
+    )
+    db["push_subscriptions"].create_index(["endpoint"], unique=True, if_not_exists=True)
+    db["push_subscriptions"].create_index(["player_id"], if_not_exists=True)
+    db["pushes"].create(
+        {
+            "id": int,
+            "subscription_id": int,
+            "game_id": str,
+            "seat": int,
+            "seq": int,
+            "payload": str,
+            "created_at": str,
+            "next_attempt_at": str,
+            "attempts": int,
+        },
+        pk="id",
+        foreign_keys=[("subscription_id", "push_subscriptions", "id"), ("game_id", "games", "id")],
+        not_null={"subscription_id", "game_id", "seat", "seq", "payload", "created_at", "attempts"},
+        defaults={"attempts": 0},
+        if_not_exists=True,
+    )
+    db["pushes"].create_index(["next_attempt_at"], if_not_exists=True)
+    db["pushes"].create_index(["subscription_id", "game_id", "seat"], if_not_exists=True)

@@ -15,11 +15,11 @@ message the host deleted leaves no text in the file.
 
     >>> store = Store.open(":memory:")
     >>> store.init()
-    SchemaChange(before=0, after=15, created=True)
+    SchemaChange(before=0, after=16, created=True)
     >>> print(" ".join(sorted(store.db.table_names())))  # doctest: +NORMALIZE_WHITESPACE
     _sqlite_migrations api_tokens created_pages games idempotency inbound mail_suppressions
-    messages moves outbox players seat_tokens seats sessions sign_in_links talk_mutes
-    webhook_deliveries webhooks
+    messages moves outbox players push_subscriptions pushes seat_tokens seats sessions
+    sign_in_links talk_mutes webhook_deliveries webhooks
 """
 
 from __future__ import annotations
@@ -125,6 +125,10 @@ class Store:
       :meth:`give_message_id`, :meth:`mail_sent`, :meth:`mail_superseded`,
       :meth:`mail_failed`, :meth:`forget_mail_bodies`,
       :meth:`mail_suppressed`, :meth:`suppress_mail`;
+    - notifications: :meth:`digests_due`, :meth:`set_digest_due`*, :meth:`waiting_seats`,
+      :meth:`add_push_subscription`, :meth:`push_subscriptions`,
+      :meth:`remove_push_subscription`, :meth:`queue_pushes`*, :meth:`claim_due_pushes`,
+      :meth:`push_retry`;
     - webhooks: :meth:`add_webhook`, :meth:`webhooks`, :meth:`remove_webhook`,
       :meth:`queue_webhooks`*, :meth:`claim_due_webhooks`, :meth:`webhook_delivered`,
       :meth:`webhook_failed`, :meth:`webhook_deliveries`.
@@ -956,6 +960,132 @@ class Store:
                 "INSERT OR IGNORE INTO mail_suppressions (rcpt_hash, created_at) VALUES (?, ?)",
                 [hash_secret(rcpt_key), now],
             )
+
+    # -- notifications: daily digests and Web Push --------------------------------------
+    def digests_due(self, now: str, limit: int) -> list[dict[str, Any]]:
+        """Up to ``limit`` players who chose the daily digest and whose next one is due at ``now``
+        (never scheduled yet, or ``digest_due_at`` passed), the longest due first."""
+        return self._all(
+            "SELECT * FROM players WHERE mail_pref = 'digest'"
+            " AND (digest_due_at IS NULL OR digest_due_at <= ?) ORDER BY digest_due_at LIMIT ?",
+            [now, limit],
+        )
+
+    def set_digest_due(self, player_id: str, due: str) -> None:
+        """Schedule ``player_id``'s next digest at ``due`` (call inside :meth:`write`)."""
+        self.db.execute("UPDATE players SET digest_due_at = ? WHERE id = ?", [due, player_id])
+
+    def waiting_seats(self, player_id: str, limit: int) -> list[dict[str, Any]]:
+        """Up to ``limit`` seats of ``player_id`` that a running game waits for, with mail on.
+
+        ``seats`` rows, the soonest deadline first, then the game waiting longest.
+        """
+        return self._all(
+            "SELECT seats.* FROM seats JOIN games ON games.id = seats.game_id"
+            " WHERE seats.player_id = ? AND games.status = 'active'"
+            " AND seats.mail_stopped_at IS NULL"
+            " AND EXISTS (SELECT 1 FROM json_each(games.to_move) WHERE value = seats.seat)"
+            " ORDER BY games.deadline IS NULL, games.deadline, games.updated_at LIMIT ?",
+            [player_id, limit],
+        )
+
+    def add_push_subscription(self, subscription: dict[str, Any], keep: int) -> int:
+        """Record a browser's push subscription; its id.
+
+        The same endpoint again replaces the old subscription (the browser's
+        newest player and keys); a player keeps their ``keep`` newest ones.
+        """
+        with self.write():
+            for old in self._all(
+                "SELECT id FROM push_subscriptions WHERE endpoint = ?", [subscription["endpoint"]]
+            ):
+                self._forget_subscription(old["id"])
+            columns = ", ".join(subscription)
+            marks = ", ".join("?" for _ in subscription)
+            new_id = self.db.execute(
+                f"INSERT INTO push_subscriptions ({columns}) VALUES ({marks})",
+                list(subscription.values()),
+            ).lastrowid
+            for extra in self._all(
+                "SELECT id FROM push_subscriptions WHERE player_id = ? ORDER BY id DESC"
+                " LIMIT -1 OFFSET ?",
+                [subscription["player_id"], keep],
+            ):
+                self._forget_subscription(extra["id"])
+        return new_id
+
+    def push_subscriptions(self, player_id: str) -> list[dict[str, Any]]:
+        """A player's push subscriptions (``id``, ``endpoint``, ``created_at``), oldest first."""
+        return self._all(
+            "SELECT id, endpoint, created_at FROM push_subscriptions WHERE player_id = ?"
+            " ORDER BY id",
+            [player_id],
+        )
+
+    def remove_push_subscription(self, subscription_id: int, player_id: str | None = None) -> bool:
+        """Forget a push subscription and its pushes (only ``player_id``'s, if given); whether
+        there was one."""
+        if not 0 <= subscription_id <= MAX_INTEGER:
+            return False
+        with self.write():
+            found = self._one(
+                "SELECT id FROM push_subscriptions"
+                " WHERE id = ? AND player_id = coalesce(?, player_id)",
+                [subscription_id, player_id],
+            )
+            if found is not None:
+                self._forget_subscription(subscription_id)
+        return found is not None
+
+    def _forget_subscription(self, subscription_id: int) -> None:
+        """Delete a push subscription and its pushes (inside :meth:`write`)."""
+        self.db.execute("DELETE FROM pushes WHERE subscription_id = ?", [subscription_id])
+        self.db.execute("DELETE FROM push_subscriptions WHERE id = ?", [subscription_id])
+
+    def queue_pushes(self, player_id: str, push: dict[str, Any]) -> int:
+        """Queue ``push`` (a ``pushes`` row without its subscription) to each subscription of
+        ``player_id``, replacing the pending push of the same game and seat; how many
+        (call inside :meth:`write`)."""
+        subscriptions = self._all(
+            "SELECT id FROM push_subscriptions WHERE player_id = ?", [player_id]
+        )
+        for subscription in subscriptions:
+            self.db.execute(
+                "DELETE FROM pushes WHERE subscription_id = ? AND game_id = ? AND seat = ?",
+                [subscription["id"], push["game_id"], push["seat"]],
+            )
+            self._insert("pushes", {**push, "subscription_id": subscription["id"]})
+        return len(subscriptions)
+
+    def claim_due_pushes(self, now: str, lease_end: str, limit: int) -> list[dict[str, Any]]:
+        """Take up to ``limit`` pushes due at ``now`` until ``lease_end``, counting an attempt.
+
+        Each as it was before the claim, with its subscription's ``endpoint``,
+        ``p256dh`` and ``auth``; another worker skips them until the lease ends.
+        """
+        with self.write():
+            rows = self._all(
+                "SELECT pushes.*, s.endpoint, s.p256dh, s.auth FROM pushes"
+                " JOIN push_subscriptions s ON s.id = pushes.subscription_id"
+                " WHERE pushes.next_attempt_at <= ? ORDER BY pushes.id LIMIT ?",
+                [now, limit],
+            )
+            for row in rows:
+                self.db.execute(
+                    "UPDATE pushes SET next_attempt_at = ?, attempts = attempts + 1 WHERE id = ?",
+                    [lease_end, row["id"]],
+                )
+        return rows
+
+    def push_retry(self, push_id: int, next_attempt: str | None) -> None:
+        """Try the push ``push_id`` again at ``next_attempt``; ``None``: it is done (forgotten)."""
+        with self.write():
+            if next_attempt is None:
+                self.db.execute("DELETE FROM pushes WHERE id = ?", [push_id])
+            else:
+                self.db.execute(
+                    "UPDATE pushes SET next_attempt_at = ? WHERE id = ?", [next_attempt, push_id]
+                )
 
     # -- webhooks -------------------------------------------------------------------
     def add_webhook(self, game_id: str, url: str, now: str) -> int:

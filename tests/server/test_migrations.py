@@ -316,3 +316,33 @@ def test_an_old_siam_log_past_todays_draws_is_refused_in_words_not_replayed(
     assert client.get(f"/api/v1/games/{game['id']}?at=10").status_code == 200
     result = CliRunner().invoke(main, ["replay", game["id"]], env={"TURNPOST_DB": path})
     assert result.exit_code == 1 and "cannot be replayed past move 10" in result.output
+
+
+def test_m018_gives_players_who_chose_the_digest_their_first_one_and_a_place_for_pushes() -> None:
+    db = sqlite_utils.Database(memory=True)
+    migrations.apply(db, stop_before="m018_notifications")
+    for player, preference in (("p1", "digest"), ("p2", "turn")):
+        db["players"].insert(
+            {
+                "id": player,
+                "email": f"{player}@x",
+                "email_key": f"{player}@x",
+                "name": player,
+                "time_zone": "UTC",
+                "language": "en",
+                "mail_pref": preference,
+                "created_at": "2026-01-01T00:00:00.000000Z",
+            }
+        )
+    migrate(db)
+    store = Store(db)
+    assert [row["id"] for row in store.digests_due("2026-01-02T00:00:00.000000Z", 10)] == ["p1"]
+    subscription = {
+        "player_id": "p1",
+        "endpoint": "https://push.example.org/1",
+        "p256dh": "k",
+        "auth": "a",
+        "created_at": "2026-01-02T00:00:00.000000Z",
+    }
+    assert store.add_push_subscription(subscription, keep=10) == 1
+    assert [row["endpoint"] for row in store.push_subscriptions("p1")] == [subscription["endpoint"]]
