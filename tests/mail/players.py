@@ -47,7 +47,7 @@ def sign_in(server: BackgroundServer, sink: Sink, email: str) -> requests.Sessio
     """A browser signed in as ``email`` by the link mailed to it."""
     browser = requests.Session()
     signed = browser.get(sign_in_link(server, sink, email), headers=OPENED, timeout=10)
-    assert signed.url.endswith("/me"), signed.url
+    assert signed.url.endswith("/me/games"), signed.url  # signing in lands on my games
     return browser
 
 

@@ -277,7 +277,8 @@ def signed_in_page(
     context.grant_permissions(["notifications"], origin=server.url)
     page = context.new_page()
     page.goto(sign_in_link(server, sink, email))  # from the mail program
-    assert page.url.endswith("/me"), page.url
+    assert page.url.endswith("/me/games"), page.url  # signing in lands on my games
+    page.goto(f"{server.url}/me")
     return page
 
 
