@@ -139,6 +139,10 @@ class Engine(ABC):
     #: What the game hides from a seat, in words for players ("" when nothing is hidden).
     #: Whoever chose a game's seed or starting position can know it: players are warned.
     hidden_information: str = ""
+    #: The words a move's notation may start with, in lower case. A mail reply that is no
+    #: move and starts with none of them (nor a near miss) is table talk, not a mistyped
+    #: move (:mod:`server.mail.talk`); without them, every reply is read as a move.
+    move_words: frozenset[str] = frozenset()
 
     # -- creation -------------------------------------------------------
     def options(self, given: dict[str, Any] | None) -> dict[str, Any]:

@@ -18,18 +18,28 @@ from zoneinfo import available_timezones
 
 from marshmallow import fields, validate
 
-from schemas.api import MailAddress, printable, visible_name
+from schemas.api import (
+    MAX_PAGE_SIZE,
+    PAGE_SIZE,
+    GameSummarySchema,
+    MailAddress,
+    printable,
+    timestamp,
+    visible_name,
+)
 from schemas.base import StrictSchema
 
 #: The longest display name and API token name.
 MAX_NAME = 64
+#: The longest cursor of a player's game list.
+MAX_CURSOR = 80
 #: The languages a player may prefer (pages follow them once translated).
 LANGUAGES = {"en": "English", "nl": "Nederlands", "de": "Deutsch", "fr": "Français"}
 #: How a player wants to hear of their turns by mail.
 MAIL_PREFERENCES = {
-    "turn": "a mail for every turn",
-    "digest": "one mail a day with every game waiting for me",
-    "none": "no mail (I look at my games page)",
+    "turn": "A mail for every turn",
+    "digest": "One mail a day with every game waiting for me",
+    "none": "No mail (I look at my games page)",
 }
 
 
@@ -74,3 +84,55 @@ class ApiTokenCreateSchema(StrictSchema):
     """Name a new personal API token."""
 
     name = name_field(required=True)
+
+
+class LastMoveSchema(StrictSchema):
+    """The last entry of a game's log, in the game's words."""
+
+    seq = fields.Integer(required=True)
+    seat = fields.Integer(required=True)
+    description = fields.String(
+        required=True, metadata={"description": "The move in a sentence, in the game's words."}
+    )
+    at = timestamp(required=True)
+
+
+class MyGameSchema(GameSummarySchema):
+    """One of the player's games: its summary, with ``you`` the player's seat in it."""
+
+    waiting = fields.Boolean(
+        required=True, metadata={"description": "The game waits for the player (`you`)."}
+    )
+    last_move = fields.Nested(
+        LastMoveSchema,
+        required=True,
+        allow_none=True,
+        metadata={"description": "The last log entry; null before the first move."},
+    )
+
+
+class MyGamesQuerySchema(StrictSchema):
+    """``GET /api/v1/me/games``: a page of the player's games."""
+
+    limit = fields.Integer(
+        load_default=PAGE_SIZE,
+        validate=validate.Range(min=1, max=MAX_PAGE_SIZE),
+        metadata={"description": "Games per page."},
+    )
+    cursor = fields.String(
+        validate=validate.Length(min=1, max=MAX_CURSOR),
+        metadata={"description": "The `next_cursor` of the previous page."},
+    )
+
+
+class MyGameListSchema(StrictSchema):
+    """A page of the player's games: those waiting for them first (the nearest deadline
+    first), then the others running (the latest change first), then those over (the latest
+    first)."""
+
+    games = fields.List(fields.Nested(MyGameSchema), required=True)
+    next_cursor = fields.String(
+        required=True,
+        allow_none=True,
+        metadata={"description": "Pass as `cursor` for the next page; null on the last page."},
+    )

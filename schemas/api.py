@@ -73,14 +73,22 @@ def visible_name(value: str) -> None:
     Traceback (most recent call last):
     marshmallow.exceptions.ValidationError: Must show at least one letter, digit or sign.
     """
-    categories = [unicodedata.category(character) for character in value]
-    if "Cf" in categories:
+    if any(unicodedata.category(character) == "Cf" for character in value):
         raise ValidationError("Must not contain zero-width or bidirectional formatting.")
-    if not any(
-        category[0] not in "ZCM" and character not in BLANK_LETTERS
-        for character, category in zip(value, categories, strict=True)
-    ):
+    if not shows_something(value):
         raise ValidationError("Must show at least one letter, digit or sign.")
+
+
+def shows_something(value: str) -> bool:
+    """Whether ``value`` shows a letter, digit or sign (not only spaces, marks, fillers).
+
+    >>> shows_something("gg"), shows_something(" \\u3164\\u0301\\n")
+    (True, False)
+    """
+    return any(
+        unicodedata.category(character)[0] not in "ZCM" and character not in BLANK_LETTERS
+        for character in value
+    )
 
 
 def plain_address(value: str) -> str:
@@ -303,9 +311,18 @@ class MovesQuerySchema(StrictSchema):
 
 
 class EventsQuerySchema(StrictSchema):
-    """``?last_event_id=N``: resume after move N (same as the ``Last-Event-ID`` header)."""
+    """``?last_event_id=N``: resume after move N (same as the ``Last-Event-ID`` header);
+    ``?talk=true``: stay open after the end, for the table talk."""
 
     last_event_id = fields.Integer(validate=validate.Range(min=0, max=MAX_SEED))
+    talk = fields.Boolean(
+        load_default=False,
+        metadata={
+            "description": "Keep the stream open after the game's `end` event, for the"
+            " `message` events of the talk after the game (a game that is over whose events"
+            " the client has all seen then answers a stream of messages, not 204)."
+        },
+    )
 
 
 class EngineSchema(StrictSchema):

@@ -18,12 +18,14 @@ from flask.sessions import SecureCookieSessionInterface
 from werkzeug.exceptions import RequestEntityTooLarge
 from werkzeug.middleware.proxy_fix import ProxyFix
 
+from server.games.changes import Listener
 from server.games.service import GameService
 from server.http.context import csrf
 from server.http.errors import register_error_handlers
 from server.http.events import Feed
 from server.mail.outbox import Notifier
 from server.mail.settings import environment_config, settings_from_config
+from server.push.queue import PushQueue
 from server.resources import templates_dir
 from server.store.migrations import SchemaChange
 from server.store.sqlite import Store
@@ -48,6 +50,8 @@ class Turnpost:
         self.db_path = db_path
         self.feed = feed
         self.notifier: Notifier | None = None
+        #: Who else hears of every game change (:mod:`server.games.changes`): pushes.
+        self.listeners: list[Listener] = [PushQueue()]
         #: What opening the database did to its schema (see :meth:`Store.init`).
         self.schema: SchemaChange | None = None
         self._idle: list[Store] = []
@@ -71,8 +75,8 @@ class Turnpost:
                 self._idle.append(store)
 
     def service(self) -> GameService:
-        """A game service on this context's store, recording mails in the outbox."""
-        return GameService(self.store(), self.notifier)
+        """A game service on this context's store, recording mails and pushes."""
+        return GameService(self.store(), self.notifier, self.listeners)
 
 
 class TlsAwareSessions(SecureCookieSessionInterface):
@@ -152,7 +156,17 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     turnpost.notifier = Notifier(settings_from_config(app.config))
 
     # the blueprints import their request helpers from server.http.context, never this module
-    from server.http import account_pages, api, docs, mail_stop, pages, table_pages
+    from server.http import (
+        account_pages,
+        api,
+        docs,
+        mail_stop,
+        my_games,
+        pages,
+        push,
+        table_pages,
+        talk,
+    )
     from server.http.api_spec import init_api
     from server.http.api_web import init_web_conventions
     from server.http.limits import init_protection
@@ -161,8 +175,11 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.register_blueprint(pages.bp)
     app.register_blueprint(account_pages.bp)
     app.register_blueprint(table_pages.bp)
+    app.register_blueprint(my_games.bp)
     app.register_blueprint(docs.bp)
     app.register_blueprint(mail_stop.bp)
+    app.register_blueprint(talk.bp)
+    app.register_blueprint(push.bp)
     init_protection(app)
     init_web_conventions(app)
     csrf.exempt(api.blp)

@@ -8,8 +8,9 @@ Every command (``turnpost COMMAND --help`` tells more)::
     turnpost replay GAME_ID           # exit 1 if the log does not rebuild the snapshot
     turnpost export GAME_ID           # the game and its full log as JSON
     turnpost send-mail                # once: deadlines and reminders, then deliver due mail
-    turnpost worker                   # send-mail every 30 s, and webhooks beside it, forever
+    turnpost worker                   # send-mail every 30 s, webhooks and pushes beside it, forever
     turnpost send-webhooks            # once: post due webhook deliveries, until none is due
+    turnpost send-pushes              # once: send due Web Push messages, until none is due
     turnpost mail-in [RECIPIENT...]   # one reply on stdin (an MTA pipe); exit 75 to retry
     turnpost smtpd [--lmtp]           # receive replies over SMTP or LMTP
     turnpost mail-key GAME_ID SEAT    # a seat's reply address; --revoke replaces it
@@ -29,6 +30,7 @@ import sqlite3
 import sys
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -41,6 +43,7 @@ from marshmallow import ValidationError
 from schemas.api import PlayerInSchema
 from server.app import create_app
 from server.errors import TurnpostError
+from server.games.clock import utcnow
 from server.games.deadlines import process_deadlines
 from server.games.game import Game
 from server.games.service import GameService
@@ -52,6 +55,11 @@ from server.mail.delivery import Report, deliver_due, forget_bodies
 from server.mail.inbound import MAX_MESSAGE_BYTES, describe, receive
 from server.mail.settings import MailSettings
 from server.mail.smtpd import InboundController, InboundHandler
+from server.notify.digest import queue_digests
+from server.push.delivery import Sender, contact_of
+from server.push.delivery import deliver_due as deliver_pushes_due
+from server.push.keys import vapid_key
+from server.push.subscriptions import push_destinations
 from server.serving import WORKER_CONNECTIONS, run
 from server.store.sqlite import dumps
 from server.webhooks.delivery import deliver_due as deliver_webhooks_due
@@ -276,11 +284,12 @@ def _mail_settings() -> MailSettings:
 
 
 def run_clock_and_outbox(now: str | None = None) -> tuple[int, Report]:
-    """Apply due deadlines, cancel tables that waited too long, forget old mail facts, send
-    due mail: ``(actions, report)``."""
+    """Apply due deadlines, cancel tables that waited too long, queue due daily digests,
+    forget old mail facts, send due mail: ``(actions, report)``."""
     settings = _mail_settings()
     actions = process_deadlines(current_service(), now)
     expire_tables(current_service(), now)
+    queue_digests(current_store(), now or utcnow())
     forget_bodies(current_store(), settings.retention_days, now)
     if not settings.smtp_url:
         return len(actions), Report()
@@ -296,7 +305,8 @@ def echo_report(report: Report) -> None:
 @main.command("send-mail")
 @with_appcontext
 def send_mail() -> None:
-    """Once (e.g. from cron): deadlines and reminders, mail retention, then send due mail.
+    """Once (e.g. from cron): deadlines and reminders, daily digests, mail retention, then send
+    due mail.
 
     Prints one line per mail and why a mail failed; exits 1 if a mail failed for good.
     """
@@ -317,30 +327,61 @@ def deliver_webhooks(stop: threading.Event | None = None) -> tuple[int, int]:
     )
 
 
+def deliver_pushes(stop: threading.Event | None = None) -> tuple[int, int]:
+    """One round of due Web Push messages (``stop`` cuts it short): ``(sent, failed)``."""
+    config = current_app.config
+    contact = contact_of(_mail_settings().from_address)
+    sender = Sender(vapid_key(config["SECRET_KEY"]), contact, push_destinations(config))
+    return deliver_pushes_due(current_store(), sender, stop=stop)
+
+
+#: What the worker sends from threads of its own: each round's function, and its line's words.
+BACKGROUND = {
+    "webhooks": (deliver_webhooks, "webhooks delivered"),
+    "pushes": (deliver_pushes, "pushes sent"),
+}
+
+
+def until_none_due(deliver: Callable[[], tuple[int, int]]) -> tuple[int, int]:
+    """Rounds of ``deliver`` until one finds nothing due: ``(done, failed)`` in all.
+
+    A failure is due again only after its backoff, so this ends.
+    """
+    done = failed = 0
+    while True:
+        round_done, round_failed = deliver()
+        if not round_done + round_failed:
+            return done, failed
+        done, failed = done + round_done, failed + round_failed
+
+
 @main.command("send-webhooks")
 @with_appcontext
 def send_webhooks() -> None:
-    """Once (e.g. from cron): post the due webhook deliveries, round after round until none is due.
-
-    A failed delivery is due again only after its backoff, so this ends.
-    """
-    delivered = failed = 0
-    while True:
-        round_delivered, round_failed = deliver_webhooks()
-        if not round_delivered + round_failed:
-            break
-        delivered, failed = delivered + round_delivered, failed + round_failed
+    """Once (e.g. from cron): post the due webhook deliveries, round after round until none is
+    due."""
+    delivered, failed = until_none_due(deliver_webhooks)
     click.echo(f"webhooks delivered {delivered}, failed {failed}")
 
 
-def webhook_rounds(app: Flask, stop: threading.Event, interval: float) -> None:
-    """Deliver webhooks until ``stop``: round after round while some are due, else every
-    ``interval`` seconds (the worker's webhook thread)."""
+@main.command("send-pushes")
+@with_appcontext
+def send_pushes() -> None:
+    """Once (e.g. from cron): send the due Web Push messages, round after round until none is
+    due."""
+    sent, failed = until_none_due(deliver_pushes)
+    click.echo(f"pushes sent {sent}, failed {failed}")
+
+
+def background_rounds(app: Flask, stop: threading.Event, interval: float, what: str) -> None:
+    """Deliver ``what`` (a :data:`BACKGROUND` name) until ``stop``: round after round while some
+    are due, else every ``interval`` seconds (one of the worker's threads)."""
+    deliver, words = BACKGROUND[what]
     with app.app_context():
         while not stop.is_set():
-            delivered, failed = deliver_webhooks(stop)
-            if delivered or failed:
-                click.echo(f"webhooks delivered {delivered}, failed {failed}")
+            done, failed = deliver(stop)
+            if done or failed:
+                click.echo(f"{words} {done}, failed {failed}")
             else:
                 stop.wait(interval)
 
@@ -349,22 +390,25 @@ def webhook_rounds(app: Flask, stop: threading.Event, interval: float) -> None:
 @click.option("--interval", default=30.0, show_default=True, help="Seconds between rounds.")
 @with_appcontext
 def worker(interval: float) -> None:
-    """Run ``send-mail`` every ``--interval`` seconds and deliver webhooks beside it, until stopped.
+    """Run ``send-mail`` every ``--interval`` seconds, with webhooks and pushes beside it, until
+    stopped.
 
-    Webhooks go out from a thread of their own, so a slow receiver never
-    holds up deadlines and mail. ``SIGTERM`` or ``SIGINT`` (Ctrl-C) stops
-    both: the mail round under way ends first, so a mail being sent is
-    recorded and its line printed; webhook deliveries under way are cut and
-    tried again later. It then exits 0.
+    Webhooks and pushes go out from threads of their own, so a slow receiver
+    never holds up deadlines and mail. ``SIGTERM`` or ``SIGINT`` (Ctrl-C) stops
+    them all: the mail round under way ends first, so a mail being sent is
+    recorded and its line printed; webhook deliveries and pushes under way are
+    cut and tried again later. It then exits 0.
     """
     stop = threading.Event()
     for signum in (signal.SIGTERM, signal.SIGINT):
         signal.signal(signum, lambda *_: stop.set())
-    with ThreadPoolExecutor(1, thread_name_prefix="webhooks") as background:
-        webhooks = background.submit(
-            webhook_rounds, current_app._get_current_object(), stop, interval
-        )
-        webhooks.add_done_callback(lambda _: stop.set())  # a failing webhook thread stops all
+    app = current_app._get_current_object()
+    with ThreadPoolExecutor(len(BACKGROUND), thread_name_prefix="background") as background:
+        threads = [
+            background.submit(background_rounds, app, stop, interval, what) for what in BACKGROUND
+        ]
+        for thread in threads:  # a failing thread stops all
+            thread.add_done_callback(lambda _: stop.set())
         try:
             while not stop.is_set():
                 actions, report = run_clock_and_outbox()
@@ -374,7 +418,8 @@ def worker(interval: float) -> None:
                 stop.wait(interval)
         finally:
             stop.set()
-    webhooks.result()  # raises what stopped the webhook thread, if anything did
+    for thread in threads:
+        thread.result()  # raises what stopped a background thread, if anything did
     click.echo("worker stopped")
 
 
@@ -407,7 +452,8 @@ def mail_in(recipients: tuple[str, ...]) -> None:
 @with_appcontext
 def smtpd(host: str, port: int, lmtp: bool) -> None:
     """Receive replies over SMTP or LMTP until stopped."""
-    handler = InboundHandler(current_app.config["TURNPOST_DB"], _mail_settings())
+    turnpost = current_app.extensions["turnpost"]
+    handler = InboundHandler(turnpost.db_path, _mail_settings(), turnpost.listeners)
     controller = InboundController(handler, host, port, lmtp=lmtp)
     controller.start()
     click.echo(f"Listening for {'LMTP' if lmtp else 'SMTP'} on {host}:{port}; Ctrl-C stops.")

@@ -1,7 +1,10 @@
 // Turnpost's own page script: the pages work without it; with it,
 // - a game table follows the game's event stream and swaps in the server-rendered table
 //   (/games/<id>/live) after each move, and the guided choices load without a page reload;
-// - moments (<time datetime>) are rewritten in the viewer's time zone;
+// - its talk panel shows new messages as they come (/games/<id>/talk) and sends without
+//   a page reload, keeping what is being written when the table is swapped;
+// - moments (<time datetime>) are rewritten in the viewer's time zone (or the player's);
+// - the player's games page follows their event stream and swaps in the fresh list;
 // - the new game's links get working copy buttons;
 // - the create form shows only the options of the chosen game.
 // No framework, no inline code: the Content-Security-Policy admits this file by its nonce.
@@ -25,14 +28,33 @@
     return "";
   }
 
-  // Every <time datetime> in words and in the viewer's time zone, as the server words UTC.
+  // The day and clock formats of a named time zone, and its label as the server words it.
+  var ZONES = {};
+  function zoneFormats(zone) {
+    if (!ZONES[zone]) {
+      var slash = zone.lastIndexOf("/");
+      ZONES[zone] = {
+        date: new Intl.DateTimeFormat("en-GB", { weekday: "short", day: "numeric", month: "short", timeZone: zone }),
+        clock: new Intl.DateTimeFormat("en-GB", { hour: "2-digit", minute: "2-digit", hour12: false, timeZone: zone }),
+        label: " " + (slash < 0 ? zone : zone.slice(slash + 1).replace(/_/g, " ") + " time")
+      };
+    }
+    return ZONES[zone];
+  }
+
+  // Every <time datetime> in words: in its data-zone (a signed-in player's) when it has one,
+  // else in the viewer's time zone, as the server words them.
   function localTimes(root) {
     root.querySelectorAll("time[datetime]").forEach(function (element) {
       var moment = new Date(element.getAttribute("datetime"));
       if (isNaN(moment.getTime())) { return; }
-      var day = DATE.format(moment).replace(",", "");
+      var zone = { date: DATE, clock: CLOCK, label: "" };
+      if (element.dataset.zone) {
+        try { zone = zoneFormats(element.dataset.zone); } catch (unknown) { return; }
+      }
+      var day = zone.date.format(moment).replace(",", "");
       element.textContent = distance((moment.getTime() - Date.now()) / 1000) +
-        " (" + day + ", " + CLOCK.format(moment) + ")";
+        " (" + day + ", " + zone.clock.format(moment) + zone.label + ")";
       element.title = moment.toString();
     });
   }
@@ -93,10 +115,12 @@
         freshTyped.value = typed.value;
         fresh.querySelector("#notation-box").open = box.open;
       }
+      keepDrafts(live, fresh);
       live.replaceWith(fresh);
       live = fresh;
       document.title = live.dataset.title;
       localTimes(live);
+      scrollMessages(live);
       if (focus) {
         var turn = live.querySelector("#turn");
         if (turn) { turn.focus({ preventScroll: true }); }
@@ -135,21 +159,82 @@
         });
     }
 
+    // The page's stream (the seat's, open after the end for the talk): reopened when the
+    // table shows another seat.
     function follow() {
-      if (live.dataset.status !== "active") {
-        if (source) { source.close(); source = null; }
-        return;
-      }
-      if (source || !window.EventSource) { return; }
-      source = new EventSource(live.dataset.events + "?last_event_id=" + live.dataset.seq);
+      if (!window.EventSource) { return; }
+      var url = new URL(live.dataset.events, location.href);
+      url.searchParams.set("last_event_id", live.dataset.seq);
+      if (source && source.following === live.dataset.events) { return; }
+      if (source) { source.close(); }
+      source = new EventSource(url.pathname + url.search);
+      source.following = live.dataset.events;
       var changed = function () { load(location.href, false); };
       source.addEventListener("move", changed);
-      source.addEventListener("end", function () {
-        changed();
-        source.close();
-        source = null;
-      });
+      source.addEventListener("end", changed);
+      source.addEventListener("message", refreshTalk);
+      source.addEventListener("open", refreshTalk);  // what was said while disconnected
     }
+
+    // -- the talk panel ------------------------------------------------------
+    var talkLoading = false;
+    var talkAgain = false;
+
+    // Fetch the talk panel and swap in its message lists (the forms keep what is written).
+    function refreshTalk() {
+      var talk = live.querySelector("#talk");
+      if (!talk) { return; }
+      if (talkLoading) { talkAgain = true; return; }
+      talkLoading = true;
+      fetch(talk.dataset.url, { credentials: "same-origin", headers: { Accept: "text/html" } })
+        .then(function (response) {
+          if (!response.ok) { throw new Error(response.status); }
+          return response.text();
+        })
+        .then(function (html) {
+          var holder = document.createElement("div");
+          holder.innerHTML = html;
+          holder.querySelectorAll("ol.messages[id]").forEach(function (fresh) {
+            var shown = live.querySelector("#" + fresh.id);
+            if (shown) { shown.replaceWith(fresh); }
+          });
+          localTimes(live);
+          scrollMessages(live);
+        })
+        .catch(function () {})
+        .then(function () {
+          talkLoading = false;
+          if (talkAgain) { talkAgain = false; refreshTalk(); }
+        });
+    }
+
+    // Send a message without leaving the page: the answer is the page, whose talk panel
+    // (the message listed, or why it was refused) replaces this one.
+    function say(form) {
+      var thread = form.querySelector("input[name=thread]").value;
+      fetch(form.action, { method: "POST", body: new FormData(form), credentials: "same-origin" })
+        .then(function (response) { return response.text(); })
+        .then(function (html) {
+          var holder = document.createElement("div");
+          holder.innerHTML = html;
+          var fresh = holder.querySelector("#talk");
+          var talk = live.querySelector("#talk");
+          if (!fresh || !talk) { form.submit(); return; }
+          talk.replaceWith(fresh);
+          localTimes(fresh);
+          scrollMessages(fresh);
+          var field = fresh.querySelector("#text-" + thread);
+          if (field) { field.focus({ preventScroll: true }); }
+        })
+        .catch(function () { form.submit(); });
+    }
+
+    document.addEventListener("submit", function (event) {
+      var form = event.target.closest("form.say");
+      if (!form || !live.contains(form) || !window.fetch || !window.FormData) { return; }
+      event.preventDefault();
+      say(form);
+    });
 
     document.addEventListener("click", function (event) {
       if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey ||
@@ -162,7 +247,74 @@
       load(url.pathname + url.search + url.hash, true);
     });
     window.addEventListener("popstate", function () { load(location.href, false); });
+    scrollMessages(live);
     follow();
+  }
+
+  // -- the player's games ------------------------------------------------------
+  // The list follows the player's event stream: on each change (a move in one of their
+  // games) it fetches the server-rendered list again and swaps it in.
+  function myGames() {
+    var list = document.getElementById("my-games");
+    if (!list || !window.EventSource) { return; }
+    var loading = false;
+    var again = false;
+
+    function refresh() {
+      if (loading) { again = true; return; }
+      loading = true;
+      fetch(list.dataset.live, { credentials: "same-origin", headers: { Accept: "text/html" } })
+        .then(function (response) {
+          if (!response.ok) { throw new Error(response.status); }
+          return response.text();
+        })
+        .then(function (html) {
+          var holder = document.createElement("div");
+          holder.innerHTML = html;
+          var fresh = holder.querySelector("#my-games");
+          if (!fresh) { return; }
+          list.replaceWith(fresh);
+          list = fresh;
+          document.title = list.dataset.title;
+          localTimes(list);
+        })
+        .catch(function () {})
+        .then(function () {
+          loading = false;
+          if (again) { again = false; refresh(); }
+        });
+    }
+
+    var source = new EventSource(list.dataset.events);
+    var opened = false;
+    source.addEventListener("change", refresh);
+    source.addEventListener("open", function () {
+      if (opened) { refresh(); }  // reconnected: a change may have come meanwhile
+      opened = true;
+    });
+  }
+
+  // What is being written in the talk panel of ``shown`` goes on in ``fresh``.
+  function keepDrafts(shown, fresh) {
+    var focused = document.activeElement;
+    shown.querySelectorAll("form.say textarea[id]").forEach(function (field) {
+      var twin = fresh.querySelector("#" + field.id);
+      if (!twin) { return; }
+      if (field.value && !twin.value) { twin.value = field.value; }
+      if (field === focused) {
+        requestAnimationFrame(function () {
+          twin.focus({ preventScroll: true });
+          twin.setSelectionRange(field.selectionStart, field.selectionEnd);
+        });
+      }
+    });
+  }
+
+  // The newest messages in view.
+  function scrollMessages(root) {
+    root.querySelectorAll("ol.messages").forEach(function (list) {
+      list.scrollTop = list.scrollHeight;
+    });
   }
 
   function start() {
@@ -170,6 +322,7 @@
     copyButtons();
     engineOptions();
     liveTable();
+    myGames();
   }
 
   if (document.readyState === "loading") {

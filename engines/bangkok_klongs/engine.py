@@ -77,6 +77,7 @@ class BangkokKlongsEngine(Engine):
 
     id = "bangkok-klongs"
     name = "Bangkok Klongs"
+    move_words = frozenset({"place", "relocate", "finish", "score", "decline"})
     min_players = 2
     max_players = 4
     move_schemas = "schemas.bangkok_klongs:MOVE_SCHEMAS"

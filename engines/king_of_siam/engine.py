@@ -91,6 +91,7 @@ class KingOfSiamEngine(Engine):
     default_options = {"map": "siam-1874"}
     option_choices = {"map": MAPS}
     hidden_information = "every player's action cards"
+    move_words = frozenset({"pass", *CARDS, *notation.ANSWERS})
 
     # -- creation -------------------------------------------------------
     def setup(self, players: int, options: dict[str, Any], seed: int) -> State:

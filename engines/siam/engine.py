@@ -24,6 +24,7 @@ class SiamEngine(Engine):
     max_players = 2
     move_schemas = "schemas.siam:MOVE_SCHEMAS"
     default_options = {"cross_rule": True, "exit_once": False}
+    move_words = frozenset(notation.EXAMPLES)
 
     # -- creation -------------------------------------------------------
     def setup(self, players: int, options: dict[str, Any], seed: int) -> State:

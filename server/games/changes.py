@@ -6,6 +6,9 @@ listeners, inside the same transaction: the mail notifier
 (:class:`server.mail.outbox.Notifier`) queues turn mails, the webhook queue
 (:class:`server.webhooks.queue.WebhookQueue`) queues deliveries. Event streams
 need no listener: they follow the committed log (:mod:`server.http.events`).
+A message of the table talk (:mod:`server.games.talk`) is no game change and
+queues nothing: streams follow the ``messages`` table too, and each mail tells
+the messages posted since the seat's last one when it is sent.
 """
 
 from __future__ import annotations

@@ -450,15 +450,51 @@ class GameService:
             known = self.store.seat_token(game_id, credential)
             if known is not None and known["kind"] == "browser":
                 return Taken(seat, credential)
-            now = utcnow()
-            game = self.load(game_id)
-            if game.status == "forming":
-                self.check_open(game, now)
+            return self._sit_browser(game_id, seat)
+
+    def take_own_seat(
+        self, game_id: str, seat: int, player_id: str, held: str | None = None
+    ) -> Taken:
+        """Give a browser of ``player_id`` a token of a seat tied to them, without a link.
+
+        For a player who lost the seat's link (or plays on a new device): being
+        signed in proves the seat is theirs. A browser already holding a live
+        token of the seat (``held``) keeps it; any other gets its own: as with
+        a link, the seat's handed token stops (the seat is private) and the
+        seat keeps its :data:`MAX_BROWSERS` newest browsers; at a forming table
+        the seat is taken, as with a link. ``404`` for no such game, ``403``
+        for a seat that is not the player's.
+        """
+        with self.store.write():
+            self.load(game_id)
+            row = self.store.seat(game_id, seat)
+            if row is None or row["player_id"] != player_id:
+                raise TurnpostError(
+                    "forbidden",
+                    "This seat is not yours: a seat becomes yours when you open its link"
+                    " while signed in.",
+                )
+            if held is not None and self.store.seat_by_token(game_id, held) == seat:
+                return Taken(seat, held)
+            return self._sit_browser(game_id, seat)
+
+    def _sit_browser(self, game_id: str, seat: int) -> Taken:
+        """A browser's own token of ``seat`` (inside the caller's write).
+
+        At a forming table the seat is taken by it; the last seat taken deals
+        the game, which may draw the seat order (the answer's ``seat`` is the
+        seat after the draw).
+        """
+        now = utcnow()
+        game = self.load(game_id)
+        if game.status == "forming":
+            self.check_open(game, now)
+            if game.seats[seat]["joined_at"] is None:
                 self.store.update_seat(game_id, seat, {"joined_at": now})
                 self.store.update_game(game_id, {"updated_at": now})
-            token = self.browser_token(game_id, seat, now)
-            self.start_if_full(game_id)
-            return Taken(self.store.seat_by_token(game_id, token), token)
+        token = self.browser_token(game_id, seat, now)
+        self.start_if_full(game_id)
+        return Taken(self.store.seat_by_token(game_id, token), token)
 
     def browser_token(self, game_id: str, seat: int, now: str) -> str:
         """A new token of ``seat`` for one browser; the handed ones stop (inside a write).
@@ -879,12 +915,12 @@ class GameService:
         """A new token for ``seat`` (admin token only); every other way into the seat stops.
 
         For a player who lost their link. The seat's tokens (handed and its
-        player's browsers) and its mails' links stop working at once, and the
-        seat is no player's any more (nor taken, at a forming table); the game
+        player's browsers) and its mails' links stop working at once; the game
         object tells everyone the seat was reissued (``reissued_at``), and the
-        seat is no longer private. At most :data:`REISSUES_PER_DAY` a day per
-        game (``429``). The answer ``{"seat", "name", "token"}`` is the only
-        place the new token is shown.
+        seat is no longer private nor any player's (whoever follows the new link
+        while signed in takes it), nor taken at a forming table. At most
+        :data:`REISSUES_PER_DAY` a day per game (``429``). The answer
+        ``{"seat", "name", "token"}`` is the only place the new token is shown.
         """
         game = self.load(game_id)
         self._check_admin(game, admin_token)
@@ -924,7 +960,6 @@ class GameService:
             self.store.drop_seat_tokens(game.id, seat, "browser", keep=0)
             self.store.add_seat_token(game.id, seat, token, "reissued", now)
             self.store.seat_reissued(game.id, seat, now)
-            self.store.update_seat(game.id, seat, {"player_id": None, "joined_at": None})
         return {"seat": seat, "name": game.seats[seat]["name"], "token": token}
 
     def list_games(

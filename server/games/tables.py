@@ -65,27 +65,27 @@ class Tables:
     def join(self, game_id: str, player: dict[str, Any]) -> Taken:
         """Seat ``player`` (signed in) at a forming table; a token for their browser.
 
-        The seat kept for them (a rematch), else the first open seat. A player
-        already seated gets a new token of their seat for this browser. ``409
+        The seat kept for them (a rematch), else the first open seat. ``409
         table_full`` when every seat is taken, ``409 game_over`` for a table
         cancelled or expired. Joining proves the player's mailbox (they signed
-        in by mail): their seat is mailed at their address from now on.
+        in by mail): their seat is mailed at their address from now on. A
+        player already seated opens their seat (:meth:`GameService.take_own_seat`).
         """
         now = utcnow()
         with self.store.write():
             game = self.games.load(game_id)
             mine = [row for row in game.seats if row["player_id"] == player["id"]]
             seated = next((row for row in mine if row["joined_at"]), None)
-            if seated is not None:
-                return Taken(seated["seat"], self.games.browser_token(game_id, seated["seat"], now))
-            self.games.check_open(game, now)
-            kept = [row for row in mine if row["joined_at"] is None]
-            free = [row for row in game.seats if not row["name"] and row["joined_at"] is None]
-            if not kept + free:
-                raise TurnpostError("table_full", "Every seat of this table is taken.")
-            token = self._sit(game_id, (kept + free)[0], player, now)
-            self.games.start_if_full(game_id)
-            return Taken(self.store.seat_by_token(game_id, token), token)
+            if seated is None:
+                self.games.check_open(game, now)
+                kept = [row for row in mine if row["joined_at"] is None]
+                free = [row for row in game.seats if not row["name"] and row["joined_at"] is None]
+                if not kept + free:
+                    raise TurnpostError("table_full", "Every seat of this table is taken.")
+                token = self._sit(game_id, (kept + free)[0], player, now)
+                self.games.start_if_full(game_id)
+                return Taken(self.store.seat_by_token(game_id, token), token)
+        return self.games.take_own_seat(game_id, seated["seat"], player["id"])
 
     def _sit(self, game_id: str, place: dict[str, Any], player: dict[str, Any], now: str) -> str:
         """Seat ``player`` at ``place`` (a seats row) of a forming table, in the caller's write;

@@ -5,7 +5,8 @@ player or not. ``/sign-in/<link>`` signs in: at once when the user opened the
 link themselves (from their mail program: ``Sec-Fetch-Site: none``), after a
 button otherwise, so that a link scanner never uses a link up. Signing in
 opens a new session and starts a new Flask session (a new CSRF token): the
-session cookie is rotated. ``/me`` is the player's page: name, time zone,
+session cookie is rotated; it lands on the player's games
+(:mod:`server.http.my_games`). ``/me`` is the player's page: name, time zone,
 language, mail preference, personal API tokens, and signing out here or
 everywhere.
 """
@@ -80,7 +81,7 @@ def follow_link(link: str) -> Response:
     if old:
         accounts().sign_out(old)
     session.clear()  # a new Flask session: a new CSRF token for the signed-in browser
-    response = redirect(url_for("accounts.me_page"), 303)
+    response = redirect(url_for("my_games.games_page"), 303)
     response.set_cookie(
         SESSION_COOKIE,
         accounts().open_session(player["id"]),

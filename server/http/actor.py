@@ -78,3 +78,18 @@ def signed_in_player() -> dict[str, Any]:
             "unauthorized", "Sign in first (a personal API token, or the sign-in page)."
         )
     return player
+
+
+def personal_player() -> dict[str, Any]:
+    """The player of a personal API token or, without a bearer token, of the session cookie.
+
+    ``401`` without either, and for a seat's or a game's admin token: those
+    open one game, never a player's list.
+    """
+    actor = current_actor()
+    if actor.bearer is not None and not actor.personal_token:
+        raise TurnpostError(
+            "unauthorized",
+            "A seat or admin token opens one game only: use a personal API token (tpp_...).",
+        )
+    return signed_in_player()

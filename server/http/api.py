@@ -13,6 +13,7 @@ from webargs.flaskparser import FlaskParser
 from werkzeug.exceptions import HTTPException
 
 from engines import ENGINES, Engine
+from schemas.accounts import MyGameListSchema, MyGamesQuerySchema
 from schemas.api import (
     MAX_SEED,
     EngineDetailSchema,
@@ -38,20 +39,24 @@ from schemas.api import (
     WebhookCreateSchema,
     WebhookSchema,
 )
+from server.accounts import games as my_games
 from server.errors import CODE_BY_STATUS, STATUS_BY_CODE, TurnpostError
 from server.games.clock import format_time
 from server.games.deadlines import set_vacation
 from server.games.game import Game
 from server.games.service import GameService, MoveRequest, Table
-from server.http.actor import current_actor
+from server.games.talk import threads_of
+from server.http.actor import current_actor, personal_player
 from server.http.clients import current_client
-from server.http.context import current_service
+from server.http.context import current_service, current_store
 from server.http.cooperative import offload
 from server.http.errors import error_response
 from server.http.events import (
     MORE_EVENTS,
     PREAMBLE,
     REPLAY_PAGE,
+    STREAM_HEADERS,
+    Reader,
     end_event,
     move_event,
 )
@@ -141,6 +146,7 @@ SEAT_OPERATIONS = {
     "api.submit_move": "to move",
     "api.resign": "to resign",
     "api.vacation": "to set a vacation",
+    "api.post_api_message": "to post a message",
 }
 
 
@@ -357,6 +363,26 @@ def list_games(query: dict[str, Any]) -> dict[str, Any]:
     )
 
 
+@blp.route("/me/games")
+@blp.arguments(MyGamesQuerySchema, location="query")
+@blp.response(200, MyGameListSchema)
+@operation("listMyGames", "unauthorized", "invalid_request")
+@blp.doc(security=[{"personalToken": []}, {"session": []}])
+def list_my_games(query: dict[str, Any]) -> dict[str, Any]:
+    """The signed-in player's games, those waiting for them first, a page at a time.
+
+    With a personal API token (``Authorization: Bearer tpp_...``, made on the
+    player's page) or the session cookie of a signed-in browser; a seat or
+    admin token is ``401``. Then the others running (the latest change
+    first), then those over (the latest first), in the order of the player's
+    games page.
+    """
+    player = personal_player()
+    games = my_games.player_games(current_store(), player["id"])
+    page, following = my_games.games_page(games, query["limit"], query.get("cursor"))
+    return {"games": [my_games.summary(row) for row in page], "next_cursor": following}
+
+
 @blp.route("/games/<game_id>")
 @blp.arguments(GameQuerySchema, location="query")
 @blp.response(200, GameSchema, headers=ETAG)
@@ -554,20 +580,22 @@ def delete_webhook(game_id: str, webhook_id: int) -> None:
 
 #: The statuses of a game whose event stream stays open: a table forming, a game running.
 LIVE = ("forming", "active")
-#: Headers of an event stream: never cached nor buffered by a proxy.
-STREAM_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 #: The stream's schema: left open (no ``type``), so that generated clients read the answer as
 #: text and validators take each event as it comes; the description and example show its events.
 SSE_STREAM = {
-    "description": "Server-sent events (text). Each event has `id` (the entry's seq), `event`"
-    " (`move` or `end`) and `data`, a JSON object: for `move` {seq, seat, move, notation,"
-    " description, to_move, status, result}, for `end` {seq, status, result}.",
+    "description": "Server-sent events (text). Each event has `event` (`move`, `end` or"
+    " `message`) and `data`, a JSON object: for `move` {seq, seat, move, notation,"
+    " description, to_move, status, result}, for `end` {seq, status, result}, for `message`"
+    " a Message {thread, number, seat, name, text, deleted, at}. `move` and `end` have `id`"
+    " (the entry's seq); `message` has none.",
 }
 EVENT_STREAM_EXAMPLE = (
     "retry: 2000\n: connected\n\n"
     'id: 1\nevent: move\ndata: {"seq": 1, "seat": 0, "move": {"action": "enter", "to": "a1",'
     ' "facing": "N"}, "notation": "enter a1 N", "description": "Ann enters an elephant on a1,'
     ' facing north.", "to_move": [1], "status": "active", "result": null}\n\n'
+    'event: message\ndata: {"thread": "table", "number": 1, "seat": 1, "name": "Bob", "text":'
+    ' "Good game!", "deleted": false, "at": "2026-11-25T21:00:00.000000Z"}\n\n'
     'id: 9\nevent: end\ndata: {"seq": 9, "status": "finished", "result": {"winners": [0],'
     ' "scores": {}, "reason": "..."}}\n\n'
 )
@@ -579,7 +607,9 @@ EVENT_STREAM_EXAMPLE = (
     responses={
         "200": {
             "description": "Server-sent events: `move` per logged entry (id = its seq), a final"
-            " `end` when the game is over, comments as keep-alives. A client more than"
+            " `end` when the game is over, `message` per message of the table talk posted"
+            " while the stream is open (no id; with a seat token, the seat's partner thread"
+            " too), comments as keep-alives. A client more than"
             f" {REPLAY_PAGE} moves behind gets {REPLAY_PAGE} and the stream ends: reconnect"
             " with `Last-Event-ID` for the next ones (an EventSource does).",
             "content": {
@@ -593,22 +623,45 @@ EVENT_STREAM_EXAMPLE = (
     parameters=[LAST_EVENT_ID_HEADER],
 )
 @blp.alt_response(204, description="The game is over and the client has seen every event")
-@operation("streamEvents", "bad_request", "not_found", "invalid_request")
+@operation("streamEvents", "bad_request", "unauthorized", "not_found", "invalid_request")
+@bearer
 def events(query: dict[str, Any], game_id: str) -> Response:
-    """Server-sent events: a move event per log entry, a final end event when the game is over.
+    """Server-sent events: a move event per log entry, a final end event when the game is over,
+    a message event per message of the table talk.
 
     Resumes after ``Last-Event-ID`` (the header) or ``?last_event_id``; a game
-    that is over and whose events the client has all seen answers ``204``. A
-    client more than :data:`REPLAY_PAGE` moves behind gets that many and the
-    stream ends: it reconnects with the last id for the next page.
+    that is over and whose events the client has all seen answers ``204``
+    (unless ``?talk=true``). A client more than :data:`REPLAY_PAGE` moves
+    behind gets that many and the stream ends: it reconnects with the last id
+    for the next page. With a seat token, the stream also carries the seat's
+    partner thread, and leaves out the messages of the seats it muted.
     """
     games = current_service()
     game = games.load(game_id)
-    last = last_event_id(query)
-    if game.status not in LIVE and last >= game.seq:
+    seat = games.authenticate(game, current_actor().bearer)
+    return event_stream(
+        games, game, last_event_id(query), stream_reader(games, game, seat, query["talk"])
+    )
+
+
+def stream_reader(games: GameService, game: Game, seat: int | None, talk: bool) -> Reader:
+    """Who reads a stream of ``game``: ``seat`` (``None``: anyone), following the talk after
+    the end or not."""
+    if seat is None:
+        return Reader(talk=talk)
+    return Reader(
+        frozenset(threads_of(game, seat)),
+        frozenset(games.store.muted_seats(game.id, seat)),
+        talk,
+    )
+
+
+def event_stream(games: GameService, game: Game, last: int, reader: Reader) -> Response:
+    """The event stream of ``game`` after move ``last`` for ``reader`` (the API's, the page's)."""
+    if game.status not in LIVE and last >= game.seq and not reader.talk:
         return Response(status=204)  # an EventSource stops reconnecting on 204
     subscription = current_app.extensions["turnpost"].feed.subscribe(
-        game.id, current_client(), last
+        game.id, current_client(), last, reader
     )
     page = games.move_log(game, after=last, limit=REPLAY_PAGE)
     latest = games.load(game.id)  # it may have moved on or ended since it was loaded above
@@ -621,7 +674,10 @@ def events(query: dict[str, Any], game_id: str) -> Response:
     for entry, event in zip(page, replayed, strict=True):
         subscription.deliver_move(entry["seq"], event)
     if latest.status not in LIVE:
-        subscription.deliver_end(end_event(latest.row))
+        if game.status in LIVE or last < latest.seq:  # it ended since, or news came before
+            subscription.deliver_end(end_event(latest.row))
+        else:  # a talk stream of a game whose every event the client saw
+            subscription.skip_end()
     response = Response(subscription.stream(), mimetype="text/event-stream", headers=STREAM_HEADERS)
     response.call_on_close(subscription.close)
     return response

@@ -40,12 +40,37 @@ from marshmallow import Schema, fields
 from engines import ENGINES, Engine
 from schemas.api import PerEngine
 from schemas.moves import LISTED_NOTATION, move_schemas
+from server.http.actor import SESSION_COOKIE
 
+#: How callers prove who they are (``components.securitySchemes``).
+SECURITY_SCHEMES = {
+    "bearer": {
+        "type": "http",
+        "scheme": "bearer",
+        "description": "A seat token (shown once at creation, or by a reissue) opens that seat"
+        " of its game; a game's admin token, its admin operations.",
+    },
+    "personalToken": {
+        "type": "http",
+        "scheme": "bearer",
+        "bearerFormat": "tpp_...",
+        "description": "A player's personal API token, made, named and revoked on the"
+        " player's page (/me); only its hash is stored. It reads the player's games.",
+    },
+    "session": {
+        "type": "apiKey",
+        "in": "cookie",
+        "name": SESSION_COOKIE,
+        "description": "The session cookie of a browser signed in by a mailed link.",
+    },
+}
 #: Seeded random games played to find an example of each action (until every action has one).
 EXAMPLE_GAMES = 6
 EXAMPLE_PLIES = 300
 #: Modules whose schema names are not prefixed with a game's name.
-SHARED_MODULES = frozenset({"schemas.api", "schemas.base", __name__})
+SHARED_MODULES = frozenset(
+    {"schemas.api", "schemas.accounts", "schemas.base", "schemas.talk", __name__}
+)
 
 
 def camel(name: str) -> str:
@@ -198,7 +223,8 @@ def init_api(app: Flask) -> Any:
     rest = api.Api(app, spec_kwargs={"marshmallow_plugin": marshmallow_plugin()})
     rest.ma_plugin.converter.add_attribute_function(per_engine_properties)
     rest.ma_plugin.converter.add_attribute_function(constant_properties)
-    rest.spec.components.security_scheme("bearer", {"type": "http", "scheme": "bearer"})
+    for name, scheme in SECURITY_SCHEMES.items():
+        rest.spec.components.security_scheme(name, scheme)
     for engine in ENGINES.values():
         register_engine(rest.spec, engine)
     rest.register_blueprint(api.blp)

@@ -4,9 +4,11 @@
 pages or the docs page. ``TURNPOST_CORS_ORIGINS`` lists the origins whose
 pages may call the API from a browser, separated by commas
 (``https://a.example,https://b.example``), or ``*`` for any (the default:
-the API authenticates with bearer tokens, never with cookies, so another
-site's page can do nothing a visitor's own script could not), or nothing to
-allow none. Credentials (cookies) are never allowed; the ``Authorization``,
+the API authenticates with bearer tokens, so another site's page can do
+nothing a visitor's own script could not), or nothing to allow none.
+Credentials (cookies) are never allowed, so the one route that also reads a
+signed-in player's session cookie (``GET /api/v1/me/games``) answers no
+other site's page; the ``Authorization``,
 ``Idempotency-Key``, ``If-None-Match`` and ``Last-Event-ID`` request headers
 are; ``ETag`` and ``Retry-After`` can be read by the page.
 

@@ -1,4 +1,7 @@
-"""Error answers: the contract's JSON error body under ``/api/``, an HTML page elsewhere.
+"""Error answers: the contract's JSON error body for the API and JSON requests, else a page.
+
+The API (``/api/``) and a page's script posting JSON get the JSON body; a
+browser's page request gets an HTML error page.
 
 Every refusal (:class:`~server.errors.TurnpostError`), HTTP error, failed CSRF
 check and unexpected exception leaves through :func:`error_response`; an
@@ -16,7 +19,7 @@ from server.errors import TurnpostError
 def error_response(error: TurnpostError, status: int | None = None) -> Response:
     """The contract's error body (JSON) or, outside the API, an HTML error page."""
     status = status or error.status
-    if request.path.startswith("/api/"):
+    if request.path.startswith("/api/") or request.is_json:
         response = jsonify(error.body())
     else:
         response = make_response(render_template("error.html", error=error))

@@ -2,16 +2,33 @@
 
 ``GET /api/v1/games/{id}/events`` streams one ``move`` event per appended
 move and ends a finished (or aborted) game's stream with a final ``end``
-event. Thousands of listeners must not each poll SQLite, so each worker
-process has one :class:`Feed`: a single background thread (a greenlet under
-gunicorn's gevent workers) asks the store a few times a second whether
-another connection has committed (:meth:`~server.store.sqlite.Store.data_version`)
-and only then reads the moves logged since its cursor and the watched games
-that ended, formats each event once (from the public log entry) and hands it
-to the :class:`Subscription` of every stream that follows the game. A
-stream waits on its subscription and writes a comment line when it has been
-quiet for :data:`KEEPALIVE_SECONDS` (which also finds listeners that went
-away).
+event; a ``message`` event tells each message of the table talk
+(:mod:`server.games.talk`) posted while the stream is open. Thousands of
+listeners must not each poll SQLite, so each worker process has one
+:class:`Feed`: a single background thread (a greenlet under gunicorn's
+gevent workers) asks the store a few times a second whether another
+connection has committed (:meth:`~server.store.sqlite.Store.data_version`)
+and only then reads the moves logged and the messages posted since its
+cursors and the watched games that ended, formats each event once (from the
+public log entry, or the message) and hands it to the :class:`Subscription`
+of every stream that follows the game. A stream waits on its subscription
+and writes a comment line when it has been quiet for
+:data:`KEEPALIVE_SECONDS` (which also finds listeners that went away).
+
+A stream reads the threads its :class:`Reader` names: the table's for
+everyone, a team's private thread only for a stream opened with a seat of
+that team (its token, or on the game page its cookie), and never the
+messages of the seats that seat muted. Message events carry no ``id``: they
+do not move the point a stream resumes from, and are not replayed (a client
+catches up with ``GET /messages``). A stream opened with ``talk`` stays open
+after the ``end`` event, for the talk after the game.
+
+``GET /me/games/events`` (the script of a signed-in player's games page)
+streams a ``change`` event naming those of the player's games that moved:
+the feed matches the games of the moves it read to their players with one
+query on those games' seats, so a player's stream costs nothing while their
+games are quiet, however many games the database holds. (A game stopped by
+its admin logs no move: the page shows it at the next change or reload.)
 
 Open streams are capped per worker, in all and per client address, so that
 one client holding many sockets cannot take the streams of everyone else.
@@ -29,6 +46,8 @@ limits like an answer's (:func:`~server.http.limits.charge_stream`).
 "pass", "description": "Bob passes.", "to_move": [0], "status": "active", "result": null}\\n\\n'
     >>> end_event({"seq": 9, "status": "finished", "result": '{"winners": [0]}'})
     'id: 9\\nevent: end\\ndata: {"seq": 9, "status": "finished", "result": {"winners": [0]}}\\n\\n'
+    >>> message_event({"thread": "table", "number": 1, "text": "gg\\n<b>"})
+    'event: message\\ndata: {"thread": "table", "number": 1, "text": "gg\\\\n<b>"}\\n\\n'
 """
 
 from __future__ import annotations
@@ -40,10 +59,12 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 from server.errors import TurnpostError
 from server.games.game import log_entry
+from server.games.talk import TABLE, message_entry
 from server.store.sqlite import Store
 
 logger = logging.getLogger(__name__)
@@ -52,6 +73,8 @@ logger = logging.getLogger(__name__)
 KEEPALIVE_SECONDS = 5.0
 #: Seconds between the feed's looks at the database.
 POLL_SECONDS = 0.25
+#: Headers of an event stream: never cached nor buffered by a proxy.
+STREAM_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 #: Sent first on every stream: reconnect after 2 s if the connection drops.
 PREAMBLE = "retry: 2000\n: connected\n\n"
 KEEPALIVE = ": keep-alive\n\n"
@@ -81,16 +104,45 @@ def end_event(game: dict[str, Any]) -> str:
     return f"id: {game['seq']}\nevent: end\ndata: {json.dumps(data)}\n\n"
 
 
-class Subscription:
-    """What one stream is waiting for: the moves after ``sent``, then perhaps the end."""
+def message_event(entry: dict[str, Any]) -> str:
+    """The ``message`` event of a message (:func:`~server.games.talk.message_entry`).
 
-    def __init__(self, feed: Feed, game_id: str, client: str, after: int) -> None:
+    It has no ``id``: a client's ``Last-Event-ID`` stays the last move's seq.
+    The data is ASCII JSON, so a line break in the text cannot end the event.
+    """
+    return f"event: message\ndata: {json.dumps(entry)}\n\n"
+
+
+@dataclass(frozen=True)
+class Reader:
+    """Who reads a stream: the threads it may read (the store's names), the seats whose
+    messages it leaves out (muted), and whether it stays open after the end (``talk``)."""
+
+    threads: frozenset[str] = frozenset({TABLE})
+    hidden: frozenset[int] = frozenset()
+    talk: bool = False
+
+    def reads(self, message: dict[str, Any]) -> bool:
+        """Whether a ``messages`` row goes to this stream."""
+        return message["thread"] in self.threads and message["seat"] not in self.hidden
+
+
+class Subscription:
+    """What one stream is waiting for: the moves after ``sent`` and the messages its
+    ``reader`` reads, then perhaps the end."""
+
+    def __init__(
+        self, feed: Feed, game_id: str, client: str, after: int, reader: Reader = Reader()
+    ) -> None:
         self.feed = feed
         self.game_id = game_id
         self.client = client
         self.sent = after
+        self.reader = reader
         self.moves: dict[int, str] = {}
+        self.messages: list[str] = []
         self.end: str | None = None
+        self.ended = False
         self.lock = threading.Lock()
         self.wake = threading.Event()
 
@@ -101,22 +153,40 @@ class Subscription:
                 self.moves.setdefault(seq, event)
         self.wake.set()
 
-    def deliver_end(self, event: str) -> None:
-        """Queue the final event; the stream ends once it is sent."""
+    def deliver_message(self, message: dict[str, Any], event: str) -> None:
+        """Queue the event of a ``messages`` row, if this stream's reader reads it."""
+        if not self.reader.reads(message):
+            return
         with self.lock:
-            self.end = self.end or event
+            self.messages.append(event)
         self.wake.set()
+
+    def deliver_end(self, event: str) -> None:
+        """Queue the final event (once); the stream ends once it is sent, but for ``talk``."""
+        with self.lock:
+            if not self.ended:
+                self.end = self.end or event
+        self.wake.set()
+
+    def skip_end(self) -> None:
+        """Never send the final event: the client saw it (a ``talk`` stream of a game over)."""
+        with self.lock:
+            self.end, self.ended = None, True
 
     def _due(self) -> tuple[list[str], str | None]:
         with self.lock:
             seqs = sorted(seq for seq in self.moves if seq > self.sent)
-            due = [self.moves[seq] for seq in seqs]
+            due = [self.moves[seq] for seq in seqs] + self.messages
             self.moves.clear()
+            self.messages = []
             self.sent = seqs[-1] if seqs else self.sent
-            return due, self.end
+            end, self.end = self.end, None
+            self.ended = self.ended or end is not None
+            return due, end
 
     def stream(self) -> Iterator[str]:
-        """The text of the stream: the preamble, the events in seq order, keep-alives, the end."""
+        """The text of the stream: the preamble, the events in seq order, keep-alives, the end
+        (after which a ``talk`` stream goes on with messages)."""
         try:
             yield PREAMBLE
             while True:
@@ -125,7 +195,8 @@ class Subscription:
                 yield from due
                 if end is not None:
                     yield end
-                    return
+                    if not self.reader.talk:
+                        return
                 if not self.wake.wait(KEEPALIVE_SECONDS):
                     yield KEEPALIVE
         finally:
@@ -136,8 +207,61 @@ class Subscription:
         self.feed.unsubscribe(self)
 
 
+class PlayerSubscription:
+    """What a player's games page waits for: a move in any game with a seat of theirs."""
+
+    def __init__(self, feed: Feed, player_id: str, client: str) -> None:
+        self.feed = feed
+        self.player_id = player_id
+        self.client = client
+        self.changed: set[str] = set()
+        self.lock = threading.Lock()
+        self.wake = threading.Event()
+
+    def deliver_change(self, game_id: str) -> None:
+        """Note that ``game_id`` changed (several changes before the next event make one)."""
+        with self.lock:
+            self.changed.add(game_id)
+        self.wake.set()
+
+    def stream(self) -> Iterator[str]:
+        """The text of the stream: the preamble, a ``change`` event per batch, keep-alives."""
+        try:
+            yield PREAMBLE
+            while True:
+                self.wake.clear()
+                with self.lock:
+                    changed, self.changed = sorted(self.changed), set()
+                if changed:
+                    yield change_event(changed)
+                elif not self.wake.wait(KEEPALIVE_SECONDS):
+                    yield KEEPALIVE
+        finally:
+            self.close()
+
+    def close(self) -> None:
+        """Stop following the player's games (idempotent)."""
+        self.feed.unsubscribe(self)
+
+
+def change_event(game_ids: list[str]) -> str:
+    """The ``change`` event of a player's stream: which of their games moved (an empty id:
+    some may have, the page had better fetch the list again).
+
+    >>> change_event(["a1", "b2"])
+    'event: change\\ndata: {"games": ["a1", "b2"]}\\n\\n'
+    """
+    return f"event: change\ndata: {json.dumps({'games': game_ids})}\n\n"
+
+
 class Feed:
-    """The per-process source of events: one poller for every open stream of this worker."""
+    """The per-process source of events: one poller for every open stream of this worker.
+
+    A stream follows one game (:class:`Subscription`) or every game of one
+    player (:class:`PlayerSubscription`, for the player's games page): the
+    games of the moves logged since the last look are matched to their
+    players' streams by one query on the seats of those games.
+    """
 
     def __init__(self, db_path: str, max_streams: int, max_per_client: int) -> None:
         self.db_path = db_path
@@ -145,6 +269,7 @@ class Feed:
         self.max_per_client = max_per_client
         self._lock = threading.Lock()
         self._by_game: dict[str, set[Subscription]] = {}
+        self._by_player: dict[str, set[PlayerSubscription]] = {}
         self._by_client: Counter[str] = Counter()
         self._poller: threading.Thread | None = None
 
@@ -153,39 +278,62 @@ class Feed:
         """How many streams this worker serves now."""
         return self._by_client.total()
 
-    def subscribe(self, game_id: str, client: str, after: int) -> Subscription:
-        """Follow ``game_id`` from after move ``after``; ``429`` past a cap."""
-        subscription = Subscription(self, game_id, client, after)
+    def subscribe(
+        self, game_id: str, client: str, after: int, reader: Reader = Reader()
+    ) -> Subscription:
+        """Follow ``game_id`` from after move ``after`` as ``reader``; ``429`` past a cap."""
+        subscription = Subscription(self, game_id, client, after, reader)
         with self._lock:
-            if self.open_streams >= self.max_streams:
-                raise TurnpostError(
-                    "rate_limited",
-                    "Too many open event streams on this server; retry in a minute.",
-                    headers={"Retry-After": str(STREAM_RETRY_SECONDS)},
-                )
-            if self._by_client[client] >= self.max_per_client:
-                raise TurnpostError(
-                    "rate_limited",
-                    f"This address already follows {self.max_per_client} event streams;"
-                    " close one first.",
-                    headers={"Retry-After": str(STREAM_RETRY_SECONDS)},
-                )
-            self._by_client[client] += 1
+            self._admit(client)
             self._by_game.setdefault(game_id, set()).add(subscription)
-            if self._poller is None:
-                self._poller = threading.Thread(target=self._poll, name="events", daemon=True)
-                self._poller.start()
         return subscription
 
-    def unsubscribe(self, subscription: Subscription) -> None:
-        """Forget a stream (idempotent)."""
+    def subscribe_player(self, player_id: str, client: str) -> PlayerSubscription:
+        """Follow every game of ``player_id``; ``429`` past a cap."""
+        subscription = PlayerSubscription(self, player_id, client)
         with self._lock:
-            followers = self._by_game.get(subscription.game_id, set())
+            self._admit(client)
+            self._by_player.setdefault(player_id, set()).add(subscription)
+        return subscription
+
+    def _admit(self, client: str) -> None:
+        """Count a new stream of ``client`` (under the lock); ``429`` past a cap."""
+        if self.open_streams >= self.max_streams:
+            raise TurnpostError(
+                "rate_limited",
+                "Too many open event streams on this server; retry in a minute.",
+                headers={"Retry-After": str(STREAM_RETRY_SECONDS)},
+            )
+        if self._by_client[client] >= self.max_per_client:
+            raise TurnpostError(
+                "rate_limited",
+                f"This address already follows {self.max_per_client} event streams;"
+                " close one first.",
+                headers={"Retry-After": str(STREAM_RETRY_SECONDS)},
+            )
+        self._by_client[client] += 1
+        if self._poller is None:  # from the moves logged before this stream was admitted
+            store = Store.open(self.db_path)
+            start = (store, store.last_move_cursor(), store.last_message_cursor())
+            self._poller = threading.Thread(
+                target=self._poll, args=start, name="events", daemon=True
+            )
+            self._poller.start()
+
+    def unsubscribe(self, subscription: Subscription | PlayerSubscription) -> None:
+        """Forget a stream (idempotent)."""
+        if isinstance(subscription, PlayerSubscription):
+            index: dict[str, set[Any]] = self._by_player
+            key = subscription.player_id
+        else:
+            index, key = self._by_game, subscription.game_id
+        with self._lock:
+            followers = index.get(key, set())
             if subscription not in followers:
                 return
             followers.discard(subscription)
             if not followers:
-                del self._by_game[subscription.game_id]
+                del index[key]
             self._by_client[subscription.client] -= 1
             if not self._by_client[subscription.client]:
                 del self._by_client[subscription.client]
@@ -194,34 +342,60 @@ class Feed:
         with self._lock:
             return list(self._by_game.get(game_id, ()))
 
-    def _poll(self) -> None:
-        """Forever: when the database changed, hand new moves and ended games to their streams.
+    def _poll(self, store: Store, cursor: int, talk_cursor: int) -> None:
+        """Forever: when the database changed, hand the moves logged after ``cursor``, the
+        messages posted after ``talk_cursor`` and the ended games to their streams.
 
         A failing look (the database locked for longer than the busy timeout)
         is logged and tried again at the next tick: the feed must not die.
         """
-        store = Store.open(self.db_path)
         version = None
-        cursor = store.last_move_cursor()
         while True:
             time.sleep(POLL_SECONDS)
             try:
                 current = store.data_version()
                 if current != version:
-                    cursor = self._publish_moves(store, cursor)
+                    cursor, moved = self._publish_moves(store, cursor)
+                    talk_cursor = self._publish_messages(store, talk_cursor)
                     self._publish_ends(store)
+                    self._publish_players(store, moved)
                     version = current
             except sqlite3.Error:
                 logger.exception("the event feed could not read the database; retrying")
 
-    def _publish_moves(self, store: Store, cursor: int) -> int:
+    def _publish_moves(self, store: Store, cursor: int) -> tuple[int, set[str]]:
+        """Hand the moves logged after ``cursor`` to their games' streams: the new cursor and
+        the games that moved."""
+        moved = set()
         for row in store.moves_since(cursor):
+            moved.add(row["game_id"])
             followers = self._followers(row["game_id"])
             if followers:
                 event = move_event(log_entry(row))
                 for subscription in followers:
                     subscription.deliver_move(row["seq"], event)
             cursor = row["cursor"]
+        return cursor, moved
+
+    def _publish_players(self, store: Store, moved: set[str]) -> None:
+        """Tell the streams of the players of the games that ``moved``."""
+        with self._lock:
+            if not self._by_player or not moved:
+                return
+        for seat in store.players_of_games(sorted(moved)):
+            with self._lock:
+                followers = list(self._by_player.get(seat["player_id"], ()))
+            for subscription in followers:
+                subscription.deliver_change(seat["game_id"])
+
+    def _publish_messages(self, store: Store, cursor: int) -> int:
+        for row in store.messages_since(cursor):
+            followers = self._followers(row["game_id"])
+            if followers and row["deleted_at"] is None:
+                event = message_event(message_entry(row, row["name"]))
+                for subscription in followers:
+                    subscription.deliver_message(row, event)
+            cursor = row["id"]
         return cursor
 
     def _publish_ends(self, store: Store) -> None:

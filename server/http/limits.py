@@ -86,7 +86,7 @@ EXEMPT_ENDPOINTS = frozenset({"web.health"})
 #: The views that create a game (the API's, the lobby form's, a rematch), under one limit.
 CREATE_ENDPOINTS = ("api.create_game", "web.create_game", "tables.rematch")
 #: Views whose answers hold a token although the request carries none (in a header or cookie).
-PRIVATE_ENDPOINTS = frozenset({*CREATE_ENDPOINTS, "web.claim_seat"})
+PRIVATE_ENDPOINTS = frozenset({*CREATE_ENDPOINTS, "web.claim_seat", "web.take_my_seat"})
 #: An answer costs one request per started slice of this much CPU time, or per started
 #: block of ``TURNPOST_COST_BYTES`` bytes, whichever is more.
 COST_CPU_SECONDS = 0.02
@@ -95,11 +95,12 @@ SEAT_COOKIE_PREFIX = "turnpost_seat_"
 
 #: Content-Security-Policy of Turnpost's own pages: only the script tags carrying this
 #: answer's nonce run (the pages' own script, from this origin), which may fetch from here
-#: only; the board templates' inline styles and SVG are allowed, no plugin, frame or base.
+#: only and register a service worker from here only (Web Push, ``/push-worker.js``); the
+#: board templates' inline styles and SVG are allowed, no plugin, frame or base.
 PAGE_CSP = (
     "default-src 'none'; script-src 'nonce-{nonce}'; style-src 'self' 'unsafe-inline'; "
-    "img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; "
-    "base-uri 'none'"
+    "img-src 'self' data:; connect-src 'self'; worker-src 'self'; form-action 'self'; "
+    "frame-ancestors 'none'; base-uri 'none'"
 )
 #: The API docs page runs Swagger UI from this origin (:mod:`server.http.docs`): scripts from here
 #: only, and it fetches the OpenAPI document (and "try it out" requests) from here only.

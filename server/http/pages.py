@@ -69,7 +69,8 @@ from server.errors import TurnpostError
 from server.games.clock import format_time, parse_time, utcnow
 from server.games.game import Game
 from server.games.service import GameService, MoveRequest, Table, handed_tokens
-from server.http.actor import current_actor
+from server.games.talk import TalkService, talk_seat
+from server.http.actor import current_actor, signed_in_player
 from server.http.clients import current_client
 from server.http.context import current_service, current_store
 from server.http.cooperative import offload
@@ -120,14 +121,18 @@ def csp_nonce() -> str:
     return g.csp_nonce
 
 
-def moment_element(stamp: str | None) -> Markup:
-    """A stored moment as ``<time>`` in words; the script rewrites it in local time."""
+def moment_element(stamp: str | None, zone: str | None = None) -> Markup:
+    """A stored moment as ``<time>`` in words: in UTC, which the script rewrites in the
+    browser's time zone, or in ``zone`` (a signed-in player's), in which it rewrites it."""
     if not stamp:
         return Markup("")
+    if "page_now" not in g:  # one "now" for every moment of a page (a list shows hundreds)
+        g.page_now = parse_time(utcnow())
     moment = parse_time(stamp)
-    words = moment_words(moment, parse_time(utcnow()))
+    words = escape(moment_words(moment, g.page_now, zone or "UTC"))
     iso = moment.strftime("%Y-%m-%dT%H:%M:%SZ")
-    return Markup('<time datetime="{}">{}</time>').format(iso, words)
+    zoned = "" if zone is None else f' data-zone="{escape(zone)}"'
+    return Markup(f'<time datetime="{iso}"{zoned}>{words}</time>')
 
 
 # -- lobby ----------------------------------------------------------------
@@ -577,6 +582,27 @@ def claim_seat(game_id: str, token: str) -> Response:
     return response
 
 
+@bp.route("/games/<game_id>/my-seat", methods=["POST"])
+def take_my_seat(game_id: str) -> Response:
+    """Open the signed-in player's seat in this browser, from their games page (a button).
+
+    A browser already holding the seat plays it; any other gets a token of its
+    own (:meth:`GameService.take_own_seat`): a player who lost the seat's link
+    needs none. ``401`` signed out, ``403`` for a seat that is not theirs.
+    """
+    player = signed_in_player()
+    seat = whole_number(request.form.get("seat", ""))
+    if seat is None:
+        raise TurnpostError("invalid_request", "Which seat? Open it from your games page.")
+    games = current_service()
+    held = _held_seats(games, games.load(game_id))
+    taken = games.take_own_seat(game_id, seat, player["id"], held.get(seat))
+    shown = taken.seat if len(held) > 1 else None
+    response = redirect(_table_url(game_id, as_seat=shown), 303)
+    _remember_seats(response, game_id, list(held.values()), active=taken.token)
+    return response
+
+
 def _chosen_seat(game: Game, held: Mapping[int, str]) -> int | None:
     """Which held seat the page shows: ``?as=``, else the one played now, else none.
 
@@ -767,6 +793,7 @@ def _table(
         "hot_seat_turn": _hot_seat_turn(game, held, seat),
         "scores": _scores(view["result"]),
         "title": _title(engine, view, seat, playing, names),
+        "talk": TalkService(games.store).view(game, talk_seat(game, seat, current_actor().player)),
     }
 
 

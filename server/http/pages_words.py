@@ -5,7 +5,8 @@ The engines speak for their games (:meth:`~engines.base.Engine.describe`,
 what the pages add: when something happens, who is to move, and why a move
 from a page was refused. A moment is written in UTC by the server inside a
 ``<time datetime>`` element; the page's script rewrites it in the viewer's
-time zone.
+time zone. A signed-in player's own pages word moments in the player's time
+zone (``zone``), and the script keeps to it.
 
     >>> from datetime import datetime, UTC
     >>> now = datetime(2026, 11, 26, 0, 0, tzinfo=UTC)
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
+from zoneinfo import ZoneInfo
 
 from engines.words import join, plural
 from server.errors import TurnpostError
@@ -42,10 +44,28 @@ def distance_words(seconds: float) -> str:
     raise AssertionError("the last unit has no limit")
 
 
-def moment_words(moment: datetime, now: datetime) -> str:
-    """A moment as a player reads it: how far away, and the day and time (UTC)."""
-    when = f"{moment:%a} {moment.day} {moment:%b}, {moment:%H:%M} UTC"
+def moment_words(moment: datetime, now: datetime, zone: str = "UTC") -> str:
+    """A moment as a player reads it: how far away, and the day and time in ``zone``.
+
+    >>> from datetime import UTC
+    >>> moment_words(datetime(2026, 11, 28, 0, 54, tzinfo=UTC), datetime(2026, 11, 26,
+    ...     tzinfo=UTC), "America/Argentina/Buenos_Aires")
+    'in 2 days (Fri 27 Nov, 21:54 Buenos Aires time)'
+    """
+    local = moment.astimezone(ZoneInfo(zone))
+    when = f"{local:%a} {local.day} {local:%b}, {local:%H:%M} {zone_label(zone)}"
     return f"{distance_words((moment - now).total_seconds())} ({when})"
+
+
+def zone_label(zone: str) -> str:
+    """How a time zone is named after a time: "UTC", or its place's "Brussels time".
+
+    >>> zone_label("UTC"), zone_label("Europe/Brussels"), zone_label("America/New_York")
+    ('UTC', 'Brussels time', 'New York time')
+    """
+    if "/" not in zone:
+        return zone
+    return zone.rsplit("/", 1)[1].replace("_", " ") + " time"
 
 
 def waiting_words(to_move: Sequence[int], names: Sequence[str]) -> str:

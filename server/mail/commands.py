@@ -15,7 +15,11 @@ its game with one of :data:`server.mail.words.COMMANDS`:
     the list.
 
 Each is answered by mail (an ``answer`` row in the outbox, limited per seat
-by the mail gate). A word that is neither a command nor a move is refused
+by the mail gate). A command that changes something (``resign``, ``stop``,
+``start``) is its word alone, so that talk is never taken for it; other words
+may follow ``board``, ``moves`` and ``help``, and ``vacation`` takes its
+number of days. Words that are neither a command nor a move are table talk
+(:mod:`server.mail.talk`), unless they look like a move: those are refused
 with the reason and the list of commands.
 
     >>> parse_command("Vacation 7"), parse_command("enter a1 N")
@@ -37,7 +41,18 @@ from server.games.service import GameService
 from server.mail.words import COMMANDS
 
 NAMES = tuple(usage.split()[0] for usage, _ in COMMANDS)
-COMMAND = re.compile(rf"^(?P<name>{'|'.join(NAMES)})(?:\s+(?P<argument>.*))?$", re.IGNORECASE)
+#: The commands that take an argument (``vacation 7``).
+WITH_ARGUMENT = tuple(usage.split()[0] for usage, _ in COMMANDS if " " in usage)
+#: The commands that only answer (privately): other words may follow them ("board please").
+ANSWERING = ("board", "moves", "help")
+#: The commands that change something (``resign``, ``stop``, ``start``): their word alone.
+CHANGING = tuple(name for name in NAMES if name not in (*WITH_ARGUMENT, *ANSWERING))
+COMMAND = re.compile(
+    rf"^(?:(?P<answering>{'|'.join(ANSWERING)})\b.*"
+    rf"|(?P<changing>{'|'.join(CHANGING)})[.!]?"
+    rf"|(?P<with_argument>{'|'.join(WITH_ARGUMENT)})(?:\s+(?P<argument>.*))?)$",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True)
@@ -49,11 +64,20 @@ class Command:
 
 
 def parse_command(line: str) -> Command | None:
-    """The command written on ``line``, or ``None`` if it is not one (then it is a move)."""
+    """The command written on ``line``, or ``None`` if it is not one (a move, or table talk).
+
+    A command that changes something is its word alone: "Stop it, Bob!" and "Resign?
+    Never!" are talk, not ``stop`` or ``resign``; other words may follow one that only
+    answers ("board please").
+
+    >>> parse_command("Board, please"), parse_command("Resign?"), parse_command("stop.")
+    (Command(name='board', argument=''), None, Command(name='stop', argument=''))
+    """
     match = COMMAND.match(line.strip())
     if match is None:
         return None
-    return Command(match["name"].lower(), (match["argument"] or "").strip())
+    name = match["answering"] or match["changing"] or match["with_argument"]
+    return Command(name.lower(), (match["argument"] or "").strip())
 
 
 def run_command(

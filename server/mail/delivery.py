@@ -19,7 +19,9 @@ two workers never send the same row at once), then, seat by seat:
 2. **One mail per seat and run.** The rows left for one seat are rendered
    together (:mod:`server.mail.render`) into one mail, a digest when there
    are several, with the game as it is now and this process's settings
-   (base URL, mail domain). The mail's Message-ID is given to its last row
+   (base URL, mail domain), with the table talk the seat was not mailed yet
+   (its cursor moves on once the mail is sent; a seat that has not acted gets
+   none: those are other people's words). The mail's Message-ID is given to its last row
    when it is first sent and kept, so a crash after the SMTP server accepted
    a mail but before the row was marked sent resends it with the same
    Message-ID, and mail clients show it once; no mail is lost.
@@ -53,6 +55,7 @@ from server.accounts.mail import account_message
 from server.games.clock import format_time, parse_time, utcnow
 from server.games.game import Game, log_entry
 from server.games.service import GameService
+from server.games.talk import TalkService
 from server.mail.addresses import new_message_id, recipient_key, reply_address, stop_url
 from server.mail.gate import withheld_when_sent
 from server.mail.invitations import invitation_letter, inviter_name
@@ -60,6 +63,7 @@ from server.mail.invitations import superseded as invitation_superseded
 from server.mail.render import RECENT_MOVES as RECENT
 from server.mail.render import Letter, compose
 from server.mail.settings import MailSettings
+from server.notify.digest import digest_message
 from server.store.sqlite import Store
 
 #: Seconds a claimed row is left alone before another attempt may take it.
@@ -160,6 +164,8 @@ class Envelope:
 
     message: EmailMessage
     rows: list[dict[str, Any]]
+    #: The id of the last message of the table talk it tells (0: none).
+    said_upto: int = 0
 
 
 def claim_due(store: Store, now: str) -> list[dict[str, Any]]:
@@ -192,12 +198,13 @@ def deliver_due(store: Store, settings: MailSettings, now: str | None = None) ->
 
 
 def _by_seat(rows: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
-    """``rows`` grouped by game, seat and address (invitations apart: they have their own
-    mail), in the order of each group's first row."""
-    groups: dict[tuple[str, int, str, bool], list[dict[str, Any]]] = {}
+    """``rows`` grouped by game, seat and address (account mails: by address and kind;
+    invitations apart: they have their own mail), in the order of each group's first row."""
+    groups: dict[tuple[str, int, str, str | None], list[dict[str, Any]]] = {}
     for row in rows:
-        key = (row["game_id"], row["seat"], row["to_addr"], row["kind"] == "invite")
-        groups.setdefault(key, []).append(row)
+        apart = row["game_id"] is None or row["kind"] == "invite"
+        kind = row["kind"] if apart else None  # account mails: one per kind; invitations
+        groups.setdefault((row["game_id"], row["seat"], row["to_addr"], kind), []).append(row)
     return list(groups.values())
 
 
@@ -232,12 +239,11 @@ def _prepare(
             reason = superseded_reason(store, game, row)
             if reason is None:
                 live.append(row)
-                continue
-            store.mail_superseded(row["id"], reason)
-            report.outcomes.append(Outcome(row, "superseded", reason))
+            else:
+                _superseded(store, row, reason, report)
         if not live:
             return None
-        return Envelope(build_message(store, settings, game, live, now), live)
+        return build_envelope(store, settings, game, live, now)
     except Exception as error:  # a poisoned row must not stop the rows behind it
         _failed(store, rows, now, f"cannot build the message: {error!r}", report, retry=False)
         return None
@@ -246,30 +252,48 @@ def _prepare(
 def _prepare_account(
     store: Store, settings: MailSettings, rows: list[dict[str, Any]], now: str, report: Report
 ) -> Envelope | None:
-    """The newest account mail to one address (a sign-in link); older ones are superseded."""
+    """The newest account mail of a kind to one address (a sign-in link, a daily digest);
+    older ones are superseded, and so is a digest when no game waits for its player any more."""
     *older, newest = rows
     for row in older:
-        store.mail_superseded(row["id"], "a newer mail of its kind went to the address")
-        report.outcomes.append(Outcome(row, "superseded", "a newer mail went to the address"))
+        _superseded(store, row, "a newer mail of its kind went to the address", report)
     if store.mail_suppressed(recipient_key(newest["to_addr"])):
-        reason = "the recipient asked never to be mailed again"
-        store.mail_superseded(newest["id"], reason)
-        report.outcomes.append(Outcome(newest, "superseded", reason))
+        _superseded(store, newest, "the recipient asked never to be mailed again", report)
         return None
     try:
-        return Envelope(account_message(settings, newest), [newest])
+        if newest["kind"] != "digest":
+            return Envelope(account_message(settings, newest), [newest])
+        digest = digest_message(store, settings, newest, now)
     except Exception as error:  # a poisoned row must not stop the rows behind it
         _failed(store, [newest], now, f"cannot build the message: {error!r}", report, False)
         return None
+    if digest is None:
+        _superseded(store, newest, "no game waits for the player any more", report)
+        return None
+    return Envelope(digest, [newest])
+
+
+def _superseded(store: Store, row: dict[str, Any], reason: str, report: Report) -> None:
+    """Record that ``row`` will never be sent, and why."""
+    store.mail_superseded(row["id"], reason)
+    report.outcomes.append(Outcome(row, "superseded", reason))
+
+
+def build_envelope(
+    store: Store, settings: MailSettings, game: Game, rows: list[dict[str, Any]], now: str
+) -> Envelope:
+    """The mail telling one seat the news of ``rows``, ready to go."""
+    letter = render_letter(store, settings, game, rows, now)
+    return Envelope(build_message(store, settings, game, rows, letter), rows, letter.said_upto)
 
 
 def build_message(
-    store: Store, settings: MailSettings, game: Game, rows: list[dict[str, Any]], now: str
+    store: Store, settings: MailSettings, game: Game, rows: list[dict[str, Any]], letter: Letter
 ) -> EmailMessage:
-    """The message telling one seat the news of ``rows``: text, HTML and the board's PNG."""
+    """The message of ``letter``, telling one seat the news of ``rows``: text, HTML and the
+    board's PNG."""
     lead, seat = rows[-1], rows[-1]["seat"]
     generation = store.mail_generation(game.id, seat) or 0
-    letter = render_letter(store, settings, game, rows, now)
     message = EmailMessage(policy=OUTBOUND_POLICY)
     message["From"] = settings.from_address
     message["To"] = lead["to_addr"]
@@ -305,14 +329,16 @@ def render_letter(
     store: Store, settings: MailSettings, game: Game, rows: list[dict[str, Any]], now: str
 ) -> Letter:
     """The mail telling ``rows``' seat their news (nothing is recorded): an invitation,
-    or the news of the game with its board."""
+    or the news of the game with its board and the talk since the seat's last mail."""
     seat = rows[-1]["seat"]
     generation = store.mail_generation(game.id, seat) or 0
     if rows[-1]["kind"] == "invite":
         return invitation_letter(store, settings, game, seat, generation, now)
     recent = [log_entry(row) for row in store.moves(game.id, after=max(0, game.seq - RECENT))]
+    acted = game.seats[seat]["acted_at"] is not None
+    said = TalkService(store).unmailed(game, seat) if acted else None
     inviter = inviter_name(store, game)
-    return compose(settings, game, seat, rows, recent, generation, now, inviter)
+    return compose(settings, game, seat, rows, recent, generation, now, inviter, said)
 
 
 def preview(store: Store, settings: MailSettings, game_id: str, seat: int) -> Letter | None:
@@ -353,6 +379,8 @@ def _send(store: Store, smtp: smtplib.SMTP, envelope: Envelope, now: str, report
     *members, lead = envelope.rows
     subject = str(envelope.message["Subject"])
     store.mail_sent(lead["id"], utcnow(), subject, [row["id"] for row in members])
+    if envelope.said_upto:
+        store.talk_mailed(lead["game_id"], lead["seat"], envelope.said_upto)
     for row in envelope.rows:
         told = subject if row is lead else f"in the digest of mail {lead['id']}"
         report.outcomes.append(Outcome(row, "sent", told))

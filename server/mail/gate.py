@@ -9,7 +9,10 @@ that causes it), in this order:
 2. **Mail stopped for a seat.** A seat whose player stopped its mail (the
    one-click ``List-Unsubscribe`` of its mails, or the ``stop`` command) gets
    only the answers to mails it sends (confirmations, refusals, answers to
-   commands), until it sends ``start``; it still plays on the web.
+   commands), until it sends ``start``; it still plays on the web. A seat
+   tied to a player follows the player's mail preference too
+   (:mod:`server.notify.preferences`: a daily digest instead of turn mails, or
+   no mail but those answers).
 3. **One mail until the player acts.** A seat whose player has not acted in
    its game yet gets one mail for that game: the invitation, which is its
    first turn mail. The next one waits until the player acts, so a player who
@@ -42,6 +45,7 @@ from typing import Any
 from server.games.clock import format_time, parse_time
 from server.mail.addresses import recipient_key
 from server.mail.settings import MailSettings, rate
+from server.notify.preferences import withheld_by_preference
 from server.store.sqlite import Store
 
 #: Mails that answer a mail the player sent: they go out even when the seat stopped its mail.
@@ -99,6 +103,8 @@ def withheld_when_sent(store: Store, seat: dict[str, Any], kind: str, key: str) 
     """Why a mail ``kind`` to ``seat`` (recipient ``key``) must not go out now, or ``None``."""
     if store.mail_suppressed(key):
         return "the recipient asked never to be mailed again"
-    if seat["mail_stopped_at"] and kind not in ANSWERS:
+    if kind in ANSWERS:
+        return None
+    if seat["mail_stopped_at"]:
         return "the player stopped mail for this game"
-    return None
+    return withheld_by_preference(store, seat, kind)

@@ -9,7 +9,10 @@ quoted). The ``In-Reply-To`` of a reply to a turn mail gives
 ``expected_seq``, so a late answer to an old turn mail is refused as stale
 rather than applied. A first line that is a mail command (``board``,
 ``moves``, ``resign``, ``vacation 7``, ``stop``, ``start``, ``help``: see
-:mod:`server.mail.commands`) is carried out and answered instead.
+:mod:`server.mail.commands`) is carried out and answered instead. A reply
+that is table talk (``say: ...``, or words that are neither a move nor a
+command and do not look like a move: see :mod:`server.mail.talk`) is posted
+to the game's table, and the answer says so.
 
 The From header is never trusted: only the secret key in the address says who
 moves, and answers go to the seat's registered email. Bounces and
@@ -40,15 +43,23 @@ from server.errors import TurnpostError
 from server.games.clock import utcnow
 from server.games.game import Game
 from server.games.service import GameService, MoveRequest
+from server.games.talk import TalkService
 from server.mail.addresses import parse_reply_address, plain_message_id
 from server.mail.commands import parse_command, run_command
 from server.mail.settings import MailSettings
+from server.mail.talk import spoken
 
 MAX_MESSAGE_BYTES = 256 * 1024
 TEXT_TYPES = {"text/plain", "text/html"}
 AUTOMATIC_PRECEDENCE = {"bulk", "junk", "list", "auto_reply"}
 SUBJECT_MOVE = re.compile(r"\bmove:\s*(?P<move>.+)$", re.IGNORECASE)
 ADDRESS_HEADERS = ("Delivered-To", "X-Original-To", "To", "Cc")
+#: Lines that end what a reply says: the quote separators of mail programs that do not
+#: quote with ``>``, and phones' signatures.
+QUOTE_START = re.compile(
+    r"^(-{2,} ?original message ?-{2,}|_{8,}|from: .+|sent from my .+|get outlook for .+)$",
+    re.IGNORECASE,
+)
 PLAIN_TEXT_PLEASE = "please reply in plain text with your move on the first line"
 #: The outcome of a mail delivered again (same Message-ID) after it was handled.
 DUPLICATE = "this message was already handled"
@@ -60,7 +71,7 @@ log = logging.getLogger(__name__)
 class Outcome:
     """What became of one incoming message."""
 
-    status: str  # applied | command | rejected | dropped | duplicate
+    status: str  # applied | command | said | rejected | dropped | duplicate
     reason: str
     game_id: str | None = None
     seat: int | None = None
@@ -99,16 +110,21 @@ def receive(
     games.player_acted(game_id, seat)  # a mail carrying the seat's key: the player reads it
     message_id = headers.message_id
     if len(raw) > MAX_MESSAGE_BYTES:
-        problem, notation = (
+        problem, reply = (
             f"your mail is larger than {MAX_MESSAGE_BYTES // 1024} KiB, so Turnpost did not"
             f" read it; {PLAIN_TEXT_PLEASE}, without attachments",
-            "",
+            Reply(),
         )
     else:
-        problem, notation = read_move(raw, headers.subject)
+        problem, reply = read_move(raw, headers.subject)
     if problem:
         return _reject(games, game_id, seat, message_id, "", problem)
+    notation = reply.first
     command = parse_command(notation)
+    game = games.load(game_id)
+    talk = None if command else spoken(game.engine, game.state, notation, reply.words)
+    if talk is not None:
+        return _say(games, game, seat, message_id, *talk)
     if command is not None:
         if not _first_delivery(games, message_id, game_id, seat):
             return Outcome("duplicate", DUPLICATE, game_id, seat)
@@ -184,28 +200,36 @@ def find_seat(
     return None
 
 
-def read_move(raw: bytes, subject: str) -> tuple[str | None, str]:
-    """``(problem, notation)`` of the whole message ``raw``; a parser failure is a problem."""
+@dataclass(frozen=True)
+class Reply:
+    """What a reply says: its ``first`` line (a move or a command) and all its ``words``."""
+
+    first: str = ""
+    words: str = ""
+
+
+def read_move(raw: bytes, subject: str) -> tuple[str | None, Reply]:
+    """``(problem, reply)`` of the whole message ``raw``; a parser failure is a problem."""
     try:
         message = BytesParser(policy=policy.default).parsebytes(raw)
         return read_move_text(message, subject)
     except RecursionError:
-        return f"your mail is nested too deeply to read; {PLAIN_TEXT_PLEASE}", ""
+        return f"your mail is nested too deeply to read; {PLAIN_TEXT_PLEASE}", Reply()
     except Exception:  # the email package fails on hostile input in many ways
         log.warning("unreadable mail body", exc_info=True)
-        return f"Turnpost could not read your mail; {PLAIN_TEXT_PLEASE}", ""
+        return f"Turnpost could not read your mail; {PLAIN_TEXT_PLEASE}", Reply()
 
 
-def read_move_text(message: EmailMessage, subject: str) -> tuple[str | None, str]:
-    """``(problem, notation)``: the move from the Subject or the body, or why there is none."""
+def read_move_text(message: EmailMessage, subject: str) -> tuple[str | None, Reply]:
+    """``(problem, reply)``: the move from the Subject or the body, or why there is none."""
     for part in message.walk():
         if part.is_multipart() or part.get_content_type() in TEXT_TYPES:
             continue
         if part.get_content_disposition() == "attachment" or not _inline_image(part):
-            return f"attachments ({part.get_content_type()}) are not accepted", ""
+            return f"attachments ({part.get_content_type()}) are not accepted", Reply()
     match = SUBJECT_MOVE.search(subject)
     if match:
-        return None, match["move"].strip()
+        return None, Reply(match["move"].strip(), match["move"].strip())
     body = message.get_body(preferencelist=("plain", "html"))
     text = "" if body is None else part_text(body)
     if body is not None and body.get_content_type() == "text/html":
@@ -215,8 +239,28 @@ def read_move_text(message: EmailMessage, subject: str) -> tuple[str | None, str
         if line == "--":
             break
         if line and not line.startswith(">") and not _attribution(line, lines[number + 1 :]):
-            return None, line[:500]
-    return "no move found: write it on the first line of your reply", ""
+            return None, Reply(line[:500], reply_words(lines[number:]))
+    return "no move found: write it on the first line of your reply", Reply()
+
+
+def reply_words(lines: list[str]) -> str:
+    """What a reply says from its first line on: up to the quoted mail or the signature
+    (blank lines kept, one at a time).
+
+    >>> reply_words(["gg!", "", "", "Ann", "", "On Monday, Turnpost wrote:", "> Your turn"])
+    'gg!\\n\\nAnn'
+    >>> reply_words(["Well played", "Sent from my phone", "", "From: Turnpost"])
+    'Well played'
+    """
+    words: list[str] = []
+    for number, line in enumerate(lines):
+        if line == "--" or line.startswith(">") or QUOTE_START.match(line):
+            break
+        if _attribution(line, lines[number + 1 :]):
+            break
+        if line or (words and words[-1]):
+            words.append(line)
+    return "\n".join(words).strip()
 
 
 def _inline_image(part: EmailMessage) -> bool:
@@ -326,6 +370,27 @@ def _reject(
             games.store, game, seat, message_id, notation, reason, commands=unknown
         )
     return Outcome("rejected", reason, game_id, seat, answered=answered)
+
+
+def _say(
+    games: GameService, game: Game, seat: int, message_id: str | None, thread: str, words: str
+) -> Outcome:
+    """Post ``words`` to ``thread`` as ``seat`` and answer that they were (or why not)."""
+    if not _first_delivery(games, message_id, game.id, seat):
+        return Outcome("duplicate", DUPLICATE, game.id, seat)
+    facts: dict[str, Any] = {"command": "say", "thread": thread}
+    try:
+        TalkService(games.store).post(game, seat, words, thread, via="mail")
+    except TurnpostError as error:
+        facts["error"] = (error.details.get("text") or [error.message])[0]
+    with games.store.write():
+        notifier = games.notifier
+        answered = notifier is not None and notifier.answer(
+            games.store, games.load(game.id), seat, message_id, **facts
+        )
+    if "error" in facts:
+        return Outcome("rejected", facts["error"], game.id, seat, answered=answered)
+    return Outcome("said", thread, game.id, seat, answered=answered)
 
 
 def _first_delivery(games: GameService, message_id: str | None, game_id: str, seat: int) -> bool:

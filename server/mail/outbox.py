@@ -8,7 +8,9 @@ words need (a mailed notation, a refusal's reason); the mail itself is
 rendered when it is sent (:mod:`server.mail.delivery`), with the sending
 process's settings and the game as it is then. Each mail first passes the
 mail gate (:mod:`server.mail.gate`): a mail it withholds is not recorded, and
-the change happens all the same.
+the change happens all the same. The seat that moved on the page and must
+decide again (a split turn) gets its turn mail later, so that it is dropped
+when the seat goes on playing (:mod:`server.notify.presence`).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from server.games.game import Game
 from server.mail.addresses import pass_seat, recipient_key
 from server.mail.gate import judge
 from server.mail.settings import MailSettings
+from server.notify.presence import at_the_table, news_due
 from server.store.sqlite import Store, dumps
 
 log = logging.getLogger(__name__)
@@ -45,14 +48,18 @@ class Notifier:
             self.move_accepted(
                 store, change.game, change.mover, change.mail_message_id, entry["notation"]
             )
-        self.game_changed(store, change.game)
+        self.game_changed(store, change.game, at_the_table(change))
 
-    def game_changed(self, store: Store, game: Game) -> None:
-        """ "Your turn" to each seat to move, or "game over" to every seat, with an email."""
+    def game_changed(self, store: Store, game: Game, at_table: int | None = None) -> None:
+        """ "Your turn" to each seat to move, or "game over" to every seat, with an email.
+
+        The turn mail of the seat ``at_table`` is due later (:mod:`server.notify.presence`).
+        """
         finished = game.status == "finished"
         for seat in game.seats:
             if seat["email"] and (finished or seat["seat"] in game.to_move):
-                self._queue(store, game, seat["seat"], "game_over" if finished else "turn")
+                kind = "game_over" if finished else "turn"
+                self._queue(store, game, seat["seat"], kind, at_table=at_table)
 
     def move_accepted(
         self, store: Store, game: Game, seat: int, message_id: str, notation: str
@@ -107,10 +114,12 @@ class Notifier:
         seat: int,
         kind: str,
         in_reply_to: str | None = None,
+        at_table: int | None = None,
         **facts: Any,
     ) -> bool:
-        """Record one mail ``kind`` to ``seat`` if it has an email and the gate lets it through."""
-        return self._record(store, game, seat, kind, in_reply_to, facts) is None
+        """Record one mail ``kind`` to ``seat`` if it has an email and the gate lets it through
+        (due later if ``seat`` is the one ``at_table``)."""
+        return self._record(store, game, seat, kind, in_reply_to, facts, at_table) is None
 
     def _record(
         self,
@@ -120,6 +129,7 @@ class Notifier:
         kind: str,
         in_reply_to: str | None,
         facts: dict[str, Any],
+        at_table: int | None = None,
     ) -> str | None:
         """:meth:`_queue`: why the mail was not recorded, or ``None`` if it was."""
         row = game.seats[seat]
@@ -141,7 +151,7 @@ class Notifier:
                 "in_reply_to": in_reply_to,
                 "seq": game.seq,
                 "created_at": now,
-                "next_attempt_at": now,
+                "next_attempt_at": news_due(seat, at_table, now),
                 "rcpt_key": recipient_key(row["email"]),
                 "client": client,
                 "invitation": int(verdict.invitation),

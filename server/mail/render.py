@@ -1,7 +1,9 @@
 """Rendering a mail when it is sent: its subject, text and HTML parts, and the board picture.
 
 One mail tells one seat the news of one or more outbox rows (several rows
-for the same seat in one run make a digest) about the game as it is now.
+for the same seat in one run make a digest) about the game as it is now,
+and what was said at the table since its last mail ("Bob said: ...", see
+:meth:`server.games.talk.TalkService.unmailed`).
 Every mail shows the board twice: the text board (``boards/<id>.txt``) in
 the plain-text part, and in the HTML part the PNG of the game's SVG board
 (:mod:`server.mail.picture`) with the text board as its alt text. The HTML
@@ -27,6 +29,7 @@ from engines.words import result_sentence
 from server.boards import Board, last_touched, render_board
 from server.games.clock import parse_time
 from server.games.game import Game, game_object
+from server.games.talk import PARTNERS, Said
 from server.mail import words
 from server.mail.addresses import seat_link, stop_url, unsubscribe_url
 from server.mail.picture import Picture, rasterise
@@ -51,6 +54,9 @@ SUBJECTS = {
     "no_vacation": "No vacation in {title}",
     "stop": "Mail stopped for {title}",
     "start": "Mail on again for {title}",
+    "said": "Posted to the table of {title}",
+    "said_team": "Posted to your team in {title}",
+    "not_said": "Not posted to the table of {title}",
 }
 #: What a mail to a player who has not acted yet says about the mails to come.
 INVITATION = (
@@ -110,6 +116,8 @@ class Letter:
     picture: Picture | None
     #: The Content-ID the HTML part shows the picture by (``cid:...``).
     cid: str
+    #: The id of the last message of the table talk it tells (0: none).
+    said_upto: int = 0
 
 
 @dataclass
@@ -136,14 +144,17 @@ def compose(
     generation: int,
     now: str,
     inviter: str | None = None,
+    said: Said | None = None,
 ) -> Letter:
     """The mail to ``seat`` with the news of its outbox ``rows`` (oldest first).
 
     ``recent``: the last public log entries; ``generation``: the seat's key
     generation (its link); ``now``: the moment it is sent; ``inviter``: the
     name of the game's host, told (in the body) to a player who has not acted
-    yet, for whom this mail is the invitation.
+    yet, for whom this mail is the invitation; ``said``: the messages of the
+    table talk to tell.
     """
+    said = said or Said()
     view = game_object(game, seat)
     names = [row["name"] for row in game.seats]
     engine, state = game.engine, game.state
@@ -180,11 +191,23 @@ def compose(
         "link": seat_link(settings, game.id, seat, generation, milliseconds(now)),
         "stop": stop_url(settings, game.id, seat),
         "unsubscribe": unsubscribe_url(settings, game.seats[seat]["email"]),
+        "said": [_said(entry) for entry in said.entries],
+        "said_earlier": words.plural(said.earlier, "earlier message") if said.earlier else "",
     }
     text = environment.get_template("email/mail.txt").render(**context)
     picture = _picture(view, board)
     html = environment.get_template("email/mail.html").render(picture=picture, **context)
-    return Letter(news.subject, text, html, picture, cid)
+    return Letter(news.subject, text, html, picture, cid, said.upto)
+
+
+def _said(entry: dict[str, Any]) -> dict[str, Any]:
+    """A message as a mail tells it: who said it (to whom) and its lines.
+
+    >>> _said({"name": "Bob", "thread": "partners", "text": "go north\\nnow"})
+    {'who': 'Bob said to your team', 'lines': ['go north', 'now']}
+    """
+    to_team = " to your team" if entry["thread"] == PARTNERS else ""
+    return {"who": f"{entry['name']} said{to_team}", "lines": entry["text"].split("\n")}
 
 
 def milliseconds(moment: str) -> int:
@@ -308,7 +331,10 @@ def _rejected(facts: dict[str, Any], news: News) -> tuple[str, list[str]]:
             f"Turnpost could not read a move in your mail: {reason}. Nothing changed."
         ]
     subject = SUBJECTS["rejected"].format(title=news.title, notation=notation)
-    return subject, [f'Your move "{notation}" was not played: {reason}. Nothing changed.']
+    told = f'Your move "{notation}" was not played: {reason}. Nothing changed.'
+    if facts.get("commands"):
+        told += ' To talk to the table instead, write "say:" before your words.'
+    return subject, [told]
 
 
 def _answer(game: Game, facts: dict[str, Any], now: str, news: News) -> tuple[str, list[str]]:
@@ -329,6 +355,18 @@ def _answer(game: Game, facts: dict[str, Any], now: str, news: News) -> tuple[st
         return SUBJECTS["resign"].format(title=news.title), [facts.get("said", "You resigned.")]
     if command == "vacation":
         return _vacation(facts, now, news)
+    if command == "say":
+        if facts.get("error"):
+            return SUBJECTS["not_said"].format(title=news.title), [
+                f"Your words were not posted to the table: {facts['error']}"
+            ]
+        team = facts.get("thread") == PARTNERS
+        where = "to your team" if team else "to the table"
+        return SUBJECTS["said_team" if team else "said"].format(title=news.title), [
+            f"Your words were posted {where}: they are on the game's page, and in the next"
+            " mail of the players who read them. To move, reply with a move; to talk, any"
+            ' other words (or "say: ..." to be sure).'
+        ]
     if command in ("stop", "start"):
         paragraph = (
             "Turnpost will send you no more turn mails, reminders or results for this game."

@@ -16,12 +16,14 @@ from __future__ import annotations
 import asyncio
 import logging
 import sqlite3
+from collections.abc import Sequence
 from typing import Any, AnyStr
 
 from aiosmtpd.controller import Controller
 from aiosmtpd.lmtp import LMTP
 from aiosmtpd.smtp import SMTP
 
+from server.games.changes import Listener
 from server.games.service import GameService
 from server.mail.inbound import MAX_MESSAGE_BYTES, describe, receive
 from server.mail.outbox import Notifier
@@ -40,9 +42,13 @@ log = logging.getLogger(__name__)
 class InboundHandler:
     """aiosmtpd handler: accept reply addresses, hand each message to :func:`receive`."""
 
-    def __init__(self, db_path: str, settings: MailSettings) -> None:
+    def __init__(
+        self, db_path: str, settings: MailSettings, listeners: Sequence[Listener] = ()
+    ) -> None:
         self.db_path = db_path
         self.settings = settings
+        #: Who hears of the moves mailed in besides the mail notifier (the app's listeners).
+        self.listeners = listeners
 
     async def handle_RCPT(  # noqa: N802 (aiosmtpd's hook name)
         self, server: Any, session: Any, envelope: Any, address: str, rcpt_options: list[str]
@@ -74,7 +80,7 @@ class InboundHandler:
         try:
             store = Store.open(self.db_path)
             try:
-                games = GameService(store, Notifier(self.settings))
+                games = GameService(store, Notifier(self.settings), self.listeners)
                 outcome = receive(raw, games, self.settings, [recipient])
             finally:
                 store.close()

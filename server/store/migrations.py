@@ -15,9 +15,9 @@ never changed.
     >>> import sqlite_utils
     >>> db = sqlite_utils.Database(memory=True)
     >>> migrate(db)
-    SchemaChange(before=0, after=14, created=True)
+    SchemaChange(before=0, after=17, created=True)
     >>> migrate(db)
-    SchemaChange(before=14, after=14, created=False)
+    SchemaChange(before=17, after=17, created=False)
 """
 
 from __future__ import annotations
@@ -445,6 +445,109 @@ def m014_players(db: Database) -> None:
     db["api_tokens"].create_index(["token_hash"], unique=True, if_not_exists=True)
     _add_missing(db, "seats", {"player_id": (str, None)})
     db["seats"].create_index(["player_id"], if_not_exists=True)
+
+
+@migrations()
+def m015_lists_by_index(db: Database) -> None:
+    """Lists that stay as fast with 100,000 games as with ten: the lobby's newest games.
+
+    ``games(updated_at)`` lets the lobby read its newest games from an index,
+    in order, instead of sorting every game. A player's games are found
+    through ``seats(player_id)`` (m014), each game and its last move by their
+    keys.
+    """
+    db["games"].create_index(["updated_at"], if_not_exists=True)
+
+
+@migrations()
+def m017_table_talk(db: Database) -> None:
+    """Table talk: the messages of each game's threads, the seats' mutes, what was mailed.
+
+    A message belongs to a thread of its game: ``table`` (everyone's) or a
+    team's private thread (``team:0,2``, the partners of 4-player King of
+    Siam); ``number`` counts the messages of its thread. A message the host
+    deleted keeps its row with ``text`` gone (``deleted_at``, ``deleted_by``).
+    ``talk_mutes`` lists the seats whose messages a seat does not want to
+    read; ``seats.talk_mailed`` is the last message id the seat was mailed.
+    """
+    db["messages"].create(
+        {
+            "id": int,
+            "game_id": str,
+            "thread": str,
+            "number": int,
+            "seat": int,
+            "text": str,
+            "via": str,
+            "at": str,
+            "deleted_at": str,
+            "deleted_by": str,
+        },
+        pk="id",
+        foreign_keys=[("game_id", "games", "id")],
+        not_null={"game_id", "thread", "number", "seat", "via", "at"},
+        if_not_exists=True,
+    )
+    db["messages"].create_index(["game_id", "thread", "number"], unique=True, if_not_exists=True)
+    db["messages"].create_index(["game_id", "seat", "at"], if_not_exists=True)
+    db["talk_mutes"].create(
+        {"game_id": str, "seat": int, "muted_seat": int, "created_at": str},
+        pk=("game_id", "seat", "muted_seat"),
+        foreign_keys=[("game_id", "games", "id")],
+        not_null={"created_at"},
+        if_not_exists=True,
+    )
+    _add_missing(db, "seats", {"talk_mailed": (int, 0)})
+
+
+@migrations()
+def m018_notifications(db: Database) -> None:
+    """Notifications: a player's daily digest, the browsers they let Turnpost notify, pushes.
+
+    ``players.digest_due_at`` is when a player who chose the daily digest gets
+    the next one (``NULL``: at the worker's next round). A ``push_subscriptions``
+    row is one browser's Web Push subscription (its endpoint and the keys to
+    encrypt for it), revocable by its player; ``pushes`` are the messages
+    queued for them, deleted once sent or given up.
+    """
+    _add_missing(db, "players", {"digest_due_at": (str, None)})
+    db["players"].create_index(["mail_pref", "digest_due_at"], if_not_exists=True)
+    db["push_subscriptions"].create(
+        {
+            "id": int,
+            "player_id": str,
+            "endpoint": str,
+            "p256dh": str,
+            "auth": str,
+            "created_at": str,
+        },
+        pk="id",
+        foreign_keys=[("player_id", "players", "id")],
+        not_null={"player_id", "endpoint", "p256dh", "auth", "created_at"},
+        if_not_exists=True,
+    )
+    db["push_subscriptions"].create_index(["endpoint"], unique=True, if_not_exists=True)
+    db["push_subscriptions"].create_index(["player_id"], if_not_exists=True)
+    db["pushes"].create(
+        {
+            "id": int,
+            "subscription_id": int,
+            "game_id": str,
+            "seat": int,
+            "seq": int,
+            "payload": str,
+            "created_at": str,
+            "next_attempt_at": str,
+            "attempts": int,
+        },
+        pk="id",
+        foreign_keys=[("subscription_id", "push_subscriptions", "id"), ("game_id", "games", "id")],
+        not_null={"subscription_id", "game_id", "seat", "seq", "payload", "created_at", "attempts"},
+        defaults={"attempts": 0},
+        if_not_exists=True,
+    )
+    db["pushes"].create_index(["next_attempt_at"], if_not_exists=True)
+    db["pushes"].create_index(["subscription_id", "game_id", "seat"], if_not_exists=True)
 
 
 @migrations()

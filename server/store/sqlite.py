@@ -10,14 +10,16 @@ The triggers live in the schema, so they hold for every connection, the
 migrations of :mod:`server.store.migrations`. The database holds hands, draw orders, seeds and
 emails: it is created readable by its owner only (0600), and so are the
 WAL and shared-memory files SQLite makes beside it (SQLite gives them the
-database file's mode).
+database file's mode). Deleted content is overwritten (``secure_delete``): a
+message the host deleted leaves no text in the file.
 
     >>> store = Store.open(":memory:")
     >>> store.init()
-    SchemaChange(before=0, after=14, created=True)
+    SchemaChange(before=0, after=17, created=True)
     >>> print(" ".join(sorted(store.db.table_names())))  # doctest: +NORMALIZE_WHITESPACE
     _sqlite_migrations api_tokens created_pages games idempotency inbound mail_suppressions
-    moves outbox players seat_tokens seats sessions sign_in_links webhook_deliveries webhooks
+    messages moves outbox players push_subscriptions pushes seat_tokens seats sessions
+    sign_in_links talk_mutes webhook_deliveries webhooks
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ import secrets
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
 from typing import Any
 
@@ -94,7 +96,7 @@ class Store:
       migrate the schema), :meth:`write` (a transaction; writers queue);
     - games and seats: :meth:`create_game`*, :meth:`game`, :meth:`game_exists`,
       :meth:`update_game`*, :meth:`set_reminders`*, :meth:`timed_games`,
-      :meth:`recent_games`, :meth:`games_page`, :meth:`seats`, :meth:`seat`,
+      :meth:`games_page`, :meth:`seats`, :meth:`seat`,
       :meth:`make_seat_private`*, :meth:`seat_reissued`*, :meth:`mark_acted`*,
       :meth:`set_vacation`*, :meth:`stop_mail`*;
     - tables (games forming before they start): :meth:`open_tables`, :meth:`lobby_games`,
@@ -109,10 +111,16 @@ class Store:
       :meth:`use_sign_in_link`*, :meth:`add_session`, :meth:`session_player`,
       :meth:`end_sessions`, :meth:`add_api_token`, :meth:`api_tokens`,
       :meth:`revoke_api_token`, :meth:`api_token_player`, :meth:`tie_seat`*;
+      a player's games: :meth:`player_games`, :meth:`game_states`, :meth:`players_of_games`,
+      :meth:`player_moved_since`;
     - the move log (append-only): :meth:`append_move`*, :meth:`moves`, :meth:`logged_moves`, and
       for event feeds :meth:`last_move_cursor`, :meth:`moves_since`,
       :meth:`ended_games`, :meth:`data_version`;
     - idempotency keys: :meth:`idempotent_response`, :meth:`record_response`*;
+    - table talk: :meth:`add_message`*, :meth:`messages_posted_since`, :meth:`thread_messages`,
+      :meth:`message`, :meth:`forget_message_text`*, :meth:`unmailed_messages`,
+      :meth:`talk_mailed`, :meth:`set_muted`, :meth:`muted_seats`, and for event feeds
+      :meth:`last_message_cursor`, :meth:`messages_since`;
     - mail: :meth:`mail_generation`, :meth:`revoke_mail_key`,
       :meth:`queue_mail`*, :meth:`outbox_by_message_id`,
       :meth:`claim_inbound`*, :meth:`outbox_count`, :meth:`unsent_mail`,
@@ -120,6 +128,10 @@ class Store:
       :meth:`give_message_id`, :meth:`mail_sent`, :meth:`mail_superseded`,
       :meth:`mail_failed`, :meth:`forget_mail_bodies`,
       :meth:`mail_suppressed`, :meth:`suppress_mail`;
+    - notifications: :meth:`digests_due`, :meth:`set_digest_due`*, :meth:`waiting_seats`,
+      :meth:`add_push_subscription`, :meth:`push_subscriptions`,
+      :meth:`remove_push_subscription`, :meth:`queue_pushes`*, :meth:`claim_due_pushes`,
+      :meth:`push_retry`;
     - webhooks: :meth:`add_webhook`, :meth:`webhooks`, :meth:`remove_webhook`,
       :meth:`queue_webhooks`*, :meth:`claim_due_webhooks`, :meth:`webhook_delivered`,
       :meth:`webhook_failed`, :meth:`webhook_deliveries`.
@@ -144,6 +156,7 @@ class Store:
         conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         conn.execute("PRAGMA synchronous = FULL")
         conn.execute("PRAGMA foreign_keys = ON")
+        conn.execute("PRAGMA secure_delete = ON")  # what is deleted is overwritten, not left
         return cls(sqlite_utils.Database(conn), path)
 
     def close(self) -> None:
@@ -237,15 +250,6 @@ class Store:
             " ORDER BY deadline"
         )
 
-    def recent_games(self, limit: int = 50) -> list[dict[str, Any]]:
-        """The most recently updated games, each with its ``players``' names in seat order."""
-        games = self._all(
-            "SELECT id, engine, status, seq, seeded, position IS NOT NULL AS from_position,"
-            " updated_at FROM games ORDER BY updated_at DESC LIMIT ?",
-            [limit],
-        )
-        return self._with_players(games)
-
     def games_page(
         self,
         engine: str | None,
@@ -286,11 +290,12 @@ class Store:
         return self._with_players(games)
 
     def _with_players(self, games: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        """``games`` rows, each with ``players``: its ``seats`` rows in seat order."""
+        """``games`` rows, each with ``players``: what a list shows of its seats (``seat``,
+        ``name``, ``private_at``, ``reissued_at``, ``player_id``, ``joined_at``) in seat order."""
         players: dict[str, list[dict[str, Any]]] = {game["id"]: [] for game in games}
         seats = self._all(
-            "SELECT * FROM seats WHERE game_id IN (SELECT value FROM json_each(?))"
-            " ORDER BY game_id, seat",
+            "SELECT game_id, seat, name, private_at, reissued_at, player_id, joined_at FROM seats"
+            " WHERE game_id IN (SELECT value FROM json_each(?)) ORDER BY game_id, seat",
             [json.dumps(list(players))],
         )
         for seat in seats:
@@ -450,10 +455,12 @@ class Store:
         )
 
     def seat_reissued(self, game_id: str, seat: int, at: str) -> None:
-        """Record a reissue at ``at``: the seat is not private, its passes void (in a write)."""
+        """Record a reissue at ``at``: the seat is not private, its passes void, and it is no
+        player's seat any more, nor taken at a forming table (whoever follows the new link
+        takes it); in a write."""
         self.db.execute(
-            "UPDATE seats SET reissued_at = ?, passes_revoked_at = ?, private_at = NULL"
-            " WHERE game_id = ? AND seat = ?",
+            "UPDATE seats SET reissued_at = ?, passes_revoked_at = ?, private_at = NULL,"
+            " player_id = NULL, joined_at = NULL WHERE game_id = ? AND seat = ?",
             [at, at, game_id, seat],
         )
 
@@ -580,6 +587,57 @@ class Store:
             [player_id, game_id, seat],
         )
 
+    def player_games(self, player_id: str) -> list[dict[str, Any]]:
+        """Every game with a seat of ``player_id``: one row per such seat, without state.
+
+        Each row is a listed ``games`` row (as :meth:`games_page`'s) with
+        ``you`` (the seat), ``waiting`` (the game is running and waits for
+        it), its last log entry (``last_seq``, ``last_seat``,
+        ``last_description``, ``last_at``: null before the first) and
+        ``players``. Found through the seats' ``player_id`` index, each game
+        and its last entry by key: the cost grows with the player's games,
+        never with the database.
+        """
+        games = self._all(
+            "SELECT g.id, g.engine, g.status, g.seq, g.to_move, g.result, g.deadline, g.seeded,"
+            " g.position IS NOT NULL AS from_position, g.created_at, g.updated_at,"
+            " g.forming_until, s.seat AS you, g.status = 'active' AND EXISTS"
+            " (SELECT 1 FROM json_each(g.to_move) WHERE value = s.seat) AS waiting,"
+            " m.seq AS last_seq, m.seat AS last_seat,"
+            " coalesce(m.description, m.notation) AS last_description, m.at AS last_at"
+            " FROM seats AS s JOIN games AS g ON g.id = s.game_id"
+            " LEFT JOIN moves AS m ON m.game_id = g.id AND m.seq = g.seq"
+            " WHERE s.player_id = ?",
+            [player_id],
+        )
+        return self._with_players(games)
+
+    def game_states(self, game_ids: list[str]) -> dict[str, str]:
+        """The stored ``state`` (JSON text) of each of ``game_ids``, by game id."""
+        rows = self._all(
+            "SELECT id, state FROM games WHERE id IN (SELECT value FROM json_each(?))",
+            [json.dumps(game_ids)],
+        )
+        return {row["id"]: row["state"] for row in rows}
+
+    def player_moved_since(self, player_id: str, cursor: int) -> list[str]:
+        """The games of ``player_id`` with a move logged after ``cursor`` (a
+        :meth:`last_move_cursor`). Reads every move logged since, so keep ``cursor`` recent."""
+        rows = self._all(
+            "SELECT DISTINCT game_id FROM seats WHERE player_id = ?"
+            " AND game_id IN (SELECT game_id FROM moves WHERE rowid > ?) ORDER BY game_id",
+            [player_id, cursor],
+        )
+        return [row["game_id"] for row in rows]
+
+    def players_of_games(self, game_ids: list[str]) -> list[dict[str, Any]]:
+        """``{"game_id", "player_id"}`` of every seat of ``game_ids`` tied to a player."""
+        return self._all(
+            "SELECT DISTINCT game_id, player_id FROM seats WHERE player_id IS NOT NULL"
+            " AND game_id IN (SELECT value FROM json_each(?))",
+            [json.dumps(game_ids)],
+        )
+
     # -- a creator's "new game" page ------------------------------------------------
     def add_created_page(self, key_hash: str, game_id: str, until: str, now: str) -> None:
         """Remember a creator's page key (its hash) until ``until``; forget expired ones."""
@@ -700,6 +758,123 @@ class Store:
                 "request": request,
                 "response": response,
             },
+        )
+
+    # -- table talk -----------------------------------------------------------------
+    def add_message(self, message: dict[str, Any]) -> dict[str, Any]:
+        """Append a ``messages`` row as the next ``number`` of its thread; the row as stored
+        (call inside :meth:`write`)."""
+        last = self._one(
+            "SELECT coalesce(max(number), 0) AS n FROM messages WHERE game_id = ? AND thread = ?",
+            [message["game_id"], message["thread"]],
+        )
+        self._insert("messages", {**message, "number": last["n"] + 1})
+        return self._one("SELECT * FROM messages WHERE id = last_insert_rowid()")
+
+    def messages_posted_since(self, game_id: str, seat: int, since: str) -> int:
+        """How many messages ``seat`` of ``game_id`` posted after ``since`` (deleted ones too)."""
+        row = self._one(
+            "SELECT count(*) AS n FROM messages WHERE game_id = ? AND seat = ? AND at > ?",
+            [game_id, seat, since],
+        )
+        return row["n"]
+
+    def thread_messages(
+        self,
+        game_id: str,
+        thread: str,
+        after: int = 0,
+        limit: int = -1,
+        hidden: Sequence[int] = (),
+        newest: bool = False,
+    ) -> list[dict[str, Any]]:
+        """The messages of a thread numbered after ``after``, in order, without those of the
+        ``hidden`` seats: the first ``limit`` of them (``newest``: the last ``limit``)."""
+        rows = self._all(
+            "SELECT * FROM messages WHERE game_id = ? AND thread = ? AND number > ?"
+            " AND seat NOT IN (SELECT value FROM json_each(?))"
+            f" ORDER BY number {'DESC' if newest else 'ASC'} LIMIT ?",
+            [game_id, thread, after, json.dumps(list(hidden)), limit],
+        )
+        return rows[::-1] if newest else rows
+
+    def message(self, game_id: str, thread: str, number: int) -> dict[str, Any] | None:
+        """Message ``number`` of a thread, or ``None``."""
+        if not 0 <= number <= MAX_INTEGER:
+            return None
+        return self._one(
+            "SELECT * FROM messages WHERE game_id = ? AND thread = ? AND number = ?",
+            [game_id, thread, number],
+        )
+
+    def forget_message_text(self, message_id: int, at: str, by: str) -> bool:
+        """Delete a message's text, recording when and by whom; whether it still had one
+        (call inside :meth:`write`)."""
+        return bool(
+            self.db.execute(
+                "UPDATE messages SET text = NULL, deleted_at = ?, deleted_by = ?"
+                " WHERE id = ? AND deleted_at IS NULL",
+                [at, by, message_id],
+            ).rowcount
+        )
+
+    def unmailed_messages(
+        self, game_id: str, seat: int, threads: Sequence[str], hidden: Sequence[int]
+    ) -> list[dict[str, Any]]:
+        """The messages of ``threads`` posted since ``seat`` was last mailed them, in order:
+        neither its own, nor deleted, nor of the ``hidden`` seats."""
+        return self._all(
+            "SELECT messages.* FROM messages JOIN seats ON seats.game_id = messages.game_id"
+            " AND seats.seat = ? WHERE messages.game_id = ? AND messages.id > seats.talk_mailed"
+            " AND messages.thread IN (SELECT value FROM json_each(?)) AND messages.seat != ?"
+            " AND messages.deleted_at IS NULL"
+            " AND messages.seat NOT IN (SELECT value FROM json_each(?)) ORDER BY messages.id",
+            [seat, game_id, json.dumps(threads), seat, json.dumps(hidden)],
+        )
+
+    def talk_mailed(self, game_id: str, seat: int, upto: int) -> None:
+        """Record that ``seat`` was mailed the messages up to id ``upto``."""
+        with self.write():
+            self.db.execute(
+                "UPDATE seats SET talk_mailed = max(talk_mailed, ?) WHERE game_id = ? AND seat = ?",
+                [upto, game_id, seat],
+            )
+
+    def set_muted(self, game_id: str, seat: int, muted_seat: int, muted: bool, at: str) -> None:
+        """Mute (``muted``) or unmute the messages of ``muted_seat`` for ``seat``."""
+        with self.write():
+            if muted:
+                self.db.execute(
+                    "INSERT OR IGNORE INTO talk_mutes (game_id, seat, muted_seat, created_at)"
+                    " VALUES (?, ?, ?, ?)",
+                    [game_id, seat, muted_seat, at],
+                )
+            else:
+                self.db.execute(
+                    "DELETE FROM talk_mutes WHERE game_id = ? AND seat = ? AND muted_seat = ?",
+                    [game_id, seat, muted_seat],
+                )
+
+    def muted_seats(self, game_id: str, seat: int) -> list[int]:
+        """The seats whose messages ``seat`` muted, in seat order."""
+        rows = self._all(
+            "SELECT muted_seat FROM talk_mutes WHERE game_id = ? AND seat = ? ORDER BY muted_seat",
+            [game_id, seat],
+        )
+        return [row["muted_seat"] for row in rows]
+
+    def last_message_cursor(self) -> int:
+        """A cursor after every message posted so far (for :meth:`messages_since`)."""
+        return self._one("SELECT coalesce(max(id), 0) AS cursor FROM messages")["cursor"]
+
+    def messages_since(self, cursor: int) -> list[dict[str, Any]]:
+        """Every game's messages posted after ``cursor``, in order, each with its writer's
+        ``name``; its ``id`` is the next cursor."""
+        return self._all(
+            "SELECT messages.*, seats.name FROM messages JOIN seats"
+            " ON seats.game_id = messages.game_id AND seats.seat = messages.seat"
+            " WHERE messages.id > ? ORDER BY messages.id",
+            [cursor],
         )
 
     # -- mail -----------------------------------------------------------------------
@@ -861,6 +1036,132 @@ class Store:
                 "INSERT OR IGNORE INTO mail_suppressions (rcpt_hash, created_at) VALUES (?, ?)",
                 [hash_secret(rcpt_key), now],
             )
+
+    # -- notifications: daily digests and Web Push --------------------------------------
+    def digests_due(self, now: str, limit: int) -> list[dict[str, Any]]:
+        """Up to ``limit`` players who chose the daily digest and whose next one is due at ``now``
+        (never scheduled yet, or ``digest_due_at`` passed), the longest due first."""
+        return self._all(
+            "SELECT * FROM players WHERE mail_pref = 'digest'"
+            " AND (digest_due_at IS NULL OR digest_due_at <= ?) ORDER BY digest_due_at LIMIT ?",
+            [now, limit],
+        )
+
+    def set_digest_due(self, player_id: str, due: str) -> None:
+        """Schedule ``player_id``'s next digest at ``due`` (call inside :meth:`write`)."""
+        self.db.execute("UPDATE players SET digest_due_at = ? WHERE id = ?", [due, player_id])
+
+    def waiting_seats(self, player_id: str, limit: int) -> list[dict[str, Any]]:
+        """Up to ``limit`` seats of ``player_id`` that a running game waits for, with mail on.
+
+        ``seats`` rows, the soonest deadline first, then the game waiting longest.
+        """
+        return self._all(
+            "SELECT seats.* FROM seats JOIN games ON games.id = seats.game_id"
+            " WHERE seats.player_id = ? AND games.status = 'active'"
+            " AND seats.mail_stopped_at IS NULL"
+            " AND EXISTS (SELECT 1 FROM json_each(games.to_move) WHERE value = seats.seat)"
+            " ORDER BY games.deadline IS NULL, games.deadline, games.updated_at LIMIT ?",
+            [player_id, limit],
+        )
+
+    def add_push_subscription(self, subscription: dict[str, Any], keep: int) -> int:
+        """Record a browser's push subscription; its id.
+
+        The same endpoint again replaces the old subscription (the browser's
+        newest player and keys); a player keeps their ``keep`` newest ones.
+        """
+        with self.write():
+            for old in self._all(
+                "SELECT id FROM push_subscriptions WHERE endpoint = ?", [subscription["endpoint"]]
+            ):
+                self._forget_subscription(old["id"])
+            columns = ", ".join(subscription)
+            marks = ", ".join("?" for _ in subscription)
+            new_id = self.db.execute(
+                f"INSERT INTO push_subscriptions ({columns}) VALUES ({marks})",
+                list(subscription.values()),
+            ).lastrowid
+            for extra in self._all(
+                "SELECT id FROM push_subscriptions WHERE player_id = ? ORDER BY id DESC"
+                " LIMIT -1 OFFSET ?",
+                [subscription["player_id"], keep],
+            ):
+                self._forget_subscription(extra["id"])
+        return new_id
+
+    def push_subscriptions(self, player_id: str) -> list[dict[str, Any]]:
+        """A player's push subscriptions (``id``, ``endpoint``, ``created_at``), oldest first."""
+        return self._all(
+            "SELECT id, endpoint, created_at FROM push_subscriptions WHERE player_id = ?"
+            " ORDER BY id",
+            [player_id],
+        )
+
+    def remove_push_subscription(self, subscription_id: int, player_id: str | None = None) -> bool:
+        """Forget a push subscription and its pushes (only ``player_id``'s, if given); whether
+        there was one."""
+        if not 0 <= subscription_id <= MAX_INTEGER:
+            return False
+        with self.write():
+            found = self._one(
+                "SELECT id FROM push_subscriptions"
+                " WHERE id = ? AND player_id = coalesce(?, player_id)",
+                [subscription_id, player_id],
+            )
+            if found is not None:
+                self._forget_subscription(subscription_id)
+        return found is not None
+
+    def _forget_subscription(self, subscription_id: int) -> None:
+        """Delete a push subscription and its pushes (inside :meth:`write`)."""
+        self.db.execute("DELETE FROM pushes WHERE subscription_id = ?", [subscription_id])
+        self.db.execute("DELETE FROM push_subscriptions WHERE id = ?", [subscription_id])
+
+    def queue_pushes(self, player_id: str, push: dict[str, Any]) -> int:
+        """Queue ``push`` (a ``pushes`` row without its subscription) to each subscription of
+        ``player_id``, replacing the pending push of the same game and seat; how many
+        (call inside :meth:`write`)."""
+        subscriptions = self._all(
+            "SELECT id FROM push_subscriptions WHERE player_id = ?", [player_id]
+        )
+        for subscription in subscriptions:
+            self.db.execute(
+                "DELETE FROM pushes WHERE subscription_id = ? AND game_id = ? AND seat = ?",
+                [subscription["id"], push["game_id"], push["seat"]],
+            )
+            self._insert("pushes", {**push, "subscription_id": subscription["id"]})
+        return len(subscriptions)
+
+    def claim_due_pushes(self, now: str, lease_end: str, limit: int) -> list[dict[str, Any]]:
+        """Take up to ``limit`` pushes due at ``now`` until ``lease_end``, counting an attempt.
+
+        Each as it was before the claim, with its subscription's ``endpoint``,
+        ``p256dh`` and ``auth``; another worker skips them until the lease ends.
+        """
+        with self.write():
+            rows = self._all(
+                "SELECT pushes.*, s.endpoint, s.p256dh, s.auth FROM pushes"
+                " JOIN push_subscriptions s ON s.id = pushes.subscription_id"
+                " WHERE pushes.next_attempt_at <= ? ORDER BY pushes.id LIMIT ?",
+                [now, limit],
+            )
+            for row in rows:
+                self.db.execute(
+                    "UPDATE pushes SET next_attempt_at = ?, attempts = attempts + 1 WHERE id = ?",
+                    [lease_end, row["id"]],
+                )
+        return rows
+
+    def push_retry(self, push_id: int, next_attempt: str | None) -> None:
+        """Try the push ``push_id`` again at ``next_attempt``; ``None``: it is done (forgotten)."""
+        with self.write():
+            if next_attempt is None:
+                self.db.execute("DELETE FROM pushes WHERE id = ?", [push_id])
+            else:
+                self.db.execute(
+                    "UPDATE pushes SET next_attempt_at = ? WHERE id = ?", [next_attempt, push_id]
+                )
 
     # -- webhooks -------------------------------------------------------------------
     def add_webhook(self, game_id: str, url: str, now: str) -> int:

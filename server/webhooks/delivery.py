@@ -65,11 +65,12 @@ import json
 import socket
 import threading
 import time
-from collections.abc import Iterator
-from concurrent.futures import Future, ThreadPoolExecutor, wait
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor, wait
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from datetime import timedelta
+from functools import partial
 from http.client import HTTPException
 from typing import Any
 
@@ -248,6 +249,15 @@ def attempt(
         "Turnpost-Delivery": delivery,
         "Turnpost-Signature": signature_header(secret, delivery, body, int(time.time())),
     }
+    return send(target, body, headers, deadline, watch)
+
+
+def send(
+    target: Target, body: bytes, headers: dict[str, str], deadline: float, watch: Connections
+) -> Outcome:
+    """:func:`post`, and what its answer means: a ``2xx`` is done; a network error, the
+    deadline passed, a ``5xx``, ``408``, ``425`` or ``429`` are worth retrying; any other
+    answer refuses it for good."""
     try:
         status = post(target, body, headers, deadline, watch)
     except (HTTPError, HTTPException, OSError) as error:
@@ -278,19 +288,31 @@ def deliver_due(
     rows = store.claim_due_webhooks(now, lease_end, BATCH, PER_WEBHOOK)
     if not rows:
         return 0, 0
-    watch = Connections()
     delivered = 0
-    with ThreadPoolExecutor(POOL_SIZE, thread_name_prefix="webhook") as pool:
-        claimed: dict[Future[Outcome], dict[str, Any]] = {
-            pool.submit(attempt, key, destinations, row, watch): row for row in rows
-        }
+    for row, outcome in attempt_all(rows, partial(attempt, key, destinations), stop):
+        delivered += record(store, row, outcome, now)
+    return delivered, len(rows) - delivered
+
+
+def attempt_all(
+    rows: list[dict[str, Any]],
+    attempt: Callable[[dict[str, Any], Connections], Outcome],
+    stop: threading.Event | None = None,
+) -> Iterator[tuple[dict[str, Any], Outcome]]:
+    """Run ``attempt`` on every row at once, from :data:`POOL_SIZE` threads; each row with
+    its outcome as soon as it is known.
+
+    Connections past their deadline are cut; once ``stop`` is set, every one is.
+    """
+    watch = Connections()
+    with ThreadPoolExecutor(POOL_SIZE, thread_name_prefix="post") as pool:
+        claimed = {pool.submit(attempt, row, watch): row for row in rows}
         pending = set(claimed)
         while pending:
             done, pending = wait(pending, timeout=WATCH_SECONDS)
             watch.cut(stop=stop is not None and stop.is_set())
             for future in done:
-                delivered += record(store, claimed[future], future.result(), now)
-    return delivered, len(rows) - delivered
+                yield claimed[future], future.result()
 
 
 def record(store: Store, row: dict[str, Any], outcome: Outcome, now: str) -> bool:

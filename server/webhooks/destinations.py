@@ -83,19 +83,26 @@ class Target:
 
 @dataclass(frozen=True)
 class Destinations:
-    """The operator's rules for webhook destinations (see the module docstring)."""
+    """The operator's rules for webhook destinations (see the module docstring).
+
+    Push endpoints (:mod:`server.push.subscriptions`) follow the same rules, with
+    their own ``label`` in the refusals.
+    """
 
     hosts: tuple[str, ...] = ()
     networks: tuple[Any, ...] = ()
+    #: What is posted, as the refusals name it.
+    label: str = "webhook"
 
     @classmethod
-    def from_settings(cls, hosts: str, networks: str) -> Destinations:
+    def from_settings(cls, hosts: str, networks: str, label: str = "webhook") -> Destinations:
         """The rules from ``TURNPOST_WEBHOOK_HOSTS`` and ``TURNPOST_WEBHOOK_NETWORKS``."""
         return cls(
             tuple(host.strip().lower() for host in hosts.split(",") if host.strip()),
             tuple(
                 ip_network(net.strip(), strict=False) for net in networks.split(",") if net.strip()
             ),
+            label,
         )
 
     def address_allowed(self, address: IPAddress) -> bool:
@@ -117,22 +124,22 @@ class Destinations:
         credentials, the host names allowed, and a literal address.
         """
         if len(url) > MAX_URL_LENGTH:
-            raise Refused(f"A webhook URL has at most {MAX_URL_LENGTH} characters.")
+            raise Refused(f"A {self.label} URL has at most {MAX_URL_LENGTH} characters.")
         try:
             parts = urlsplit(url)
             port = parts.port
         except ValueError:
             raise Refused("Not a URL.") from None
         if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise Refused("A webhook URL is http:// or https:// with a host.")
+            raise Refused(f"A {self.label} URL is http:// or https:// with a host.")
         if parts.username is not None or parts.password is not None:
-            raise Refused("A webhook URL carries no user name or password.")
+            raise Refused(f"A {self.label} URL carries no user name or password.")
         host = parts.hostname.rstrip(".").lower()
         if self.hosts and not any(fnmatchcase(host, pattern) for pattern in self.hosts):
-            raise Refused(f"This server posts webhooks only to: {', '.join(self.hosts)}.")
+            raise Refused(f"This server posts {self.label}s only to: {', '.join(self.hosts)}.")
         literal = _literal_address(host)
         if literal is not None and not self.address_allowed(literal):
-            raise Refused(f"This server does not post webhooks to {literal}.")
+            raise Refused(f"This server does not post {self.label}s to {literal}.")
         path = parts.path or "/"
         if parts.query:
             path += f"?{parts.query}"

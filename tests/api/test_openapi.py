@@ -31,6 +31,10 @@ OPERATIONS = {
     "createWebhook",
     "listWebhooks",
     "deleteWebhook",
+    "listMyGames",
+    "listMessages",
+    "postMessage",
+    "deleteMessage",
 }
 
 
@@ -88,6 +92,18 @@ def test_every_operation_is_named_and_lists_its_errors(document) -> None:
         for status, answer in responses.items():
             if status.startswith("4"):
                 assert "`" in answer["description"], f"{path} {status} names no error code"
+
+
+def test_a_players_games_take_a_personal_token_or_the_session(document) -> None:
+    schemes = document["components"]["securitySchemes"]
+    assert schemes["personalToken"]["type"] == "http"
+    assert schemes["personalToken"]["scheme"] == "bearer"
+    assert schemes["session"] == {**schemes["session"], "type": "apiKey", "in": "cookie"}
+    operation = document["paths"]["/api/v1/me/games"]["get"]
+    assert operation["security"] == [{"personalToken": []}, {"session": []}]
+    assert "401" in operation["responses"]
+    listed = document["components"]["schemas"]["MyGame"]["properties"]
+    assert {"you", "waiting", "last_move", "players", "deadline"} <= set(listed)
 
 
 def test_moments_are_date_times(document) -> None:

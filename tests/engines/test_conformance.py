@@ -8,8 +8,9 @@ listed moves. At every step of the game:
 - ``to_move`` is empty exactly when ``result`` is not None; a seat not to
   move has no legal moves, a seat to move has some;
 - every listed move passes the engine's move schema unchanged, its notation
-  reads back as the move (``parse(format(m)) == m``), it is listed once, and
-  ``apply`` accepts it (a random sample of :data:`APPLIED` moves in longer lists);
+  reads back as the move (``parse(format(m)) == m``) and starts with one of
+  the engine's ``move_words``, it is listed once, and ``apply`` accepts it (a
+  random sample of :data:`APPLIED` moves in longer lists);
 - no method changes the state it is given (``apply`` included);
 - no view holds an ``rng`` or ``seed`` key at any depth, and no view changes
   when the private parts the contract names that are not the seat's own
@@ -109,6 +110,7 @@ def check_moves(engine: Engine, state: State, seat: int, rng: random.Random) -> 
     for move in moves:
         assert schemas[move["action"]].load(move) == move
         assert engine.parse(engine.format(move), state) == move, move
+        assert engine.format(move).split()[0].lower() in engine.move_words, move
     assert len({canonical(move) for move in moves}) == len(moves), "a move is listed twice"
     for move in moves if len(moves) <= APPLIED else rng.sample(moves, APPLIED):
         engine.apply(state, seat, move)

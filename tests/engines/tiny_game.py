@@ -37,6 +37,7 @@ class NimEngine(Engine):
     min_players = 2
     max_players = 2
     move_schemas = "tests.engines.tiny_game_schemas:MOVE_SCHEMAS"
+    move_words = frozenset({"take"})
 
     def setup(self, players: int, options: dict[str, Any], seed: int) -> State:
         """Ten stones, seat 0 to move."""

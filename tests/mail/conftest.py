@@ -190,5 +190,6 @@ def log(games: GameService, game_id: str) -> list[str]:
     return [m["notation"] for m in games.store.moves(game_id)]
 
 
-# A fresh browser context per person (tests/web/conftest.py) opens the links of mails.
-from tests.web.conftest import new_context  # noqa: E402, F401
+# A fresh browser context per person (tests/web/conftest.py) opens the links of mails;
+# the screenshots of pages go where the browser tests put theirs.
+from tests.web.conftest import new_context, screenshots  # noqa: E402, F401

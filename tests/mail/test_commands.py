@@ -1,5 +1,5 @@
-"""Mail commands by reply (issue 15): each works and is answered by mail; anything else that is
-not a move is answered with the list of commands."""
+"""Mail commands by reply (issue 15): each works and is answered by mail; a mistyped move is
+answered with the list of commands (other words are table talk: tests/talk)."""
 
 from __future__ import annotations
 
@@ -45,16 +45,17 @@ def test_moves_lists_every_legal_move_in_words(games: GameService, mailbox: Mail
     assert text.count("Ann enters an elephant on") == 56
 
 
-def test_help_and_an_unknown_word_list_the_commands(
+def test_help_and_a_mistyped_move_list_the_commands(
     games: GameService, mailbox: Mailbox, turn
 ) -> None:
     text = ask(games, mailbox, turn, "help", "Mail commands")
     assert all(command in text for command, _ in COMMANDS)
-    outcome = receive(reply_to(turn, "please"), games, games.notifier.settings)
+    outcome = receive(reply_to(turn, "hop a1"), games, games.notifier.settings)
     assert outcome.status == "rejected"
     refusal = " ".join(text_of(mailbox.latest("ann@example.org", "Move not played")).split())
-    assert 'Your move "please" was not played' in refusal
+    assert 'Your move "hop a1" was not played' in refusal
     assert all(meaning in refusal for _, meaning in COMMANDS)
+    assert 'write "say:" before your words' in refusal
 
 
 def test_vacation_pauses_the_clock_and_says_until_when(

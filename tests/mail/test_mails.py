@@ -157,8 +157,9 @@ def by_token(game: dict, seat: int, notation: str) -> MoveRequest:
 def test_every_kind_of_mail_of_every_game_is_saved_for_reading(
     games: GameService, mailbox: Mailbox, browser, engine_id: str
 ) -> None:
-    """Turn, refusal, confirmation, reminder, digest, command answers and game over, each
-    saved as ``<engine>-<kind>``; each says what it is about in its subject and text."""
+    """Turn, refusal, table talk, confirmation, reminder, digest, command answers and game
+    over, each saved as ``<engine>-<kind>``; each says what it is about in its subject and
+    text. The first player's words reach the second in their next mail, once."""
     game, turn = first_turn(games, mailbox, engine_id)
     settings = games.notifier.settings
     loaded = games.load(game["id"])
@@ -170,8 +171,10 @@ def test_every_kind_of_mail_of_every_game_is_saved_for_reading(
     def reply(mail, text: str) -> Any:
         return receive(reply_to(mail, text), games, settings)
 
-    assert reply(turn, "hop").status == "rejected"
+    assert reply(turn, "hop a1").status == "rejected"
     saved["rejected"] = mailbox.latest(emails[first], "Move not played")
+    assert reply(turn, "Good luck!").status == "said"
+    saved["said"] = mailbox.latest(emails[first], "Posted to the table")
     legal = loaded.engine.legal_moves(loaded.state, first)
     assert reply(turn, loaded.engine.format(legal[0])).status == "applied"
     saved["accepted"] = mailbox.latest(emails[first], "Move accepted")
@@ -191,7 +194,7 @@ def test_every_kind_of_mail_of_every_game_is_saved_for_reading(
     process_deadlines(games, format_time(deadline - timedelta(hours=11)))
     saved["reminder"] = mailbox.latest(emails[second], "Reminder")
     assert reply(second_turn, "board").status == "command"
-    assert reply(second_turn, "hop").status == "rejected"
+    assert reply(second_turn, "hop a1").status == "rejected"
     saved["digest"] = mailbox.latest(emails[second], "The board")
     assert reply(second_turn, "resign").status == "command"
     saved["resigned"] = mailbox.latest(emails[second], "Game over")
@@ -202,7 +205,10 @@ def test_every_kind_of_mail_of_every_game_is_saved_for_reading(
         assert not JSON.search(text + html_of(mail)), kind
         assert "Hello " in text and "http" in text, kind
     digest = " ".join(text_of(saved["digest"]).split())
-    assert "Here is the board" in digest and 'Your move "hop" was not played' in digest
+    assert "Here is the board" in digest and 'Your move "hop a1" was not played' in digest
+    first_name = players(engine_id)[first]["name"]
+    assert f"{first_name} said: Good luck!" in text_of(saved["answer-board"])
+    assert "said:" not in text_of(saved["answer-moves"]), "a message mailed twice"
     over = " ".join(text_of(saved["game_over"]).split())
     result = games.game_object(games.load(game["id"]), None)["result"]
     names = [row["name"] for row in current.seats]

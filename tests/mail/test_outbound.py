@@ -11,7 +11,7 @@ from server.cli import main
 from server.errors import TurnpostError
 from server.games.clock import format_time, parse_time, utcnow
 from server.games.service import GameService, MoveRequest
-from server.mail.delivery import LEASE_SECONDS, build_message, claim_due
+from server.mail.delivery import LEASE_SECONDS, build_envelope, claim_due
 from tests.mail.conftest import DOMAIN, Sink, opened_links, send
 from tests.server.test_api import WINNING_LINE
 from tests.support import free_port
@@ -114,9 +114,9 @@ def test_crash_after_claim_loses_no_mail_and_keeps_message_id(
     rows = claim_due(games.store, utcnow())
     # the worker renders the mail (which gives it its Message-ID), hands it to the SMTP
     # server and dies before marking the row sent
-    built = build_message(
+    built = build_envelope(
         games.store, games.notifier.settings, games.load(game["id"]), rows, utcnow()
-    )
+    ).message
     assert send(games) == (0, 0), "a claimed row is left alone during its lease"
     assert send(games, now=later(LEASE_SECONDS + 1)) == (1, 0)
     assert sink.messages[0]["Message-ID"] == built["Message-ID"]

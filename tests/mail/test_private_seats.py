@@ -84,10 +84,11 @@ def test_the_creator_playing_a_strangers_seat_gets_them_one_mail_without_the_cre
 ) -> None:
     sink = smtp_sink[0]
     game = create(mail_server, "siam", [{"name": SPAM}, {"name": SPAM, "email": VICTIM}])
-    for _ in range(8):  # eight rounds: the creator plays both seats, the worker mails between
+    play_first_moves(mail_server, game, 1)
+    first_mail(sink, VICTIM)  # the worker mailed the stranger's turn: the attack goes on
+    for _ in range(15):  # eight rounds in all: the creator plays both seats, the worker mails
         play_first_moves(mail_server, game, 1)
-        time.sleep(1)
-        play_first_moves(mail_server, game, 1)
+        time.sleep(0.5)
     [invitation] = mails_to(sink, VICTIM)
     assert "PILLS" not in invitation["Subject"] and "evil" not in invitation["Subject"]
     assert invitation["Subject"].startswith("Your turn in Siam (move ")

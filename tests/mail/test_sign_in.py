@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable
 
 import requests
-from playwright.sync_api import BrowserContext
+from playwright.sync_api import BrowserContext, expect
 
 from server.games.clock import format_time, parse_time, utcnow
 from server.store.sqlite import Store
@@ -51,14 +51,14 @@ def test_a_player_signs_in_by_the_mailed_link_once_and_signs_out_everywhere(
     link = mailed_link(mail_server, sink, ANN)
     laptop = new_context().new_page()
     laptop.goto(link)  # from the mail program: the browser sends Sec-Fetch-Site: none
-    assert laptop.url.endswith("/me"), laptop.url
-    assert laptop.locator("#me-link").inner_text() == "ann"
+    assert laptop.url.endswith("/me/games"), laptop.url  # signing in lands on my games
+    expect(laptop.locator("#me-link")).to_have_text("ann")
+    laptop.click("#me-link")
     laptop.fill("#name", "Ann")
     laptop.select_option("#time_zone", "Europe/Brussels")
     laptop.click("#profile button[type=submit]")
-    assert (
-        laptop.locator("#saved").is_visible() and laptop.locator("#me-link").inner_text() == "Ann"
-    )
+    expect(laptop.locator("#saved")).to_be_visible()
+    expect(laptop.locator("#me-link")).to_have_text("Ann")
     again = new_context().new_page()
     again.goto(link)
     assert "not valid any more" in again.locator("main").inner_text(), "a link worked twice"
@@ -68,7 +68,7 @@ def test_a_player_signs_in_by_the_mailed_link_once_and_signs_out_everywhere(
     ask_for_link(asking, mail_server, ANN)
     phone = new_context().new_page()
     phone.goto(mailed_link(mail_server, sink, ANN))
-    assert phone.locator("#me-link").inner_text() == "Ann", "the second browser is not signed in"
+    expect(phone.locator("#me-link")).to_have_text("Ann")  # the second browser is signed in
     laptop.click("#sign-out-everywhere button")
     phone.goto(f"{mail_server.url}/me")
     assert phone.url.endswith("/sign-in"), "sign out everywhere left the phone signed in"

@@ -24,6 +24,7 @@ from server.accounts.service import AccountService
 from server.games.clock import utcnow
 from server.store.sqlite import Store
 from tests.mail.conftest import MAIL_SETTINGS
+from tests.mail.players import move
 from tests.mail.test_tables import SIAM_LINE
 from tests.support import BackgroundServer, run_command, start_background
 
@@ -273,14 +274,7 @@ def test_forged_reused_and_given_up_links_are_refused(server: BackgroundServer) 
 def play_out(server: BackgroundServer, game: dict[str, Any]) -> None:
     """Play :data:`SIAM_LINE` over the API with the handed tokens."""
     for notation in SIAM_LINE:
-        seat = public(server, game["id"])["to_move"][0]
-        answer = requests.post(
-            server.api(f"/games/{game['id']}/moves"),
-            json={"notation": notation},
-            headers={"Authorization": f"Bearer {game['players'][seat]['token']}"},
-            timeout=10,
-        )
-        assert answer.status_code == 201, answer.text
+        move(server, game, public(server, game["id"])["to_move"][0], notation)
 
 
 def test_a_rematch_is_for_the_players_of_a_finished_game_and_made_once(

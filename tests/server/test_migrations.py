@@ -336,3 +336,33 @@ def test_m016_leaves_old_games_running_listed_and_hostless(upgraded) -> None:
         and store.open_tables("2000-01-01", 10)[0]["id"] == (table["id"])
     )
     store.close()
+
+
+def test_m018_gives_players_who_chose_the_digest_their_first_one_and_a_place_for_pushes() -> None:
+    db = sqlite_utils.Database(memory=True)
+    migrations.apply(db, stop_before="m018_notifications")
+    for player, preference in (("p1", "digest"), ("p2", "turn")):
+        db["players"].insert(
+            {
+                "id": player,
+                "email": f"{player}@x",
+                "email_key": f"{player}@x",
+                "name": player,
+                "time_zone": "UTC",
+                "language": "en",
+                "mail_pref": preference,
+                "created_at": "2026-01-01T00:00:00.000000Z",
+            }
+        )
+    migrate(db)
+    store = Store(db)
+    assert [row["id"] for row in store.digests_due("2026-01-02T00:00:00.000000Z", 10)] == ["p1"]
+    subscription = {
+        "player_id": "p1",
+        "endpoint": "https://push.example.org/1",
+        "p256dh": "k",
+        "auth": "a",
+        "created_at": "2026-01-02T00:00:00.000000Z",
+    }
+    assert store.add_push_subscription(subscription, keep=10) == 1
+    assert [row["endpoint"] for row in store.push_subscriptions("p1")] == [subscription["endpoint"]]

@@ -136,4 +136,4 @@ def test_the_live_table_is_the_table_alone(live_server: BackgroundServer) -> Non
     live = requests.get(f"{live_server.url}/games/{game['id']}/live", timeout=10)
     assert live.status_code == 200 and live.headers["Cache-Control"] == "no-store"
     assert live.text.lstrip().startswith('<div id="live"') and "<html" not in live.text
-    assert 'data-events="/api/v1/games/' in live.text
+    assert f'data-events="/games/{game["id"]}/events"' in live.text

@@ -1,0 +1,276 @@
+"""Mail as a player chose it, and never for the decision a player is taking on the page (issue 21).
+
+Real gunicorn, a real ``turnpost worker``, a real SMTP server (aiosmtpd) and,
+for the split turn clicked on the page, Chromium. Players sign in by the link
+mailed to them, choose their mail on their page and follow their seat links.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable
+from datetime import timedelta
+from email.message import EmailMessage
+from email.utils import make_msgid
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+import requests
+from click.testing import CliRunner
+from playwright.sync_api import BrowserContext, expect
+
+from engines import ENGINES
+from server.cli import main
+from server.games.clock import format_time, parse_time, utcnow
+from server.mail.delivery import deliver_due
+from server.mail.settings import MailSettings, environment_config, settings_from_config
+from server.notify.presence import AT_THE_TABLE
+from server.store.sqlite import Store
+from tests.mail.conftest import BASE_URL, DOMAIN, MAIL_SETTINGS, Sink, first_mail, mail_in
+from tests.mail.players import OPENED, create_game, move, save_profile, sign_in, take_seat
+from tests.mail.samples import html_of, text_of
+from tests.support import BackgroundServer
+from tests.web.table import Mirror, click_move
+
+ANN, BOB, CY = "ann@example.org", "bob@example.org", "cy@example.org"
+SEAT_LINK = re.compile(r"^\s*(https://\S+/games/\w+/seat/\S+)$", re.M)
+
+
+def wait_until(check: Callable[[], object], what: str, timeout: float = 30) -> object:
+    """``check()`` once it is true (polling), or fail saying ``what`` never happened."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = check()
+        if value:
+            return value
+        time.sleep(0.1)
+    raise AssertionError(f"{what} never happened")
+
+
+def player_row(db_path: str, email: str) -> dict:
+    """The ``players`` row of ``email``."""
+    store = Store.open(db_path)
+    try:
+        return store.player_by_email_key(email)
+    finally:
+        store.close()
+
+
+def outbox(db_path: str, **where: object) -> list[dict]:
+    """The outbox rows matching ``where``."""
+    store = Store.open(db_path)
+    try:
+        clause = " AND ".join(f"{column} = ?" for column in where) or "1"
+        return list(store.db.query(f"SELECT * FROM outbox WHERE {clause}", list(where.values())))
+    finally:
+        store.close()
+
+
+def mails_to(sink: Sink, address: str, subject_start: str = "") -> list[EmailMessage]:
+    """The mails the SMTP server received for ``address`` (with that subject)."""
+    return [
+        mail
+        for mail in sink.messages
+        if mail["To"] == address and str(mail["Subject"]).startswith(subject_start)
+    ]
+
+
+def sending_settings(db_path: str, smtp_url: str) -> MailSettings:
+    """The mail settings the worker of these tests sends with (the secret key of its file)."""
+    secret = Path(f"{db_path}.secret").read_text().strip()
+    environment = {**MAIL_SETTINGS, "TURNPOST_SMTP_URL": smtp_url}
+    return settings_from_config({"SECRET_KEY": secret, **environment_config(environment)})
+
+
+def later(moment: timedelta) -> str:
+    """The stored moment ``moment`` from now."""
+    return format_time(parse_time(utcnow()) + moment)
+
+
+def test_a_digest_player_gets_no_turn_mail_but_each_morning_one_mail_of_every_waiting_game(
+    mail_server: BackgroundServer, worker, smtp_sink: tuple[Sink, str], db_path: str
+) -> None:
+    sink = smtp_sink[0]
+    ann = sign_in(mail_server, sink, ANN)
+    save_profile(ann, mail_server, name="Ann", time_zone="Asia/Bangkok", mail_pref="digest")
+    due = wait_until(
+        lambda: player_row(db_path, ANN)["digest_due_at"], "scheduling Ann's first digest"
+    )
+    bangkok = ZoneInfo("Asia/Bangkok")
+    morning = parse_time(due).astimezone(bangkok)
+    assert (morning.hour, morning.minute) == (8, 0), "not her morning"
+    assert timedelta(0) < parse_time(due) - parse_time(utcnow()) <= timedelta(days=1)
+    assert not mails_to(sink, ANN, "Your turn"), "a digest before any game waited"
+
+    timed = create_game(
+        mail_server,
+        "siam",
+        [{"name": "Bob", "email": BOB}, {"name": "Ann", "email": ANN}],
+        turn_hours=48,
+    )
+    untimed = create_game(
+        mail_server, "siam", [{"name": "Cy", "email": CY}, {"name": "Ann", "email": ANN}]
+    )
+    for game in (timed, untimed):
+        take_seat(ann, mail_server, game, 1)
+    move(mail_server, timed, 0, "enter a1 N")
+    move(mail_server, untimed, 0, "enter e1 N")
+    assert first_mail(sink, BOB, "Your turn in Siam"), "a seat without a player lost its mail"
+    assert outbox(db_path, rcpt_key=ANN, kind="turn") == [], "Ann was queued a turn mail"
+
+    store = Store.open(db_path)
+    with store.write():  # her morning comes
+        store.db.execute(
+            "UPDATE players SET digest_due_at = ? WHERE email_key = ?", [utcnow(), ANN]
+        )
+    store.close()
+    digest = first_mail(sink, ANN, "Your turn in 2 games")
+    text = text_of(digest)
+    assert "Hello Ann," in text and "these games wait for your move" in text
+    assert "Siam with Bob, move 2: enter a rhino." in text.replace("\n  ", " ")
+    assert "Siam with Cy, move 2:" in text.replace("\n  ", " ")
+    deadline = parse_time(
+        requests.get(mail_server.api(f"/games/{timed['id']}"), timeout=10).json()["deadline"]
+    ).astimezone(bangkok)
+    assert f"Please move by {deadline:%a} {deadline.day} {deadline:%b}, {deadline:%H:%M}" in text
+    assert text.count("Please move by") == 1 and "(Asia/Bangkok)" in text
+    assert "bob@example.org" not in text and "cy@example.org" not in text
+    links = SEAT_LINK.findall(text)
+    assert len(links) == 2 and all(link in html_of(digest) for link in links)
+    first = requests.get(
+        mail_server.url + links[0].removeprefix(BASE_URL), headers=OPENED, timeout=10
+    )
+    assert first.url.endswith(f"/games/{timed['id']}") and "Your turn" in first.text
+    later = wait_until(
+        lambda: (
+            player_row(db_path, ANN)["digest_due_at"] > utcnow()
+            and player_row(db_path, ANN)["digest_due_at"]
+        ),
+        "scheduling the next digest",
+    )
+    assert parse_time(later).astimezone(bangkok).hour == 8
+    time.sleep(1)  # a few more rounds of the worker
+    assert len(mails_to(sink, ANN, "Your turn")) == 1, "more than one digest"
+
+
+def mail_key(db_path: str, game_id: str, seat: int) -> str:
+    """The reply address of a seat, as ``turnpost mail-key`` prints it."""
+    env = {"TURNPOST_DB": db_path, "TURNPOST_MAIL_DOMAIN": DOMAIN}
+    result = CliRunner().invoke(main, ["mail-key", game_id, str(seat)], env=env)
+    assert result.exit_code == 0, result.output
+    return result.output.strip()
+
+
+def mailed(sender: str, to: str, text: str) -> bytes:
+    """A mail from ``sender`` to ``to`` saying ``text``."""
+    message = EmailMessage()
+    message["From"], message["To"], message["Subject"] = sender, to, text
+    message["Message-ID"] = make_msgid(domain="example.org")
+    message.set_content(f"{text}\n")
+    return bytes(message)
+
+
+def test_a_player_who_wants_no_mail_gets_only_the_answers_to_their_own_mails(
+    mail_server: BackgroundServer, worker, smtp_sink: tuple[Sink, str], db_path: str
+) -> None:
+    sink, smtp_url = smtp_sink
+    ann = sign_in(mail_server, sink, ANN)
+    save_profile(ann, mail_server, name="Ann", mail_pref="none")
+    game = create_game(
+        mail_server, "siam", [{"name": "Bob", "email": BOB}, {"name": "Ann", "email": ANN}]
+    )
+    take_seat(ann, mail_server, game, 1)
+    move(mail_server, game, 0, "enter a1 N")
+    [bobs_link] = SEAT_LINK.findall(text_of(first_mail(sink, BOB, "Your turn")))
+    opened = requests.get(mail_server.url + bobs_link.removeprefix(BASE_URL), headers=OPENED)
+    assert opened.status_code == 200, "Bob opens his page from his mail: his mail flows"
+    address = mail_key(db_path, game["id"], 1)
+    assert mail_in(db_path, smtp_url, mailed(ANN, address, "help"))["status"] == "command"
+    assert first_mail(sink, ANN, "Mail commands for Siam with Bob")
+    assert mail_in(db_path, smtp_url, mailed(ANN, address, "resign"))["status"] == "command"
+    assert first_mail(sink, ANN, "You resigned in Siam with Bob")
+    assert first_mail(sink, BOB, "Game over in Siam with Ann"), "Bob has no player: he is told"
+    kinds = sorted(row["kind"] for row in outbox(db_path, rcpt_key=ANN, game_id=game["id"]))
+    assert kinds == ["answer", "answer"], kinds
+    assert not mails_to(sink, ANN, "Your turn") and not mails_to(sink, ANN, "Game over")
+
+
+#: King of Siam, 3 players: the seed of the game whose first turn is split on the page.
+SIAM_SEED = 5
+KING_PLAYERS = [
+    {"name": name, "email": f"{name.lower()}@example.org"} for name in ("Ann", "Bob", "Cy")
+]
+
+
+def split_turn(mirror: Mirror) -> tuple[dict, dict]:
+    """A card of the seat to move that leaves its take pending, and the first take after it."""
+    engine, seat = mirror.engine, mirror.seat()
+    card = next(m for m in mirror.legal() if m.get("card") == "maharacha" and "take" not in m)
+    take = engine.legal_moves(engine.apply(mirror.state, seat, card), seat)[0]
+    return card, take
+
+
+def test_a_web_player_who_finishes_a_split_king_of_siam_turn_on_the_page_gets_no_mail_for_it(
+    mail_server: BackgroundServer,
+    worker,
+    smtp_sink: tuple[Sink, str],
+    db_path: str,
+    new_context: Callable[[], BrowserContext],
+) -> None:
+    sink, smtp_url = smtp_sink
+    engine = ENGINES["king-of-siam"]
+    create_game(mail_server, "king-of-siam", KING_PLAYERS, seed=SIAM_SEED)
+    mirror = Mirror(engine, 3, SIAM_SEED)
+    seat, following = mirror.seat(), (mirror.seat() + 1) % 3
+    address, next_address = KING_PLAYERS[seat]["email"], KING_PLAYERS[following]["email"]
+    [link] = SEAT_LINK.findall(text_of(first_mail(sink, address, "Your turn")))
+    page = new_context().new_page()
+    page.goto(mail_server.url + link.removeprefix(BASE_URL))  # from her mail: she acted
+    expect(page.locator("#status")).to_contain_text("Your turn")
+    card, take = split_turn(mirror)
+    click_move(page, engine, mirror.state, seat, card)
+    mirror.play(card)
+    expect(page.locator("#status")).to_contain_text("Your turn")  # the take is hers now
+    click_move(page, engine, mirror.state, seat, take)
+    assert "(move 3)" in first_mail(sink, next_address, "Your turn")["Subject"]
+    assert not [m for m in mails_to(sink, address) if "(move 2)" in m["Subject"]]
+    [step] = outbox(db_path, rcpt_key=address, kind="turn", seq=1)
+    waited = parse_time(step["next_attempt_at"]) - parse_time(step["created_at"])
+    assert waited == AT_THE_TABLE and step["sent_at"] is None
+    store = Store.open(db_path)  # half an hour later, the worker comes to it
+    report = deliver_due(store, sending_settings(db_path, smtp_url), later(2 * AT_THE_TABLE))
+    store.close()
+    assert [(o.row["id"], o.status) for o in report.outcomes] == [(step["id"], "superseded")]
+    assert not [m for m in mails_to(sink, address) if "(move 2)" in m["Subject"]]
+
+
+def test_a_player_who_leaves_the_table_in_the_middle_of_a_split_turn_hears_of_it_later(
+    mail_server: BackgroundServer, worker, smtp_sink: tuple[Sink, str], db_path: str
+) -> None:
+    sink, smtp_url = smtp_sink
+    engine = ENGINES["king-of-siam"]
+    game = create_game(mail_server, "king-of-siam", KING_PLAYERS, seed=SIAM_SEED)
+    mirror = Mirror(engine, 3, SIAM_SEED)
+    seat = mirror.seat()
+    address = KING_PLAYERS[seat]["email"]
+    [link] = SEAT_LINK.findall(text_of(first_mail(sink, address, "Your turn")))
+    browser = requests.Session()
+    browser.get(mail_server.url + link.removeprefix(BASE_URL), headers=OPENED, timeout=10)
+    token = browser.cookies[f"turnpost_seat_{game['id']}"]
+    card, _ = split_turn(mirror)
+    played = requests.post(
+        mail_server.api(f"/games/{game['id']}/moves"),
+        json={"move": card},
+        headers={"Authorization": f"Bearer {token}"},
+        timeout=10,
+    )
+    assert played.status_code == 201, played.text
+    time.sleep(1)  # rounds of the worker
+    assert not [m for m in mails_to(sink, address) if "(move 2)" in m["Subject"]]
+    store = Store.open(db_path)
+    report = deliver_due(store, sending_settings(db_path, smtp_url), later(2 * AT_THE_TABLE))
+    store.close()
+    assert report.count("sent") == 1
+    [told] = [m for m in mails_to(sink, address) if "(move 2)" in m["Subject"]]
+    assert "take" in text_of(told)
