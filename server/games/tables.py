@@ -37,6 +37,7 @@ from server.errors import TurnpostError
 from server.games.clock import utcnow
 from server.games.game import Game
 from server.games.service import ALL_TOKENS, GameService, Table, Taken, deadline_after
+from server.games.talk import TalkService
 from server.mail.gate import UNANSWERED
 
 #: Turn clocks a host may set (hours), as the schema of creation allows.
@@ -167,6 +168,10 @@ class Tables:
                     "updated_at": now,
                 },
             )
+
+    def delete_message(self, game_id: str, host: dict[str, Any], number: int) -> None:
+        """The host deletes the text of message ``number`` of the table (logged as deleted)."""
+        TalkService(self.store).delete(self._hosted(game_id, host), number, by="host")
 
     def hide(self, game_id: str, host: dict[str, Any], hidden: bool) -> None:
         """The host takes the game out of the lobby and the public list, or puts it back."""

@@ -121,6 +121,8 @@ class TalkView:
     others: list[tuple[int, str]]
     #: The seats whose messages ``seat`` muted.
     muted: list[int]
+    #: Whether the viewer is the game's host (who may delete the table's messages).
+    host: bool = False
     #: A refused message: why, what was written, and for which thread (written again).
     error: str = ""
     draft: str = ""
@@ -233,8 +235,9 @@ class TalkService:
             raise TurnpostError("invalid_request", "Pick another player of this game to mute.")
         self.store.set_muted(game.id, seat, other, muted, utcnow())
 
-    def view(self, game: Game, seat: int | None) -> TalkView:
-        """The talk panel of the game page for ``seat`` (``None``: the table, read only)."""
+    def view(self, game: Game, seat: int | None, host: bool = False) -> TalkView:
+        """The talk panel of the game page for ``seat`` (``None``: the table, read only);
+        ``host``: the viewer is the game's host, who may delete the table's messages."""
         muted = [] if seat is None else self.store.muted_seats(game.id, seat)
         names = _names(game)
         threads = []
@@ -251,6 +254,7 @@ class TalkService:
             partner_names=[names[other] for other in partners if other != seat],
             others=[] if seat is None else [(s, n) for s, n in enumerate(names) if s != seat],
             muted=muted,
+            host=host,
         )
 
     def unmailed(self, game: Game, seat: int) -> Said:

@@ -131,9 +131,14 @@ def _context(player: dict[str, Any]) -> dict[str, Any]:
         parts[game["part"]].append(game)
     asks = prompts(store, parts[WAITING])
     urls = {"page": _addresses("web.game_page"), "seat": _addresses("web.take_my_seat")}
+    listed = [*parts[WAITING], *parts[RUNNING], *parts[OVER][:RECENT_OVER]]
+    said = store.last_said([(game["id"], game["you"]) for game in listed])
 
     def shown(part: int, limit: int | None = None) -> list[dict[str, Any]]:
-        return [_shown(game, asks.get(game["id"], ""), urls) for game in parts[part][:limit]]
+        return [
+            _shown(game, asks.get(game["id"], ""), urls, said.get(game["id"]))
+            for game in parts[part][:limit]
+        ]
 
     waiting = len(parts[WAITING])
     return {
@@ -176,9 +181,13 @@ def _addresses(endpoint: str) -> Callable[[str], str]:
 
 
 def _shown(
-    game: dict[str, Any], prompt: str, urls: dict[str, Callable[[str], str]]
+    game: dict[str, Any],
+    prompt: str,
+    urls: dict[str, Callable[[str], str]],
+    said: dict[str, Any] | None,
 ) -> dict[str, Any]:
-    """A game of the list as the page shows it, with its ``urls``."""
+    """A game of the list as the page shows it, with its ``urls`` and the last message ``said``
+    at its table (a ``messages`` row, or ``None``)."""
     engine = ENGINES[game["engine"]]
     names = [seat["name"] for seat in game["players"]]
     others = [
@@ -206,6 +215,7 @@ def _shown(
         "last_move": game["last_description"],
         "last_at": game["last_at"],
         "started": game["created_at"],
+        "said": None if said is None else {**said, "name": names[said["seat"]]},
     }
 
 

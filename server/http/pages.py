@@ -69,7 +69,8 @@ from server.errors import TurnpostError
 from server.games.clock import format_time, parse_time, utcnow
 from server.games.game import Game
 from server.games.service import GameService, MoveRequest, Table, handed_tokens
-from server.games.talk import TalkService, talk_seat
+from server.games.tables import Tables
+from server.games.talk import TalkService, TalkView, talk_seat
 from server.http.actor import current_actor, signed_in_player
 from server.http.clients import current_client
 from server.http.context import current_service, current_store
@@ -793,8 +794,15 @@ def _table(
         "hot_seat_turn": _hot_seat_turn(game, held, seat),
         "scores": _scores(view["result"]),
         "title": _title(engine, view, seat, playing, names),
-        "talk": TalkService(games.store).view(game, talk_seat(game, seat, current_actor().player)),
+        "talk": talk_view(games, game, seat),
     }
+
+
+def talk_view(games: GameService, game: Game, seat: int | None) -> TalkView:
+    """The talk panel as ``seat`` (or the signed-in player's seat), with the host's buttons."""
+    player = current_actor().player
+    host = Tables(games).host_of(game, player)
+    return TalkService(games.store).view(game, talk_seat(game, seat, player), host)
 
 
 def _replay_at(game: Game) -> int | None:

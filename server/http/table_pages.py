@@ -174,6 +174,13 @@ def clock(game_id: str) -> Response:
     return _done(game_id, "clock")
 
 
+@bp.route("/games/<game_id>/host/messages/<int:number>/delete", methods=["POST"])
+def delete_message(game_id: str, number: int) -> Response:
+    """The host deletes a message of the table: it stays listed as deleted, its text gone."""
+    tables().delete_message(game_id, signed_in_player(), number)
+    return redirect(url_for("web.game_page", game_id=game_id, _anchor="talk"), 303)
+
+
 @bp.route("/games/<game_id>/host/hide", methods=["POST"])
 def hide(game_id: str) -> Response:
     """The host hides the game from the lobby and the public list, or lists it again."""

@@ -40,7 +40,14 @@ from server.http.api import (
     stream_reader,
 )
 from server.http.context import current_service
-from server.http.pages import _chosen_seat, _held_seats, _table, _table_url, whole_number
+from server.http.pages import (
+    _chosen_seat,
+    _held_seats,
+    _table,
+    _table_url,
+    talk_view,
+    whole_number,
+)
 
 bp = Blueprint("talk", __name__)
 
@@ -120,7 +127,7 @@ def talk_panel(game_id: str) -> Response:
     games = current_service()
     game = games.load(game_id)
     check_started(game)
-    talk = TalkService(games.store).view(game, page_seat(games, game))
+    talk = talk_view(games, game, _chosen_seat(game, _held_seats(games, game)))
     page = render_template("talk.html", talk=talk, game={"id": game.id})
     return Response(page, headers={"Cache-Control": "no-store"})
 

@@ -798,6 +798,21 @@ class Store:
         )
         return rows[::-1] if newest else rows
 
+    def last_said(self, seats: Sequence[tuple[str, int]]) -> dict[str, dict[str, Any]]:
+        """The newest message of each game's table that the seat given for it reads (not
+        deleted, not by a seat it muted, not its own), by game id: ``(game_id, seat)`` pairs in."""
+        rows = self._all(
+            "SELECT m.* FROM json_each(?) pair CROSS JOIN messages m"
+            " WHERE m.id = (SELECT max(id) FROM messages n"
+            " WHERE n.game_id = json_extract(pair.value, '$[0]')"
+            " AND n.thread = 'table' AND n.deleted_at IS NULL"
+            " AND n.seat != json_extract(pair.value, '$[1]') AND n.seat NOT IN"
+            " (SELECT muted_seat FROM talk_mutes t WHERE t.game_id = n.game_id"
+            " AND t.seat = json_extract(pair.value, '$[1]')))",
+            [json.dumps([list(pair) for pair in seats])],
+        )
+        return {row["game_id"]: row for row in rows}
+
     def message(self, game_id: str, thread: str, number: int) -> dict[str, Any] | None:
         """Message ``number`` of a thread, or ``None``."""
         if not 0 <= number <= MAX_INTEGER:

@@ -317,3 +317,66 @@ def test_a_move_between_the_page_and_its_stream_is_told_when_the_stream_opens(
     for hostile in ("-1", "abc", "9" * 40, "\u0661"):
         url = f"{live_server.url}/me/games/events?after={hostile}"
         assert first_change(ann, url) == 'data: {"games": [""]}', hostile
+
+
+def say(server: BackgroundServer, game: dict[str, Any], token: str, text: str) -> None:
+    """Post ``text`` to the game's table with a seat token."""
+    answer = requests.post(
+        server.api(f"/games/{game['id']}/messages"),
+        json={"text": text},
+        headers={"Authorization": f"Bearer {token}"},
+        timeout=TIMEOUT,
+    )
+    assert answer.status_code == 201, answer.text
+
+
+def test_my_games_shows_what_was_last_said_at_each_table_escaped_and_not_muted(
+    live_server: BackgroundServer,
+) -> None:
+    ann = new_player(live_server, "Ann")
+    talked, quiet = create(live_server, ["Ann", "Bob"]), create(live_server, ["Ann", "Cy"])
+    for game in (talked, quiet):
+        take_seat(live_server, ann, game, 0)
+    say(live_server, talked, handed(talked, 1), "Good luck <b>Ann</b>!")
+    page = ann.browser.get(f"{live_server.url}/me/games", timeout=TIMEOUT).text
+    entry = re.search(rf'id="game-{talked["id"]}".*?</li>', page, re.S).group(0)
+    assert "Bob said:" in entry and "Good luck &lt;b&gt;Ann&lt;/b&gt;!" in entry
+    other = re.search(rf'id="game-{quiet["id"]}".*?</li>', page, re.S).group(0)
+    assert "said:" not in other
+    mute = ann.browser.get(f"{live_server.url}/games/{talked['id']}", timeout=TIMEOUT).text
+    csrf = re.search(r'name="csrf_token" value="([^"]+)"', mute).group(1)
+    form = {"csrf_token": csrf, "seat": "0", "other": "1", "muted": "1"}
+    muted = ann.browser.post(f"{live_server.url}/games/{talked['id']}/talk/mute", data=form)
+    assert muted.status_code == 200, muted.text
+    page = ann.browser.get(f"{live_server.url}/me/games", timeout=TIMEOUT).text
+    assert "Good luck" not in page, "a muted player's words on my games"
+
+
+def test_the_host_deletes_a_message_from_the_game_page_and_nobody_else_may(
+    live_server: BackgroundServer,
+) -> None:
+    host, bob = new_player(live_server, "Host"), new_player(live_server, "Bob")
+    created = requests.post(
+        live_server.api("/games"),
+        json={"engine": "siam", "players": [{"name": "Host"}, {"name": "Bob"}]},
+        headers={"Authorization": f"Bearer {host.token}"},  # a game of the signed-in host
+        timeout=TIMEOUT,
+    )
+    game = created.json()
+    say(live_server, game, handed(game, 1), "buy pills at evil.example")
+    page = host.browser.get(f"{live_server.url}/games/{game['id']}", timeout=TIMEOUT).text
+    [action] = re.findall(
+        r'<form method="post" action="([^"]+/delete)" class="delete-message">', page
+    )
+    csrf = re.search(r'name="csrf_token" value="([^"]+)"', page).group(1)
+    bobs = bob.browser.get(f"{live_server.url}/games/{game['id']}", timeout=TIMEOUT).text
+    assert "delete-message" not in bobs, "a delete button for someone not the host"
+    mine = bob.browser.get(f"{live_server.url}/me", timeout=TIMEOUT).text
+    bob_csrf = re.search(r'name="csrf_token" value="([^"]+)"', mine).group(1)
+    refused = bob.browser.post(live_server.url + action, data={"csrf_token": bob_csrf})
+    assert refused.status_code == 403
+    deleted = host.browser.post(live_server.url + action, data={"csrf_token": csrf})
+    assert deleted.status_code == 200
+    shown = requests.get(live_server.api(f"/games/{game['id']}/messages"), timeout=TIMEOUT).json()
+    assert [(m["deleted"], m["text"]) for m in shown] == [(True, None)]
+    assert "deleted by the host" in deleted.text and "evil.example" not in deleted.text
