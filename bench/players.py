@@ -45,7 +45,8 @@ from server import create_app  # noqa: E402
 from server.accounts.service import AccountService  # noqa: E402
 from server.games.clock import format_time, parse_time, utcnow  # noqa: E402
 from server.games.service import FORMING_DAYS, GameService, MoveRequest  # noqa: E402
-from server.store.sqlite import Store  # noqa: E402
+from server.store import open_store  # noqa: E402
+from server.store.base import Store  # noqa: E402
 
 PLAYERS = 10_000
 MY_GAMES = 200
@@ -62,7 +63,7 @@ def played_games(seed: int) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]
     """Games really played by the service (in memory): per engine an active one and a
     resigned one, each as its rows (``game``, ``seats``, ``moves``) to copy; and per engine
     a table that forms (one named seat, the others open), as its rows too."""
-    store = Store.open(":memory:")
+    store = open_store(":memory:")
     store.init()
     games = GameService(store)
     rng = random.Random(seed)
@@ -205,7 +206,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         path = str(Path(folder) / "players.db")
         app = create_app({"TURNPOST_DB": path, "RATELIMIT_ENABLED": False, "TESTING": True})
-        store = Store.open(path)
+        store = open_store(path)
         players = add_players(store)
         accounts = AccountService(store, "bench")
         session = accounts.open_session(players[0]["id"])

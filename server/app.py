@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import secrets
 import threading
-from pathlib import Path
 from typing import Any
 
 from flask import Flask, current_app, g, request
@@ -27,8 +26,10 @@ from server.mail.outbox import Notifier
 from server.mail.settings import environment_config, settings_from_config
 from server.push.queue import PushQueue
 from server.resources import templates_dir
-from server.store.migrations import SchemaChange
-from server.store.sqlite import Store
+from server.store import in_memory, open_store, redacted
+from server.store.base import Store
+from server.store.records import SchemaChange
+from server.webhooks.queue import WebhookQueue
 
 MAX_BODY_BYTES = 64 * 1024
 
@@ -36,27 +37,27 @@ MAX_BODY_BYTES = 64 * 1024
 class Turnpost:
     """The app's handle on its database and its event feed.
 
-    Opening and closing SQLite per request costs more than a whole move (the
-    close checkpoints the WAL), so connections are kept open in a small pool:
-    a request (or a command) borrows one on first use and gives it back when
-    its app context ends. This works the same under gevent, where every
-    request is a greenlet and ``threading.local`` would be per greenlet, as
-    under threads. The pool holds as many connections as requests ever ran at
-    once in this process. An in-memory database (doctests) is one shared
-    connection.
+    Opening and closing a database connection per request costs more than a
+    whole move (closing SQLite checkpoints the WAL), so connections
+    (:func:`~server.store.open_store`) are kept open in a small pool: a request
+    (or a command) borrows one on first use and gives it back when its app
+    context ends. This works the same under gevent, where every request is a
+    greenlet and ``threading.local`` would be per greenlet, as under threads.
+    The pool holds as many connections as requests ever ran at once in this
+    process. An in-memory database (doctests) is one shared connection.
     """
 
-    def __init__(self, db_path: str, feed: Feed) -> None:
-        self.db_path = db_path
+    def __init__(self, db_url: str, feed: Feed) -> None:
+        self.db_url = db_url
         self.feed = feed
         self.notifier: Notifier | None = None
-        #: Who else hears of every game change (:mod:`server.games.changes`): pushes.
-        self.listeners: list[Listener] = [PushQueue()]
+        #: Who else hears of every game change (:mod:`server.games.changes`): webhooks, pushes.
+        self.listeners: list[Listener] = [WebhookQueue(), PushQueue()]
         #: What opening the database did to its schema (see :meth:`Store.init`).
         self.schema: SchemaChange | None = None
         self._idle: list[Store] = []
         self._lock = threading.Lock()
-        self._memory_store = Store.open(db_path) if db_path == ":memory:" else None
+        self._memory_store = open_store(db_url) if in_memory(db_url) else None
 
     def store(self) -> Store:
         """The store of the current app context, borrowed from the pool on first use."""
@@ -64,7 +65,8 @@ class Turnpost:
             return self._memory_store
         if "turnpost_store" not in g:
             with self._lock:
-                g.turnpost_store = self._idle.pop() if self._idle else Store.open(self.db_path)
+                idle = self._idle.pop() if self._idle else None
+            g.turnpost_store = idle or open_store(self.db_url)
         return g.turnpost_store
 
     def give_back(self, _error: BaseException | None = None) -> None:
@@ -91,31 +93,26 @@ class TlsAwareSessions(SecureCookieSessionInterface):
         return bool(app.config["SESSION_COOKIE_SECURE"]) or request.is_secure
 
 
-def load_secret_key(db_path: str) -> str:
-    """The signing secret: ``TURNPOST_SECRET_KEY``, else a 0600 file beside the database.
+#: The setting that keeps the secret key when ``TURNPOST_SECRET_KEY`` is not set.
+SECRET_KEY_SETTING = "secret_key"
 
-    It signs cookies and CSRF tokens and derives the mail reply keys, so it is
-    never kept in the database: a copy of the database alone must not let
-    anyone play for a seat. The file is made once, atomically, so that every
-    gunicorn worker reads the same secret.
+
+def load_secret_key(store: Store) -> str:
+    """The signing secret: ``TURNPOST_SECRET_KEY``, else one made once and kept in the database.
+
+    It signs cookies and CSRF tokens and derives the mail reply keys and the
+    Web Push key pair, so every process and host of one server must share it:
+    kept in the database (the ``settings`` table; the first process to start
+    makes it), it is, but then a copy of the database lets its holder sign
+    links for any seat. A production server sets ``TURNPOST_SECRET_KEY``
+    (the same everywhere); the database then holds no secret: one an earlier
+    start kept there is forgotten.
     """
     if os.environ.get("TURNPOST_SECRET_KEY"):
+        store.forget_setting(SECRET_KEY_SETTING)
         return os.environ["TURNPOST_SECRET_KEY"]
-    if db_path == ":memory:":
-        return secrets.token_urlsafe(32)
-    path = Path(f"{db_path}.secret")
-    if not path.exists():
-        draft = path.with_name(f"{path.name}.{os.getpid()}.{threading.get_ident()}")
-        descriptor = os.open(draft, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        with os.fdopen(descriptor, "w") as file:
-            file.write(secrets.token_urlsafe(32))
-        try:
-            os.link(draft, path)
-        except FileExistsError:
-            pass
-        finally:
-            os.unlink(draft)
-    return path.read_text().strip()
+    kept = store.setting(SECRET_KEY_SETTING)
+    return kept or store.keep_setting(SECRET_KEY_SETTING, secrets.token_urlsafe(32))
 
 
 def create_app(config: dict[str, Any] | None = None) -> Flask:
@@ -150,9 +147,9 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.teardown_appcontext(turnpost.give_back)
     with app.app_context():
         turnpost.schema = turnpost.store().init()
-    log_schema_change(app, turnpost.db_path, turnpost.schema)
-    if not app.config.get("SECRET_KEY"):
-        app.config["SECRET_KEY"] = load_secret_key(turnpost.db_path)
+        if not app.config.get("SECRET_KEY"):
+            app.config["SECRET_KEY"] = load_secret_key(turnpost.store())
+    log_schema_change(app, turnpost.db_url, turnpost.schema)
     turnpost.notifier = Notifier(settings_from_config(app.config))
 
     # the blueprints import their request helpers from server.http.context, never this module
@@ -192,16 +189,14 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     return app
 
 
-def log_schema_change(app: Flask, db_path: str, change: SchemaChange) -> None:
+def log_schema_change(app: Flask, db_url: str, change: SchemaChange) -> None:
     """Say that the database was created, or migrated (a warning: the operator should know)."""
+    name = redacted(db_url)
     if change.created:
-        app.logger.info("database %s created at schema version %d", db_path, change.after)
+        app.logger.info("database %s created at schema version %d", name, change.after)
     elif change.after != change.before:
         app.logger.warning(
-            "database %s migrated from schema version %d to %d",
-            db_path,
-            change.before,
-            change.after,
+            "database %s migrated from schema version %d to %d", name, change.before, change.after
         )
 
 

@@ -3,6 +3,7 @@
 Every command (``turnpost COMMAND --help`` tells more)::
 
     turnpost init-db                  # create the database or migrate it to the latest schema
+    turnpost db-version               # the database's backend and schema version
     turnpost serve --demo             # gunicorn on http://127.0.0.1:8000 (see server.serving)
     turnpost new-game siam --player Ann --player Bob [--email ... --invite]
     turnpost replay GAME_ID           # exit 1 if the log does not rebuild the snapshot
@@ -26,13 +27,11 @@ from __future__ import annotations
 
 import json
 import signal
-import sqlite3
 import sys
 import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 from typing import Any
 
 import click
@@ -61,9 +60,26 @@ from server.push.delivery import deliver_due as deliver_pushes_due
 from server.push.keys import vapid_key
 from server.push.subscriptions import push_destinations
 from server.serving import WORKER_CONNECTIONS, run
-from server.store.sqlite import dumps
+from server.store import redacted
+from server.store.base import StoreUnavailable, UnknownDatabase, canonical_json
 from server.webhooks.delivery import deliver_due as deliver_webhooks_due
 from server.webhooks.destinations import configured
+
+#: The exit status that asks the caller to try again later (sysexits' EX_TEMPFAIL; an MTA retries).
+EX_TEMPFAIL = 75
+
+
+def create_command_app() -> Flask:
+    """The app of a command; a database it cannot use ends the command in words: exit
+    :data:`EX_TEMPFAIL` if it is unavailable (locked, out of reach), 1 if ``TURNPOST_DB``
+    names none."""
+    try:
+        return create_app()
+    except StoreUnavailable as error:
+        click.echo(f"temporary failure: {error}", err=True)
+        raise SystemExit(EX_TEMPFAIL) from None
+    except UnknownDatabase as error:
+        raise click.ClickException(str(error)) from None
 
 
 class TurnpostGroup(FlaskGroup):
@@ -94,7 +110,7 @@ class TurnpostGroup(FlaskGroup):
 
 @click.group(
     cls=TurnpostGroup,
-    create_app=create_app,
+    create_app=create_command_app,
     add_default_commands=False,
     add_version_option=False,
     load_dotenv=False,
@@ -109,9 +125,20 @@ def main() -> None:
 def init_db() -> None:
     """Create the database, or migrate it to the latest schema (the app does this on start too)."""
     schema = current_store().init()
-    click.echo(
-        f"Database ready: {current_app.config['TURNPOST_DB']} (schema version {schema.after})"
-    )
+    click.echo(f"Database ready: {_db_name()} (schema version {schema.after})")
+
+
+@main.command("db-version")
+@with_appcontext
+def db_version() -> None:
+    """Print the database's backend and schema version (the app upgrades it on start)."""
+    store = current_store()
+    click.echo(f"{_db_name()}: {store.backend}, schema version {store.schema_version()}")
+
+
+def _db_name() -> str:
+    """The database of this process (``TURNPOST_DB``) to show, without its password."""
+    return redacted(current_app.config["TURNPOST_DB"])
 
 
 @main.command("new-game")
@@ -187,17 +214,21 @@ def print_game(game: dict[str, Any], base_url: str) -> None:
         click.echo(f"  admin token: {game['admin_token']}")
 
 
-def demo_game(games: GameService, db_path: str) -> dict[str, Any]:
+#: The setting that names the demo game of ``serve --demo``.
+DEMO_GAME_SETTING = "demo_game"
+
+
+def demo_game(games: GameService) -> dict[str, Any]:
     """The demo Siam game of ``serve --demo``: the earlier one while it runs, else a new one.
 
-    The demo game's id is kept beside the database (``<db>.demo``). A reused
-    game gets new seat tokens, since tokens are stored hashed only: its old
-    links stop working and the new ones are printed.
+    The demo game's id is kept in the database's settings (``demo_game``). A
+    reused game gets new seat tokens, since tokens are stored hashed only:
+    its old links stop working and the new ones are printed.
     """
-    marker = Path(f"{db_path}.demo")
-    if marker.exists():
+    earlier_id = games.store.setting(DEMO_GAME_SETTING)
+    if earlier_id is not None:
         try:
-            earlier = games.load(marker.read_text().strip())
+            earlier = games.load(earlier_id)
         except TurnpostError:
             earlier = None
         if earlier is not None and earlier.status == "active":
@@ -205,7 +236,7 @@ def demo_game(games: GameService, db_path: str) -> dict[str, Any]:
             game = games.game_object(earlier, None)
             return {**game, "players": games.renew_seat_tokens(earlier.id)}
     game = games.create("siam", [{"name": "Ann"}, {"name": "Bob"}], {})
-    marker.write_text(game["id"])
+    games.store.set_setting(DEMO_GAME_SETTING, game["id"])
     click.echo("Demo Siam game ready:")
     return game
 
@@ -233,7 +264,7 @@ def replay(game_id: str) -> None:
     except TurnpostError as error:
         click.echo(f"MISMATCH: {error.message}", err=True)
         raise SystemExit(1) from None
-    if dumps(rebuilt) != dumps(game.state):
+    if canonical_json(rebuilt) != canonical_json(game.state):
         click.echo(f"MISMATCH: replaying {game.seq} moves does not give the snapshot", err=True)
         raise SystemExit(1)
     click.echo(f"OK: {game.seq} moves replay to the snapshot")
@@ -268,7 +299,7 @@ def serve(host: str, port: int, workers: int, connections: int, demo: bool) -> N
     """Serve the app with gunicorn's gevent workers (see ``server/serving.py``)."""
     base_url = f"http://{host}:{port}"
     if demo:
-        game = demo_game(current_service(), current_app.config["TURNPOST_DB"])
+        game = demo_game(current_service())
         print_game(game, base_url)
         click.echo(
             f"Try: curl -H 'Authorization: Bearer {game['players'][0]['token']}' "
@@ -433,16 +464,17 @@ def mail_in(recipients: tuple[str, ...]) -> None:
     handled once for each, like the listener does; without, the reply address
     is taken from the header. Prints one JSON outcome per line. Exits 0 once
     the message is handled (applied, refused with a reply, or dropped), 75
-    (EX_TEMPFAIL: the MTA retries) if the database is unavailable.
+    (EX_TEMPFAIL: the MTA retries) if the database is unavailable (locked for
+    longer than the store waits, or out of reach).
     """
     raw = sys.stdin.buffer.read(MAX_MESSAGE_BYTES + 1)
     try:
         for envelope in [[recipient] for recipient in recipients] or [None]:
             outcome = receive(raw, current_service(), _mail_settings(), envelope)
             click.echo(json.dumps(describe(outcome)))
-    except sqlite3.OperationalError as error:
+    except StoreUnavailable as error:
         click.echo(f"temporary failure: {error}", err=True)
-        raise SystemExit(75) from None
+        raise SystemExit(EX_TEMPFAIL) from None
 
 
 @main.command("smtpd")
@@ -453,7 +485,7 @@ def mail_in(recipients: tuple[str, ...]) -> None:
 def smtpd(host: str, port: int, lmtp: bool) -> None:
     """Receive replies over SMTP or LMTP until stopped."""
     turnpost = current_app.extensions["turnpost"]
-    handler = InboundHandler(turnpost.db_path, _mail_settings(), turnpost.listeners)
+    handler = InboundHandler(turnpost.db_url, _mail_settings(), turnpost.listeners)
     controller = InboundController(handler, host, port, lmtp=lmtp)
     controller.start()
     click.echo(f"Listening for {'LMTP' if lmtp else 'SMTP'} on {host}:{port}; Ctrl-C stops.")

@@ -148,10 +148,11 @@ class TurnpostWorker(GeventWorker):
 
 
 def run(
-    db_path: str, host: str, port: int, workers: int = 2, connections: int = WORKER_CONNECTIONS
+    db_url: str, host: str, port: int, workers: int = 2, connections: int = WORKER_CONNECTIONS
 ) -> None:
-    """Serve ``db_path`` on ``host:port`` with gevent workers until stopped."""
-    os.environ["TURNPOST_DB"] = db_path
+    """Serve the database ``db_url`` (``TURNPOST_DB``) on ``host:port`` with gevent workers
+    until stopped."""
+    os.environ["TURNPOST_DB"] = db_url
     TurnpostServer(
         {
             "bind": f"{host}:{port}",

@@ -8,15 +8,16 @@ page ``/me/games`` and ``GET /api/v1/me/games`` list them alike
 place of the last game of the previous page (:func:`games_page`), not a
 count: a game that keeps its place is listed once, whatever others do.
 
-    >>> row = {"id": "g1", "waiting": 1, "status": "active", "deadline": None,
-    ...        "updated_at": "2026-11-25T21:00:00.000000Z"}
+    >>> from types import SimpleNamespace
+    >>> row = SimpleNamespace(id="g1", waiting=True, status="active", deadline=None,
+    ...     updated_at="2026-11-25T21:00:00.000000Z")
     >>> place(row).group, Place.from_cursor(place(row).cursor()) == place(row)
     (0, True)
 """
 
 from __future__ import annotations
 
-import json
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any, NamedTuple
 
@@ -25,7 +26,8 @@ from schemas.accounts import MAX_CURSOR
 from server.errors import TurnpostError
 from server.games.clock import parse_time
 from server.games.game import game_summary
-from server.store.sqlite import Store
+from server.store.base import Store
+from server.store.records import PlayerGame
 
 #: The three parts of the list, in order.
 WAITING, RUNNING, OVER = 0, 1, 2
@@ -66,37 +68,44 @@ class Place(NamedTuple):
         return cls(group, first, second, parts[3])
 
 
-def place(row: dict[str, Any]) -> Place:
-    """The place of a listed game (a row of :meth:`Store.player_games`)."""
-    updated = micros(row["updated_at"])
-    if row["waiting"]:
-        deadline = micros(row["deadline"]) if row["deadline"] else NO_DEADLINE
-        return Place(WAITING, deadline, updated, row["id"])
-    group = OVER if row["status"] in OVER_STATUSES else RUNNING
-    return Place(group, -updated, 0, row["id"])
+def place(row: PlayerGame) -> Place:
+    """The place of a listed game (of :meth:`~server.store.base.PlayerStore.player_games`)."""
+    updated = micros(row.updated_at)
+    if row.waiting:
+        deadline = micros(row.deadline) if row.deadline else NO_DEADLINE
+        return Place(WAITING, deadline, updated, row.id)
+    group = OVER if row.status in OVER_STATUSES else RUNNING
+    return Place(group, -updated, 0, row.id)
 
 
-def player_games(store: Store, player_id: str) -> list[dict[str, Any]]:
-    """Every game of ``player_id`` in the list's order, each once.
+@dataclass(frozen=True)
+class MyGame:
+    """A game of a player's list: the store's listing for the player's seat that the game
+    waits for (else their first seat: ``row.you``), every seat of the game that is theirs
+    (``mine``: a player may hold two seats of a game played on one device), and its ``part``
+    of the list (:data:`WAITING`, :data:`RUNNING` or :data:`OVER`)."""
 
-    Each is a row of :meth:`Store.player_games` for the player's seat that
-    the game waits for (else their first seat) as ``you``, with ``mine``:
-    every seat of the game that is theirs (a player may hold two seats of
-    a game played on one device), and ``part``: :data:`WAITING`,
-    :data:`RUNNING` or :data:`OVER`.
-    """
-    rows = sorted(store.player_games(player_id), key=lambda row: (not row["waiting"], row["you"]))
-    games: dict[str, dict[str, Any]] = {}
+    row: PlayerGame
+    mine: tuple[int, ...]
+    part: int
+
+
+def player_games(store: Store, player_id: str) -> list[MyGame]:
+    """Every game of ``player_id`` in the list's order, each once."""
+    rows = sorted(store.player_games(player_id), key=lambda row: (not row.waiting, row.you))
+    firsts: dict[str, PlayerGame] = {}
+    mine: dict[str, list[int]] = {}
     for row in rows:
-        games.setdefault(row["id"], {**row, "mine": []})["mine"].append(row["you"])
-    places = {game_id: place(game) for game_id, game in games.items()}
-    ordered = sorted(games.values(), key=lambda game: places[game["id"]])
-    return [{**game, "part": places[game["id"]].group} for game in ordered]
+        firsts.setdefault(row.id, row)
+        mine.setdefault(row.id, []).append(row.you)
+    places = {game_id: place(row) for game_id, row in firsts.items()}
+    ordered = sorted(firsts.values(), key=lambda row: places[row.id])
+    return [MyGame(row, tuple(mine[row.id]), places[row.id].group) for row in ordered]
 
 
 def games_page(
-    games: list[dict[str, Any]], limit: int, cursor: str | None
-) -> tuple[list[dict[str, Any]], str | None]:
+    games: list[MyGame], limit: int, cursor: str | None
+) -> tuple[list[MyGame], str | None]:
     """The ``limit`` games after ``cursor`` (from the start without), and the next cursor
     (``None`` on the last page); ``422`` for a cursor that is not one."""
     after = None if cursor is None else Place.from_cursor(cursor)
@@ -104,32 +113,32 @@ def games_page(
         raise TurnpostError(
             "invalid_request", "This is not a cursor of this list.", {"cursor": [cursor[:40]]}
         )
-    rest = games if after is None else [game for game in games if place(game) > after]
+    rest = games if after is None else [game for game in games if place(game.row) > after]
     page = rest[:limit]
     more = len(rest) > limit
-    return page, place(page[-1]).cursor() if more else None
+    return page, place(page[-1].row).cursor() if more else None
 
 
-def summary(row: dict[str, Any]) -> dict[str, Any]:
+def summary(game: MyGame) -> dict[str, Any]:
     """A listed game as ``GET /api/v1/me/games`` answers it: the game list's summary with
     ``waiting`` and ``last_move`` (the last log entry, or ``None`` before the first)."""
-    last = None
-    if row["last_seq"] is not None:
+    row, last = game.row, None
+    if row.last_seq is not None:
         last = {
-            "seq": row["last_seq"],
-            "seat": row["last_seat"],
-            "description": row["last_description"],
-            "at": row["last_at"],
+            "seq": row.last_seq,
+            "seat": row.last_seat,
+            "description": row.last_description,
+            "at": row.last_at,
         }
-    return {**game_summary(row, row["you"]), "waiting": bool(row["waiting"]), "last_move": last}
+    return {**game_summary(row, row.you), "waiting": row.waiting, "last_move": last}
 
 
-def prompts(store: Store, games: list[dict[str, Any]]) -> dict[str, str]:
+def prompts(store: Store, games: list[MyGame]) -> dict[str, str]:
     """What each game waiting for the player asks of them (the engine's prompt), by game id."""
-    waiting = [game for game in games if game["waiting"]]
-    states = store.game_states([game["id"] for game in waiting])
+    waiting = [game.row for game in games if game.row.waiting]
+    states = store.game_states([row.id for row in waiting])
     return {
-        game["id"]: ENGINES[game["engine"]].prompt(json.loads(states[game["id"]]), game["you"])
-        for game in waiting
-        if game["id"] in states
+        row.id: ENGINES[row.engine].prompt(states[row.id], row.you)
+        for row in waiting
+        if row.id in states
     }

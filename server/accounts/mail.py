@@ -7,37 +7,36 @@ an address that asked never to be mailed again gets nothing.
 
 from __future__ import annotations
 
-import json
 from email.message import EmailMessage
 from email.utils import format_datetime
-from typing import Any
 
 from server.accounts.service import LINK_MINUTES, link_text
 from server.games.clock import parse_time
 from server.mail.addresses import new_message_id, unsubscribe_url
 from server.mail.render import environment
 from server.mail.settings import MailSettings
+from server.store.records import OutboxMail
 
 #: The subject of each kind of account mail.
 SUBJECTS = {"sign_in": "Your link to sign in to Turnpost"}
 
 
-def account_message(settings: MailSettings, row: dict[str, Any]) -> EmailMessage:
+def account_message(settings: MailSettings, row: OutboxMail) -> EmailMessage:
     """The mail of one account ``outbox`` row (``kind`` ``sign_in``), text and HTML."""
-    facts = json.loads(row["facts"] or "{}")
+    facts = row.facts or {}
     context = {
         "link": f"{settings.base_url}/sign-in/{link_text(settings.secret, facts['link'])}",
         "minutes": LINK_MINUTES,
-        "unsubscribe": unsubscribe_url(settings, row["to_addr"]),
+        "unsubscribe": unsubscribe_url(settings, row.to_addr),
     }
     message = EmailMessage()
     message["From"] = settings.from_address
-    message["To"] = row["to_addr"]
-    message["Subject"] = SUBJECTS[row["kind"]]
-    message["Message-ID"] = new_message_id(settings, row["kind"], "account")
-    message["Date"] = format_datetime(parse_time(row["created_at"]))
+    message["To"] = row.to_addr
+    message["Subject"] = SUBJECTS[row.kind]
+    message["Message-ID"] = new_message_id(settings, row.kind, "account")
+    message["Date"] = format_datetime(parse_time(row.created_at))
     message["Auto-Submitted"] = "auto-generated"
-    message.set_content(environment.get_template(f"email/{row['kind']}.txt").render(**context))
-    html = environment.get_template(f"email/{row['kind']}.html").render(**context)
+    message.set_content(environment.get_template(f"email/{row.kind}.txt").render(**context))
+    html = environment.get_template(f"email/{row.kind}.html").render(**context)
     message.add_alternative(html, subtype="html")
     return message

@@ -30,7 +30,8 @@ from server.errors import TurnpostError
 from server.games.clock import format_time, parse_time, utcnow
 from server.mail.addresses import recipient_key
 from server.mail.settings import rate
-from server.store.sqlite import Store, dumps, hash_secret
+from server.store.base import Store, hash_secret
+from server.store.records import ApiToken, Player, PlayerUpdate, SignInLink
 
 #: How long a sign-in link works.
 LINK_MINUTES = 15
@@ -99,21 +100,14 @@ class AccountService:
         expires = format_time(parse_time(now) + timedelta(minutes=LINK_MINUTES))
         with self.store.write():
             self.store.add_sign_in_link(
-                {
-                    "id": link,
-                    "email": email,
-                    "email_key": key,
-                    "client": client,
-                    "created_at": now,
-                    "expires_at": expires if mailed else now,
-                }
+                SignInLink(link, email, key, client, now, expires if mailed else now)
             )
             if mailed:
                 self.store.queue_mail(
                     {
                         "kind": "sign_in",
                         "to_addr": email,
-                        "facts": dumps({"link": link, "expires_at": expires}),
+                        "facts": {"link": link, "expires_at": expires},
                         "created_at": now,
                         "next_attempt_at": now,
                         "rcpt_key": key,
@@ -121,7 +115,7 @@ class AccountService:
                     }
                 )
 
-    def sign_in(self, text: str, now: str | None = None) -> dict[str, Any]:
+    def sign_in(self, text: str, now: str | None = None) -> Player:
         """Use a sign-in link's text: the player (made on first sign-in); ``401`` in words."""
         now = now or utcnow()
         link = link_id(self.key, text)
@@ -133,18 +127,18 @@ class AccountService:
                     "This sign-in link is not valid any more: each link works once, for"
                     f" {LINK_MINUTES} minutes. Ask for a new one.",
                 )
-            player = self.store.player_by_email_key(row["email_key"])
+            player = self.store.player_by_email_key(row.email_key)
             if player is None:
-                player = {
-                    "id": secrets.token_hex(8),
-                    "email": row["email"],
-                    "email_key": row["email_key"],
-                    "name": row["email"].split("@", 1)[0][:MAX_NAME],  # until they choose
-                    "time_zone": "UTC",
-                    "language": "en",
-                    "mail_pref": "turn",
-                    "created_at": now,
-                }
+                player = Player(
+                    id=secrets.token_hex(8),
+                    email=row.email,
+                    email_key=row.email_key,
+                    name=row.email.split("@", 1)[0][:MAX_NAME],  # until they choose
+                    time_zone="UTC",
+                    language="en",
+                    mail_pref="turn",
+                    created_at=now,
+                )
                 self.store.add_player(player)
         return player
 
@@ -155,7 +149,7 @@ class AccountService:
         self.store.add_session(hash_secret(token), player_id, utcnow())
         return token
 
-    def session_player(self, token: str) -> dict[str, Any] | None:
+    def session_player(self, token: str) -> Player | None:
         """The player of a live session token, or ``None``."""
         return self.store.session_player(hash_secret(token))
 
@@ -168,7 +162,7 @@ class AccountService:
         self.store.end_sessions(utcnow(), player_id=player_id)
 
     # -- profile --------------------------------------------------------------------
-    def update_profile(self, player_id: str, profile: dict[str, str]) -> None:
+    def update_profile(self, player_id: str, profile: PlayerUpdate) -> None:
         """Change a player's name, time zone, language and mail preference.
 
         ``profile`` is loaded by :class:`schemas.accounts.ProfileSchema`.
@@ -188,14 +182,14 @@ class AccountService:
         token_id = self.store.add_api_token(hash_secret(token), player_id, name, utcnow())
         return {"id": token_id, "name": name, "token": token}
 
-    def api_tokens(self, player_id: str) -> list[dict[str, Any]]:
-        """A player's live personal API tokens (``id``, ``name``, ``created_at``)."""
+    def api_tokens(self, player_id: str) -> list[ApiToken]:
+        """A player's live personal API tokens."""
         return self.store.api_tokens(player_id)
 
     def revoke_api_token(self, player_id: str, token_id: int) -> bool:
         """Revoke one of a player's personal API tokens; whether it was theirs and live."""
         return self.store.revoke_api_token(player_id, token_id, utcnow())
 
-    def api_token_player(self, token: str) -> dict[str, Any] | None:
+    def api_token_player(self, token: str) -> Player | None:
         """The player of a live personal API token, or ``None``."""
         return self.store.api_token_player(hash_secret(token))

@@ -52,32 +52,32 @@ def process_deadlines(games: GameService, now: str | None = None) -> list[Action
     """Send due reminders and apply expired deadlines; returns what was done."""
     now = now or utcnow()
     actions: list[Action] = []
-    for row in games.store.timed_games():
+    for game_id in games.store.timed_games():
         try:
-            actions += process_game(games, games.load(row["id"]), now)
+            actions += process_game(games, games.load(game_id), now)
         except Exception:  # one broken game must not stop every other game's clock
-            log.exception("deadline of game %s failed", row["id"])
+            log.exception("deadline of game %s failed", game_id)
     return actions
 
 
 def process_game(games: GameService, game: Game, now: str) -> list[Action]:
     """Apply the clock at ``now`` to ``game`` as loaded (it may have moved on since)."""
-    if game.status != "active" or not game.row["deadline"]:
+    if game.status != "active" or not game.row.deadline:
         return []
-    deadline = parse_time(game.row["deadline"])
+    deadline = parse_time(game.row.deadline)
     moment = parse_time(now)
     to_move = game.to_move
     if moment >= deadline:
         return _expire(games, game, to_move, now)
-    hours = game.row["turn_hours"]
+    hours = game.row.turn_hours
     due = 0
     if moment >= deadline - timedelta(hours=hours / 2):
         due |= HALF_TIME
     if moment >= deadline - timedelta(hours=12):
         due |= TWELVE_HOURS
-    if not due & ~game.row["reminders_sent"]:
+    if not due & ~game.row.reminders_sent:
         return []
-    return _remind(games, game, to_move, game.row["reminders_sent"] | due, expired=False)
+    return _remind(games, game, to_move, game.row.reminders_sent | due, expired=False)
 
 
 def _remind(
@@ -96,7 +96,7 @@ def _remind(
 
 def _expire(games: GameService, game: Game, seats: list[int], now: str) -> list[Action]:
     """Apply the game's deadline policy once."""
-    policy = game.row["deadline_policy"]
+    policy = game.row.deadline_policy
     if policy == "forfeit" and seats:
         done = games.forfeit(game.id, seats[0], expected_seq=game.seq)
         return [Action(game.id, "forfeit", seats[0])] if done else []
@@ -104,9 +104,9 @@ def _expire(games: GameService, game: Game, seats: list[int], now: str) -> list[
         skippable = [s for s in seats if PASS in game.engine.legal_moves(game.state, s)]
         if skippable:
             return _skip(games, game, skippable[0], now)
-    if game.row["reminders_sent"] & EXPIRED:
+    if game.row.reminders_sent & EXPIRED:
         return []
-    bits = game.row["reminders_sent"] | EXPIRED | HALF_TIME | TWELVE_HOURS
+    bits = game.row.reminders_sent | EXPIRED | HALF_TIME | TWELVE_HOURS
     return _remind(games, game, seats, bits, expired=True)
 
 
@@ -141,7 +141,7 @@ def set_vacation(
     with games.store.write():
         game = games.load(game_id)
         row = game.seats[seat]
-        used = row["vacation_days_used"] if row["vacation_year"] == start.year else 0
+        used = row.vacation_days_used if row.vacation_year == start.year else 0
         if used + days > VACATION_DAYS_PER_YEAR:
             left = max(VACATION_DAYS_PER_YEAR - used, 0)
             raise TurnpostError(
@@ -150,8 +150,8 @@ def set_vacation(
                 {"until": [f"At most {VACATION_DAYS_PER_YEAR} days per year."]},
             )
         games.store.set_vacation(game_id, seat, until, start.year, used + days)
-        if game.status == "active" and game.row["deadline"] and seat in game.to_move:
-            later = parse_time(game.row["deadline"]) + (end - start)
+        if game.status == "active" and game.row.deadline and seat in game.to_move:
+            later = parse_time(game.row.deadline) + (end - start)
             games.store.update_game(game_id, {"deadline": format_time(later)})
     return {
         "seat": seat,

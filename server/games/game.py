@@ -8,41 +8,46 @@ together.
 
 from __future__ import annotations
 
-import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from engines import Engine
+from server.store.records import GameListing, GameRow, ListedSeat, LoggedMove, Seat
 
 
-@dataclass
+@dataclass(frozen=True)
 class Game:
-    """A game as loaded from the store: its row, seats, engine and live state."""
+    """A game as loaded from the store: its row (with its live state), seats and engine."""
 
-    row: dict[str, Any]
-    seats: list[dict[str, Any]]
+    row: GameRow
+    seats: list[Seat]
     engine: Engine
-    state: dict[str, Any]
 
     @property
     def id(self) -> str:
         """The game id."""
-        return self.row["id"]
+        return self.row.id
 
     @property
     def seq(self) -> int:
         """Number of moves in the log."""
-        return self.row["seq"]
+        return self.row.seq
 
     @property
     def status(self) -> str:
         """``forming``, ``active``, ``finished`` or ``aborted``."""
-        return self.row["status"]
+        return self.row.status
+
+    @property
+    def state(self) -> Any:
+        """The engine's state after move :attr:`seq` (``None`` before a table is dealt)."""
+        return self.row.state
 
     @property
     def to_move(self) -> list[int]:
         """Seats the game waits for, as stored with the snapshot."""
-        return json.loads(self.row["to_move"])
+        return self.row.to_move
 
     @property
     def started(self) -> bool:
@@ -60,7 +65,7 @@ def game_object(
     row, engine = game.row, game.engine
     if at is None or state is None:
         state, status, seq, to_move = game.state, game.status, game.seq, game.to_move
-        result = None if row["result"] is None else json.loads(row["result"])
+        result = row.result
     else:
         result = engine.result(state)
         status, seq, to_move = (
@@ -79,82 +84,81 @@ def game_object(
         **seating(row, game.seats),
         "you": seat,
         "result": result,
-        "deadline": row["deadline"],
-        "options": json.loads(row["options"]),
-        "seeded": bool(row["seeded"]),
-        "from_position": row["position"] is not None,
+        "deadline": row.deadline,
+        "options": row.options,
+        "seeded": row.seeded,
+        "from_position": row.position is not None,
         "state": None if state is None else engine.view(state, seat),
-        "created_at": row["created_at"],
-        "updated_at": row["updated_at"],
+        "created_at": row.created_at,
+        "updated_at": row.updated_at,
     }
 
 
-def seating(row: dict[str, Any], seats: list[dict[str, Any]]) -> dict[str, Any]:
-    """``players`` (the named seats), ``open_seats`` and ``forming_until`` of a game ``row``.
+def seating(
+    row: GameRow | GameListing, seats: Sequence[Seat] | Sequence[ListedSeat]
+) -> dict[str, Any]:
+    """``players`` (the named seats), ``open_seats`` and ``forming_until`` of a game.
 
     An open seat of a forming table has no name yet (see :mod:`server.games.tables`).
     """
     return {
-        "players": [player_entry(seat) for seat in seats if seat["name"]],
-        "open_seats": sum(not seat["name"] for seat in seats),
-        "forming_until": row["forming_until"] if row["status"] == "forming" else None,
+        "players": [player_entry(seat) for seat in seats if seat.name],
+        "open_seats": sum(not seat.name for seat in seats),
+        "forming_until": row.forming_until if row.status == "forming" else None,
     }
 
 
-def player_entry(seat: dict[str, Any]) -> dict[str, Any]:
-    """A seat in the game object (a ``seats`` row): its name, and who may hold a token of it."""
+def player_entry(seat: Seat | ListedSeat) -> dict[str, Any]:
+    """A seat in the game object: its name, and who may hold a token of it."""
     return {
-        "seat": seat["seat"],
-        "name": seat["name"],
-        "private": seat["private_at"] is not None,
-        "reissued_at": seat["reissued_at"],
+        "seat": seat.seat,
+        "name": seat.name,
+        "private": seat.private_at is not None,
+        "reissued_at": seat.reissued_at,
     }
 
 
-def log_entry(row: dict[str, Any]) -> dict[str, Any]:
-    """The public entry of a logged move (a ``moves`` row): no hidden parts.
+def log_entry(move: LoggedMove) -> dict[str, Any]:
+    """The public entry of a logged move: no hidden parts.
 
     ``description`` is the move in a sentence (the notation for moves logged
     before sentences were kept); ``result`` is the game's result on the entry
     that ended the game, else ``None``.
 
-    >>> row = {"seq": 1, "seat": 0, "public_move": '{"action": "pass"}', "notation": "pass",
-    ...        "description": "Ann passes.", "at": "2025-03-01T12:00:00.000000Z",
-    ...        "to_move": "[1]", "status": "active", "result": None}
-    >>> log_entry(row)["move"], log_entry(row)["description"], log_entry(row)["to_move"]
+    >>> move = LoggedMove("g1", 1, 0, "move", {"action": "pass", "secret": 7},
+    ...     {"action": "pass"}, "pass", "Ann passes.", [1], "active",
+    ...     "2025-03-01T12:00:00.000000Z")
+    >>> log_entry(move)["move"], log_entry(move)["description"], log_entry(move)["to_move"]
     ({'action': 'pass'}, 'Ann passes.', [1])
     """
     return {
-        "seq": row["seq"],
-        "seat": row["seat"],
-        "move": json.loads(row["public_move"]),
-        "notation": row["notation"],
-        "description": row.get("description") or row["notation"],
-        "at": row["at"],
-        "to_move": json.loads(row["to_move"]),
-        "status": row["status"],
-        "result": None if row.get("result") is None else json.loads(row["result"]),
+        "seq": move.seq,
+        "seat": move.seat,
+        "move": move.public_move,
+        "notation": move.notation,
+        "description": move.description or move.notation,
+        "at": move.at,
+        "to_move": move.to_move,
+        "status": move.status,
+        "result": move.result,
     }
 
 
-def game_summary(row: dict[str, Any], you: int | None) -> dict[str, Any]:
-    """A game in a list: the game object without its state, from a listed ``games`` row.
-
-    The row carries ``players``, the seats' names in seat order
-    (:meth:`~server.store.sqlite.Store.games_page`).
-    """
+def game_summary(game: GameListing, you: int | None) -> dict[str, Any]:
+    """A game in a list: the game object without its state, from a listed game
+    (:meth:`~server.store.base.GameStore.games_page`)."""
     return {
-        "id": row["id"],
-        "engine": row["engine"],
-        "status": row["status"],
-        "seq": row["seq"],
-        "to_move": json.loads(row["to_move"]),
-        **seating(row, row["players"]),
+        "id": game.id,
+        "engine": game.engine,
+        "status": game.status,
+        "seq": game.seq,
+        "to_move": game.to_move,
+        **seating(game, game.players),
         "you": you,
-        "result": None if row["result"] is None else json.loads(row["result"]),
-        "deadline": row["deadline"],
-        "seeded": bool(row["seeded"]),
-        "from_position": bool(row["from_position"]),
-        "created_at": row["created_at"],
-        "updated_at": row["updated_at"],
+        "result": game.result,
+        "deadline": game.deadline,
+        "seeded": game.seeded,
+        "from_position": game.from_position,
+        "created_at": game.created_at,
+        "updated_at": game.updated_at,
     }

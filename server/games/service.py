@@ -11,11 +11,10 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
-import json
 import random
 import secrets
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -28,9 +27,8 @@ from server.errors import TurnpostError
 from server.games.changes import Change, Listener
 from server.games.clock import format_time, parse_time, utcnow
 from server.games.game import Game, game_object, game_summary, log_entry
-from server.store.sqlite import Store, dumps, hash_secret, new_secret
-from server.webhooks.delivery import webhook_secret
-from server.webhooks.queue import WebhookQueue
+from server.store.base import Store, hash_secret, new_secret
+from server.store.records import GameRow, GameUpdate, LoggedMove, NewSeat, Seat, Webhook
 
 if TYPE_CHECKING:  # the notifier (server.mail) builds on this module
     from server.mail.outbox import Notifier
@@ -112,11 +110,9 @@ class MoveRequest:
     now: str | None = None
     by_clock: bool = False
 
-    def fingerprint(self) -> str:
+    def fingerprint(self) -> dict[str, Any]:
         """What a repeat with the same ``idempotency_key`` must ask again: the move and seq."""
-        return dumps(
-            {"move": self.move, "notation": self.notation, "expected_seq": self.expected_seq}
-        )
+        return {"move": self.move, "notation": self.notation, "expected_seq": self.expected_seq}
 
 
 @dataclass(frozen=True)
@@ -146,8 +142,8 @@ class GameService:
     """Create, read and play games on one :class:`Store`.
 
     Every change is handed to the service's listeners inside its write
-    (:mod:`server.games.changes`): the webhook queue always, and with a
-    :class:`~server.mail.outbox.Notifier` the mails it causes.
+    (:mod:`server.games.changes`): with a :class:`~server.mail.outbox.Notifier`
+    the mails it causes, then the ``listeners`` the app wires (webhooks, pushes).
     """
 
     def __init__(
@@ -155,9 +151,8 @@ class GameService:
     ) -> None:
         self.store = store
         self.notifier = notifier
-        #: Who hears of every change: webhooks always, mail with a notifier, then ``listeners``.
+        #: Who hears of every change: mail with a notifier, then ``listeners``.
         self.listeners: list[Listener] = [
-            WebhookQueue(),
             *([notifier] if notifier is not None else []),
             *listeners,
         ]
@@ -226,36 +221,31 @@ class GameService:
         else:
             state = self._initial_state(engine, len(players), merged, state_seed, position)
             start = self._snapshot(engine, state, now, turn_hours)
-        game_row = {
-            "id": game_id,
-            "engine": engine.id,
-            "options": dumps(merged),
-            "seed": state_seed,
-            "seeded": seed is not None,
-            "position": None if position is None else dumps(position),
-            "seq": 0,
-            "admin_token_hash": hash_secret(admin_token),
-            "created_at": now,
-            "turn_hours": turn_hours,
-            "deadline_policy": deadline_policy,
-            "creator_client": client,
-            "creator_id": table.creator_id,
-            "seating": table.seating if forming else "listed",
-            "forming_until": format_time(parse_time(now) + timedelta(days=FORMING_DAYS))
+        game_row = GameRow(
+            id=game_id,
+            engine=engine.id,
+            options=merged,
+            seed=state_seed,
+            seeded=seed is not None,
+            position=position,
+            seq=0,
+            admin_token_hash=hash_secret(admin_token),
+            created_at=now,
+            turn_hours=turn_hours,
+            deadline_policy=deadline_policy,
+            creator_client=client,
+            creator_id=table.creator_id,
+            seating=table.seating if forming else "listed",
+            forming_until=format_time(parse_time(now) + timedelta(days=FORMING_DAYS))
             if forming
             else None,
-            "rematch_of": table.rematch_of,
+            hidden_at=None,
+            rematch_of=table.rematch_of,
             **start,
-        }
+        )
         seat_rows = [
-            {
-                "game_id": game_id,
-                "seat": seat,
-                "name": player.get("name") or "",
-                "email": player.get("email"),
-                "player_id": player.get("player_id"),
-            }
-            for seat, player in enumerate(players)
+            NewSeat(player.get("name") or "", player.get("email"), player.get("player_id"))
+            for player in players
         ]
         with self.store.write():
             self.store.create_game(game_row, seat_rows)
@@ -289,11 +279,11 @@ class GameService:
         return self.notifier.invite(self.store, game, seat)
 
     @staticmethod
-    def _forming(now: str) -> dict[str, Any]:
-        """The columns of ``games`` of a table forming since ``now``: nothing dealt yet."""
+    def _forming(now: str) -> GameUpdate:
+        """The columns of a game of a table forming since ``now``: nothing dealt yet."""
         return {
-            "state": "null",
-            "to_move": "[]",
+            "state": None,
+            "to_move": [],
             "result": None,
             "status": "forming",
             "updated_at": now,
@@ -309,23 +299,21 @@ class GameService:
         moment, and nothing hidden exists before the last player sits down.
         """
         game = self.load(game_id)
-        if game.status != "forming" or any(row["joined_at"] is None for row in game.seats):
+        if game.status != "forming" or any(seat.joined_at is None for seat in game.seats):
             return
         seats, row = len(game.seats), game.row
-        if row["seating"] == "drawn":
-            self.store.renumber_seats(game.id, drawn_order(row["seed"], seats))
-        state = self._initial_state(
-            game.engine, seats, json.loads(row["options"]), row["seed"], None
-        )
+        if row.seating == "drawn":
+            self.store.renumber_seats(game.id, drawn_order(row.seed, seats))
+        state = self._initial_state(game.engine, seats, row.options, row.seed, None)
         now = utcnow()
         self.store.update_game(
-            game.id, self._snapshot(game.engine, state, now, row["turn_hours"], game.seats)
+            game.id, self._snapshot(game.engine, state, now, row.turn_hours, game.seats)
         )
         self._changed(Change(self.load(game.id)))
 
     def check_open(self, game: Game, now: str) -> None:
         """``409`` unless ``game`` is a table still forming at ``now``, in words."""
-        if game.status == "forming" and game.row["forming_until"] > now:
+        if game.status == "forming" and game.row.forming_until > now:
             return
         if game.status == "forming":
             raise TurnpostError(
@@ -369,9 +357,9 @@ class GameService:
         state: dict[str, Any],
         now: str,
         turn_hours: float | None,
-        seats: list[dict[str, Any]] = (),
-    ) -> dict[str, Any]:
-        """The columns of ``games`` derived from a state reached at ``now``.
+        seats: Sequence[Seat] = (),
+    ) -> GameUpdate:
+        """The columns of a game derived from a state reached at ``now``.
 
         A turn's clock starts now, or when the vacation of a seat to move ends.
         """
@@ -380,13 +368,13 @@ class GameService:
         to_move = engine.to_move(state)
         deadline = None
         if running and turn_hours:
-            vacations = [s["vacation_until"] for s in seats if s["seat"] in to_move]
+            vacations = [s.vacation_until for s in seats if s.seat in to_move]
             start = max([now, *(v for v in vacations if v)])
             deadline = deadline_after(start, turn_hours)
         return {
-            "state": dumps(state),
-            "to_move": dumps(to_move),
-            "result": None if running else dumps(result),
+            "state": state,
+            "to_move": to_move,
+            "result": None if running else result,
             "status": "active" if running else "finished",
             "updated_at": now,
             "deadline": deadline,
@@ -399,8 +387,7 @@ class GameService:
         row = self.store.game(game_id)
         if row is None:
             raise TurnpostError("not_found", f"No game {game_id!r}.")
-        engine = ENGINES[row["engine"]]
-        return Game(row, self.store.seats(game_id), engine, json.loads(row["state"]))
+        return Game(row, self.store.seats(game_id), ENGINES[row.engine])
 
     def authenticate(self, game: Game, token: str | None) -> int | None:
         """The seat of a bearer token (``None`` without a token); ``401`` for a wrong token."""
@@ -448,7 +435,7 @@ class GameService:
             if player_id is not None:
                 self.store.tie_seat(game_id, seat, player_id)
             known = self.store.seat_token(game_id, credential)
-            if known is not None and known["kind"] == "browser":
+            if known is not None and known.kind == "browser":
                 return Taken(seat, credential)
             return self._sit_browser(game_id, seat)
 
@@ -468,7 +455,7 @@ class GameService:
         with self.store.write():
             self.load(game_id)
             row = self.store.seat(game_id, seat)
-            if row is None or row["player_id"] != player_id:
+            if row is None or row.player_id != player_id:
                 raise TurnpostError(
                     "forbidden",
                     "This seat is not yours: a seat becomes yours when you open its link"
@@ -489,7 +476,7 @@ class GameService:
         game = self.load(game_id)
         if game.status == "forming":
             self.check_open(game, now)
-            if game.seats[seat]["joined_at"] is None:
+            if game.seats[seat].joined_at is None:
                 self.store.update_seat(game_id, seat, {"joined_at": now})
                 self.store.update_game(game_id, {"updated_at": now})
         token = self.browser_token(game_id, seat, now)
@@ -505,7 +492,7 @@ class GameService:
         self.store.add_seat_token(game_id, seat, token, "browser", now)
         self.store.drop_seat_tokens(game_id, seat, "browser", MAX_BROWSERS)
         self.store.revoke_seat_tokens(game_id, seat, HANDED, now, "opened")
-        if self.store.seat(game_id, seat)["private_at"] is None:
+        if self.store.seat(game_id, seat).private_at is None:
             self.store.make_seat_private(game_id, seat, now)
         return token
 
@@ -530,15 +517,15 @@ class GameService:
                 " link that expired (they work for 30 days) or was replaced. The newest mail"
                 " about the game has a fresh one."
             )
-        name = game.seats[known["seat"]]["name"]
-        if known["revoked_why"] == "opened":
+        name = game.seats[known.seat].name
+        if known.revoked_why == "opened":
             return (
                 f"This link to {name}'s seat was already opened in a browser, and now works"
                 " only there: opening it made the seat private, so that whoever else had the"
                 f" link cannot play it. {name}'s mails about the game carry a link that still"
                 " works; or ask the game's creator for a new link."
             )
-        if known["revoked_why"] == "removed":
+        if known.revoked_why == "removed":
             return "This link's seat at the table was given up: join the table again instead."
         return (
             f"This link to {name}'s seat was replaced: the game's admin gave the seat a new"
@@ -566,18 +553,17 @@ class GameService:
         added, such as Siam's draws) stops the replay with ``422 invalid_request``.
         """
         row = game.row
-        position = None if row["position"] is None else json.loads(row["position"])
         state = self._initial_state(
-            game.engine, len(game.seats), json.loads(row["options"]), row["seed"], position
+            game.engine, len(game.seats), row.options, row.seed, row.position
         )
         for logged in self.store.moves(game.id, upto=upto):
-            if logged.get("kind", "move") != "move":  # a resignation or forfeit changes no state
+            if logged.kind != "move":  # a resignation or forfeit changes no state
                 continue
             try:
-                state = game.engine.apply(state, logged["seat"], json.loads(logged["move"]))
+                state = game.engine.apply(state, logged.seat, logged.move)
             except IllegalMove as error:
                 message = (
-                    f"This game cannot be replayed past move {logged['seq'] - 1}: it was played"
+                    f"This game cannot be replayed past move {logged.seq - 1}: it was played"
                     f" under older rules ({error.message})"
                 )
                 raise TurnpostError("invalid_request", message, {"rule": error.rule}) from None
@@ -587,7 +573,7 @@ class GameService:
         self, game: Game, after: int = 0, limit: int | None = None
     ) -> list[dict[str, Any]]:
         """The public log entries after ``after`` (the first ``limit`` of them, if given)."""
-        return [log_entry(row) for row in self.store.logged_moves(game.id, after, limit)]
+        return [log_entry(move) for move in self.store.logged_moves(game.id, after, limit)]
 
     def legal_moves(self, game: Game, seat: int) -> dict[str, Any]:
         """Every legal move of ``seat`` now, each with its ``notation`` beside its fields."""
@@ -643,7 +629,7 @@ class GameService:
                 ) from None
             answer = self._append(game, seat, parsed, state, request)
             if key is not None:
-                self.store.record_response(game.id, seat, key, fingerprint, dumps(answer))
+                self.store.record_response(game.id, seat, key, fingerprint, answer)
         return answer
 
     def _mover(self, request: MoveRequest) -> int:
@@ -658,18 +644,20 @@ class GameService:
             raise TurnpostError("unauthorized", "A seat token of this game is needed to move.")
         return seat
 
-    def _idempotent(self, game_id: str, seat: int, key: str, request: str) -> dict[str, Any] | None:
+    def _idempotent(
+        self, game_id: str, seat: int, key: str, request: dict[str, Any]
+    ) -> dict[str, Any] | None:
         """The first answer for a repeated ``Idempotency-Key``; ``422`` if the body differs."""
         recorded = self.store.idempotent_response(game_id, seat, key)
         if recorded is None:
             return None
-        if recorded["request"] != request:
+        if recorded.request != request:
             raise TurnpostError(
                 "invalid_request",
                 "This Idempotency-Key was already used with a different request.",
                 {"Idempotency-Key": [key]},
             )
-        return json.loads(recorded["response"])
+        return recorded.response
 
     def _check_turn(self, game: Game, seat: int, request: MoveRequest) -> dict[str, Any]:
         """Refuse a game not running, a stale seq or the wrong seat; return the parsed move."""
@@ -684,7 +672,7 @@ class GameService:
         parsed = self._read_move(game, request.move, request.notation)
         to_move = game.to_move
         if seat not in to_move:
-            waiting = " and ".join(game.seats[s]["name"] for s in to_move)
+            waiting = " and ".join(game.seats[s].name for s in to_move)
             raise TurnpostError(
                 "not_your_turn",
                 f"It is not your turn: {waiting} {'moves' if len(to_move) == 1 else 'move'} now.",
@@ -713,36 +701,34 @@ class GameService:
         """Append the move, the new snapshot and its mails inside the caller's transaction."""
         now = request.now or utcnow()
         seq = game.seq + 1
-        snapshot = self._snapshot(game.engine, state, now, game.row["turn_hours"], game.seats)
-        notation = game.engine.format(move)
-        names = [row["name"] for row in game.seats]
-        logged = {
-            "game_id": game.id,
+        snapshot: GameUpdate = {
             "seq": seq,
-            "seat": seat,
-            "move": dumps(move),
-            "public_move": dumps(game.engine.public_move(game.state, state, seat, move)),
-            "notation": notation,
-            "description": game.engine.describe(game.state, state, seat, move, names),
-            "to_move": snapshot["to_move"],
-            "status": snapshot["status"],
-            "at": now,
+            **self._snapshot(game.engine, state, now, game.row.turn_hours, game.seats),
         }
+        names = [row.name for row in game.seats]
+        logged = LoggedMove(
+            game_id=game.id,
+            seq=seq,
+            seat=seat,
+            kind="move",
+            move=move,
+            public_move=game.engine.public_move(game.state, state, seat, move),
+            notation=game.engine.format(move),
+            description=game.engine.describe(game.state, state, seat, move, names),
+            to_move=snapshot["to_move"],
+            status=snapshot["status"],
+            at=now,
+            result=snapshot["result"],
+        )
         self.store.append_move(logged)
-        self.store.update_game(game.id, {"seq": seq, **snapshot})
-        updated = Game({**game.row, "seq": seq, **snapshot}, game.seats, game.engine, state)
-        entry = {**logged, "result": snapshot["result"]}
-        self._changed(Change(updated, entry, seat, request.mail_message_id))
+        self.store.update_game(game.id, snapshot)
+        updated = Game(replace(game.row, **snapshot), game.seats, game.engine)
+        self._changed(Change(updated, logged, seat, request.mail_message_id))
         return {"seq": seq, "game": game_object(updated, seat)}
 
     # -- webhooks -------------------------------------------------------
-    def add_webhook(
-        self, game_id: str, admin_token: str | None, url: str, secret_key: str
-    ) -> dict[str, Any]:
-        """Give ``game_id`` a webhook (admin token only): ``{"id", "url", "secret", ...}``.
-
-        The secret (derived from ``secret_key``, never stored) is shown here only.
-        """
+    def add_webhook(self, game_id: str, admin_token: str | None, url: str) -> Webhook:
+        """Give ``game_id`` a webhook (admin token only); at most :data:`MAX_WEBHOOKS`."""
         game = self.load(game_id)
         self._check_admin(game, admin_token)
         if len(self.store.webhooks(game.id)) >= MAX_WEBHOOKS:
@@ -752,11 +738,9 @@ class GameService:
                 {"url": [f"At most {MAX_WEBHOOKS} webhooks."]},
             )
         now = utcnow()
-        webhook_id = self.store.add_webhook(game.id, url, now)
-        secret = webhook_secret(secret_key, game.id, webhook_id)
-        return {"id": webhook_id, "url": url, "created_at": now, "secret": secret}
+        return Webhook(self.store.add_webhook(game.id, url, now), url, now)
 
-    def webhooks(self, game_id: str, admin_token: str | None) -> list[dict[str, Any]]:
+    def webhooks(self, game_id: str, admin_token: str | None) -> list[Webhook]:
         """The webhooks of ``game_id`` (admin token only), without their secrets."""
         game = self.load(game_id)
         self._check_admin(game, admin_token)
@@ -788,7 +772,7 @@ class GameService:
     def _mark_acted(self, game_id: str, seat: int) -> None:
         """:meth:`player_acted` inside the caller's write."""
         row = self.store.seat(game_id, seat)
-        if row is not None and row["acted_at"] is None:
+        if row is not None and row.acted_at is None:
             self.store.mark_acted(game_id, seat, utcnow())
 
     def forfeit(self, game_id: str, seat: int, expected_seq: int) -> bool:
@@ -835,7 +819,7 @@ class GameService:
         (``"resigned": [seats]`` or ``"forfeit": [seats]``).
         """
         losers = game.engine.partners(game.state, seat)
-        names = [row["name"] for row in game.seats]
+        names = [row.name for row in game.seats]
         team = " and ".join(names[s] for s in losers)
         single = len(losers) == 1
         words = {
@@ -847,43 +831,43 @@ class GameService:
         }
         reason, description = words[kind]
         result = {
-            "winners": [row["seat"] for row in game.seats if row["seat"] not in losers],
+            "winners": [row.seat for row in game.seats if row.seat not in losers],
             "scores": {},
             "reason": reason,
             RESULT_KEYS[kind]: losers,
         }
         seq = game.seq + 1
-        ended = {
+        ended: GameUpdate = {
             "seq": seq,
             "status": "finished",
-            "result": dumps(result),
-            "to_move": "[]",
+            "result": result,
+            "to_move": [],
             "deadline": None,
             "updated_at": now,
         }
-        move = dumps({"action": kind})
-        logged = {
-            "game_id": game.id,
-            "seq": seq,
-            "seat": seat,
-            "kind": kind,
-            "move": move,
-            "public_move": move,
-            "notation": kind,
-            "description": description,
-            "to_move": "[]",
-            "status": "finished",
-            "at": now,
-        }
+        logged = LoggedMove(
+            game_id=game.id,
+            seq=seq,
+            seat=seat,
+            kind=kind,
+            move={"action": kind},
+            public_move={"action": kind},
+            notation=kind,
+            description=description,
+            to_move=[],
+            status="finished",
+            at=now,
+            result=result,
+        )
         self.store.append_move(logged)
         self.store.update_game(game.id, ended)
-        updated = Game({**game.row, **ended}, game.seats, game.engine, game.state)
-        self._changed(Change(updated, {**logged, "result": ended["result"]}, seat))
+        updated = Game(replace(game.row, **ended), game.seats, game.engine)
+        self._changed(Change(updated, logged, seat))
         return {"seq": seq, "game": game_object(updated, seat)}
 
     def _check_admin(self, game: Game, admin_token: str | None) -> None:
         """``401`` unless ``admin_token`` is the admin token of ``game``."""
-        expected = game.row["admin_token_hash"]
+        expected = game.row.admin_token_hash
         if admin_token is None or not secrets.compare_digest(hash_secret(admin_token), expected):
             raise TurnpostError("unauthorized", "The admin token of this game is needed.")
 
@@ -904,11 +888,9 @@ class GameService:
                 forming_only and game.status != "forming"
             ):
                 raise TurnpostError("game_over", f"The game is already {game.status}.")
-            aborted = {"status": "aborted", "to_move": "[]", "updated_at": utcnow()}
+            aborted: GameUpdate = {"status": "aborted", "to_move": [], "updated_at": utcnow()}
             self.store.update_game(game.id, aborted)
-            self._changed(
-                Change(Game({**game.row, **aborted}, game.seats, game.engine, game.state))
-            )
+            self._changed(Change(Game(replace(game.row, **aborted), game.seats, game.engine)))
         return game_object(self.load(game_id), seat=None)
 
     def reissue_token(self, game_id: str, admin_token: str | None, seat: int) -> dict[str, Any]:
@@ -939,7 +921,7 @@ class GameService:
         links stop working and the new ones are shown once.
         """
         game = self.load(game_id)
-        return [self._new_token(game, row["seat"], limited=False) for row in game.seats]
+        return [self._new_token(game, row.seat, limited=False) for row in game.seats]
 
     def _new_token(self, game: Game, seat: int, limited: bool) -> dict[str, Any]:
         """Reissue ``seat``: ``{"seat", "name", "token"}`` (``limited``: per day, else ``429``)."""
@@ -960,7 +942,7 @@ class GameService:
             self.store.drop_seat_tokens(game.id, seat, "browser", keep=0)
             self.store.add_seat_token(game.id, seat, token, "reissued", now)
             self.store.seat_reissued(game.id, seat, now)
-        return {"seat": seat, "name": game.seats[seat]["name"], "token": token}
+        return {"seat": seat, "name": game.seats[seat].name, "token": token}
 
     def list_games(
         self, filters: dict[str, Any], token: str | None, limit: int, cursor: str | None
@@ -988,11 +970,11 @@ class GameService:
         rows = self.store.games_page(
             engine=filters.get("engine"),
             status=filters.get("status"),
-            seat=None if waiting is None else (mine["game_id"], mine["seat"], waiting),
+            seat=None if waiting is None else (mine.game_id, mine.seat, waiting),
             before=before,
             limit=limit + 1,
         )
-        you = {} if mine is None else {mine["game_id"]: mine["seat"]}
-        games = [game_summary(row, you.get(row["id"])) for row in rows[:limit]]
+        you = {} if mine is None else {mine.game_id: mine.seat}
+        games = [game_summary(row, you.get(row.id)) for row in rows[:limit]]
         more = len(rows) > limit
-        return {"games": games, "next_cursor": str(rows[limit - 1]["cursor"]) if more else None}
+        return {"games": games, "next_cursor": str(rows[limit - 1].cursor) if more else None}

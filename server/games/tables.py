@@ -28,8 +28,6 @@ accepted.
 
 from __future__ import annotations
 
-import json
-import sqlite3
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -39,6 +37,8 @@ from server.games.game import Game
 from server.games.service import ALL_TOKENS, GameService, Table, Taken, deadline_after
 from server.games.talk import TalkService
 from server.mail.gate import UNANSWERED
+from server.store.base import Conflict
+from server.store.records import Player, Seat
 
 #: Turn clocks a host may set (hours), as the schema of creation allows.
 MIN_TURN_HOURS, MAX_TURN_HOURS = 1, 24 * 60
@@ -63,7 +63,7 @@ class Tables:
         self.store = games.store
 
     # -- players at a table -------------------------------------------------------
-    def join(self, game_id: str, player: dict[str, Any]) -> Taken:
+    def join(self, game_id: str, player: Player) -> Taken:
         """Seat ``player`` (signed in) at a forming table; a token for their browser.
 
         The seat kept for them (a rematch), else the first open seat. ``409
@@ -75,37 +75,37 @@ class Tables:
         now = utcnow()
         with self.store.write():
             game = self.games.load(game_id)
-            mine = [row for row in game.seats if row["player_id"] == player["id"]]
-            seated = next((row for row in mine if row["joined_at"]), None)
+            mine = [row for row in game.seats if row.player_id == player.id]
+            seated = next((row for row in mine if row.joined_at), None)
             if seated is None:
                 self.games.check_open(game, now)
-                kept = [row for row in mine if row["joined_at"] is None]
-                free = [row for row in game.seats if not row["name"] and row["joined_at"] is None]
+                kept = [row for row in mine if row.joined_at is None]
+                free = [row for row in game.seats if not row.name and row.joined_at is None]
                 if not kept + free:
                     raise TurnpostError("table_full", "Every seat of this table is taken.")
                 token = self._sit(game_id, (kept + free)[0], player, now)
                 self.games.start_if_full(game_id)
                 return Taken(self.store.seat_by_token(game_id, token), token)
-        return self.games.take_own_seat(game_id, seated["seat"], player["id"])
+        return self.games.take_own_seat(game_id, seated.seat, player.id)
 
-    def _sit(self, game_id: str, place: dict[str, Any], player: dict[str, Any], now: str) -> str:
+    def _sit(self, game_id: str, place: Seat, player: Player, now: str) -> str:
         """Seat ``player`` at ``place`` (a seats row) of a forming table, in the caller's write;
         the token of their browser. A kept seat keeps its name, an open one takes theirs."""
         self.store.update_seat(
             game_id,
-            place["seat"],
+            place.seat,
             {
-                "name": place["name"] or player["name"],
-                "email": player["email"],
-                "player_id": player["id"],
+                "name": place.name or player.name,
+                "email": player.email,
+                "player_id": player.id,
                 "joined_at": now,
                 "acted_at": now,
             },
         )
         self.store.update_game(game_id, {"updated_at": now})
-        return self.games.browser_token(game_id, place["seat"], now)
+        return self.games.browser_token(game_id, place.seat, now)
 
-    def remove(self, game_id: str, host: dict[str, Any], seat: int) -> None:
+    def remove(self, game_id: str, host: Player, seat: int) -> None:
         """The host frees a seat of a forming table: its player leaves, it is open again.
 
         Every token and mail link of the seat stops; whoever joins next names it.
@@ -127,21 +127,19 @@ class Tables:
                     "acted_at": None,
                     "private_at": None,
                     "mail_stopped_at": None,
-                    "mail_generation": row["mail_generation"] + 1,
+                    "mail_generation": row.mail_generation + 1,
                     "passes_revoked_at": now,
                 },
             )
             self.store.update_game(game_id, {"updated_at": now})
 
     # -- the host's controls ------------------------------------------------------------
-    def stop(self, game_id: str, host: dict[str, Any]) -> None:
+    def stop(self, game_id: str, host: Player) -> None:
         """The host cancels a forming table or stops a running game (``aborted``)."""
         self._hosted(game_id, host)
         self.games.stop(game_id)
 
-    def set_clock(
-        self, game_id: str, host: dict[str, Any], turn_hours: float | None, policy: str
-    ) -> None:
+    def set_clock(self, game_id: str, host: Player, turn_hours: float | None, policy: str) -> None:
         """The host sets the turn clock (``turn_hours``, ``policy``) or lifts it (``None``).
 
         A running turn gets the whole new time from now; ``422`` out of range.
@@ -169,17 +167,17 @@ class Tables:
                 },
             )
 
-    def delete_message(self, game_id: str, host: dict[str, Any], number: int) -> None:
+    def delete_message(self, game_id: str, host: Player, number: int) -> None:
         """The host deletes the text of message ``number`` of the table (logged as deleted)."""
         TalkService(self.store).delete(self._hosted(game_id, host), number, by="host")
 
-    def hide(self, game_id: str, host: dict[str, Any], hidden: bool) -> None:
+    def hide(self, game_id: str, host: Player, hidden: bool) -> None:
         """The host takes the game out of the lobby and the public list, or puts it back."""
         with self.store.write():
             self._hosted(game_id, host)
             self.store.update_game(game_id, {"hidden_at": utcnow() if hidden else None})
 
-    def send_invitation(self, game_id: str, host: dict[str, Any], seat: int) -> None:
+    def send_invitation(self, game_id: str, host: Player, seat: int) -> None:
         """The host mails a seat its invitation again: a new link; the old ones stop.
 
         The mail gate decides (:mod:`server.mail.gate`): an address that has not
@@ -193,17 +191,17 @@ class Tables:
             if game.status not in ("forming", "active"):
                 raise TurnpostError("game_over", f"The game is {game.status}.")
             row = self._seat(game, seat)
-            if not row["email"]:
-                message = f"{row['name'] or 'This seat'} has no address to mail."
+            if not row.email:
+                message = f"{row.name or 'This seat'} has no address to mail."
                 raise TurnpostError("invalid_request", message)
-            if game.status == "forming" and row["joined_at"]:
-                raise TurnpostError("invalid_request", f"{row['name']} took their seat already.")
+            if game.status == "forming" and row.joined_at:
+                raise TurnpostError("invalid_request", f"{row.name} took their seat already.")
             self.store.update_seat(game_id, seat, {"passes_revoked_at": now})
             why = self.games.invite(self.games.load(game_id), seat)
             if why is not None:
-                raise TurnpostError("invalid_request", _unsent(row["name"], why))
+                raise TurnpostError("invalid_request", _unsent(row.name, why))
 
-    def replace_link(self, game_id: str, host: dict[str, Any], seat: int) -> dict[str, Any]:
+    def replace_link(self, game_id: str, host: Player, seat: int) -> dict[str, Any]:
         """The host gives a seat a new link: every token and mail link of the seat stops.
 
         The answer ``{"seat", "name", "token"}`` is the one place the new token
@@ -212,7 +210,7 @@ class Tables:
         game = self._hosted(game_id, host)
         if game.status not in ("forming", "active"):
             raise TurnpostError("game_over", f"The game is {game.status}.")
-        if not self._seat(game, seat)["name"]:
+        if not self._seat(game, seat).name:
             raise TurnpostError("invalid_request", "An open seat has no link: players join it.")
         return self.games.reissue(game, seat)
 
@@ -220,7 +218,7 @@ class Tables:
     def rematch(
         self,
         game_id: str,
-        player: dict[str, Any],
+        player: Player,
         held: list[int],
         client: str | None,
         handed_key: bytes | None = None,
@@ -236,9 +234,9 @@ class Tables:
         the same rematch.
         """
         game = self.games.load(game_id)
-        mine = {row["seat"] for row in game.seats if row["player_id"] == player["id"]}
+        mine = {row.seat for row in game.seats if row.player_id == player.id}
         mine |= set(held)
-        if not mine and game.row["creator_id"] != player["id"]:
+        if not mine and game.row.creator_id != player.id:
             raise TurnpostError("forbidden", "Only the game's players may ask for a rematch.")
         if game.status != "finished":
             raise TurnpostError("invalid_request", "A rematch follows a game that was played out.")
@@ -248,45 +246,41 @@ class Tables:
         seats = len(game.seats)
         rotated = [game.seats[(place + 1) % seats] for place in range(seats)]
         places = [self._kept_place(row, player, mine) for row in rotated]
-        own = {place for place, row in enumerate(rotated) if row["seat"] in mine}
-        table = Table(creator_id=player["id"], seating="listed", rematch_of=game_id)
+        own = {place for place, row in enumerate(rotated) if row.seat in mine}
+        table = Table(creator_id=player.id, seating="listed", rematch_of=game_id)
         try:
             created = self.games.create(
                 game.engine.id,
                 places,
-                json.loads(game.row["options"]),
-                turn_hours=game.row["turn_hours"],
-                deadline_policy=game.row["deadline_policy"],
+                game.row.options,
+                turn_hours=game.row.turn_hours,
+                deadline_policy=game.row.deadline_policy,
                 client=client,
                 handed_key=handed_key,
                 table=table,
             )
-        except sqlite3.IntegrityError:  # another player asked at the same moment
+        except Conflict:  # another player asked at the same moment
             return Rematch(self.store.rematch_of(game_id), existed=True)
         now = utcnow()
         with self.store.write():
             rows = self.store.seats(created["id"])
-            tokens = [
-                self._sit(created["id"], row, player, now) for row in rows if row["seat"] in own
-            ]
+            tokens = [self._sit(created["id"], row, player, now) for row in rows if row.seat in own]
             self.games.start_if_full(created["id"])
         return Rematch(created["id"], existed=False, tokens=tokens)
 
-    def _kept_place(
-        self, row: dict[str, Any], player: dict[str, Any], mine: set[int]
-    ) -> dict[str, Any]:
+    def _kept_place(self, row: Seat, player: Player, mine: set[int]) -> dict[str, Any]:
         """A seat of the rematch kept for the player of ``row``, at their address.
 
         A seat of nobody known (no player, no address) is handed to the rematch's
         host, who passes its link on.
         """
-        asking = row["seat"] in mine
-        owner = player["id"] if asking else row["player_id"]
+        asking = row.seat in mine
+        owner = player.id if asking else row.player_id
         known = self.store.player(owner) if owner else None
-        email = known["email"] if known else row["email"]
+        email = known.email if known else row.email
         kept = bool(email)
         return {
-            "name": row["name"],
+            "name": row.name,
             "email": email,
             "player_id": owner,
             "kept": kept,
@@ -294,11 +288,11 @@ class Tables:
         }
 
     # -- checks ---------------------------------------------------------------------------
-    def host_of(self, game: Game, player: dict[str, Any] | None) -> bool:
+    def host_of(self, game: Game, player: Player | None) -> bool:
         """Whether ``player`` (signed in, or ``None``) is the host of ``game``."""
-        return player is not None and game.row["creator_id"] == player["id"]
+        return player is not None and game.row.creator_id == player.id
 
-    def _hosted(self, game_id: str, host: dict[str, Any]) -> Game:
+    def _hosted(self, game_id: str, host: Player) -> Game:
         """The game ``game_id`` if ``host`` created it; ``403`` otherwise."""
         game = self.games.load(game_id)
         if not self.host_of(game, host):
@@ -306,8 +300,8 @@ class Tables:
         return game
 
     @staticmethod
-    def _seat(game: Game, seat: int) -> dict[str, Any]:
-        """The seats row ``seat`` of ``game``; ``404`` if it has none such."""
+    def _seat(game: Game, seat: int) -> Seat:
+        """The seat ``seat`` of ``game``; ``404`` if it has none such."""
         if not 0 <= seat < len(game.seats):
             raise TurnpostError("not_found", "This game has no such seat.")
         return game.seats[seat]

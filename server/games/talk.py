@@ -37,7 +37,8 @@ from schemas.talk import THREADS, message_text
 from server.errors import TurnpostError
 from server.games.clock import format_time, parse_time, utcnow
 from server.games.game import Game
-from server.store.sqlite import Store
+from server.store.base import Store
+from server.store.records import Message, Player
 
 log = logging.getLogger(__name__)
 
@@ -73,12 +74,12 @@ def thread_name(key: str) -> str:
     return TABLE if key == TABLE else PARTNERS
 
 
-def talk_seat(game: Game, shown: int | None, player: dict[str, Any] | None) -> int | None:
+def talk_seat(game: Game, shown: int | None, player: Player | None) -> int | None:
     """The seat a game page talks as: the seat it ``shown``, else the first seat of the game
     that belongs to the signed-in ``player``, else none (someone watching)."""
     if shown is not None or player is None:
         return shown
-    return next((row["seat"] for row in game.seats if row["player_id"] == player["id"]), None)
+    return next((row.seat for row in game.seats if row.player_id == player.id), None)
 
 
 def threads_of(game: Game, seat: int | None) -> list[str]:
@@ -87,16 +88,16 @@ def threads_of(game: Game, seat: int | None) -> list[str]:
     return [TABLE, *([team] if team else [])]
 
 
-def message_entry(row: dict[str, Any], name: str) -> dict[str, Any]:
+def message_entry(row: Message, name: str) -> dict[str, Any]:
     """A ``messages`` row as the API, the pages and the events show it (``name``: its writer's)."""
     return {
-        "thread": thread_name(row["thread"]),
-        "number": row["number"],
-        "seat": row["seat"],
+        "thread": thread_name(row.thread),
+        "number": row.number,
+        "seat": row.seat,
         "name": name,
-        "text": row["text"],
-        "deleted": row["deleted_at"] is not None,
-        "at": row["at"],
+        "text": row.text,
+        "deleted": row.deleted_at is not None,
+        "at": row.at,
     }
 
 
@@ -188,7 +189,7 @@ class TalkService:
                     "at": now,
                 }
             )
-        return message_entry(row, game.seats[seat]["name"])
+        return message_entry(row, game.seats[seat].name)
 
     def _check_rate(self, game_id: str, seat: int, now: str) -> None:
         """``429`` if ``seat`` posted :data:`PER_MINUTE` messages in the last minute, or
@@ -215,14 +216,14 @@ class TalkService:
         hidden = [] if seat is None else self.store.muted_seats(game.id, seat)
         rows = self.store.thread_messages(game.id, key, after, limit, hidden)
         names = _names(game)
-        return [message_entry(row, names[row["seat"]]) for row in rows]
+        return [message_entry(row, names[row.seat]) for row in rows]
 
     def delete(self, game: Game, number: int, by: str) -> None:
         """Delete the text of message ``number`` of the table (``by`` whom, for the record);
         ``404`` if there is no such message, or its text is already gone."""
         with self.store.write():
             row = self.store.message(game.id, TABLE, number)
-            if row is None or not self.store.forget_message_text(row["id"], utcnow(), by):
+            if row is None or not self.store.forget_message_text(row.id, utcnow(), by):
                 raise TurnpostError(
                     "not_found", f"Game {game.id!r} has no message {number} to delete."
                 )
@@ -245,7 +246,7 @@ class TalkService:
             rows = self.store.thread_messages(
                 game.id, key, limit=SHOWN + 1, hidden=muted, newest=True
             )
-            entries = [message_entry(row, names[row["seat"]]) for row in rows[-SHOWN:]]
+            entries = [message_entry(row, names[row.seat]) for row in rows[-SHOWN:]]
             threads.append(ThreadView(thread_name(key), entries, len(rows) > SHOWN))
         partners = partners_of(game, seat)
         return TalkView(
@@ -266,8 +267,8 @@ class TalkService:
         if not rows:
             return Said()
         names = _names(game)
-        entries = [message_entry(row, names[row["seat"]]) for row in rows[-MAILED:]]
-        return Said(entries, max(len(rows) - MAILED, 0), rows[-1]["id"])
+        entries = [message_entry(row, names[row.seat]) for row in rows[-MAILED:]]
+        return Said(entries, max(len(rows) - MAILED, 0), rows[-1].id)
 
 
 def check_started(game: Game) -> None:
@@ -280,4 +281,4 @@ def check_started(game: Game) -> None:
 
 
 def _names(game: Game) -> list[str]:
-    return [row["name"] for row in game.seats]
+    return [row.name for row in game.seats]

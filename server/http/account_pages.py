@@ -39,6 +39,7 @@ from server.errors import TurnpostError
 from server.http.actor import SESSION_COOKIE, accounts, current_actor, signed_in_player
 from server.http.clients import current_client
 from server.http.pages import OWN_NAVIGATION
+from server.store.records import Player
 
 bp = Blueprint("accounts", __name__)
 
@@ -84,7 +85,7 @@ def follow_link(link: str) -> Response:
     response = redirect(url_for("my_games.games_page"), 303)
     response.set_cookie(
         SESSION_COOKIE,
-        accounts().open_session(player["id"]),
+        accounts().open_session(player.id),
         max_age=SESSION_DAYS * 24 * 3600,
         httponly=True,
         samesite="Lax",
@@ -106,7 +107,7 @@ def sign_out() -> Response:
 @bp.route("/sign-out-everywhere", methods=["POST"])
 def sign_out_everywhere() -> Response:
     """End every session of the signed-in player (every browser signs in again)."""
-    accounts().sign_out_everywhere(signed_in_player()["id"])
+    accounts().sign_out_everywhere(signed_in_player().id)
     return _signed_out()
 
 
@@ -135,7 +136,7 @@ def update_me() -> Response:
         profile = ProfileSchema().load({field: request.form.get(field, "") for field in fields})
     except ValidationError as error:
         return _render_me(player, problems=error.messages_dict, status=422)
-    accounts().update_profile(player["id"], profile)
+    accounts().update_profile(player.id, profile)
     return redirect(url_for("accounts.me_page", saved=1), 303)
 
 
@@ -145,7 +146,7 @@ def create_token() -> Response:
     player = signed_in_player()
     try:
         name = ApiTokenCreateSchema().load({"name": request.form.get("name", "")})["name"]
-        created = accounts().create_api_token(player["id"], name)
+        created = accounts().create_api_token(player.id, name)
     except ValidationError as error:
         return _render_me(player, problems=error.messages_dict, status=422)
     except TurnpostError as error:
@@ -157,24 +158,30 @@ def create_token() -> Response:
 def revoke_token(token_id: int) -> Response:
     """Revoke one of the player's personal API tokens."""
     player = signed_in_player()
-    if not accounts().revoke_api_token(player["id"], token_id):
+    if not accounts().revoke_api_token(player.id, token_id):
         raise TurnpostError("not_found", "You have no such token.")
     return redirect(url_for("accounts.me_page"), 303)
 
 
 def _render_me(
-    player: dict[str, Any],
+    player: Player,
     problems: dict[str, Any] | None = None,
     created: dict[str, Any] | None = None,
     status: int = 200,
 ) -> Response:
+    profile = {
+        "name": player.name,
+        "time_zone": player.time_zone,
+        "language": player.language,
+        "mail_pref": player.mail_pref,
+    }
     page = render_template(
         "me.html",
         me=player,
-        form={**player, **request.form} if problems else player,
+        form={**profile, **request.form} if problems else profile,
         problems=problems or {},
         created=created,
-        tokens=accounts().api_tokens(player["id"]),
+        tokens=accounts().api_tokens(player.id),
         time_zones=time_zones(),
         languages=LANGUAGES,
         mail_preferences=MAIL_PREFERENCES,

@@ -10,13 +10,13 @@ service checks them against it (:meth:`GameService.authenticate`).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from flask import current_app, g, request
 
 from server.accounts.service import API_TOKEN_PREFIX, AccountService
 from server.errors import TurnpostError
 from server.http.context import current_store
+from server.store.records import Player
 
 #: The cookie of a signed-in player's session (HttpOnly, SameSite=Lax, Secure over https).
 SESSION_COOKIE = "turnpost_player"
@@ -27,7 +27,7 @@ class Actor:
     """The request's credentials: its bearer token, and the player they sign in, if any."""
 
     bearer: str | None
-    player: dict[str, Any] | None
+    player: Player | None
     #: The session token of the cookie that signed the player in (``None``: no session).
     session: str | None
 
@@ -70,7 +70,7 @@ def _resolve() -> Actor:
     return Actor(bearer, player, session if player else None)
 
 
-def signed_in_player() -> dict[str, Any]:
+def signed_in_player() -> Player:
     """The signed-in player; ``401`` for a request without one."""
     player = current_actor().player
     if player is None:
@@ -80,7 +80,7 @@ def signed_in_player() -> dict[str, Any]:
     return player
 
 
-def personal_player() -> dict[str, Any]:
+def personal_player() -> Player:
     """The player of a personal API token or, without a bearer token, of the session cookie.
 
     ``401`` without either, and for a seat's or a game's admin token: those

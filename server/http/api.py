@@ -62,6 +62,8 @@ from server.http.events import (
 )
 from server.http.jsontext import load_untrusted
 from server.http.limits import charge_stream
+from server.store.records import Webhook
+from server.webhooks.delivery import webhook_secret
 from server.webhooks.destinations import Refused, configured
 
 
@@ -258,7 +260,7 @@ def conditional(*parts: Any) -> str | Response:
 def game_version(game: Game) -> tuple[Any, ...]:
     """What every view of ``game`` changes with."""
     row = game.row
-    return (game.id, game.seq, game.status, row["updated_at"], row["deadline"])
+    return (game.id, game.seq, game.status, row.updated_at, row.deadline)
 
 
 @blp.route("/engines")
@@ -346,7 +348,7 @@ def create_game(body: dict[str, Any]) -> dict[str, Any]:
         turn_hours=body["turn_hours"],
         deadline_policy=body["deadline_policy"],
         client=current_client(),
-        table=Table(actor.player["id"] if actor.personal_token else None, body["seating"]),
+        table=Table(actor.player.id if actor.personal_token else None, body["seating"]),
     )
 
 
@@ -378,7 +380,7 @@ def list_my_games(query: dict[str, Any]) -> dict[str, Any]:
     games page.
     """
     player = personal_player()
-    games = my_games.player_games(current_store(), player["id"])
+    games = my_games.player_games(current_store(), player.id)
     page, following = my_games.games_page(games, query["limit"], query.get("cursor"))
     return {"games": [my_games.summary(row) for row in page], "next_cursor": following}
 
@@ -555,16 +557,17 @@ def create_webhook(body: dict[str, Any], game_id: str) -> dict[str, Any]:
         configured(current_app.config).check_url(url)
     except Refused as error:
         raise TurnpostError("invalid_request", str(error), {"url": [str(error)]}) from None
-    return current_service().add_webhook(
-        game_id, current_actor().bearer, url, current_app.config["SECRET_KEY"]
-    )
+    webhook = current_service().add_webhook(game_id, current_actor().bearer, url)
+    secret = webhook_secret(current_app.config["SECRET_KEY"], game_id, webhook.id)
+    created = {"id": webhook.id, "url": webhook.url, "created_at": webhook.created_at}
+    return {**created, "secret": secret}
 
 
 @blp.route("/games/<game_id>/webhooks")
 @blp.response(200, WebhookSchema(many=True))
 @operation("listWebhooks", "unauthorized", "not_found")
 @bearer
-def list_webhooks(game_id: str) -> list[dict[str, Any]]:
+def list_webhooks(game_id: str) -> list[Webhook]:
     """The game's webhooks, without their secrets (admin token)."""
     return current_service().webhooks(game_id, current_actor().bearer)
 

@@ -15,7 +15,7 @@ from flask_wtf.csrf import CSRFProtect
 
 if TYPE_CHECKING:
     from server.games.service import GameService
-    from server.store.sqlite import Store
+    from server.store.base import Store
 
 #: The CSRF guard of every form (installed on the app by the factory).
 csrf = CSRFProtect()

@@ -6,9 +6,9 @@ event; a ``message`` event tells each message of the table talk
 (:mod:`server.games.talk`) posted while the stream is open. Thousands of
 listeners must not each poll SQLite, so each worker process has one
 :class:`Feed`: a single background thread (a greenlet under gunicorn's
-gevent workers) asks the store a few times a second whether another
-connection has committed (:meth:`~server.store.sqlite.Store.data_version`)
-and only then reads the moves logged and the messages posted since its
+gevent workers) waits for the store to say that another connection has
+committed (:meth:`~server.store.base.Connection.wait_for_change`: SQLite looks
+a few times a second) and only then reads the moves logged and the messages posted since its
 cursors and the watched games that ended, formats each event once (from the
 public log entry, or the message) and hands it to the :class:`Subscription`
 of every stream that follows the game. A stream waits on its subscription
@@ -44,7 +44,7 @@ limits like an answer's (:func:`~server.http.limits.charge_stream`).
     ...     "at": "2026-11-25T21:00:00.000000Z"})
     'id: 3\\nevent: move\\ndata: {"seq": 3, "seat": 1, "move": {"action": "pass"}, "notation": \
 "pass", "description": "Bob passes.", "to_move": [0], "status": "active", "result": null}\\n\\n'
-    >>> end_event({"seq": 9, "status": "finished", "result": '{"winners": [0]}'})
+    >>> end_event(EndedGame("g1", 9, "finished", {"winners": [0]}))
     'id: 9\\nevent: end\\ndata: {"seq": 9, "status": "finished", "result": {"winners": [0]}}\\n\\n'
     >>> message_event({"thread": "table", "number": 1, "text": "gg\\n<b>"})
     'event: message\\ndata: {"thread": "table", "number": 1, "text": "gg\\\\n<b>"}\\n\\n'
@@ -54,7 +54,6 @@ from __future__ import annotations
 
 import json
 import logging
-import sqlite3
 import threading
 import time
 from collections import Counter
@@ -65,14 +64,18 @@ from typing import Any
 from server.errors import TurnpostError
 from server.games.game import log_entry
 from server.games.talk import TABLE, message_entry
-from server.store.sqlite import Store
+from server.store import open_store
+from server.store.base import Store, StoreUnavailable
+from server.store.records import EndedGame, GameRow, Message
 
 logger = logging.getLogger(__name__)
 
 #: Seconds between keep-alive comments on a quiet stream (the contract asks for <= 15).
 KEEPALIVE_SECONDS = 5.0
-#: Seconds between the feed's looks at the database.
-POLL_SECONDS = 0.25
+#: The longest the feed waits for a change at once (it waits again when nothing changed).
+WAIT_SECONDS = 5.0
+#: Seconds before the feed looks again after the database was unavailable.
+RETRY_SECONDS = 1.0
 #: Headers of an event stream: never cached nor buffered by a proxy.
 STREAM_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 #: Sent first on every stream: reconnect after 2 s if the connection drops.
@@ -97,11 +100,10 @@ def move_event(entry: dict[str, Any]) -> str:
     return f"id: {entry['seq']}\nevent: move\ndata: {json.dumps(data)}\n\n"
 
 
-def end_event(game: dict[str, Any]) -> str:
-    """The final ``end`` event of a game that is over (a ``games`` row); its id is the last seq."""
-    result = None if game["result"] is None else json.loads(game["result"])
-    data = {"seq": game["seq"], "status": game["status"], "result": result}
-    return f"id: {game['seq']}\nevent: end\ndata: {json.dumps(data)}\n\n"
+def end_event(game: EndedGame | GameRow) -> str:
+    """The final ``end`` event of a game that is over; its id is the last seq."""
+    data = {"seq": game.seq, "status": game.status, "result": game.result}
+    return f"id: {game.seq}\nevent: end\ndata: {json.dumps(data)}\n\n"
 
 
 def message_event(entry: dict[str, Any]) -> str:
@@ -122,9 +124,9 @@ class Reader:
     hidden: frozenset[int] = frozenset()
     talk: bool = False
 
-    def reads(self, message: dict[str, Any]) -> bool:
-        """Whether a ``messages`` row goes to this stream."""
-        return message["thread"] in self.threads and message["seat"] not in self.hidden
+    def reads(self, message: Message) -> bool:
+        """Whether a message goes to this stream."""
+        return message.thread in self.threads and message.seat not in self.hidden
 
 
 class Subscription:
@@ -153,8 +155,8 @@ class Subscription:
                 self.moves.setdefault(seq, event)
         self.wake.set()
 
-    def deliver_message(self, message: dict[str, Any], event: str) -> None:
-        """Queue the event of a ``messages`` row, if this stream's reader reads it."""
+    def deliver_message(self, message: Message, event: str) -> None:
+        """Queue the event of a message, if this stream's reader reads it."""
         if not self.reader.reads(message):
             return
         with self.lock:
@@ -263,8 +265,8 @@ class Feed:
     players' streams by one query on the seats of those games.
     """
 
-    def __init__(self, db_path: str, max_streams: int, max_per_client: int) -> None:
-        self.db_path = db_path
+    def __init__(self, db_url: str, max_streams: int, max_per_client: int) -> None:
+        self.db_url = db_url
         self.max_streams = max_streams
         self.max_per_client = max_per_client
         self._lock = threading.Lock()
@@ -313,7 +315,7 @@ class Feed:
             )
         self._by_client[client] += 1
         if self._poller is None:  # from the moves logged before this stream was admitted
-            store = Store.open(self.db_path)
+            store = open_store(self.db_url)
             start = (store, store.last_move_cursor(), store.last_message_cursor())
             self._poller = threading.Thread(
                 target=self._poll, args=start, name="events", daemon=True
@@ -346,35 +348,36 @@ class Feed:
         """Forever: when the database changed, hand the moves logged after ``cursor``, the
         messages posted after ``talk_cursor`` and the ended games to their streams.
 
-        A failing look (the database locked for longer than the busy timeout)
-        is logged and tried again at the next tick: the feed must not die.
+        A failing look (the database unavailable: locked for longer than the
+        store waits, or out of reach) is logged and tried again a moment later:
+        the feed must not die.
         """
-        version = None
+        seen = None
         while True:
-            time.sleep(POLL_SECONDS)
             try:
-                current = store.data_version()
-                if current != version:
+                current = store.wait_for_change(seen, WAIT_SECONDS)
+                if current != seen:
                     cursor, moved = self._publish_moves(store, cursor)
                     talk_cursor = self._publish_messages(store, talk_cursor)
                     self._publish_ends(store)
                     self._publish_players(store, moved)
-                    version = current
-            except sqlite3.Error:
+                    seen = current
+            except StoreUnavailable:
                 logger.exception("the event feed could not read the database; retrying")
+                time.sleep(RETRY_SECONDS)
 
     def _publish_moves(self, store: Store, cursor: int) -> tuple[int, set[str]]:
         """Hand the moves logged after ``cursor`` to their games' streams: the new cursor and
         the games that moved."""
         moved = set()
-        for row in store.moves_since(cursor):
-            moved.add(row["game_id"])
-            followers = self._followers(row["game_id"])
+        for logged, move in store.moves_since(cursor):
+            moved.add(move.game_id)
+            followers = self._followers(move.game_id)
             if followers:
-                event = move_event(log_entry(row))
+                event = move_event(log_entry(move))
                 for subscription in followers:
-                    subscription.deliver_move(row["seq"], event)
-            cursor = row["cursor"]
+                    subscription.deliver_move(move.seq, event)
+            cursor = logged
         return cursor, moved
 
     def _publish_players(self, store: Store, moved: set[str]) -> None:
@@ -382,20 +385,20 @@ class Feed:
         with self._lock:
             if not self._by_player or not moved:
                 return
-        for seat in store.players_of_games(sorted(moved)):
+        for game_id, player_id in store.players_of_games(sorted(moved)):
             with self._lock:
-                followers = list(self._by_player.get(seat["player_id"], ()))
+                followers = list(self._by_player.get(player_id, ()))
             for subscription in followers:
-                subscription.deliver_change(seat["game_id"])
+                subscription.deliver_change(game_id)
 
     def _publish_messages(self, store: Store, cursor: int) -> int:
-        for row in store.messages_since(cursor):
-            followers = self._followers(row["game_id"])
-            if followers and row["deleted_at"] is None:
-                event = message_event(message_entry(row, row["name"]))
+        for message, writer in store.messages_since(cursor):
+            followers = self._followers(message.game_id)
+            if followers and message.deleted_at is None:
+                event = message_event(message_entry(message, writer))
                 for subscription in followers:
-                    subscription.deliver_message(row, event)
-            cursor = row["id"]
+                    subscription.deliver_message(message, event)
+            cursor = message.id
         return cursor
 
     def _publish_ends(self, store: Store) -> None:
@@ -405,5 +408,5 @@ class Feed:
             return
         for game in store.ended_games(watched):
             event = end_event(game)
-            for subscription in self._followers(game["id"]):
+            for subscription in self._followers(game.id):
                 subscription.deliver_end(event)

@@ -73,7 +73,7 @@ from flask_limiter import ApplicationLimit, Limiter, RateLimitExceeded
 from server.errors import TurnpostError
 from server.http.clients import current_client
 from server.http.errors import error_response
-from server.store.sqlite import hash_secret
+from server.store.base import hash_secret
 
 DEFAULTS = {
     "TURNPOST_RATELIMIT_TOKEN": "600/minute",

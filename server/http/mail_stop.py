@@ -70,9 +70,9 @@ def _stop_response(token: str, done: bool) -> Response:
     return _private_page(
         "email/stop.html",
         done=done,
-        name=game.seats[seat]["name"],
+        name=game.seats[seat].name,
         engine=game.engine,
-        names=[row["name"] for row in game.seats if row["seat"] != seat],
+        names=[row.name for row in game.seats if row.seat != seat],
     )
 
 

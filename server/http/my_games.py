@@ -25,7 +25,6 @@ script the page is the same, as of its last load.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
@@ -46,13 +45,14 @@ from flask_wtf.csrf import generate_csrf
 
 from engines import ENGINES, Engine
 from engines.words import join, plural
-from server.accounts.games import OVER, RUNNING, WAITING, player_games, prompts
+from server.accounts.games import OVER, RUNNING, WAITING, MyGame, player_games, prompts
 from server.games.clock import parse_time, utcnow
 from server.http.actor import current_actor, signed_in_player
 from server.http.clients import current_client
 from server.http.context import current_store
 from server.http.events import STREAM_HEADERS
 from server.http.pages_words import waiting_words
+from server.store.records import Message, Player
 
 bp = Blueprint("my_games", __name__)
 
@@ -92,8 +92,8 @@ def games_events() -> Response:
     """
     player = signed_in_player()
     feed = current_app.extensions["turnpost"].feed
-    subscription = feed.subscribe_player(player["id"], current_client())
-    for game_id in _moved_since(player["id"], request.args.get("after", "")):
+    subscription = feed.subscribe_player(player.id, current_client())
+    for game_id in _moved_since(player.id, request.args.get("after", "")):
         subscription.deliver_change(game_id)
     response = Response(subscription.stream(), mimetype="text/event-stream", headers=STREAM_HEADERS)
     response.call_on_close(subscription.close)
@@ -122,27 +122,27 @@ def _private(page: str) -> Response:
     return response
 
 
-def _context(player: dict[str, Any]) -> dict[str, Any]:
+def _context(player: Player) -> dict[str, Any]:
     """The page's and the list's context: the player's games in three parts, in words."""
     store = current_store()
-    games = player_games(store, player["id"])
-    parts: dict[int, list[dict[str, Any]]] = {WAITING: [], RUNNING: [], OVER: []}
+    games = player_games(store, player.id)
+    parts: dict[int, list[MyGame]] = {WAITING: [], RUNNING: [], OVER: []}
     for game in games:
-        parts[game["part"]].append(game)
+        parts[game.part].append(game)
     asks = prompts(store, parts[WAITING])
     urls = {"page": _addresses("web.game_page"), "seat": _addresses("web.take_my_seat")}
     listed = [*parts[WAITING], *parts[RUNNING], *parts[OVER][:RECENT_OVER]]
-    said = store.last_said([(game["id"], game["you"]) for game in listed])
+    said = store.last_said([(game.row.id, game.row.you) for game in listed])
 
     def shown(part: int, limit: int | None = None) -> list[dict[str, Any]]:
         return [
-            _shown(game, asks.get(game["id"], ""), urls, said.get(game["id"]))
+            _shown(game, asks.get(game.row.id, ""), urls, said.get(game.row.id))
             for game in parts[part][:limit]
         ]
 
     waiting = len(parts[WAITING])
     return {
-        "zone": player["time_zone"],
+        "zone": player.time_zone,
         "csrf": generate_csrf(),
         "parts": [
             Part("waiting", "Your turn", shown(WAITING), "No game waits for you."),
@@ -181,41 +181,40 @@ def _addresses(endpoint: str) -> Callable[[str], str]:
 
 
 def _shown(
-    game: dict[str, Any],
+    game: MyGame,
     prompt: str,
     urls: dict[str, Callable[[str], str]],
-    said: dict[str, Any] | None,
+    said: Message | None,
 ) -> dict[str, Any]:
     """A game of the list as the page shows it, with its ``urls`` and the last message ``said``
-    at its table (a ``messages`` row, or ``None``)."""
-    engine = ENGINES[game["engine"]]
-    names = [seat["name"] for seat in game["players"]]
-    others = [
-        seat["name"]
-        for seat in game["players"]
-        if seat["name"] and seat["seat"] not in game["mine"]
-    ]
+    at its table (or ``None``)."""
+    row = game.row
+    engine = ENGINES[row.engine]
+    names = [seat.name for seat in row.players]
+    others = [seat.name for seat in row.players if seat.name and seat.seat not in game.mine]
     free = names.count("")  # the open seats of a table that forms
     if free:
         others.append(plural(free, "open seat"))
     return {
-        "id": game["id"],
-        "urls": {kind: address(game["id"]) for kind, address in urls.items()},
+        "id": row.id,
+        "urls": {kind: address(row.id) for kind, address in urls.items()},
         "name": engine.name,
         "others": join(others),
-        "seat": game["you"],
-        "status": game["status"],
-        "forming": game["status"] == "forming",
-        "waiting": bool(game["waiting"]),
+        "seat": row.you,
+        "status": row.status,
+        "forming": row.status == "forming",
+        "waiting": row.waiting,
         "turn": _turn_words(game, engine, names, prompt),
-        "deadline": game["deadline"] if game["status"] == "active" else None,
-        "soon": _soon(game["deadline"]) if game["waiting"] else False,
+        "deadline": row.deadline if row.status == "active" else None,
+        "soon": _soon(row.deadline) if row.waiting else False,
         "outcome": _outcome(game),
-        "moves": game["seq"],
-        "last_move": game["last_description"],
-        "last_at": game["last_at"],
-        "started": game["created_at"],
-        "said": None if said is None else {**said, "name": names[said["seat"]]},
+        "moves": row.seq,
+        "last_move": row.last_description,
+        "last_at": row.last_at,
+        "started": row.created_at,
+        "said": None
+        if said is None
+        else {"name": names[said.seat], "text": said.text, "at": said.at},
     }
 
 
@@ -226,23 +225,23 @@ def _soon(deadline: str | None) -> bool:
     return parse_time(deadline) - parse_time(utcnow()) < timedelta(hours=SOON_HOURS)
 
 
-def _outcome(game: dict[str, Any]) -> str | None:
+def _outcome(game: MyGame) -> str | None:
     """``won``, ``lost`` or ``drawn`` for the player in a finished game, else ``None``."""
-    if game["status"] != "finished":
+    if game.row.status != "finished":
         return None
-    winners = set(json.loads(game["result"]).get("winners") or [])
+    winners = set(game.row.result.get("winners") or [])
     if not winners:
         return "drawn"
-    return "won" if winners & set(game["mine"]) else "lost"
+    return "won" if winners & set(game.mine) else "lost"
 
 
-def _turn_words(game: dict[str, Any], engine: Engine, names: list[str], prompt: str) -> str:
+def _turn_words(game: MyGame, engine: Engine, names: list[str], prompt: str) -> str:
     """Whose turn it is, or how the game ended, in words: "Your turn: enter an elephant"."""
-    if game["waiting"]:
+    row = game.row
+    if row.waiting:
         return f"Your turn: {prompt}" if prompt else "Your turn."
-    if game["status"] == "finished":
-        return engine.describe_result(json.loads(game["result"]), names)
-    if game["status"] == "aborted":
+    if row.status == "finished":
+        return engine.describe_result(row.result, names)
+    if row.status == "aborted":
         return "The game was stopped."
-    to_move = json.loads(game["to_move"])
-    return waiting_words(to_move, names) if to_move else "The game waits for its players."
+    return waiting_words(row.to_move, names) if row.to_move else "The game waits for its players."

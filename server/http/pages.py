@@ -39,7 +39,6 @@ mail are in :mod:`server.http.mail_stop`.
 from __future__ import annotations
 
 import base64
-import json
 import secrets
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, replace
@@ -78,7 +77,8 @@ from server.http.cooperative import offload
 from server.http.guide import NO_ANSWER, Guide, Picks, build_guide, pick_params, read_picks
 from server.http.pages_words import moment_words, refusal_words, waiting_words
 from server.resources import static_dir
-from server.store.sqlite import hash_secret
+from server.store.base import hash_secret
+from server.store.records import LobbyGame, OpenTable, Player, Seat
 
 bp = Blueprint("web", __name__, static_folder=str(static_dir()), static_url_path="/assets")
 
@@ -165,7 +165,7 @@ def create_game() -> Any:
             turn_hours=body["turn_hours"],
             client=current_client(),
             handed_key=key,
-            table=Table(None if player is None else player["id"], body["seating"]),
+            table=Table(None if player is None else player.id, body["seating"]),
         )
     except TurnpostError as error:
         return _render_lobby(error=error, form=request.form), error.status
@@ -227,23 +227,23 @@ def created_page(game_id: str) -> Response:
     mailed = current_store().mailed_seats(game_id)
     links = [
         {
-            "seat": seat["seat"],
-            "name": seat["name"],
+            "seat": seat.seat,
+            "name": seat.name,
             "state": _link_state(games, game, seat, token),
             "link": url_for("web.claim_seat", game_id=game_id, token=token, _external=True),
             "claim": url_for("web.claim_seat", game_id=game_id, token=token),
-            "address": bool(seat["email"]),
-            "mailed": seat["seat"] in mailed,
+            "address": bool(seat.email),
+            "mailed": seat.seat in mailed,
         }
         for seat, token in zip(game.seats, tokens, strict=True)
-        if seat["name"]
+        if seat.name
     ]
     page = render_template(
         "created.html",
         game=game,
         links=links,
         admin_token=admin,
-        open_seats=sum(not seat["name"] for seat in game.seats),
+        open_seats=sum(not seat.name for seat in game.seats),
         sends_mail=bool(current_app.config.get("TURNPOST_SMTP_URL")),
     )
     response = make_response(page)
@@ -251,12 +251,12 @@ def created_page(game_id: str) -> Response:
     return response
 
 
-def _link_state(games: GameService, game: Game, seat: Mapping[str, Any], token: str) -> str:
+def _link_state(games: GameService, game: Game, seat: Seat, token: str) -> str:
     """Where a new game's seat stands for its creator's page: ``link`` (its handed link
     works), ``opened`` (someone opened it), ``kept`` (kept for its player: no link was
     handed) or ``seated`` (that player took it)."""
     if games.store.seat_token(game.id, token) is None:
-        return "seated" if seat["joined_at"] else "kept"
+        return "seated" if seat.joined_at else "kept"
     return "link" if games.seat_of(game.id, token) is not None else "opened"
 
 
@@ -295,7 +295,7 @@ TURN_CLOCKS = (24, 48, 72, 168)
 
 def _render_lobby(error: TurnpostError | None = None, form: Mapping[str, str] | None = None) -> str:
     store, player = current_store(), current_actor().player
-    mine = [] if player is None else store.lobby_games(player["id"], LOBBY_OWN_GAMES)
+    mine = [] if player is None else store.lobby_games(player.id, LOBBY_OWN_GAMES)
     return render_template(
         "lobby.html",
         engines=list(ENGINES.values()),
@@ -313,35 +313,41 @@ def _render_lobby(error: TurnpostError | None = None, form: Mapping[str, str] | 
     )
 
 
-def table_entry(row: Mapping[str, Any]) -> dict[str, Any]:
+def table_entry(row: OpenTable) -> dict[str, Any]:
     """A forming table as the lobby lists it: its game, options in words, who sits there."""
-    engine = ENGINES[row["engine"]]
-    named = [seat for seat in row["players"] if seat["name"]]
+    named = [seat for seat in row.players if seat.name]
     return {
-        **row,
-        "engine": engine,
-        "options": option_words(json.loads(row["options"])),
-        "seated": [seat["name"] for seat in named if seat["joined_at"]],
-        "waiting": [seat["name"] for seat in named if not seat["joined_at"]],
-        "open": len(row["players"]) - len(named),
+        "id": row.id,
+        "engine": ENGINES[row.engine],
+        "options": option_words(row.options),
+        "seeded": row.seeded,
+        "turn_hours": row.turn_hours,
+        "seated": [seat.name for seat in named if seat.joined_at],
+        "waiting": [seat.name for seat in named if not seat.joined_at],
+        "open": len(row.players) - len(named),
     }
 
 
-def own_entry(row: Mapping[str, Any], player: Mapping[str, Any]) -> dict[str, Any]:
+def own_entry(row: LobbyGame, player: Player) -> dict[str, Any]:
     """One of the signed-in player's games as the lobby lists it, with its state in words."""
-    names = [seat["name"] for seat in row["players"] if seat["name"]]
-    mine = {seat["seat"] for seat in row["players"] if seat["player_id"] == player["id"]}
-    to_move = json.loads(row["to_move"])
-    if row["status"] == "forming":
-        free = sum(not seat["name"] for seat in row["players"])
+    names = [seat.name for seat in row.players if seat.name]
+    mine = {seat.seat for seat in row.players if seat.player_id == player.id}
+    if row.status == "forming":
+        free = sum(not seat.name for seat in row.players)
         words = "waiting for players" + (f" ({plural(free, 'open seat')})" if free else "")
-    elif row["status"] == "active" and mine & set(to_move):
+    elif row.status == "active" and mine & set(row.to_move):
         words = "your turn"
-    elif row["status"] == "active":
-        words = waiting_words(to_move, [seat["name"] for seat in row["players"]])
+    elif row.status == "active":
+        words = waiting_words(row.to_move, [seat.name for seat in row.players])
     else:
-        words = {"finished": "game over", "aborted": "stopped"}[row["status"]]
-    return {**row, "engine": ENGINES[row["engine"]], "names": names, "words": words}
+        words = {"finished": "game over", "aborted": "stopped"}[row.status]
+    return {
+        "id": row.id,
+        "engine": ENGINES[row.engine],
+        "names": names,
+        "words": words,
+        "updated_at": row.updated_at,
+    }
 
 
 def option_words(options: Mapping[str, Any]) -> list[str]:
@@ -571,12 +577,12 @@ def claim_seat(game_id: str, token: str) -> Response:
         page = render_template(
             "claim.html",
             game=game,
-            name=game.seats[seat]["name"],
-            current=None if playing is None else game.seats[playing]["name"],
+            name=game.seats[seat].name,
+            current=None if playing is None else game.seats[playing].name,
         )
         return make_response(page)
     player = current_actor().player
-    taken = games.take_seat(game_id, token, None if player is None else player["id"])
+    taken = games.take_seat(game_id, token, None if player is None else player.id)
     response = redirect(_table_url(game_id, as_seat=seat if held else None), 303)
     kept = [held_token for held_seat, held_token in held.items() if held_seat != taken.seat]
     _remember_seats(response, game_id, kept, active=taken.token)
@@ -597,7 +603,7 @@ def take_my_seat(game_id: str) -> Response:
         raise TurnpostError("invalid_request", "Which seat? Open it from your games page.")
     games = current_service()
     held = _held_seats(games, games.load(game_id))
-    taken = games.take_own_seat(game_id, seat, player["id"], held.get(seat))
+    taken = games.take_own_seat(game_id, seat, player.id, held.get(seat))
     shown = taken.seat if len(held) > 1 else None
     response = redirect(_table_url(game_id, as_seat=shown), 303)
     _remember_seats(response, game_id, list(held.values()), active=taken.token)
@@ -817,7 +823,7 @@ def _guide(
     """The guided form's step for the seat to move, from the answers in the address."""
     engine = game.engine
     legal = offload(games.legal_moves, game, seat)["moves"]
-    names = [row["name"] for row in game.seats]
+    names = [row.name for row in game.seats]
 
     def sentence(entry: dict[str, Any]) -> str:
         move = _bare(entry)

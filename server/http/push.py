@@ -72,9 +72,7 @@ def add_browser() -> tuple[Response, int]:
         raise TurnpostError(
             "invalid_request", "This is not a push subscription.", error.messages_dict
         ) from None
-    created = subscribe(
-        current_store(), push_destinations(current_app.config), player["id"], loaded
-    )
+    created = subscribe(current_store(), push_destinations(current_app.config), player.id, loaded)
     return jsonify(created), 201
 
 
@@ -82,6 +80,6 @@ def add_browser() -> tuple[Response, int]:
 def remove_browser(subscription_id: int) -> Response:
     """Stop notifying one of the signed-in player's browsers."""
     player = signed_in_player()
-    if not current_store().remove_push_subscription(subscription_id, player["id"]):
+    if not current_store().remove_push_subscription(subscription_id, player.id):
         raise TurnpostError("not_found", "You have no such browser.")
     return redirect(url_for("accounts.me_page"), 303)

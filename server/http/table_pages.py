@@ -38,6 +38,7 @@ from server.http.pages import (
     show_created,
     whole_number,
 )
+from server.store.records import Seat
 
 bp = Blueprint("tables", __name__)
 
@@ -71,16 +72,16 @@ def table_controls(game_id: str) -> dict[str, Any]:
     host = Tables(games).host_of(game, player)
     rematch = games.store.rematch_of(game.id)
     held = _held_seats(games, game)
-    mine = player is not None and any(row["player_id"] == player["id"] for row in game.seats)
-    hours = game.row["turn_hours"]
+    mine = player is not None and any(row.player_id == player.id for row in game.seats)
+    hours = game.row.turn_hours
     return {
         "host": host,
-        "seats": [_seat_words(game, row) for row in game.seats if row["name"]] if host else [],
+        "seats": [_seat_words(game, row) for row in game.seats if row.name] if host else [],
         "running": game.status in ("forming", "active"),
         "forming": game.status == "forming",
-        "hidden": game.row["hidden_at"] is not None,
+        "hidden": game.row.hidden_at is not None,
         "turn_hours": hours,
-        "policy": game.row["deadline_policy"],
+        "policy": game.row.deadline_policy,
         "clocks": sorted(set(TURN_CLOCKS) | ({hours} if hours else set())),
         "policies": DEADLINE_POLICIES,
         "clock_words": clock_words,
@@ -91,13 +92,13 @@ def table_controls(game_id: str) -> dict[str, Any]:
     }
 
 
-def _seat_words(game: Game, row: dict[str, Any]) -> dict[str, Any]:
+def _seat_words(game: Game, row: Seat) -> dict[str, Any]:
     """A seat in the host panel: its name, where it stands (never its address)."""
     if game.status == "forming":
-        state = "took their seat" if row["joined_at"] else "has not taken their seat yet"
+        state = "took their seat" if row.joined_at else "has not taken their seat yet"
     else:
-        state = "opened their link" if row["private_at"] else "has not opened their link yet"
-    return {"seat": row["seat"], "name": row["name"], "state": state, "mail": bool(row["email"])}
+        state = "opened their link" if row.private_at else "has not opened their link yet"
+    return {"seat": row.seat, "name": row.name, "state": state, "mail": bool(row.email)}
 
 
 # -- a table that forms -----------------------------------------------------------
@@ -109,17 +110,17 @@ def table_page(game_id: str) -> Response:
     if game.started:
         return redirect(url_for("web.game_page", game_id=game_id), 303)
     player = current_actor().player
-    mine = [] if player is None else [r for r in game.seats if r["player_id"] == player["id"]]
+    mine = [] if player is None else [r for r in game.seats if r.player_id == player.id]
     view = games.game_object(game, None)
     page = render_template(
         "forming.html",
         game=game,
         view=view,
         options=option_words(view["options"]),
-        clock=clock_words(game.row["turn_hours"]),
-        seated=any(row["joined_at"] for row in mine),
-        kept=any(not row["joined_at"] for row in mine),
-        free=sum(not row["name"] for row in game.seats),
+        clock=clock_words(game.row.turn_hours),
+        seated=any(row.joined_at for row in mine),
+        kept=any(not row.joined_at for row in mine),
+        free=sum(not row.name for row in game.seats),
     )
     response = make_response(page)
     response.headers["Cache-Control"] = "no-store"

@@ -65,7 +65,7 @@ NEXT_MESSAGES = {
 def page_seats(games: GameService, game: Game) -> set[int]:
     """The seats this browser may talk as: those its cookies hold, and the signed-in player's."""
     player = current_actor().player
-    tied = {row["seat"] for row in game.seats if player and row["player_id"] == player["id"]}
+    tied = {row.seat for row in game.seats if player and row.player_id == player.id}
     return set(_held_seats(games, game)) | tied
 
 

@@ -23,14 +23,14 @@ import hmac
 import re
 import secrets
 import time
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Callable
 
 from email_validator import EmailNotValidError, validate_email
 from itsdangerous import BadSignature, URLSafeSerializer
 
 from server.games.clock import parse_time
 from server.mail.settings import MailSettings
+from server.store.records import Seat
 
 KEY_LENGTH = 20
 #: Hex digits of the key in a seat pass (128 bits).
@@ -126,7 +126,8 @@ def seat_pass(
 
     >>> settings = MailSettings(secret="s3cret")
     >>> text = seat_pass(settings, "a1b2", 1, generation=0, issued_ms=1_700_000_000_000)
-    >>> seat = {"mail_generation": 0, "passes_revoked_at": None}
+    >>> from types import SimpleNamespace
+    >>> seat = SimpleNamespace(mail_generation=0, passes_revoked_at=None)
     >>> pass_seat(settings, "a1b2", text, lambda game, s: seat, now_ms=1_700_000_000_000)
     1
     >>> [pass_seat(settings, game, forged, lambda g, s: seat, now_ms=1_700_000_000_000) for
@@ -151,7 +152,7 @@ def pass_seat(
     settings: MailSettings,
     game_id: str,
     text: str,
-    seat_row: Callable[[str, int], Mapping[str, Any] | None],
+    seat_row: Callable[[str, int], Seat | None],
     now_ms: int | None = None,
 ) -> int | None:
     """The seat whose valid :func:`seat_pass` ``text`` is, or ``None`` (constant-time check).
@@ -168,11 +169,11 @@ def pass_seat(
     row = seat_row(game_id, seat)
     if row is None:
         return None
-    expected = seat_pass(settings, game_id, seat, row["mail_generation"], issued)
+    expected = seat_pass(settings, game_id, seat, row.mail_generation, issued)
     if not hmac.compare_digest(expected, text):
         return None
     now_ms = int(time.time() * 1000) if now_ms is None else now_ms
-    revoked = row["passes_revoked_at"]
+    revoked = row.passes_revoked_at
     if revoked is not None and issued <= parse_time(revoked).timestamp() * 1000:
         return None
     if not now_ms - PASS_DAYS * 24 * 3600 * 1000 <= issued <= now_ms + PASS_SKEW_MS:

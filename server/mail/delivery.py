@@ -48,7 +48,6 @@ from datetime import timedelta
 from email import policy
 from email.message import EmailMessage
 from email.utils import format_datetime
-from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from server.accounts.mail import account_message
@@ -64,7 +63,8 @@ from server.mail.render import RECENT_MOVES as RECENT
 from server.mail.render import Letter, compose
 from server.mail.settings import MailSettings
 from server.notify.digest import digest_message
-from server.store.sqlite import Store
+from server.store.base import Store
+from server.store.records import OutboxMail
 
 #: Seconds a claimed row is left alone before another attempt may take it.
 LEASE_SECONDS = 300
@@ -115,7 +115,7 @@ def backoff(attempts: int) -> timedelta:
 class Outcome:
     """What became of one outbox row in a delivery run."""
 
-    row: dict[str, Any]
+    row: OutboxMail
     status: str  # sent | superseded | failed
     reason: str = ""
     #: For a failure: whether it is for good (no retry).
@@ -124,7 +124,7 @@ class Outcome:
     def line(self) -> str:
         """One line for the operator: "mail 12 (turn, game a1b2, seat 0) sent: Your turn..."."""
         row = self.row
-        what = f"mail {row['id']} ({row['kind']}, game {row['game_id']}, seat {row['seat']})"
+        what = f"mail {row.id} ({row.kind}, game {row.game_id}, seat {row.seat})"
         if self.status == "failed":
             retry = "for good" if self.permanent else "will retry"
             return f"{what} failed ({retry}): {self.reason}"
@@ -163,12 +163,12 @@ class Envelope:
     """One mail ready to go: its message and the rows it carries (the last one leads)."""
 
     message: EmailMessage
-    rows: list[dict[str, Any]]
+    rows: list[OutboxMail]
     #: The id of the last message of the table talk it tells (0: none).
     said_upto: int = 0
 
 
-def claim_due(store: Store, now: str) -> list[dict[str, Any]]:
+def claim_due(store: Store, now: str) -> list[OutboxMail]:
     """Take the rows due at ``now`` for one lease; rows another worker took are skipped."""
     lease_end = format_time(parse_time(now) + timedelta(seconds=LEASE_SECONDS))
     return store.claim_due_mail(now, lease_end, BATCH)
@@ -197,43 +197,43 @@ def deliver_due(store: Store, settings: MailSettings, now: str | None = None) ->
     return report
 
 
-def _by_seat(rows: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+def _by_seat(rows: list[OutboxMail]) -> list[list[OutboxMail]]:
     """``rows`` grouped by game, seat and address (account mails: by address and kind;
     invitations apart: they have their own mail), in the order of each group's first row."""
-    groups: dict[tuple[str, int, str, str | None], list[dict[str, Any]]] = {}
+    groups: dict[tuple[str, int, str, str | None], list[OutboxMail]] = {}
     for row in rows:
-        apart = row["game_id"] is None or row["kind"] == "invite"
-        kind = row["kind"] if apart else None  # account mails: one per kind; invitations
-        groups.setdefault((row["game_id"], row["seat"], row["to_addr"], kind), []).append(row)
+        apart = row.game_id is None or row.kind == "invite"
+        kind = row.kind if apart else None  # account mails: one per kind; invitations
+        groups.setdefault((row.game_id, row.seat, row.to_addr, kind), []).append(row)
     return list(groups.values())
 
 
-def superseded_reason(store: Store, game: Game, row: dict[str, Any]) -> str | None:
+def superseded_reason(store: Store, game: Game, row: OutboxMail) -> str | None:
     """Why ``row`` must not be sent now (its turn was played, mail stopped), or ``None``."""
-    seat = game.seats[row["seat"]]
-    stopped = withheld_when_sent(store, seat, row["kind"], recipient_key(row["to_addr"]))
+    seat = game.seats[row.seat]
+    stopped = withheld_when_sent(store, seat, row.kind, recipient_key(row.to_addr))
     if stopped:
         return stopped
-    if row["kind"] == "invite":
+    if row.kind == "invite":
         return invitation_superseded(game, row)
     if not game.started:
         return "the table has not started: only invitations go out"
-    if row["kind"] in NAGGING:
+    if row.kind in NAGGING:
         if game.status != "active":
             return f"the game is {game.status}"
-        if game.seq != row["seq"] or row["seat"] not in game.to_move:
-            return f"the turn after move {row['seq']} was already played"
+        if game.seq != row.seq or row.seat not in game.to_move:
+            return f"the turn after move {row.seq} was already played"
     return None
 
 
 def _prepare(
-    store: Store, settings: MailSettings, rows: list[dict[str, Any]], now: str, report: Report
+    store: Store, settings: MailSettings, rows: list[OutboxMail], now: str, report: Report
 ) -> Envelope | None:
     """The mail of one seat's rows, after dropping the stale ones; ``None`` if none is left."""
-    if rows[0]["game_id"] is None:
+    if rows[0].game_id is None:
         return _prepare_account(store, settings, rows, now, report)
     try:
-        game = GameService(store).load(rows[0]["game_id"])
+        game = GameService(store).load(rows[0].game_id)
         live = []
         for row in rows:
             reason = superseded_reason(store, game, row)
@@ -250,18 +250,18 @@ def _prepare(
 
 
 def _prepare_account(
-    store: Store, settings: MailSettings, rows: list[dict[str, Any]], now: str, report: Report
+    store: Store, settings: MailSettings, rows: list[OutboxMail], now: str, report: Report
 ) -> Envelope | None:
     """The newest account mail of a kind to one address (a sign-in link, a daily digest);
     older ones are superseded, and so is a digest when no game waits for its player any more."""
     *older, newest = rows
     for row in older:
         _superseded(store, row, "a newer mail of its kind went to the address", report)
-    if store.mail_suppressed(recipient_key(newest["to_addr"])):
+    if store.mail_suppressed(recipient_key(newest.to_addr)):
         _superseded(store, newest, "the recipient asked never to be mailed again", report)
         return None
     try:
-        if newest["kind"] != "digest":
+        if newest.kind != "digest":
             return Envelope(account_message(settings, newest), [newest])
         digest = digest_message(store, settings, newest, now)
     except Exception as error:  # a poisoned row must not stop the rows behind it
@@ -273,14 +273,14 @@ def _prepare_account(
     return Envelope(digest, [newest])
 
 
-def _superseded(store: Store, row: dict[str, Any], reason: str, report: Report) -> None:
+def _superseded(store: Store, row: OutboxMail, reason: str, report: Report) -> None:
     """Record that ``row`` will never be sent, and why."""
-    store.mail_superseded(row["id"], reason)
+    store.mail_superseded(row.id, reason)
     report.outcomes.append(Outcome(row, "superseded", reason))
 
 
 def build_envelope(
-    store: Store, settings: MailSettings, game: Game, rows: list[dict[str, Any]], now: str
+    store: Store, settings: MailSettings, game: Game, rows: list[OutboxMail], now: str
 ) -> Envelope:
     """The mail telling one seat the news of ``rows``, ready to go."""
     letter = render_letter(store, settings, game, rows, now)
@@ -288,25 +288,25 @@ def build_envelope(
 
 
 def build_message(
-    store: Store, settings: MailSettings, game: Game, rows: list[dict[str, Any]], letter: Letter
+    store: Store, settings: MailSettings, game: Game, rows: list[OutboxMail], letter: Letter
 ) -> EmailMessage:
     """The message of ``letter``, telling one seat the news of ``rows``: text, HTML and the
     board's PNG."""
-    lead, seat = rows[-1], rows[-1]["seat"]
+    lead, seat = rows[-1], rows[-1].seat
     generation = store.mail_generation(game.id, seat) or 0
     message = EmailMessage(policy=OUTBOUND_POLICY)
     message["From"] = settings.from_address
-    message["To"] = lead["to_addr"]
+    message["To"] = lead.to_addr
     message["Subject"] = letter.subject
     message["Message-ID"] = store.give_message_id(
-        lead["id"], new_message_id(settings, lead["kind"], game.id)
+        lead.id, new_message_id(settings, lead.kind, game.id)
     )
-    message["Date"] = format_datetime(parse_time(lead["created_at"]))
+    message["Date"] = format_datetime(parse_time(lead.created_at))
     message["Auto-Submitted"] = "auto-generated"
     message.set_raw("List-Unsubscribe", f"<{stop_url(settings, game.id, seat)}>")
     message["List-Unsubscribe-Post"] = "List-Unsubscribe=One-Click"
     message["Reply-To"] = reply_address(settings, game.id, seat, generation)
-    answered = [row["in_reply_to"] for row in rows if row["in_reply_to"]]
+    answered = [row.in_reply_to for row in rows if row.in_reply_to]
     if answered:
         message["In-Reply-To"] = answered[-1]
         message["References"] = answered[-1]
@@ -326,16 +326,16 @@ def build_message(
 
 
 def render_letter(
-    store: Store, settings: MailSettings, game: Game, rows: list[dict[str, Any]], now: str
+    store: Store, settings: MailSettings, game: Game, rows: list[OutboxMail], now: str
 ) -> Letter:
     """The mail telling ``rows``' seat their news (nothing is recorded): an invitation,
     or the news of the game with its board and the talk since the seat's last mail."""
-    seat = rows[-1]["seat"]
+    seat = rows[-1].seat
     generation = store.mail_generation(game.id, seat) or 0
-    if rows[-1]["kind"] == "invite":
+    if rows[-1].kind == "invite":
         return invitation_letter(store, settings, game, seat, generation, now)
     recent = [log_entry(row) for row in store.moves(game.id, after=max(0, game.seq - RECENT))]
-    acted = game.seats[seat]["acted_at"] is not None
+    acted = game.seats[seat].acted_at is not None
     said = TalkService(store).unmailed(game, seat) if acted else None
     inviter = inviter_name(store, game)
     return compose(settings, game, seat, rows, recent, generation, now, inviter, said)
@@ -378,11 +378,11 @@ def _send(store: Store, smtp: smtplib.SMTP, envelope: Envelope, now: str, report
         return
     *members, lead = envelope.rows
     subject = str(envelope.message["Subject"])
-    store.mail_sent(lead["id"], utcnow(), subject, [row["id"] for row in members])
+    store.mail_sent(lead.id, utcnow(), subject, [row.id for row in members])
     if envelope.said_upto:
-        store.talk_mailed(lead["game_id"], lead["seat"], envelope.said_upto)
+        store.talk_mailed(lead.game_id, lead.seat, envelope.said_upto)
     for row in envelope.rows:
-        told = subject if row is lead else f"in the digest of mail {lead['id']}"
+        told = subject if row is lead else f"in the digest of mail {lead.id}"
         report.outcomes.append(Outcome(row, "sent", told))
 
 
@@ -395,7 +395,7 @@ def refused_for_good(error: Exception) -> bool:
 
 def _failed(
     store: Store,
-    rows: list[dict[str, Any]],
+    rows: list[OutboxMail],
     now: str,
     error: str,
     report: Report,
@@ -403,11 +403,11 @@ def _failed(
 ) -> None:
     """Record a failed attempt on ``rows`` and when to try again (never after ``MAX_ATTEMPTS``)."""
     for row in rows:
-        attempts = row["attempts"] + 1
+        attempts = row.attempts + 1
         next_attempt = None
         if retry and attempts < MAX_ATTEMPTS:
             next_attempt = format_time(parse_time(now) + backoff(attempts))
-        store.mail_failed(row["id"], error[:500], next_attempt)
+        store.mail_failed(row.id, error[:500], next_attempt)
         report.outcomes.append(Outcome(row, "failed", error[:500], next_attempt is None))
 
 

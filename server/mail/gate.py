@@ -46,7 +46,8 @@ from server.games.clock import format_time, parse_time
 from server.mail.addresses import recipient_key
 from server.mail.settings import MailSettings, rate
 from server.notify.preferences import withheld_by_preference
-from server.store.sqlite import Store
+from server.store.base import Store
+from server.store.records import Seat
 
 #: Mails that answer a mail the player sent: they go out even when the seat stopped its mail.
 ANSWERS = frozenset({"accepted", "rejected", "answer"})
@@ -65,7 +66,7 @@ class Verdict:
 def judge(
     store: Store,
     settings: MailSettings,
-    seat: dict[str, Any],
+    seat: Seat,
     kind: str,
     client: str | None,
     now: str,
@@ -74,12 +75,12 @@ def judge(
 
     ``client`` is the address that created the game (``None`` or empty: no limit per client).
     """
-    key = recipient_key(seat["email"])
+    key = recipient_key(seat.email)
     stopped = withheld_when_sent(store, seat, kind, key)
     if stopped:
         return Verdict(stopped, False)
-    invitation = seat["acted_at"] is None
-    if invitation and store.outbox_count(at_most=1, game_id=seat["game_id"], seat=seat["seat"]):
+    invitation = seat.acted_at is None
+    if invitation and store.outbox_count(at_most=1, game_id=seat.game_id, seat=seat.seat):
         return Verdict(UNANSWERED, True)
     rules: list[tuple[str, dict[str, Any]]] = [(settings.limit_address, {"rcpt_key": key})]
     if client:
@@ -90,7 +91,7 @@ def judge(
             rules.append((settings.invites_client, {"client": client, "invitation": 1}))
     for limited, limit in (("rejected", settings.refusals_seat), ("answer", settings.answers_seat)):
         if kind == limited:
-            rules.append((limit, {"game_id": seat["game_id"], "seat": seat["seat"], "kind": kind}))
+            rules.append((limit, {"game_id": seat.game_id, "seat": seat.seat, "kind": kind}))
     for limit, where in rules:
         count, seconds = rate(limit)
         since = format_time(parse_time(now) - timedelta(seconds=seconds))
@@ -99,12 +100,12 @@ def judge(
     return Verdict(None, invitation)
 
 
-def withheld_when_sent(store: Store, seat: dict[str, Any], kind: str, key: str) -> str | None:
+def withheld_when_sent(store: Store, seat: Seat, kind: str, key: str) -> str | None:
     """Why a mail ``kind`` to ``seat`` (recipient ``key``) must not go out now, or ``None``."""
     if store.mail_suppressed(key):
         return "the recipient asked never to be mailed again"
     if kind in ANSWERS:
         return None
-    if seat["mail_stopped_at"]:
+    if seat.mail_stopped_at:
         return "the player stopped mail for this game"
     return withheld_by_preference(store, seat, kind)

@@ -336,9 +336,9 @@ def expected_seq(games: GameService, game_id: str, in_reply_to: str | None) -> i
     if not in_reply_to:
         return None
     row = games.store.outbox_by_message_id(in_reply_to)
-    if row is None or row["game_id"] != game_id:
+    if row is None or row.game_id != game_id:
         return None
-    return row["seq"]
+    return row.seq
 
 
 def _idempotency_key(message_id: str | None) -> str | None:
@@ -408,7 +408,7 @@ def _first_delivery(games: GameService, message_id: str | None, game_id: str, se
 
 def refusal_words(error: TurnpostError, game: Game, seat: int) -> str:
     """Why a mailed move was refused, said to the player (the service speaks to programs)."""
-    names = [row["name"] for row in game.seats]
+    names = [row.name for row in game.seats]
     if error.code == "stale_seq":
         return (
             f"the game moved on since the mail you answered; it is at move {game.seq + 1} now,"

@@ -25,7 +25,7 @@ from server.mail.addresses import pass_seat, recipient_key
 from server.mail.gate import judge
 from server.mail.settings import MailSettings
 from server.notify.presence import at_the_table, news_due
-from server.store.sqlite import Store, dumps
+from server.store.base import Store
 
 log = logging.getLogger(__name__)
 
@@ -46,7 +46,7 @@ class Notifier:
         entry = change.entry
         if change.mail_message_id is not None and entry is not None and change.mover is not None:
             self.move_accepted(
-                store, change.game, change.mover, change.mail_message_id, entry["notation"]
+                store, change.game, change.mover, change.mail_message_id, entry.notation
             )
         self.game_changed(store, change.game, at_the_table(change))
 
@@ -57,9 +57,9 @@ class Notifier:
         """
         finished = game.status == "finished"
         for seat in game.seats:
-            if seat["email"] and (finished or seat["seat"] in game.to_move):
+            if seat.email and (finished or seat.seat in game.to_move):
                 kind = "game_over" if finished else "turn"
-                self._queue(store, game, seat["seat"], kind, at_table=at_table)
+                self._queue(store, game, seat.seat, kind, at_table=at_table)
 
     def move_accepted(
         self, store: Store, game: Game, seat: int, message_id: str, notation: str
@@ -133,10 +133,10 @@ class Notifier:
     ) -> str | None:
         """:meth:`_queue`: why the mail was not recorded, or ``None`` if it was."""
         row = game.seats[seat]
-        if not row["email"]:
+        if not row.email:
             return "the seat has no address"
         now = utcnow()
-        client = game.row["creator_client"]
+        client = game.row.creator_client
         verdict = judge(store, self.settings, row, kind, client, now)
         if verdict.withheld:
             log.info("%s mail of game %s withheld: %s", kind, game.id, verdict.withheld)
@@ -146,15 +146,15 @@ class Notifier:
                 "game_id": game.id,
                 "seat": seat,
                 "kind": kind,
-                "to_addr": row["email"],
-                "facts": dumps(facts) if facts else None,
+                "to_addr": row.email,
+                "facts": facts or None,
                 "in_reply_to": in_reply_to,
                 "seq": game.seq,
                 "created_at": now,
                 "next_attempt_at": news_due(seat, at_table, now),
-                "rcpt_key": recipient_key(row["email"]),
+                "rcpt_key": recipient_key(row.email),
                 "client": client,
-                "invitation": int(verdict.invitation),
+                "invitation": verdict.invitation,
             },
         )
         return None

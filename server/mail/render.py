@@ -16,7 +16,6 @@ so that it reads the same in clients that strip them. No JSON anywhere.
 
 from __future__ import annotations
 
-import json
 import logging
 import textwrap
 from dataclasses import dataclass, field
@@ -35,6 +34,7 @@ from server.mail.addresses import seat_link, stop_url, unsubscribe_url
 from server.mail.picture import Picture, rasterise
 from server.mail.settings import MailSettings
 from server.resources import templates_dir
+from server.store.records import OutboxMail
 
 #: The subject of each kind of mail (every subject Turnpost writes is here).
 SUBJECTS = {
@@ -139,7 +139,7 @@ def compose(
     settings: MailSettings,
     game: Game,
     seat: int,
-    rows: list[dict[str, Any]],
+    rows: list[OutboxMail],
     recent: list[dict[str, Any]],
     generation: int,
     now: str,
@@ -156,12 +156,12 @@ def compose(
     """
     said = said or Said()
     view = game_object(game, seat)
-    names = [row["name"] for row in game.seats]
+    names = [row.name for row in game.seats]
     engine, state = game.engine, game.state
     heading = words.title(engine, names, seat)
     playing = game.status == "active" and seat in game.to_move
     news = news_of(game, seat, rows, heading, now, recent)
-    if inviter and game.seats[seat]["acted_at"] is None:
+    if inviter and game.seats[seat].acted_at is None:
         news.paragraphs.insert(0, f"{inviter} invited you to play {heading} on Turnpost.")
     legal = engine.legal_moves(state, seat) if playing else []
     board = Board(last=last_touched(recent[-1]["move"]) if recent else frozenset())
@@ -176,7 +176,7 @@ def compose(
         "playing": playing,
         "prompt": engine.prompt(state, seat) if playing else "",
         "move": game.seq + 1,
-        "deadline": words.when(game.row["deadline"], now) if game.row["deadline"] else "",
+        "deadline": words.when(game.row.deadline, now) if game.row.deadline else "",
         "examples": words.example_moves(engine, state, seat, legal, names) if playing else [],
         "legal_count": len(legal),
         "all_moves": _all_moves(game, seat, legal, names) if news.all_moves else [],
@@ -186,11 +186,11 @@ def compose(
         "board_caption": f"The board after move {game.seq}" if game.seq else "The board",
         "cid": cid,
         "recent": [(entry["seq"], entry["description"]) for entry in recent[-RECENT_MOVES:]],
-        "acted": game.seats[seat]["acted_at"] is not None,
+        "acted": game.seats[seat].acted_at is not None,
         "invitation": INVITATION,
         "link": seat_link(settings, game.id, seat, generation, milliseconds(now)),
         "stop": stop_url(settings, game.id, seat),
-        "unsubscribe": unsubscribe_url(settings, game.seats[seat]["email"]),
+        "unsubscribe": unsubscribe_url(settings, game.seats[seat].email),
         "said": [_said(entry) for entry in said.entries],
         "said_earlier": words.plural(said.earlier, "earlier message") if said.earlier else "",
     }
@@ -248,20 +248,20 @@ def _all_moves(
 def news_of(
     game: Game,
     seat: int,
-    rows: list[dict[str, Any]],
+    rows: list[OutboxMail],
     heading: str,
     now: str,
     recent: list[dict[str, Any]],
 ) -> News:
     """The subject and the paragraphs that tell ``seat`` the news of ``rows``."""
-    acted = game.seats[seat]["acted_at"] is not None
+    acted = game.seats[seat].acted_at is not None
     news = News(heading if acted else game.engine.name)
-    lead = min(rows, key=lambda row: PRIORITY.index(row["kind"]))
+    lead = min(rows, key=lambda row: PRIORITY.index(row.kind))
     sentences = {entry["seq"]: entry["description"] for entry in recent}
     for row in rows:
-        facts = {**json.loads(row["facts"] or "{}"), "seq": row["seq"]}
-        facts["sentence"] = sentences.get(row["seq"], "")
-        subject, paragraphs = _tell(game, seat, row["kind"], facts, heading, now, news)
+        facts = {**(row.facts or {}), "seq": row.seq}
+        facts["sentence"] = sentences.get(row.seq, "")
+        subject, paragraphs = _tell(game, seat, row.kind, facts, heading, now, news)
         news.paragraphs += paragraphs
         if row is lead:
             news.subject = subject
@@ -272,8 +272,8 @@ def _tell(
     game: Game, seat: int, kind: str, facts: dict[str, Any], heading: str, now: str, news: News
 ) -> tuple[str, list[str]]:
     """The subject and paragraphs of one row (``kind`` with its ``facts``)."""
-    move, names = game.seq + 1, [row["name"] for row in game.seats]
-    deadline = words.when(game.row["deadline"], now) if game.row["deadline"] else ""
+    move, names = game.seq + 1, [row.name for row in game.seats]
+    deadline = words.when(game.row.deadline, now) if game.row.deadline else ""
     prompt = game.engine.prompt(game.state, seat) if seat in game.to_move else ""
     if kind == "turn":
         subject = SUBJECTS["turn"].format(title=news.title, move=move, prompt=prompt)
@@ -286,7 +286,7 @@ def _tell(
         subject = SUBJECTS["reminder"].format(title=news.title, move=move, by=by)
         return subject, [f"Reminder: it is still your turn in {heading} (move {move})."]
     if kind == "game_over":
-        result = game.row["result"] and json.loads(game.row["result"])
+        result = game.row.result
         if not result:
             return SUBJECTS["ended"].format(title=news.title), ["The game was stopped."]
         subject = SUBJECTS["ended"].format(title=news.title)

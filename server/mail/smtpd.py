@@ -4,8 +4,9 @@ Only ``play+...@<TURNPOST_MAIL_DOMAIN>`` recipients are accepted. The message
 is handled once for each accepted recipient, and each gets ``250`` once it is
 handled, whether the move was applied or refused (the refusal goes to the
 seat by mail). LMTP answers the end of the data once per recipient (RFC 2033),
-SMTP once for all. A database that is busy or unavailable answers ``451``
-(the sender retries); an unexpected error ``554``, without its details.
+SMTP once for all. A database that is busy or unavailable
+(:class:`~server.store.base.StoreUnavailable`) answers ``451`` (the sender
+retries); an unexpected error ``554``, without its details.
 Messages over :data:`LISTENER_MAX_BYTES` are refused with ``552`` while they
 arrive; smaller ones over :data:`~server.mail.inbound.MAX_MESSAGE_BYTES` get a
 refusal by mail.
@@ -15,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import sqlite3
 from collections.abc import Sequence
 from typing import Any, AnyStr
 
@@ -28,7 +28,8 @@ from server.games.service import GameService
 from server.mail.inbound import MAX_MESSAGE_BYTES, describe, receive
 from server.mail.outbox import Notifier
 from server.mail.settings import MailSettings
-from server.store.sqlite import Store
+from server.store import open_store
+from server.store.base import StoreUnavailable
 
 #: The largest message the listener reads at all.
 LISTENER_MAX_BYTES = 4 * MAX_MESSAGE_BYTES
@@ -43,9 +44,9 @@ class InboundHandler:
     """aiosmtpd handler: accept reply addresses, hand each message to :func:`receive`."""
 
     def __init__(
-        self, db_path: str, settings: MailSettings, listeners: Sequence[Listener] = ()
+        self, db_url: str, settings: MailSettings, listeners: Sequence[Listener] = ()
     ) -> None:
-        self.db_path = db_path
+        self.db_url = db_url
         self.settings = settings
         #: Who hears of the moves mailed in besides the mail notifier (the app's listeners).
         self.listeners = listeners
@@ -78,13 +79,13 @@ class InboundHandler:
     def deliver(self, raw: bytes, recipient: str) -> str:
         """Receive one message for one recipient on a fresh store connection; the SMTP reply."""
         try:
-            store = Store.open(self.db_path)
+            store = open_store(self.db_url)
             try:
                 games = GameService(store, Notifier(self.settings), self.listeners)
                 outcome = receive(raw, games, self.settings, [recipient])
             finally:
                 store.close()
-        except sqlite3.OperationalError:
+        except StoreUnavailable:
             log.warning("inbound mail deferred: database unavailable", exc_info=True)
             return BUSY
         except Exception:

@@ -17,11 +17,9 @@ left out, and an address that asked never to be mailed again gets nothing.
 
 from __future__ import annotations
 
-import json
 from datetime import datetime, timedelta
 from email.message import EmailMessage
 from email.utils import format_datetime
-from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from server.games.clock import format_time, parse_time
@@ -30,7 +28,8 @@ from server.mail.addresses import new_message_id, seat_link, unsubscribe_url
 from server.mail.render import environment
 from server.mail.settings import MailSettings
 from server.mail.words import title
-from server.store.sqlite import Store, dumps
+from server.store.base import Store
+from server.store.records import OutboxMail, Player
 
 #: The hour of the player's morning at which their digest is queued.
 DIGEST_HOUR = 8
@@ -40,10 +39,10 @@ MAX_LISTED = 50
 BATCH = 200
 
 
-def zone_of(player: dict[str, Any]) -> ZoneInfo:
+def zone_of(player: Player) -> ZoneInfo:
     """The player's time zone (UTC if it is not one this system knows)."""
     try:
-        return ZoneInfo(player["time_zone"])
+        return ZoneInfo(player.time_zone)
     except (ZoneInfoNotFoundError, ValueError):
         return ZoneInfo("UTC")
 
@@ -68,21 +67,21 @@ def queue_digests(store: Store, now: str) -> int:
     """Queue the digests due at ``now`` and schedule each player's next one; how many queued."""
     queued = 0
     for player in store.digests_due(now, BATCH):
-        waiting = store.waiting_seats(player["id"], 1)
+        waiting = store.waiting_seats(player.id, 1)
         with store.write():
             if waiting:
                 store.queue_mail(
                     {
                         "kind": "digest",
-                        "to_addr": player["email"],
-                        "facts": dumps({"player": player["id"]}),
+                        "to_addr": player.email,
+                        "facts": {"player": player.id},
                         "created_at": now,
                         "next_attempt_at": now,
-                        "rcpt_key": player["email_key"],
+                        "rcpt_key": player.email_key,
                     }
                 )
                 queued += 1
-            store.set_digest_due(player["id"], next_morning(zone_of(player), now))
+            store.set_digest_due(player.id, next_morning(zone_of(player), now))
     return queued
 
 
@@ -97,46 +96,46 @@ def local_time(moment: str, zone: ZoneInfo) -> str:
 
 
 def waiting_games(
-    store: Store, settings: MailSettings, player: dict[str, Any], now: str
+    store: Store, settings: MailSettings, player: Player, now: str
 ) -> list[dict[str, str]]:
     """What the digest says of each game waiting for ``player`` now (their seat's link too)."""
     games, zone = GameService(store), zone_of(player)
     issued = int(parse_time(now).timestamp() * 1000)
     listed = []
-    for seat in store.waiting_seats(player["id"], MAX_LISTED):
-        game = games.load(seat["game_id"])
-        names = [row["name"] for row in game.seats]
-        deadline = game.row["deadline"]
-        generation = seat["mail_generation"] or 0
+    for seat in store.waiting_seats(player.id, MAX_LISTED):
+        game = games.load(seat.game_id)
+        names = [row.name for row in game.seats]
+        deadline = game.row.deadline
+        generation = seat.mail_generation or 0
         listed.append(
             {
-                "title": title(game.engine, names, seat["seat"]),
+                "title": title(game.engine, names, seat.seat),
                 "move": str(game.seq + 1),
-                "prompt": game.engine.prompt(game.state, seat["seat"]),
+                "prompt": game.engine.prompt(game.state, seat.seat),
                 "deadline": local_time(deadline, zone) if deadline else "",
-                "link": seat_link(settings, game.id, seat["seat"], generation, issued),
+                "link": seat_link(settings, game.id, seat.seat, generation, issued),
             }
         )
     return listed
 
 
 def digest_message(
-    store: Store, settings: MailSettings, row: dict[str, Any], now: str
+    store: Store, settings: MailSettings, row: OutboxMail, now: str
 ) -> EmailMessage | None:
     """The digest of an outbox row (``kind`` ``digest``), or ``None`` if no game waits now."""
-    player = store.player(json.loads(row["facts"] or "{}").get("player", ""))
+    player = store.player((row.facts or {}).get("player", ""))
     games = [] if player is None else waiting_games(store, settings, player, now)
     if not games:
         return None
     context = {
-        "name": player["name"],
+        "name": player.name,
         "games": games,
         "me": f"{settings.base_url}/me",
-        "unsubscribe": unsubscribe_url(settings, row["to_addr"]),
+        "unsubscribe": unsubscribe_url(settings, row.to_addr),
     }
     message = EmailMessage()
     message["From"] = settings.from_address
-    message["To"] = row["to_addr"]
+    message["To"] = row.to_addr
     only = games[0]
     message["Subject"] = (
         f"Your turn in {only['title']} (move {only['move']})"
@@ -144,7 +143,7 @@ def digest_message(
         else f"Your turn in {len(games)} games"
     )
     message["Message-ID"] = new_message_id(settings, "digest", "account")
-    message["Date"] = format_datetime(parse_time(row["created_at"]))
+    message["Date"] = format_datetime(parse_time(row.created_at))
     message["Auto-Submitted"] = "auto-generated"
     message.set_content(environment.get_template("email/digest.txt").render(**context))
     html = environment.get_template("email/digest.html").render(**context)

@@ -16,9 +16,8 @@ again when a mail is sent, so a preference changed in between holds.
 
 from __future__ import annotations
 
-from typing import Any
-
-from server.store.sqlite import Store
+from server.store.base import Store
+from server.store.records import Seat
 
 #: The mails a daily digest replaces: those that only say "it is your turn".
 DIGESTED = frozenset({"turn", "reminder"})
@@ -29,15 +28,15 @@ REASONS = {
 }
 
 
-def withheld_by_preference(store: Store, seat: dict[str, Any], kind: str) -> str | None:
+def withheld_by_preference(store: Store, seat: Seat, kind: str) -> str | None:
     """Why the preference of ``seat``'s player withholds a mail ``kind``, or ``None``.
 
     ``kind`` is never an answer to the player's own mail (the gate lets those through).
     """
-    if seat.get("player_id") is None:
+    if seat.player_id is None:
         return None
-    player = store.player(seat["player_id"])
-    preference = None if player is None else player["mail_pref"]
+    player = store.player(seat.player_id)
+    preference = None if player is None else player.mail_pref
     if preference == "none" or (preference == "digest" and kind in DIGESTED):
         return REASONS[preference]
     return None

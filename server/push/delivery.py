@@ -22,14 +22,12 @@ one lease ahead, so two workers never send the same one at once) and:
 
 from __future__ import annotations
 
-import json
 import threading
 import time
 from dataclasses import dataclass
 from datetime import timedelta
 from email.utils import parseaddr
 from functools import partial
-from typing import Any
 
 import http_ece
 from cryptography.hazmat.primitives.asymmetric import ec
@@ -38,7 +36,8 @@ from py_vapid import Vapid02
 from schemas.push import unpadded
 from server.games.clock import format_time, parse_time, utcnow
 from server.push.subscriptions import check_endpoint
-from server.store.sqlite import Store
+from server.store.base import Store, canonical_json
+from server.store.records import ClaimedPush
 from server.webhooks.delivery import (
     DEADLINE_SECONDS,
     Connections,
@@ -94,15 +93,15 @@ def encrypted(message: bytes, p256dh: str, auth: str) -> bytes:
     )
 
 
-def attempt(sender: Sender, row: dict[str, Any], watch: Connections) -> Outcome:
+def attempt(sender: Sender, row: ClaimedPush, watch: Connections) -> Outcome:
     """Encrypt, sign and post one claimed push (in a pool thread: no store here)."""
     deadline = time.monotonic() + DEADLINE_SECONDS
     try:
-        check_endpoint(sender.destinations, row["endpoint"])
-        target = sender.destinations.resolve(row["endpoint"])
+        check_endpoint(sender.destinations, row.endpoint)
+        target = sender.destinations.resolve(row.endpoint)
     except Refused as error:
         return Outcome(error=f"refused: {error}", retry=False)
-    body = encrypted(row["payload"].encode(), row["p256dh"], row["auth"])
+    body = encrypted(canonical_json(row.payload).encode(), row.p256dh, row.auth)
     claims = {
         "aud": f"{target.scheme}://{target.host_header}",
         "sub": sender.contact,
@@ -119,14 +118,14 @@ def attempt(sender: Sender, row: dict[str, Any], watch: Connections) -> Outcome:
     return send(target, body, headers, deadline, watch)
 
 
-def stale(store: Store, row: dict[str, Any]) -> bool:
+def stale(store: Store, row: ClaimedPush) -> bool:
     """Whether the turn ``row`` tells of was played (or the game ended) since it was queued."""
-    game = store.game(row["game_id"])
+    game = store.game(row.game_id)
     return (
         game is None
-        or game["status"] != "active"
-        or game["seq"] != row["seq"]
-        or row["seat"] not in json.loads(game["to_move"])
+        or game.status != "active"
+        or game.seq != row.seq
+        or row.seat not in game.to_move
     )
 
 
@@ -142,7 +141,7 @@ def deliver_due(
     rows = []
     for row in store.claim_due_pushes(now, lease_end, BATCH):
         if stale(store, row):
-            store.push_retry(row["id"], None)
+            store.push_retry(row.id, None)
         else:
             rows.append(row)
     sent = 0
@@ -151,15 +150,15 @@ def deliver_due(
     return sent, len(rows) - sent
 
 
-def record(store: Store, row: dict[str, Any], outcome: Outcome, now: str) -> bool:
+def record(store: Store, row: ClaimedPush, outcome: Outcome, now: str) -> bool:
     """Record an attempt's outcome (see the module docstring); whether the push was sent."""
     if outcome.status is not None and 200 <= outcome.status < 300:
-        store.push_retry(row["id"], None)
+        store.push_retry(row.id, None)
         return True
     if outcome.status in GONE:
-        store.remove_push_subscription(row["subscription_id"])
+        store.remove_push_subscription(row.subscription_id)
         return False
-    attempts = row["attempts"] + 1
+    attempts = row.attempts + 1
     retry = outcome.retry and attempts < MAX_ATTEMPTS
-    store.push_retry(row["id"], format_time(parse_time(now) + backoff(attempts)) if retry else None)
+    store.push_retry(row.id, format_time(parse_time(now) + backoff(attempts)) if retry else None)
     return False

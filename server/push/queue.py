@@ -18,13 +18,14 @@ from server.games.clock import utcnow
 from server.games.game import Game
 from server.mail.words import title
 from server.notify.presence import at_the_table, news_due
-from server.store.sqlite import Store, dumps
+from server.store.base import Store
+from server.store.records import NewPush
 
 
 def turn_message(game: Game, seat: int) -> dict[str, Any]:
     """What a push tells ``seat`` whose turn it is: title, body, the game's path and a tag
     (a browser shows one notification per game: a newer one replaces it)."""
-    names = [row["name"] for row in game.seats]
+    names = [row.name for row in game.seats]
     return {
         "title": f"Your turn in {title(game.engine, names, seat)}",
         "body": f"Move {game.seq + 1}: {game.engine.prompt(game.state, seat)}.",
@@ -43,14 +44,14 @@ class PushQueue:
             return
         at_table, now = at_the_table(change), utcnow()
         for seat in game.seats:
-            if seat["player_id"] is None or seat["seat"] not in game.to_move:
+            if seat.player_id is None or seat.seat not in game.to_move:
                 continue
-            push = {
+            push: NewPush = {
                 "game_id": game.id,
-                "seat": seat["seat"],
+                "seat": seat.seat,
                 "seq": game.seq,
-                "payload": dumps(turn_message(game, seat["seat"])),
+                "payload": turn_message(game, seat.seat),
                 "created_at": now,
-                "next_attempt_at": news_due(seat["seat"], at_table, now),
+                "next_attempt_at": news_due(seat.seat, at_table, now),
             }
-            store.queue_pushes(seat["player_id"], push)
+            store.queue_pushes(seat.player_id, push)

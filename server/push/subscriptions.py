@@ -31,7 +31,8 @@ from urllib.parse import urlsplit
 
 from server.errors import TurnpostError
 from server.games.clock import utcnow
-from server.store.sqlite import Store
+from server.store.base import Store
+from server.store.records import NewSubscription
 from server.webhooks.destinations import Destinations, Refused
 
 #: The browsers one player may have notified at once.
@@ -68,7 +69,7 @@ def subscribe(
     except Refused as error:
         raise TurnpostError("invalid_request", str(error), {"endpoint": [str(error)]}) from None
     now = utcnow()
-    row = {
+    row: NewSubscription = {
         "player_id": player_id,
         "endpoint": endpoint,
         "p256dh": subscription["keys"]["p256dh"],
@@ -83,9 +84,9 @@ def browsers(store: Store, player_id: str) -> list[dict[str, Any]]:
     service's host (``service``); never the endpoint itself."""
     return [
         {
-            "id": row["id"],
-            "created_at": row["created_at"],
-            "service": urlsplit(row["endpoint"]).hostname,
+            "id": row.id,
+            "created_at": row.created_at,
+            "service": urlsplit(row.endpoint).hostname,
         }
         for row in store.push_subscriptions(player_id)
     ]

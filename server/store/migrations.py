@@ -3,7 +3,7 @@
 Each migration is applied once and recorded in the ``_sqlite_migrations``
 table; a database's *schema version* is how many have been applied. A new
 database gets them all; an older one the ones it lacks, when the app starts
-or with ``turnpost init-db`` (:meth:`server.store.sqlite.Store.init`). They
+or with ``turnpost init-db`` (:meth:`server.store.sqlite.SqliteStore.init`). They
 run in the store's write transaction, so two processes starting at once
 apply them once, and a failing one leaves the database as it was.
 
@@ -15,31 +15,23 @@ never changed.
     >>> import sqlite_utils
     >>> db = sqlite_utils.Database(memory=True)
     >>> migrate(db)
-    SchemaChange(before=0, after=17, created=True)
+    SchemaChange(before=0, after=18, created=True)
     >>> migrate(db)
-    SchemaChange(before=17, after=17, created=False)
+    SchemaChange(before=18, after=18, created=False)
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from sqlite_utils import Database, Migrations
 
+from server.store.records import SchemaChange
+
 migrations = Migrations("turnpost")
 
 _REFUSE = "BEGIN SELECT RAISE(ABORT, 'the move log is append-only'); END"
-
-
-@dataclass(frozen=True)
-class SchemaChange:
-    """What :func:`migrate` did: the schema version before and after, and whether it was new."""
-
-    before: int
-    after: int
-    #: The database had no tables before (a new file).
-    created: bool
 
 
 def version(db: Database) -> int:
@@ -580,3 +572,27 @@ def m016_tables(db: Database) -> None:
     db.execute(
         "CREATE INDEX IF NOT EXISTS games_forming ON games (created_at) WHERE status = 'forming'"
     )
+
+
+#: The settings that versions before schema version 18 kept in files beside the database.
+LEGACY_SETTING_FILES = {"secret_key": ".secret", "demo_game": ".demo"}
+
+
+@migrations()
+def m019_settings(db: Database) -> None:
+    """Settings: the server's own named values (its secret key, the demo game), in the database.
+
+    Earlier versions kept them in files named after the database file
+    (``<db>.secret``, ``<db>.demo``): a file found is imported here, once, so
+    that an upgraded server keeps its mail links, reply keys and demo game.
+    The files are left as they were.
+    """
+    db["settings"].create(
+        {"name": str, "value": str}, pk="name", not_null={"value"}, if_not_exists=True
+    )
+    path = db.execute("PRAGMA database_list").fetchone()[2]
+    for name, suffix in LEGACY_SETTING_FILES.items():
+        legacy = Path(f"{path}{suffix}")
+        value = legacy.read_text().strip() if path and legacy.is_file() else ""
+        if value:
+            db.execute("INSERT OR IGNORE INTO settings (name, value) VALUES (?, ?)", [name, value])

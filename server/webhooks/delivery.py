@@ -61,7 +61,6 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import json
 import socket
 import threading
 import time
@@ -72,13 +71,14 @@ from dataclasses import dataclass
 from datetime import timedelta
 from functools import partial
 from http.client import HTTPException
-from typing import Any
+from typing import TypeVar
 
 from urllib3.connection import HTTPConnection, HTTPSConnection
 from urllib3.exceptions import HTTPError
 
 from server.games.clock import format_time, parse_time, utcnow
-from server.store.sqlite import Store, dumps
+from server.store.base import Store, canonical_json
+from server.store.records import ClaimedDelivery, WebhookDelivery
 from server.webhooks.destinations import Destinations, Refused, Target
 
 #: Seconds a claimed delivery is left alone before another attempt may take it.
@@ -103,6 +103,8 @@ RETRY_STATUSES = frozenset({408, 425, 429})
 #: How old a signature a receiver should accept (what the docs advise).
 SIGNATURE_TOLERANCE_SECONDS = 300
 USER_AGENT = "Turnpost-Webhooks/1"
+#: A claimed row to post (a webhook delivery, a push).
+Claimed = TypeVar("Claimed")
 
 
 def webhook_secret(key: str, game_id: str, webhook_id: int) -> str:
@@ -140,12 +142,13 @@ def backoff(attempts: int) -> timedelta:
     return timedelta(seconds=min(30 * 2 ** max(attempts - 1, 0), 3600))
 
 
-def wire_body(row: dict[str, Any]) -> bytes:
-    """The body posted for a delivery: its event, with ``missed`` if events were dropped."""
-    if row["missed_from_seq"] is None:
-        return row["body"].encode()
-    missed = {"from_seq": row["missed_from_seq"], "to_seq": row["missed_to_seq"]}
-    return dumps({**json.loads(row["body"]), "missed": missed}).encode()
+def wire_body(row: WebhookDelivery) -> bytes:
+    """The body posted for a delivery (canonical JSON): its event, with ``missed`` if events
+    were dropped."""
+    if row.missed_from_seq is None:
+        return canonical_json(row.body).encode()
+    missed = {"from_seq": row.missed_from_seq, "to_seq": row.missed_to_seq}
+    return canonical_json({**row.body, "missed": missed}).encode()
 
 
 class Connections:
@@ -229,23 +232,23 @@ class Outcome:
 
 
 def attempt(
-    key: str, destinations: Destinations, row: dict[str, Any], watch: Connections
+    key: str, destinations: Destinations, row: ClaimedDelivery, watch: Connections
 ) -> Outcome:
     """Post one claimed delivery (in a pool thread: no store here); its outcome."""
     deadline = time.monotonic() + DEADLINE_SECONDS
-    if row["removed_at"] is not None:
+    if row.removed_at is not None:
         return Outcome(error="the webhook was removed", retry=False)
     try:
-        target = destinations.resolve(row["url"])
+        target = destinations.resolve(row.url)
     except Refused as error:
         return Outcome(error=f"refused: {error}", retry=False)
     body = wire_body(row)
-    delivery = str(row["id"])
-    secret = webhook_secret(key, row["game_id"], row["webhook_id"])
+    delivery = str(row.id)
+    secret = webhook_secret(key, row.game_id, row.webhook_id)
     headers = {
         "Content-Type": "application/json",
         "User-Agent": USER_AGENT,
-        "Turnpost-Event": row["event"],
+        "Turnpost-Event": row.event,
         "Turnpost-Delivery": delivery,
         "Turnpost-Signature": signature_header(secret, delivery, body, int(time.time())),
     }
@@ -295,10 +298,10 @@ def deliver_due(
 
 
 def attempt_all(
-    rows: list[dict[str, Any]],
-    attempt: Callable[[dict[str, Any], Connections], Outcome],
+    rows: list[Claimed],
+    attempt: Callable[[Claimed, Connections], Outcome],
     stop: threading.Event | None = None,
-) -> Iterator[tuple[dict[str, Any], Outcome]]:
+) -> Iterator[tuple[Claimed, Outcome]]:
     """Run ``attempt`` on every row at once, from :data:`POOL_SIZE` threads; each row with
     its outcome as soon as it is known.
 
@@ -315,17 +318,17 @@ def attempt_all(
                 yield claimed[future], future.result()
 
 
-def record(store: Store, row: dict[str, Any], outcome: Outcome, now: str) -> bool:
+def record(store: Store, row: ClaimedDelivery, outcome: Outcome, now: str) -> bool:
     """Record an attempt's outcome; whether it was delivered.
 
     A failure is tried again after :func:`backoff`, never after :data:`MAX_ATTEMPTS`.
     """
     if outcome.status is not None and 200 <= outcome.status < 300:
-        store.webhook_delivered(row["id"], utcnow(), outcome.status)
+        store.webhook_delivered(row.id, utcnow(), outcome.status)
         return True
-    attempts = row["attempts"] + 1
+    attempts = row.attempts + 1
     next_attempt = None
     if outcome.retry and attempts < MAX_ATTEMPTS:
         next_attempt = format_time(parse_time(now) + backoff(attempts))
-    store.webhook_failed(row["id"], (outcome.error or "")[:500], next_attempt, outcome.status)
+    store.webhook_failed(row.id, (outcome.error or "")[:500], next_attempt, outcome.status)
     return False

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import json
-
 from server.games.changes import Change
 from server.games.game import log_entry
-from server.store.sqlite import Store, dumps
+from server.store.base import Store
 from server.webhooks.delivery import MAX_PENDING
 
 
@@ -19,17 +17,14 @@ class WebhookQueue:
         if change.entry is not None:
             entry = log_entry(change.entry)
             body = {"event": "move", "game_id": game.id, **entry}
-            store.queue_webhooks(
-                game.id, "move", entry["seq"], dumps(body), entry["at"], MAX_PENDING
-            )
+            store.queue_webhooks(game.id, "move", entry["seq"], body, entry["at"], MAX_PENDING)
         if game.status not in ("forming", "active"):
-            result = game.row["result"]
             body = {
                 "event": "end",
                 "game_id": game.id,
                 "seq": game.seq,
                 "status": game.status,
-                "result": None if result is None else json.loads(result),
+                "result": game.row.result,
             }
-            at = game.row["updated_at"]
-            store.queue_webhooks(game.id, "end", game.seq, dumps(body), at, MAX_PENDING)
+            at = game.row.updated_at
+            store.queue_webhooks(game.id, "end", game.seq, body, at, MAX_PENDING)

@@ -10,7 +10,7 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from server.store.sqlite import Store, dumps
+from server.store import open_store
 from server.webhooks.delivery import MAX_PENDING, deliver_due
 from server.webhooks.destinations import Destinations
 
@@ -124,9 +124,9 @@ def deliver(app: Any, now: str | None = None) -> tuple[int, int]:
 
 def flood(db_path: str, game_id: str, moves: int, at: str) -> None:
     """Queue the webhook events of ``moves`` moves of ``game_id``, as playing them does."""
-    store = Store.open(db_path)
+    store = open_store(db_path)
     with store.write():
         for seq in range(1, moves + 1):
-            body = dumps({"event": "move", "game_id": game_id, "seq": seq, "notation": "x"})
+            body = {"event": "move", "game_id": game_id, "seq": seq, "notation": "x"}
             store.queue_webhooks(game_id, "move", seq, body, at, MAX_PENDING)
     store.close()

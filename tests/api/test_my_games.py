@@ -17,7 +17,7 @@ import requests
 
 from server.accounts.service import AccountService
 from server.games.clock import utcnow
-from server.store.sqlite import Store
+from server.store import open_store, records
 from tests.support import BackgroundServer
 
 TIMEOUT = 10
@@ -41,21 +41,12 @@ class Player:
 def new_player(server: BackgroundServer, name: str) -> Player:
     """A player in the server's database, signed in in a browser, with a personal token."""
     email = f"{name.lower()}-{secrets.token_hex(3)}@example.org"
-    store = Store.open(server.db_path)
+    store = open_store(server.db_path)
     accounts = AccountService(store, "not used here")
     player_id = secrets.token_hex(8)
     with store.write():
         store.add_player(
-            {
-                "id": player_id,
-                "email": email,
-                "email_key": email,
-                "name": name,
-                "time_zone": "Europe/Brussels",
-                "language": "en",
-                "mail_pref": "turn",
-                "created_at": utcnow(),
-            }
+            records.Player(player_id, email, email, name, "Europe/Brussels", "en", "turn", utcnow())
         )
     browser = requests.Session()
     browser.cookies.set("turnpost_player", accounts.open_session(player_id))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from server.games.service import GameService, MoveRequest
-from server.store.sqlite import Store
+from server.store import open_store
 from tests.api.conftest import bearer, new_game, seat_header
 
 
@@ -50,7 +50,7 @@ def test_the_resignation_is_in_the_move_log_and_replays(client, siam_game, db_pa
     assert [entry["notation"] for entry in log] == ["enter a1 N", "resign"]
     assert log[1]["move"] == {"action": "resign"} and log[1]["description"] == "Bob resigns."
     assert log[1]["status"] == "finished" and log[1]["to_move"] == []
-    games = GameService(Store.open(db_path))
+    games = GameService(open_store(db_path))
     game = games.load(siam_game["id"])
     assert games.replay(game) == game.state
     before = client.get(f"/api/v1/games/{siam_game['id']}?at=1").get_json()
@@ -86,7 +86,7 @@ def test_no_move_after_a_resignation(client, siam_game) -> None:
 
 
 def test_a_forfeit_is_logged_like_a_resignation(db_path) -> None:
-    store = Store.open(db_path)
+    store = open_store(db_path)
     store.init()
     games = GameService(store)
     created = games.create("siam", [{"name": "Ann"}, {"name": "Bob"}], {}, seed=1)

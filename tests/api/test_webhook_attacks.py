@@ -15,7 +15,7 @@ import pytest
 
 from server import create_app
 from server.games.clock import format_time, parse_time, utcnow
-from server.store.sqlite import Store
+from server.store import open_store
 from server.webhooks.delivery import DEADLINE_SECONDS, MAX_PENDING, verify
 from tests.api.conftest import new_game, play, register
 from tests.api.receivers import LOOPBACK, Receiver, Trickler, deliver, deliver_round, flood
@@ -68,7 +68,7 @@ def test_a_trickling_receiver_fails_within_the_deadline_and_is_retried_later(
     started = time.monotonic()
     assert deliver_round(allowed_app, now) == (0, 1)
     assert DEADLINE_SECONDS - 0.5 < time.monotonic() - started < DEADLINE_SECONDS + 2
-    [row] = Store.open(db_path).webhook_deliveries(trickled_game["id"])
+    [row] = open_store(db_path).webhook_deliveries(trickled_game["id"])
     assert row["last_error"] == f"no answer within {DEADLINE_SECONDS:g} s"
     assert row["next_attempt_at"] == format_time(parse_time(now) + timedelta(seconds=30))
     assert deliver_round(allowed_app, now) == (0, 0), "not claimed again before its retry"
@@ -89,7 +89,7 @@ def test_an_answer_whose_body_trickles_is_decided_by_its_status_at_the_deadline(
     assert deliver_round(allowed_app) == (1, 0)
     assert DEADLINE_SECONDS - 0.5 < time.monotonic() - started < DEADLINE_SECONDS + 2
     trickler.stop()
-    [row] = Store.open(db_path).webhook_deliveries(game["id"])
+    [row] = open_store(db_path).webhook_deliveries(game["id"])
     assert row["delivered_at"] and row["last_status"] == 200
 
 
@@ -168,7 +168,7 @@ def test_sigterm_stops_the_worker_within_seconds_in_the_middle_of_a_delivery(
             stopped(worker)
     assert worker.returncode == 0, err
     assert took < 3 and "worker stopped" in out
-    [row] = Store.open(db_path).webhook_deliveries(trickled_game["id"])
+    [row] = open_store(db_path).webhook_deliveries(trickled_game["id"])
     assert row["delivered_at"] is None and row["next_attempt_at"] is not None, "tried again"
     assert row["last_error"] == "the worker stopped during the delivery"
 
@@ -184,7 +184,7 @@ def test_a_flooded_game_does_not_keep_another_games_event_waiting(
     for _ in range(5):
         register(client, flooding, slow.url)
     flood(db_path, flooding["id"], 1000, utcnow())
-    queued = Store.open(db_path).webhook_deliveries(flooding["id"])
+    queued = open_store(db_path).webhook_deliveries(flooding["id"])
     assert len(queued) == 5 * MAX_PENDING, "each webhook keeps its newest events only"
     honest = new_game(client)
     register(client, honest, receiver.url)

@@ -15,7 +15,7 @@ from click.testing import CliRunner
 from server import create_app
 from server.cli import main
 from server.games.clock import format_time, parse_time, utcnow
-from server.store.sqlite import Store
+from server.store import open_store
 from server.webhooks.delivery import MAX_ATTEMPTS, verify
 from server.webhooks.destinations import Destinations, Refused
 from tests.api.conftest import bearer, new_game, play, register, seat_header
@@ -97,7 +97,7 @@ def test_a_500_is_retried_after_a_backoff(allowed_app, receiver, db_path) -> Non
     bodies = {request["body"] for request in receiver.requests}
     ids = {request["headers"]["Turnpost-Delivery"] for request in receiver.requests}
     assert len(receiver.requests) == 3 and len(bodies) == 1 and len(ids) == 1
-    row = Store.open(db_path).webhook_deliveries(game["id"])[0]
+    row = open_store(db_path).webhook_deliveries(game["id"])[0]
     assert row["delivered_at"] and row["attempts"] == 3 and row["last_status"] == 200
 
 
@@ -139,7 +139,7 @@ def test_nothing_is_sent_to_a_refused_address(db_path, receiver) -> None:
     play(client, game, 0, "enter a1 N")
     assert deliver(strict) == (0, 1)
     assert receiver.requests == []
-    row = Store.open(db_path).webhook_deliveries(game["id"])[0]
+    row = open_store(db_path).webhook_deliveries(game["id"])[0]
     assert row["last_error"].startswith("refused") and row["next_attempt_at"] is None
 
 
@@ -293,7 +293,7 @@ def test_a_name_resolving_to_ipv6_carrying_a_refused_ipv4_gets_nothing(db_path, 
         mock.patch("socket.socket.connect", side_effect=OSError("the test connects nowhere")),
     ):
         assert deliver(strict) == (0, 1)
-    row = Store.open(db_path).webhook_deliveries(game["id"])[0]
+    row = open_store(db_path).webhook_deliveries(game["id"])[0]
     assert row["last_error"].startswith("refused") and row["next_attempt_at"] is None
 
 

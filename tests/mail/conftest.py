@@ -22,7 +22,7 @@ from server import create_app
 from server.cli import main
 from server.games.service import GameService
 from server.mail.delivery import deliver_due
-from server.store.sqlite import Store
+from server.store import open_store
 from tests.support import BackgroundServer, free_port, run_command, start_background
 
 DOMAIN = "play.example.org"
@@ -73,7 +73,7 @@ def mail_app(db_path: str, smtp_sink: tuple[Sink, str]):
 def games(mail_app) -> Iterator[GameService]:
     """The game service of ``mail_app`` on its own store connection."""
     turnpost = mail_app.extensions["turnpost"]
-    store = Store.open(turnpost.db_path)
+    store = open_store(turnpost.db_url)
     yield GameService(store, turnpost.notifier)
     store.close()
 
@@ -187,7 +187,7 @@ def first_mail(sink: Sink, address: str, subject_start: str = "") -> EmailMessag
 
 def log(games: GameService, game_id: str) -> list[str]:
     """The notations in the log."""
-    return [m["notation"] for m in games.store.moves(game_id)]
+    return [m.notation for m in games.store.moves(game_id)]
 
 
 # A fresh browser context per person (tests/web/conftest.py) opens the links of mails;

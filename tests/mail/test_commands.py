@@ -61,9 +61,9 @@ def test_help_and_a_mistyped_move_list_the_commands(
 def test_vacation_pauses_the_clock_and_says_until_when(
     games: GameService, mailbox: Mailbox, turn
 ) -> None:
-    before = parse_time(game_of(games).row["deadline"])
+    before = parse_time(game_of(games).row.deadline)
     text = ask(games, mailbox, turn, "vacation 7", "Vacation in Siam with Bob until")
-    assert (parse_time(game_of(games).row["deadline"]) - before).days == 7
+    assert (parse_time(game_of(games).row.deadline) - before).days == 7
     assert "23 vacation days left this year" in text
     text = ask(games, mailbox, turn, "vacation 40", "No vacation")
     assert "from 1 to 30" in text
@@ -100,10 +100,10 @@ def test_a_command_delivered_twice_runs_once_even_when_its_answer_was_withheld(
     count, _ = rate(settings.answers_seat)
     for _ in range(count):  # the seat's answers for the hour, used up
         assert receive(reply_to(turn, "board"), games, settings).answered
-    before = parse_time(game_of(games).row["deadline"])
+    before = parse_time(game_of(games).row.deadline)
     vacation = reply_to(turn, "vacation 7")
     first = receive(vacation, games, settings)
     assert first.status == "command" and not first.answered, "the answer is over the limit"
     assert receive(vacation, games, settings).status == "duplicate"
-    assert (parse_time(game_of(games).row["deadline"]) - before).days == 7
-    assert game_of(games).seats[0]["vacation_days_used"] == 7
+    assert (parse_time(game_of(games).row.deadline) - before).days == 7
+    assert game_of(games).seats[0].vacation_days_used == 7

@@ -34,7 +34,7 @@ def timed_game(
         games.submit(
             MoveRequest(game["id"], token=game["players"][ply % 2]["token"], notation=notation)
         )
-    return game, parse_time(games.load(game["id"]).row["deadline"])
+    return game, parse_time(games.load(game["id"]).row.deadline)
 
 
 def tick(games: GameService, moment: datetime) -> list[tuple[str, int]]:
@@ -49,7 +49,7 @@ def reminders(games: GameService) -> int:
 
 def test_deadline_is_turn_hours_after_the_turn_starts(games: GameService) -> None:
     game, deadline = timed_game(games, "remind", hours=30)
-    created = parse_time(games.load(game["id"]).row["created_at"])
+    created = parse_time(games.load(game["id"]).row.created_at)
     assert abs(deadline - created - timedelta(hours=30)) < timedelta(seconds=1)
     api_view = games.game_object(games.load(game["id"]), None)
     assert api_view["deadline"] == format_time(deadline)
@@ -111,15 +111,15 @@ def test_vacation_moves_the_running_deadline(games: GameService) -> None:
     )
     assert answer["days_left"] == pytest.approx(VACATION_DAYS_PER_YEAR - 5)
     assert tick(games, deadline + timedelta(hours=1)) == []
-    assert parse_time(games.load(game["id"]).row["deadline"]) == deadline + timedelta(days=5)
+    assert parse_time(games.load(game["id"]).row.deadline) == deadline + timedelta(days=5)
 
 
 def test_turn_starting_during_vacation_waits_for_its_end(games: GameService) -> None:
     game, _ = timed_game(games, "remind", hours=24)
-    until = parse_time(games.load(game["id"]).row["created_at"]) + timedelta(days=3)
+    until = parse_time(games.load(game["id"]).row.created_at) + timedelta(days=3)
     set_vacation(games, game["id"], 1, format_time(until))
     games.submit(MoveRequest(game["id"], token=game["players"][0]["token"], notation="enter a1 N"))
-    deadline = parse_time(games.load(game["id"]).row["deadline"])
+    deadline = parse_time(games.load(game["id"]).row.deadline)
     assert deadline == until + timedelta(hours=24)
 
 
@@ -161,7 +161,7 @@ def test_skip_policy_passes_for_the_late_seat_where_the_game_has_a_pass(
     )
     loaded = games.load(game["id"])
     late = games.game_object(loaded, None)["to_move"][0]
-    deadline = parse_time(loaded.row["deadline"])
+    deadline = parse_time(loaded.row.deadline)
     assert tick(games, deadline + timedelta(minutes=1)) == [("skip", late)]
     after = games.load(game["id"])
     assert after.seq == 1
@@ -176,7 +176,7 @@ def test_forfeit_in_a_partner_game_loses_for_the_whole_team(games: GameService) 
     )
     loaded = games.load(game["id"])
     late = loaded.to_move[0]
-    assert tick(games, parse_time(loaded.row["deadline"]) + timedelta(minutes=1)) == [
+    assert tick(games, parse_time(loaded.row.deadline) + timedelta(minutes=1)) == [
         ("forfeit", late)
     ]
     result = games.game_object(games.load(game["id"]), None)["result"]
@@ -194,7 +194,7 @@ def test_a_skip_deadline_racing_a_move_leaves_the_move_and_the_worker_alone(
     move = next(m for m in seen.engine.legal_moves(seen.state, late) if m != PASS)
     played = MoveRequest(game["id"], token=game["players"][late]["token"], move=move)
     games.submit(played)  # ...the player moves...
-    expired = format_time(parse_time(seen.row["deadline"]) + timedelta(minutes=1))
+    expired = format_time(parse_time(seen.row.deadline) + timedelta(minutes=1))
     assert process_game(games, seen, expired) == []  # ...and then the clock would skip
     assert [m["notation"] for m in games.store.moves(game["id"])] == [seen.engine.format(move)]
 
@@ -206,5 +206,5 @@ def test_a_broken_game_does_not_stop_the_other_games_clocks(games: GameService) 
     players = PLAYERS + [{"name": "Cy"}]
     game = games.create("king-of-siam", players, {}, seed=3, turn_hours=24, deadline_policy="skip")
     loaded = games.load(game["id"])
-    expired = parse_time(loaded.row["deadline"]) + timedelta(minutes=1)
+    expired = parse_time(loaded.row.deadline) + timedelta(minutes=1)
     assert tick(games, expired) == [("skip", loaded.to_move[0])]

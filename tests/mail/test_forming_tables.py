@@ -17,7 +17,7 @@ import pytest
 import requests
 
 from server.http.pages import seat_cookie
-from server.store.sqlite import Store
+from server.store import open_store
 from tests.mail.conftest import MAIL_SETTINGS
 from tests.mail.test_table_attacks import Browser, player, public
 from tests.support import BackgroundServer, start_background
@@ -100,7 +100,7 @@ def test_a_table_that_forms_has_no_talk_until_it_starts(server: BackgroundServer
     )
     assert events.status_code == 200, "the talk stream of a forming table did not open"
     events.close()
-    store = Store.open(server.db_path)
+    store = open_store(server.db_path)
     kept = list(store.db["messages"].rows_where("game_id = ?", [game_id]))
     mutes = list(store.db["talk_mutes"].rows_where("game_id = ?", [game_id]))
     store.close()
@@ -158,9 +158,9 @@ def test_the_pushes_of_a_drawn_table_name_the_seats_after_the_draw(
     game_id = open_table(host)
     for browser in others:
         assert browser.post(f"/tables/{game_id}/join").status_code == 303
-    store = Store.open(server.db_path)
+    store = open_store(server.db_path)
     seated = [row["player_id"] for row in store.seats(game_id) if row["player_id"]]
-    for player_id in [*seated, store.game(game_id)["creator_id"]]:
+    for player_id in [*seated, store.game(game_id).creator_id]:
         subscription = {
             "player_id": player_id,
             "endpoint": f"https://push.example.org/{player_id}",
@@ -172,7 +172,7 @@ def test_the_pushes_of_a_drawn_table_name_the_seats_after_the_draw(
     store.close()
     assert len(seated) == 3
     assert host.post(f"/tables/{game_id}/join").status_code == 303  # the last seat: it starts
-    store = Store.open(server.db_path)
+    store = open_store(server.db_path)
     game = store.game(game_id)
     pushes = store.db.execute(
         "SELECT pushes.seat, push_subscriptions.player_id FROM pushes"

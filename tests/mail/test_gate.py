@@ -12,7 +12,7 @@ from server.games.clock import format_time, parse_time
 from server.games.deadlines import process_deadlines
 from server.games.service import GameService
 from server.mail.inbound import receive
-from server.store.sqlite import Store
+from server.store import open_store
 from tests.mail.conftest import DOMAIN, PLAYERS, Mailbox, Sink, opened_links, reply_to, send
 
 BASE_URL = "https://turnpost.example.org"
@@ -46,7 +46,7 @@ def limited_app(db_path: str, smtp_sink: tuple[Sink, str]):
 def service_of(app) -> GameService:
     """A game service on its own connection to ``app``'s database (outside any request)."""
     turnpost = app.extensions["turnpost"]
-    return GameService(Store.open(turnpost.db_path), turnpost.notifier)
+    return GameService(open_store(turnpost.db_url), turnpost.notifier)
 
 
 def create(app, players: list[dict[str, Any]], **extra: Any) -> dict[str, Any]:
@@ -95,7 +95,7 @@ def test_the_creator_playing_a_strangers_seat_with_its_token_mails_the_stranger_
     game = create(limited_app, [{"name": "Mallory"}, {"name": "Eve", "email": STRANGER}])
     play(limited_app, game, 20)  # the creator plays Eve's seat with the token it was handed
     assert games.store.outbox_count(rcpt_key=STRANGER) == 1
-    assert games.store.seats(game["id"])[1]["acted_at"] is None, "a token move proves nothing"
+    assert games.store.seats(game["id"])[1].acted_at is None, "a token move proves nothing"
 
 
 def test_all_mail_to_one_recipient_is_limited_once_the_player_opened_their_link(
@@ -124,7 +124,7 @@ def test_a_player_who_has_not_acted_gets_one_mail_per_game_until_they_act(
     games: GameService, mailbox: Mailbox
 ) -> None:
     game = games.create("siam", PLAYERS, {}, turn_hours=48)
-    deadline = parse_time(games.load(game["id"]).row["deadline"])
+    deadline = parse_time(games.load(game["id"]).row.deadline)
     for hours in (23, 11):  # half time, then 12 hours before: reminders are due
         actions = process_deadlines(games, format_time(deadline - timedelta(hours=hours)))
         assert [action.kind for action in actions] == ["reminder"]
@@ -204,5 +204,5 @@ def test_the_unsubscribe_link_is_not_stored(
     links = [word for word in text.split() if word.startswith(BASE_URL)]
     assert len(links) == 3, "the seat's page, stop mail, never mail me again"
     assert sink.messages[0]["List-Unsubscribe"].strip("<>") in links
-    dump = "\n".join(Store.open(db_path).db.conn.iterdump())
+    dump = "\n".join(open_store(db_path).db.conn.iterdump())
     assert not [link for link in links if link.rsplit("/", 1)[1] in dump]

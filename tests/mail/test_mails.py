@@ -108,7 +108,7 @@ def test_a_turn_mail_speaks_in_words_with_one_move_number_and_a_few_different_ex
     others = [name for index, name in enumerate(names) if index != seat]
     assert not any(name in mail["Subject"] for name in others), "the creator's words in a subject"
     assert loaded.engine.prompt(loaded.state, seat) in mail["Subject"]
-    deadline = parse_time(loaded.row["deadline"])
+    deadline = parse_time(loaded.row.deadline)
     assert f"by {deadline:%a} {deadline.day} {deadline:%b}, {deadline:%H:%M} UTC" in text
     examples = re.findall(r"\n    (\S[^\n]*)\n        (\S[^\n]*)", text_of(mail))
     assert 1 <= len(examples) <= 5
@@ -130,7 +130,7 @@ def test_a_mail_queued_for_a_turn_played_before_the_worker_ran_is_never_sent(
     opened_links(games, game)
     for seat, notation in enumerate(["enter a1 N", "enter e5 S", "enter a2 N"]):
         games.submit(by_token(game, seat % 2, notation))
-    deadline = parse_time(games.load(game["id"]).row["deadline"])
+    deadline = parse_time(games.load(game["id"]).row.deadline)
     assert [a.kind for a in process_deadlines(games, format_time(deadline - HOURS_20))] == [
         "reminder"
     ]
@@ -190,7 +190,7 @@ def test_every_kind_of_mail_of_every_game_is_saved_for_reading(
             ),
         )
         saved[f"answer-{command.split()[0]}"] = mailbox.latest(emails[second], subject_start)
-    deadline = parse_time(games.load(game["id"]).row["deadline"])
+    deadline = parse_time(games.load(game["id"]).row.deadline)
     process_deadlines(games, format_time(deadline - timedelta(hours=11)))
     saved["reminder"] = mailbox.latest(emails[second], "Reminder")
     assert reply(second_turn, "board").status == "command"

@@ -13,7 +13,6 @@ from collections.abc import Callable
 from datetime import timedelta
 from email.message import EmailMessage
 from email.utils import make_msgid
-from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import requests
@@ -21,12 +20,13 @@ from click.testing import CliRunner
 from playwright.sync_api import BrowserContext, expect
 
 from engines import ENGINES
+from server.app import SECRET_KEY_SETTING
 from server.cli import main
 from server.games.clock import format_time, parse_time, utcnow
 from server.mail.delivery import deliver_due
 from server.mail.settings import MailSettings, environment_config, settings_from_config
 from server.notify.presence import AT_THE_TABLE
-from server.store.sqlite import Store
+from server.store import open_store
 from tests.mail.conftest import BASE_URL, DOMAIN, MAIL_SETTINGS, Sink, first_mail, mail_in
 from tests.mail.players import OPENED, create_game, move, save_profile, sign_in, take_seat
 from tests.mail.samples import html_of, text_of
@@ -50,7 +50,7 @@ def wait_until(check: Callable[[], object], what: str, timeout: float = 30) -> o
 
 def player_row(db_path: str, email: str) -> dict:
     """The ``players`` row of ``email``."""
-    store = Store.open(db_path)
+    store = open_store(db_path)
     try:
         return store.player_by_email_key(email)
     finally:
@@ -59,7 +59,7 @@ def player_row(db_path: str, email: str) -> dict:
 
 def outbox(db_path: str, **where: object) -> list[dict]:
     """The outbox rows matching ``where``."""
-    store = Store.open(db_path)
+    store = open_store(db_path)
     try:
         clause = " AND ".join(f"{column} = ?" for column in where) or "1"
         return list(store.db.query(f"SELECT * FROM outbox WHERE {clause}", list(where.values())))
@@ -77,8 +77,11 @@ def mails_to(sink: Sink, address: str, subject_start: str = "") -> list[EmailMes
 
 
 def sending_settings(db_path: str, smtp_url: str) -> MailSettings:
-    """The mail settings the worker of these tests sends with (the secret key of its file)."""
-    secret = Path(f"{db_path}.secret").read_text().strip()
+    """The mail settings the worker of these tests sends with (the secret key it keeps in its
+    database)."""
+    store = open_store(db_path)
+    secret = store.setting(SECRET_KEY_SETTING)
+    store.close()
     environment = {**MAIL_SETTINGS, "TURNPOST_SMTP_URL": smtp_url}
     return settings_from_config({"SECRET_KEY": secret, **environment_config(environment)})
 
@@ -119,7 +122,7 @@ def test_a_digest_player_gets_no_turn_mail_but_each_morning_one_mail_of_every_wa
     assert first_mail(sink, BOB, "Your turn in Siam"), "a seat without a player lost its mail"
     assert outbox(db_path, rcpt_key=ANN, kind="turn") == [], "Ann was queued a turn mail"
 
-    store = Store.open(db_path)
+    store = open_store(db_path)
     with store.write():  # her morning comes
         store.db.execute(
             "UPDATE players SET digest_due_at = ? WHERE email_key = ?", [utcnow(), ANN]
@@ -238,10 +241,10 @@ def test_a_web_player_who_finishes_a_split_king_of_siam_turn_on_the_page_gets_no
     [step] = outbox(db_path, rcpt_key=address, kind="turn", seq=1)
     waited = parse_time(step["next_attempt_at"]) - parse_time(step["created_at"])
     assert waited == AT_THE_TABLE and step["sent_at"] is None
-    store = Store.open(db_path)  # half an hour later, the worker comes to it
+    store = open_store(db_path)  # half an hour later, the worker comes to it
     report = deliver_due(store, sending_settings(db_path, smtp_url), later(2 * AT_THE_TABLE))
     store.close()
-    assert [(o.row["id"], o.status) for o in report.outcomes] == [(step["id"], "superseded")]
+    assert [(o.row.id, o.status) for o in report.outcomes] == [(step["id"], "superseded")]
     assert not [m for m in mails_to(sink, address) if "(move 2)" in m["Subject"]]
 
 
@@ -268,7 +271,7 @@ def test_a_player_who_leaves_the_table_in_the_middle_of_a_split_turn_hears_of_it
     assert played.status_code == 201, played.text
     time.sleep(1)  # rounds of the worker
     assert not [m for m in mails_to(sink, address) if "(move 2)" in m["Subject"]]
-    store = Store.open(db_path)
+    store = open_store(db_path)
     report = deliver_due(store, sending_settings(db_path, smtp_url), later(2 * AT_THE_TABLE))
     store.close()
     assert report.count("sent") == 1

@@ -22,7 +22,7 @@ import requests
 from playwright.sync_api import BrowserContext, Page, expect
 
 from schemas.push import unpadded
-from server.store.sqlite import Store
+from server.store import open_store
 from tests.mail.conftest import DOMAIN, MAIL_SETTINGS, Sink
 from tests.mail.players import (
     create_game,
@@ -110,7 +110,7 @@ def subscribe(
 
 def subscriptions(db_path: str) -> list[dict]:
     """Every push subscription stored, with its player's address."""
-    store = Store.open(db_path)
+    store = open_store(db_path)
     try:
         return list(
             store.db.query(
@@ -195,7 +195,7 @@ def test_a_subscription_the_worker_may_not_reach_gets_no_push(
         game = create_game(push_server, "siam", SIAM)
         take_seat(ann, push_server, game, 1)
         move(push_server, game, 0, "enter a1 N")
-        store = Store.open(db_path)
+        store = open_store(db_path)
         deadline = time.monotonic() + 30
         while store.db.execute("SELECT count(*) FROM pushes").fetchone()[0]:
             assert time.monotonic() < deadline, "the push was never given up"

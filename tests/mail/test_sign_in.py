@@ -15,7 +15,7 @@ import requests
 from playwright.sync_api import BrowserContext, expect
 
 from server.games.clock import format_time, parse_time, utcnow
-from server.store.sqlite import Store
+from server.store import open_store
 from tests.mail.conftest import BASE_URL, Sink, first_mail
 from tests.mail.samples import text_of
 from tests.support import BackgroundServer
@@ -84,7 +84,7 @@ def test_an_expired_link_is_refused(
     csrf = re.search(r'name="csrf_token" value="([^"]+)"', page).group(1)
     browser.post(f"{mail_server.url}/sign-in", data={"csrf_token": csrf, "email": ANN}, timeout=10)
     link = mailed_link(mail_server, smtp_sink[0], ANN)
-    store = Store.open(mail_server.db_path)
+    store = open_store(mail_server.db_path)
     past = format_time(parse_time(utcnow()).replace(year=2020))
     with store.write():
         store.db.execute("UPDATE sign_in_links SET expires_at = ?", [past])
@@ -117,7 +117,7 @@ def test_the_answer_is_the_same_for_anyone_and_asking_is_limited_per_client(
     assert hostile.status_code == 422 and "Not a plain address" in hostile.text
     statuses = [ask(f"p{number}@example.org").status_code for number in range(20)]
     assert statuses[-1] == 429 and 200 in statuses, statuses
-    store = Store.open(mail_server.db_path)
+    store = open_store(mail_server.db_path)
     to_ann = store.outbox_count(rcpt_key=ANN)
     store.close()
     assert to_ann == 1

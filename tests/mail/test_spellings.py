@@ -15,7 +15,7 @@ import requests
 from click.testing import CliRunner
 
 from server.cli import main
-from server.store.sqlite import Store
+from server.store import open_store
 from tests.mail.conftest import DOMAIN, Sink
 from tests.support import BackgroundServer, start_background
 
@@ -104,11 +104,11 @@ def test_no_spelling_of_an_opted_out_address_gets_mail_again(
     send_mail(mail_server, smtp_url)
 
     assert sink.recipients == [[OPTED_OUT]], "another spelling was mailed again"
-    store = Store.open(mail_server.db_path)
+    store = open_store(mail_server.db_path)
     try:
-        emails = [store.seats(game_id)[0]["email"] for game_id in created]
+        emails = [store.seats(game_id)[0].email for game_id in created]
         keys = {row["rcpt_key"] for row in store.db["outbox"].rows}
-        assert store.game(legacy)["seq"] == 1, "the move that would have mailed was played"
+        assert store.game(legacy).seq == 1, "the move that would have mailed was played"
     finally:
         store.close()
     assert emails == list(TAKEN_SPELLINGS.values())
@@ -119,7 +119,7 @@ def stored_before_the_fix(server: BackgroundServer, spelling: str) -> str:
     """A game whose second seat holds ``spelling`` (as creation took it before), now to move."""
     game = create(server, [{"name": "Ann"}, {"name": "Eve", "email": "placeholder@example.org"}])
     game_id = game.json()["id"]
-    store = Store.open(server.db_path)
+    store = open_store(server.db_path)
     try:
         with store.write() as db:
             db.execute(

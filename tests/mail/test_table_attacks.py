@@ -22,7 +22,8 @@ import requests
 
 from server.accounts.service import AccountService
 from server.games.clock import utcnow
-from server.store.sqlite import Store
+from server.store import open_store
+from server.store.records import Player
 from tests.mail.conftest import MAIL_SETTINGS
 from tests.mail.players import move
 from tests.mail.test_tables import SIAM_LINE
@@ -67,20 +68,11 @@ class Browser:
 def player(server: BackgroundServer, name: str) -> Browser:
     """A browser signed in as a new player ``name`` (a session opened as following a sign-in
     link does; the sign-in itself is tested in test_sign_in.py)."""
-    store = Store.open(server.db_path)
+    store = open_store(server.db_path)
     player_id = secrets.token_hex(8)
     email = f"{name.lower()}.{player_id}@example.org"
-    row = {"id": player_id, "email": email, "email_key": email, "name": name}
     with store.write():
-        store.add_player(
-            {
-                **row,
-                "time_zone": "UTC",
-                "language": "en",
-                "mail_pref": "turn",
-                "created_at": utcnow(),
-            }
-        )
+        store.add_player(Player(player_id, email, email, name, "UTC", "en", "turn", utcnow()))
     token = AccountService(store, "unused").open_session(player_id)
     store.close()
     return Browser(server, token)
@@ -126,7 +118,7 @@ def public(server: BackgroundServer, game_id: str) -> dict[str, Any]:
 def stored(server: BackgroundServer, game_id: str) -> tuple[Any, ...]:
     """The game's row, its seats and seat tokens as stored (what a refused control must not
     change)."""
-    store = Store.open(server.db_path)
+    store = open_store(server.db_path)
     rows = (
         store.game(game_id),
         store.seats(game_id),
@@ -188,7 +180,7 @@ def test_a_cancelled_or_expired_table_refuses_joins_and_the_worker_cancels_it(
     assert "This table was cancelled" in bob.get(f"/tables/{cancelled}").text
 
     expired = new_table(host)
-    store = Store.open(server.db_path)
+    store = open_store(server.db_path)
     with store.write():
         store.update_game(expired, {"forming_until": "2020-01-01T00:00:00.000000Z"})
     store.close()
@@ -296,7 +288,7 @@ def test_a_rematch_is_for_the_players_of_a_finished_game_and_made_once(
     rematches = {answer.headers["Location"].split("/")[2] for answer in answers}
     assert len(rematches) == 1, "two rematches of one game"
     [rematch] = rematches
-    store = Store.open(server.db_path)
+    store = open_store(server.db_path)
     assert store.rematch_of(game["id"]) == rematch
     store.close()
 
@@ -376,7 +368,7 @@ def test_the_host_sets_and_lifts_the_clock_of_a_running_game(server: BackgroundS
     clock = {"turn_hours": "24", "deadline_policy": "forfeit"}
     assert host.post(f"/games/{game_id}/host/clock", **clock).status_code == 303
     assert public(server, game_id)["deadline"] is not None
-    store = Store.open(server.db_path)
+    store = open_store(server.db_path)
     row = store.game(game_id)
     store.close()
     assert (row["turn_hours"], row["deadline_policy"]) == (24, "forfeit")

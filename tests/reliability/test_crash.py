@@ -26,7 +26,6 @@ never landed.
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import random
 import signal
@@ -43,7 +42,7 @@ from click.testing import CliRunner
 from engines import get_engine
 from server.cli import main
 from server.games.service import GameService
-from server.store.sqlite import Store
+from server.store import open_store
 from tests.reliability.conftest import start_unlimited
 from tests.support import BackgroundServer
 
@@ -164,7 +163,7 @@ def play(player: Player, cluster: Cluster) -> None:
 
 def opened_links(db_path: str, games: list[dict[str, Any]]) -> None:
     """Every player of ``games`` opened their mail's link: each turn of theirs is mailed."""
-    store = Store.open(db_path)
+    store = open_store(db_path)
     try:
         for game in games:
             for player in game["players"]:
@@ -209,16 +208,16 @@ def run_with_crashes(db_path: str, seed: int) -> tuple[list[Player], Cluster]:
 
 def logged_moves(db_path: str, game_id: str) -> list[tuple[int, int, dict[str, Any]]]:
     """The move log of a game as stored in the database file."""
-    store = Store.open(db_path)
+    store = open_store(db_path)
     try:
-        return [(m["seq"], m["seat"], json.loads(m["move"])) for m in store.moves(game_id)]
+        return [(m.seq, m.seat, m.move) for m in store.moves(game_id)]
     finally:
         store.close()
 
 
 def outbox_mails(db_path: str, game_id: str) -> list[tuple[int, str, int]]:
     """``(seq, kind, seat)`` of every mail of a game in the outbox, in order."""
-    store = Store.open(db_path)
+    store = open_store(db_path)
     try:
         rows = store.db.query(
             "SELECT seq, kind, seat FROM outbox WHERE game_id = ? ORDER BY seq, seat", [game_id]

@@ -17,7 +17,7 @@ import requests
 
 from schemas.api import MAX_SEED
 from server.serving import BODY_SECONDS, CONNECTIONS_PER_CLIENT
-from server.store.sqlite import Store
+from server.store import open_store
 from tests.reliability.test_serving import connect
 from tests.server.test_api import WINNING_LINE, create_siam, error_code, submit
 from tests.support import BackgroundServer, start_background
@@ -274,10 +274,10 @@ def test_the_creation_limit_counts_an_ipv6_network_once(proxied: BackgroundServe
         for n in range(3)
     ]
     assert [answer.status_code for answer in answers] == [201, 201, 429]
-    store = Store.open(proxied.db_path)
+    store = open_store(proxied.db_path)
     try:
         created = {answer.json()["id"] for answer in answers[:2]}
-        clients = {store.game(game_id)["creator_client"] for game_id in created}
+        clients = {store.game(game_id).creator_client for game_id in created}
     finally:
         store.close()
     assert clients == {"2001:db8:b:1::/64"}, "the mail limits per client count the /64 too"

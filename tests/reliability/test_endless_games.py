@@ -31,7 +31,7 @@ from engines import get_engine
 from server.games.service import GameService, MoveRequest
 from server.http.events import REPLAY_PAGE
 from server.http.pages import MOVES_SHOWN
-from server.store.sqlite import Store
+from server.store import open_store
 from tests.api.test_events import parse_stream
 from tests.support import BackgroundServer, start_background
 
@@ -53,7 +53,7 @@ ROTATIONS = ("rotate a1 E", "rotate e5 W", "rotate a1 N", "rotate e5 S")
 def long_game(db_path: str, plies: int) -> dict[str, Any]:
     """A Siam game of ``plies`` random moves that neither push a rock off nor repeat a
     position three times, played with the service on ``db_path``; its creation answer."""
-    store = Store.open(db_path)
+    store = open_store(db_path)
     store.init()
     games = GameService(store)
     game = games.create("siam", PLAYERS, {}, seed=1)

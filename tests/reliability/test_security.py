@@ -19,7 +19,7 @@ import requests
 from engines import ENGINES
 from server import create_app
 from server.http.pages import HELD_SEPARATOR
-from server.store.sqlite import Store
+from server.store import open_store
 from tests.server.test_api import WINNING_LINE, auth, create_siam, error_code, move_of
 from tests.server.test_web import OPENED
 from tests.support import BackgroundServer, start_background
@@ -135,7 +135,7 @@ def test_tokens_appear_nowhere_after_creation(tmp_path) -> None:
     finally:
         live.stop()
     log = live.log()
-    store = Store.open(db_path)
+    store = open_store(db_path)
     try:
         dump = "\n".join(store.db.conn.iterdump())
     finally:
@@ -199,7 +199,7 @@ def test_the_database_does_not_hold_the_signing_secret(tmp_path) -> None:
     """
     db_path = str(tmp_path / "secret.db")
     app = create_app({"TURNPOST_DB": db_path})
-    store = Store.open(db_path)
+    store = open_store(db_path)
     try:
         dump = "\n".join(store.db.conn.iterdump())
     finally:

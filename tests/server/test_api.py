@@ -13,7 +13,7 @@ import requests
 from engines import ENGINES
 from server.games.service import GameService
 from server.http.events import KEEPALIVE_SECONDS
-from server.store.sqlite import Store
+from server.store import open_store
 from tests.support import BackgroundServer, start_background
 
 #: A short Siam game that the elephants (seat 0) win by pushing the b3 rock off b5.
@@ -104,7 +104,7 @@ def test_create_returns_tokens_once_and_read_hides_them(live_server: BackgroundS
 
 def test_tokens_are_stored_only_as_hashes(live_server: BackgroundServer) -> None:
     game = create_siam(live_server)
-    store = Store.open(live_server.db_path)
+    store = open_store(live_server.db_path)
     try:
         dump = "\n".join(store.db.conn.iterdump())
     finally:
@@ -323,7 +323,7 @@ def test_legal_moves_each_entry_carries_its_notation_which_parses_back_to_it(
     game = client.post("/api/v1/games", json={"engine": engine_id, "players": players, "seed": 5})
     game = game.get_json()
     url = f"/api/v1/games/{game['id']}"
-    store = Store.open(db_path)
+    store = open_store(db_path)
     try:
         for ply in range(4):
             seat = client.get(url).get_json()["to_move"][0]

@@ -11,7 +11,7 @@ from click.testing import CliRunner
 import server.cli
 from server.cli import main
 from server.games.service import GameService, MoveRequest
-from server.store.sqlite import Store
+from server.store import open_store
 
 
 def run(db_path: str, *args: str):
@@ -32,7 +32,7 @@ def test_new_game_unknown_engine_fails(db_path: str) -> None:
 
 
 def play_two_moves(db_path: str) -> str:
-    store = Store.open(db_path)
+    store = open_store(db_path)
     store.init()
     games = GameService(store)
     game = games.create("siam", [{"name": "Ann"}, {"name": "Bob"}], {}, seed=7)
@@ -50,8 +50,8 @@ def test_replay_matches_snapshot(db_path: str) -> None:
 
 def test_replay_detects_a_tampered_snapshot(db_path: str) -> None:
     game_id = play_two_moves(db_path)
-    store = Store.open(db_path)
-    state = json.loads(store.game(game_id)["state"])
+    store = open_store(db_path)
+    state = store.game(game_id).state
     state["board"]["c2"] = {"kind": "rock"}
     store.db["games"].update(game_id, {"state": json.dumps(state)})
     store.close()
@@ -104,20 +104,20 @@ def test_openapi_prints_the_served_document(db_path: str, client) -> None:
 
 def test_serve_demo_reuses_its_running_demo_game_with_new_links(db_path: str) -> None:
     """``./run`` starts ``serve --demo``: a restart continues the demo game, not a new one."""
-    store = Store.open(db_path)
+    store = open_store(db_path)
     store.init()
     games = GameService(store)
-    first = server.cli.demo_game(games, db_path)
+    first = server.cli.demo_game(games)
     ann = first["players"][0]["token"]
     games.submit(MoveRequest(first["id"], token=ann, notation="enter a1 N"))
-    again = server.cli.demo_game(games, db_path)
+    again = server.cli.demo_game(games)
     assert again["id"] == first["id"] and again["seq"] == 1
     assert "admin_token" not in again, "the admin token is shown when the game is made only"
     game = games.load(first["id"])
     assert games.authenticate(game, again["players"][0]["token"]) == 0
     assert store.seat_by_token(first["id"], ann) is None, "the old link stopped working"
     games.resign(first["id"], 1)
-    fresh = server.cli.demo_game(games, db_path)
+    fresh = server.cli.demo_game(games)
     assert fresh["id"] != first["id"] and fresh["seq"] == 0 and "admin_token" in fresh
     store.close()
 
@@ -140,7 +140,7 @@ def test_new_game_invites_players_with_an_address_when_asked(db_path: str) -> No
     invited = run(db_path, "new-game", "siam", *players, "--invite")
     assert "Ann is mailed now" in invited.output and "Bob is mailed now" in invited.output
     game_id = re.search(r"Game (\w+)", invited.output).group(1)
-    store = Store.open(db_path)
+    store = open_store(db_path)
     kinds = [row["kind"] for row in store.db["outbox"].rows_where("game_id = ?", [game_id])]
     store.close()
     assert sorted(kinds) == ["invite", "turn"]
@@ -148,7 +148,7 @@ def test_new_game_invites_players_with_an_address_when_asked(db_path: str) -> No
 
 
 def test_replay_of_a_table_never_dealt_says_so(db_path: str) -> None:
-    store = Store.open(db_path)
+    store = open_store(db_path)
     store.init()
     table = GameService(store).create("siam", [{"name": "Ann"}, {"open": True}], {})
     store.close()

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 
 import pytest
 import requests
 
 from engines import ENGINES
+from server.app import SECRET_KEY_SETTING
 from server.mail.delivery import preview
 from server.mail.settings import MailSettings
-from server.store.sqlite import Store
+from server.store import open_store
 from tests.server.test_api import move_of
 from tests.support import BackgroundServer
 
@@ -21,9 +21,9 @@ PLAYERS = [{"name": f"P{i}", "email": f"p{i}@example.org"} for i in range(3)]
 
 def hands_and_pile(db_path: str, game_id: str) -> tuple[list[list[str]], list[str]]:
     """Each seat's hand and the draw order, read from the server's snapshot."""
-    store = Store.open(db_path)
+    store = open_store(db_path)
     try:
-        state = json.loads(store.game(game_id)["state"])
+        state = store.game(game_id).state
     finally:
         store.close()
     return [player["hand"] for player in state["players"]], list(state["draw_pile"])
@@ -113,9 +113,9 @@ def _seat_page(server: BackgroundServer, game_id: str, token: str) -> str:
 
 def _mails_to(db_path: str, game_id: str, seat: int) -> str:
     """The mail the queued rows of ``seat`` make (mails are rendered when sent)."""
-    store = Store.open(db_path)
+    store = open_store(db_path)
     try:
-        settings = MailSettings(secret=Path(f"{db_path}.secret").read_text().strip())
+        settings = MailSettings(secret=store.setting(SECRET_KEY_SETTING))
         letter = preview(store, settings, game_id, seat)
         return "" if letter is None else letter.text + letter.html
     finally:

@@ -23,8 +23,11 @@ from server.cli import main
 from server.games.service import GameService, MoveRequest
 from server.mail.outbox import Notifier
 from server.mail.settings import MailSettings
+from server.store import open_store
+from server.store.base import canonical_json
 from server.store.migrations import migrate, migrations
-from server.store.sqlite import Store, dumps
+from server.store.records import LoggedMove
+from server.store.sqlite import SqliteStore
 
 FIXTURES = Path(__file__).parent / "fixtures"
 OLD_SCHEMAS = {
@@ -48,7 +51,7 @@ def old_database(path: str, schema: Path) -> None:
 
 def played_into(path: str, scratch: str) -> dict[str, Any]:
     """Play two moves of a Siam game (with mail) on ``scratch``, copy its rows into ``path``."""
-    store = Store.open(scratch)
+    store = open_store(scratch)
     store.init()
     games = GameService(store, Notifier(MailSettings(secret="s3cret")))
     game = games.create("siam", PLAYERS, {}, seed=7)
@@ -117,7 +120,7 @@ def test_an_old_database_is_migrated_on_start_with_a_log_line(upgraded) -> None:
 def test_an_upgraded_database_has_the_schema_of_a_new_one(upgraded, tmp_path: Path) -> None:
     path = upgraded[0]
     fresh = str(tmp_path / "fresh.db")
-    Store.open(fresh).init()
+    open_store(fresh).init()
     assert schema_of(path) == schema_of(fresh)
 
 
@@ -141,10 +144,10 @@ def test_the_move_log_stays_append_only_after_the_upgrade(upgraded) -> None:
 
 def test_games_of_an_old_database_stay_playable(upgraded) -> None:
     path, game = upgraded[0], upgraded[1]
-    store = Store.open(path)
+    store = open_store(path)
     games = GameService(store)
     loaded = games.load(game["id"])
-    assert loaded.seq == 2 and dumps(games.replay(loaded)) == dumps(loaded.state)
+    assert loaded.seq == 2 and canonical_json(games.replay(loaded)) == canonical_json(loaded.state)
     again = games.submit(
         MoveRequest(
             game["id"], token=game["players"][0]["token"], notation=OPENING[0], idempotency_key="k"
@@ -168,7 +171,7 @@ def test_a_siam_game_from_before_its_draws_counts_positions_from_its_next_move(
     """m013: a running Siam game's snapshot without ``positions`` gets an empty count, plays
     on, and is drawn the third time a position comes up after the upgrade."""
     path = str(tmp_path / "siam.db")
-    store = Store.open(path)
+    store = open_store(path)
     store.init()
     game = GameService(store).create("siam", PLAYERS, {}, seed=7)
     for seat, notation in enumerate(OPENING):
@@ -181,7 +184,7 @@ def test_a_siam_game_from_before_its_draws_counts_positions_from_its_next_move(
     db.conn.commit()
     db.close()
     assert start(path) == (LATEST - 1, LATEST)
-    store = Store.open(path)
+    store = open_store(path)
     games = GameService(store)
     assert games.load(game["id"]).state["positions"] == {}
     rotations = (["rotate a1 E", "rotate e5 W", "rotate a1 N", "rotate e5 S"] * 3)[:9]
@@ -197,7 +200,7 @@ def test_mail_after_the_upgrade_counts_against_the_gate(upgraded) -> None:
     """What a database from before the mail gate lacked: the columns every mail is counted by."""
     app = upgraded[2]
     turnpost = app.extensions["turnpost"]
-    store = Store.open(turnpost.db_path)
+    store = open_store(turnpost.db_url)
     created = GameService(store, turnpost.notifier).create("siam", PLAYERS, {}, client="192.0.2.1")
     [row] = store.db["outbox"].rows_where("game_id = ?", [created["id"]])
     assert (row["rcpt_key"], row["client"], row["invitation"]) == (
@@ -228,7 +231,7 @@ def test_init_db_migrates_and_says_the_version(tmp_path: Path) -> None:
 
 def start(path: str) -> tuple[int, int]:
     """Open ``path`` as a starting process does; the schema versions before and after."""
-    store = Store.open(path)
+    store = open_store(path)
     change = store.init()
     store.close()
     return change.before, change.after
@@ -282,7 +285,7 @@ def test_an_old_siam_log_past_todays_draws_is_refused_in_words_not_replayed(
     """A log written before Siam's draw by repetition may hold moves today's rules refuse:
     its replay (``?at=N``, ``turnpost replay``) says so instead of failing with a 500."""
     path = str(tmp_path / "siam.db")
-    store = Store.open(path)
+    store = open_store(path)
     store.init()
     games = GameService(store)
     game = games.create("siam", PLAYERS, {}, seed=7)
@@ -293,19 +296,21 @@ def test_an_old_siam_log_past_todays_draws_is_refused_in_words_not_replayed(
     rotations = ["rotate a1 E", "rotate e5 W", "rotate a1 N", "rotate e5 S"] * 3
     with store.write():  # logged by an older Turnpost, which knew no draw
         for seq, notation in enumerate(rotations, start=3):
-            move = dumps(games.engine("siam").parse(notation, games.load(game["id"]).state))
+            move = games.engine("siam").parse(notation, games.load(game["id"]).state)
             store.append_move(
-                {
-                    "game_id": game["id"],
-                    "seq": seq,
-                    "seat": (seq - 1) % 2,
-                    "move": move,
-                    "public_move": move,
-                    "notation": notation,
-                    "to_move": "[0]",
-                    "status": "active",
-                    "at": "2026-01-01T00:00:00.000000Z",
-                }
+                LoggedMove(
+                    game["id"],
+                    seq,
+                    (seq - 1) % 2,
+                    "move",
+                    move,
+                    move,
+                    notation,
+                    None,
+                    [0],
+                    "active",
+                    "2026-01-01T00:00:00.000000Z",
+                )
             )
         store.update_game(game["id"], {"seq": 2 + len(rotations)})
     store.close()
@@ -326,14 +331,13 @@ def test_m016_leaves_old_games_running_listed_and_hostless(upgraded) -> None:
     listed = client.get("/api/v1/games").get_json()["games"]
     [old] = [entry for entry in listed if entry["id"] == game["id"]]
     assert (old["status"], old["open_seats"], old["forming_until"]) == ("active", 0, None)
-    store = Store.open(upgraded[0])
+    store = open_store(upgraded[0])
     row = store.game(game["id"])
-    assert (row["creator_id"], row["hidden_at"], row["rematch_of"]) == (None, None, None)
-    assert all(seat["joined_at"] is None for seat in store.seats(game["id"]))
+    assert (row.creator_id, row.hidden_at, row.rematch_of) == (None, None, None)
+    assert all(seat.joined_at is None for seat in store.seats(game["id"]))
     table = GameService(store).create("siam", [{"name": "Ann"}, {"open": True}], {})
     assert (
-        table["status"] == "forming"
-        and store.open_tables("2000-01-01", 10)[0]["id"] == (table["id"])
+        table["status"] == "forming" and store.open_tables("2000-01-01", 10)[0].id == (table["id"])
     )
     store.close()
 
@@ -355,8 +359,8 @@ def test_m018_gives_players_who_chose_the_digest_their_first_one_and_a_place_for
             }
         )
     migrate(db)
-    store = Store(db)
-    assert [row["id"] for row in store.digests_due("2026-01-02T00:00:00.000000Z", 10)] == ["p1"]
+    store = SqliteStore(db)
+    assert [row.id for row in store.digests_due("2026-01-02T00:00:00.000000Z", 10)] == ["p1"]
     subscription = {
         "player_id": "p1",
         "endpoint": "https://push.example.org/1",
@@ -365,4 +369,4 @@ def test_m018_gives_players_who_chose_the_digest_their_first_one_and_a_place_for
         "created_at": "2026-01-02T00:00:00.000000Z",
     }
     assert store.add_push_subscription(subscription, keep=10) == 1
-    assert [row["endpoint"] for row in store.push_subscriptions("p1")] == [subscription["endpoint"]]
+    assert [row.endpoint for row in store.push_subscriptions("p1")] == [subscription["endpoint"]]

@@ -9,8 +9,6 @@ snapshot exactly.
 
 from __future__ import annotations
 
-import json
-
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -18,7 +16,8 @@ from hypothesis import strategies as st
 from engines import ENGINES
 from server import create_app
 from server.games.service import GameService
-from server.store.sqlite import Store, dumps
+from server.store import open_store
+from server.store.base import canonical_json
 from tests.server.test_api import move_of
 
 MAX_PLIES = 120
@@ -28,12 +27,12 @@ HOW_IT_WAS_MADE = frozenset({"last_push"})
 
 def outcome(state: dict) -> str:
     """The position a state holds, as canonical JSON (without how the last move was made)."""
-    return dumps({k: v for k, v in state.items() if k not in HOW_IT_WAS_MADE})
+    return canonical_json({k: v for k, v in state.items() if k not in HOW_IT_WAS_MADE})
 
 
 def full_state(db_path: str, game_id: str) -> dict:
     """The stored snapshot of a game (with its hidden parts)."""
-    store = Store.open(db_path)
+    store = open_store(db_path)
     try:
         return GameService(store).load(game_id).state
     finally:
@@ -106,12 +105,12 @@ def test_random_api_games_accept_only_legal_moves_and_replay(
         response = client.post(f"{url}/moves", json={**body, "expected_seq": ply}, headers=auth)
         assert response.status_code == 201, response.get_json()
         assert response.get_json()["seq"] == ply + 1
-    store = Store.open(db_path)
+    store = open_store(db_path)
     try:
         games = GameService(store)
         loaded = games.load(game["id"])
-        assert dumps(games.replay(loaded)) == dumps(loaded.state)
-        logged = [json.loads(m["move"]) for m in store.moves(game["id"])]
+        assert canonical_json(games.replay(loaded)) == canonical_json(loaded.state)
+        logged = [m.move for m in store.moves(game["id"])]
         assert len(logged) == loaded.seq
     finally:
         store.close()

@@ -19,7 +19,8 @@ import pytest
 from server import create_app
 from server.accounts.service import AccountService
 from server.games.service import GameService, MoveRequest
-from server.store.sqlite import Store
+from server.store import open_store
+from server.store.records import Player
 
 #: The tables that grow with the games; a full scan of one grows with them.
 GROWING = ("games", "seats", "moves", "players", "sessions", "api_tokens")
@@ -31,19 +32,19 @@ def signed_in(db_path: str) -> tuple[Any, dict[str, str]]:
     """An app whose database holds a player with running and finished games, and the
     player's ``session`` (its cookie's value) and personal API ``token``."""
     app = create_app({"TURNPOST_DB": db_path, "TESTING": True, "RATELIMIT_ENABLED": False})
-    store = Store.open(db_path)
+    store = open_store(db_path)
     games = GameService(store)
     accounts = AccountService(store, "key")
-    player = {
-        "id": "p1",
-        "email": "ann@example.org",
-        "email_key": "ann@example.org",
-        "name": "Ann",
-        "time_zone": "Europe/Brussels",
-        "language": "en",
-        "mail_pref": "turn",
-        "created_at": "2026-01-01T00:00:00.000000Z",
-    }
+    player = Player(
+        id="p1",
+        email="ann@example.org",
+        email_key="ann@example.org",
+        name="Ann",
+        time_zone="Europe/Brussels",
+        language="en",
+        mail_pref="turn",
+        created_at="2026-01-01T00:00:00.000000Z",
+    )
     with store.write():
         store.add_player(player)
     for number in range(6):

@@ -9,12 +9,13 @@ import stat
 import pytest
 
 from server.games.service import GameService, MoveRequest
-from server.store.sqlite import Store
+from server.store import open_store
+from server.store.base import Store
 
 
 @pytest.fixture
 def store(db_path: str):
-    store = Store.open(db_path)
+    store = open_store(db_path)
     store.init()
     yield store
     store.close()
@@ -47,7 +48,7 @@ def test_logged_moves_cannot_be_deleted(store: Store) -> None:
 
 def test_game_and_seq_are_unique(store: Store) -> None:
     game_id = played_game(store)
-    duplicate = {**store.moves(game_id)[0]}
+    duplicate = next(store.db["moves"].rows_where("game_id = ?", [game_id]))
     with pytest.raises(sqlite3.IntegrityError):
         store.db["moves"].insert(duplicate)
 
@@ -57,7 +58,7 @@ def test_failed_transaction_appends_nothing(store: Store) -> None:
     with pytest.raises(RuntimeError), store.write() as db:
         db["games"].update(game_id, {"seq": 99})
         raise RuntimeError("crash between writes")
-    assert store.game(game_id)["seq"] == 1
+    assert store.game(game_id).seq == 1
 
 
 @pytest.mark.parametrize("statement", ["INSERT OR REPLACE INTO", "REPLACE INTO"])
@@ -67,7 +68,7 @@ def test_replace_cannot_rewrite_a_logged_move(db_path: str, statement: str) -> N
     Run on a plain connection to the real file (as the ``sqlite3`` shell would),
     not through the store: the refusal must live in the database itself.
     """
-    store = Store.open(db_path)
+    store = open_store(db_path)
     store.init()
     game_id = played_game(store)
     store.close()
@@ -89,7 +90,7 @@ def test_the_database_and_its_wal_files_are_private(db_path: str) -> None:
     """Issue 11: the database was created 0644, readable by every local user."""
     old_umask = os.umask(0o022)
     try:
-        store = Store.open(db_path)
+        store = open_store(db_path)
         store.init()
         played_game(store)
         modes = {
@@ -103,7 +104,7 @@ def test_the_database_and_its_wal_files_are_private(db_path: str) -> None:
 
 
 def test_an_existing_readable_database_is_made_private(db_path: str) -> None:
-    Store.open(db_path).close()
+    open_store(db_path).close()
     os.chmod(db_path, 0o644)
-    Store.open(db_path).close()
+    open_store(db_path).close()
     assert stat.S_IMODE(os.stat(db_path).st_mode) == 0o600

@@ -20,7 +20,8 @@ from server.accounts.service import AccountService
 from server.games.clock import utcnow
 from server.games.talk import PER_MINUTE
 from server.http.actor import SESSION_COOKIE
-from server.store.sqlite import Store
+from server.store import open_store
+from server.store.records import Player
 from tests.server.test_api import WINNING_LINE
 from tests.support import BackgroundServer
 from tests.talk.conftest import (
@@ -300,22 +301,14 @@ def test_a_signed_in_player_talks_as_their_seat_from_any_browser(
     live_server: BackgroundServer,
 ) -> None:
     game = create(live_server)
-    store = Store.open(live_server.db_path)
+    store = open_store(live_server.db_path)
     try:
-        player = {
-            "id": "p-cleo",
-            "email": "cleo@example.org",
-            "email_key": "cleo@example.org",
-            "name": "Cleo",
-            "time_zone": "UTC",
-            "language": "en",
-            "mail_pref": "turn",
-            "created_at": utcnow(),
-        }
+        email = "cleo@example.org"
+        player = Player("p-cleo", email, email, "Cleo", "UTC", "en", "turn", utcnow())
         with store.write():
             store.add_player(player)
-            store.tie_seat(game["id"], 1, player["id"])
-        session = AccountService(store, "unused").open_session(player["id"])
+            store.tie_seat(game["id"], 1, player.id)
+        session = AccountService(store, "unused").open_session(player.id)
     finally:
         store.close()
     laptop = Browser(live_server, game)

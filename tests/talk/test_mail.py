@@ -89,7 +89,7 @@ def test_gg_enter_a1_and_say_hi(games: GameService, mailbox: Mailbox) -> None:
         "Stop it, Bob!",
         "Resign? Never!",
     ]
-    assert games.store.seat(game["id"], 0)["mail_stopped_at"] is None
+    assert games.store.seat(game["id"], 0).mail_stopped_at is None
     assert games.store.moves(game["id"]) == [] and games.load(game["id"]).status == "active"
 
 
@@ -157,7 +157,7 @@ def test_no_one_is_mailed_words_before_they_acted(games: GameService, mailbox: M
     invitation = mailbox.latest(BOB)
     assert [m["To"] for m in mailbox.sink.messages] == [BOB], "one mail, to Bob only"
     assert "PILLS" not in text_of(invitation) + html_of(invitation)
-    assert games.store.seat(game["id"], 1)["talk_mailed"] == 0, "counted as told"
+    assert games.store.seat(game["id"], 1).talk_mailed == 0, "counted as told"
     assert ask_board(games, invitation, game, 1).status == "command"
     assert f"Ann said: {spam}" in text_of(mailbox.latest(BOB, "The board")), "once Bob acted"
 

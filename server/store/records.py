@@ -1,0 +1,487 @@
+"""What the store hands out and takes in: typed records with decoded values, never JSON text.
+
+Each record is a frozen dataclass named after what it is (a game row, a
+seat, a logged move...), one field per column of the query that reads it;
+the JSON columns (a game's ``state``, ``options``, ``position``, ``to_move``
+and ``result``, a move's ``move`` and ``public_move``, a mail's ``facts``, a
+webhook delivery's ``body``, a push's ``payload``) are Python values here: a
+backend encodes and decodes them (:mod:`server.store.sqlite` as canonical
+JSON text). Moments are ISO 8601 strings (:mod:`server.games.clock`).
+
+What a caller writes is a record too when it writes a whole row (a game, a
+logged move, a player, a sign-in link), else a ``TypedDict`` of the columns it
+sets (:class:`GameUpdate`, :class:`NewMail`...).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, NamedTuple, TypedDict
+
+#: A JSON value as the store keeps it: decoded.
+Json = Any
+
+
+@dataclass(frozen=True, slots=True)
+class GameRow:
+    """A game as stored: its setup, its latest snapshot (``state``, ``to_move``, ``result``)
+    and how it forms, is timed and was created."""
+
+    id: str
+    engine: str
+    options: dict[str, Json]
+    seed: int
+    #: Whether the creator chose the seed (so may know what the game hides).
+    seeded: bool
+    #: The starting position the creator gave, or ``None`` (the engine's own setup).
+    position: dict[str, Json] | None
+    #: ``forming``, ``active``, ``finished`` or ``aborted``.
+    status: str
+    seq: int
+    #: The engine's state after move ``seq``; ``None`` at a table not dealt yet.
+    state: Json
+    to_move: list[int]
+    result: dict[str, Json] | None
+    deadline: str | None
+    turn_hours: float | None
+    deadline_policy: str | None
+    #: Bits of the reminders sent for the current turn.
+    reminders_sent: int
+    admin_token_hash: str
+    created_at: str
+    updated_at: str
+    creator_client: str | None
+    creator_id: str | None
+    seating: str | None
+    forming_until: str | None
+    hidden_at: str | None
+    rematch_of: str | None
+
+
+class GameUpdate(TypedDict, total=False):
+    """Columns of a game to set (:meth:`~server.store.base.GameStore.update_game`)."""
+
+    seq: int
+    state: Json
+    to_move: list[int]
+    result: dict[str, Json] | None
+    status: str
+    updated_at: str
+    deadline: str | None
+    reminders_sent: int
+    turn_hours: float | None
+    deadline_policy: str | None
+    forming_until: str | None
+    hidden_at: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Seat:
+    """A seat of a game: its player's name and address, mail key, vacation and marks."""
+
+    game_id: str
+    seat: int
+    #: Empty for an open seat of a forming table.
+    name: str
+    email: str | None
+    #: The generation of the seat's reply key (a new one revokes the earlier).
+    mail_generation: int
+    vacation_until: str | None
+    vacation_year: int | None
+    vacation_days_used: float
+    acted_at: str | None
+    mail_stopped_at: str | None
+    private_at: str | None
+    reissued_at: str | None
+    passes_revoked_at: str | None
+    player_id: str | None
+    #: The id of the last message of the table talk mailed to the seat.
+    talk_mailed: int
+    joined_at: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class NewSeat:
+    """A seat of a game being created (:meth:`~server.store.base.GameStore.create_game`)."""
+
+    name: str
+    email: str | None = None
+    player_id: str | None = None
+
+
+class SeatUpdate(TypedDict, total=False):
+    """Columns of a seat to set (:meth:`~server.store.base.TableStore.update_seat`)."""
+
+    name: str
+    email: str | None
+    player_id: str | None
+    joined_at: str | None
+    passes_revoked_at: str | None
+    acted_at: str | None
+    private_at: str | None
+    mail_stopped_at: str | None
+    mail_generation: int
+
+
+class SeatRef(NamedTuple):
+    """A seat of a game, by game id and seat number."""
+
+    game_id: str
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class SeatToken:
+    """A seat token (its hash): which seat it lets in, who saw it, whether it was revoked."""
+
+    token_hash: str
+    game_id: str
+    seat: int
+    #: ``created``, ``reissued`` or ``browser``.
+    kind: str
+    created_at: str
+    revoked_at: str | None
+    #: ``opened``, ``reissued`` or ``removed``.
+    revoked_why: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class ListedSeat:
+    """What a list of games shows of a seat."""
+
+    seat: int
+    name: str
+    private_at: str | None
+    reissued_at: str | None
+    player_id: str | None
+    joined_at: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class GameListing:
+    """A game in a list: its row without state or secrets, and its seats (``players``)."""
+
+    id: str
+    engine: str
+    status: str
+    seq: int
+    to_move: list[int]
+    result: dict[str, Json] | None
+    deadline: str | None
+    seeded: bool
+    from_position: bool
+    created_at: str
+    updated_at: str
+    forming_until: str | None
+    players: tuple[ListedSeat, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ListedGame(GameListing):
+    """A game of the public list, with the ``cursor`` a page after it starts from."""
+
+    cursor: int
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerGame(GameListing):
+    """A game with a seat of one player: the seat (``you``), whether the game waits for it,
+    and the game's last log entry (``None`` before the first)."""
+
+    you: int
+    waiting: bool
+    last_seq: int | None
+    last_seat: int | None
+    last_description: str | None
+    last_at: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class LobbyGame:
+    """A game of the lobby's list of one player's games and tables."""
+
+    id: str
+    engine: str
+    status: str
+    seq: int
+    to_move: list[int]
+    updated_at: str
+    creator_id: str | None
+    players: tuple[ListedSeat, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class OpenTable:
+    """A forming table with an open seat, as the lobby lists it."""
+
+    id: str
+    engine: str
+    options: dict[str, Json]
+    seeded: bool
+    from_position: bool
+    turn_hours: float | None
+    deadline_policy: str | None
+    seating: str | None
+    created_at: str
+    forming_until: str | None
+    players: tuple[ListedSeat, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class EndedGame:
+    """A game that is over: its last seq, status and result."""
+
+    id: str
+    seq: int
+    status: str
+    result: dict[str, Json] | None
+
+
+@dataclass(frozen=True, slots=True)
+class LoggedMove:
+    """An entry of the append-only move log, with the game's ``result`` on the entry that
+    ended it (else ``None``; not stored with the entry)."""
+
+    game_id: str
+    seq: int
+    seat: int
+    #: ``move`` (an engine move), ``resign`` or ``forfeit``.
+    kind: str
+    #: The move as played, hidden parts included.
+    move: dict[str, Json]
+    #: The move as everyone may see it.
+    public_move: dict[str, Json]
+    notation: str
+    #: The move in a sentence (``None`` for moves logged before sentences were kept).
+    description: str | None
+    to_move: list[int]
+    status: str
+    at: str
+    result: dict[str, Json] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class IdempotentAnswer:
+    """The request an ``Idempotency-Key`` was first used with, and the answer given."""
+
+    request: dict[str, Json]
+    response: dict[str, Json]
+
+
+@dataclass(frozen=True, slots=True)
+class Player:
+    """A player's account."""
+
+    id: str
+    email: str
+    #: The mailbox the address reaches (:func:`~server.mail.addresses.recipient_key`).
+    email_key: str
+    name: str
+    time_zone: str
+    language: str
+    #: ``turn``, ``digest`` or ``none``.
+    mail_pref: str
+    created_at: str
+    digest_due_at: str | None = None
+
+
+class PlayerUpdate(TypedDict, total=False):
+    """Columns of a player's profile to set."""
+
+    name: str
+    time_zone: str
+    language: str
+    mail_pref: str
+
+
+@dataclass(frozen=True, slots=True)
+class SignInLink:
+    """A sign-in link asked for (its id is the secret mailed)."""
+
+    id: str
+    email: str
+    email_key: str
+    client: str | None
+    created_at: str
+    expires_at: str
+    used_at: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ApiToken:
+    """A player's personal API token as listed (its secret is never kept)."""
+
+    id: int
+    name: str
+    created_at: str
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    """A message of a game's table talk (``text`` is ``None`` once deleted)."""
+
+    id: int
+    game_id: str
+    thread: str
+    #: Its place in its thread, from 1.
+    number: int
+    seat: int
+    text: str | None
+    via: str
+    at: str
+    deleted_at: str | None
+    deleted_by: str | None
+
+
+class NewMessage(TypedDict):
+    """A message to post (:meth:`~server.store.base.TalkStore.add_message`)."""
+
+    game_id: str
+    thread: str
+    seat: int
+    text: str
+    via: str
+    at: str
+
+
+@dataclass(frozen=True, slots=True)
+class OutboxMail:
+    """A mail in the outbox: to whom, what happened (``facts``), and how sending went."""
+
+    id: int
+    game_id: str | None
+    seat: int | None
+    kind: str
+    to_addr: str
+    subject: str | None
+    message_id: str | None
+    in_reply_to: str | None
+    seq: int | None
+    created_at: str
+    attempts: int
+    next_attempt_at: str | None
+    sent_at: str | None
+    last_error: str | None
+    rcpt_key: str | None
+    client: str | None
+    #: Whether it counts as an invitation (:mod:`server.mail.gate`).
+    invitation: bool
+    #: What the mail tells, rendered when it is sent; ``None`` once forgotten (or none).
+    facts: dict[str, Json] | None
+    superseded: str | None
+    digest_id: int | None
+
+
+class NewMail(TypedDict, total=False):
+    """A mail to queue (:meth:`~server.store.base.MailStore.queue_mail`)."""
+
+    game_id: str
+    seat: int
+    kind: str
+    to_addr: str
+    facts: dict[str, Json] | None
+    in_reply_to: str | None
+    seq: int
+    created_at: str
+    next_attempt_at: str
+    rcpt_key: str
+    client: str | None
+    invitation: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Webhook:
+    """A game's webhook as listed."""
+
+    id: int
+    url: str
+    created_at: str
+
+
+@dataclass(frozen=True, slots=True)
+class WebhookDelivery:
+    """One event to post to one webhook, and how posting it went."""
+
+    id: int
+    webhook_id: int
+    event: str
+    seq: int
+    body: dict[str, Json]
+    created_at: str
+    next_attempt_at: str | None
+    attempts: int
+    delivered_at: str | None
+    last_status: int | None
+    last_error: str | None
+    #: The seqs of the ``move`` deliveries dropped before this one (a capped backlog).
+    missed_from_seq: int | None
+    missed_to_seq: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimedDelivery(WebhookDelivery):
+    """A webhook delivery taken to post, with its webhook's ``url``, game and removal."""
+
+    url: str
+    game_id: str
+    removed_at: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class PushSubscription:
+    """A browser a player lets Turnpost notify, as listed."""
+
+    id: int
+    endpoint: str
+    created_at: str
+
+
+class NewSubscription(TypedDict):
+    """A browser's push subscription to record."""
+
+    player_id: str
+    endpoint: str
+    p256dh: str
+    auth: str
+    created_at: str
+
+
+class NewPush(TypedDict):
+    """A push to queue to each browser of a player (see
+    :meth:`~server.store.base.NotificationStore.queue_pushes`)."""
+
+    game_id: str
+    seat: int
+    seq: int
+    payload: dict[str, Json]
+    created_at: str
+    next_attempt_at: str
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimedPush:
+    """A push taken to send, with its subscription's endpoint and keys."""
+
+    id: int
+    subscription_id: int
+    game_id: str
+    seat: int
+    seq: int
+    payload: dict[str, Json]
+    created_at: str
+    next_attempt_at: str | None
+    attempts: int
+    endpoint: str
+    p256dh: str
+    auth: str
+
+
+@dataclass(frozen=True)
+class SchemaChange:
+    """What creating or upgrading the schema did: the version before and after, and whether
+    the database was new."""
+
+    before: int
+    after: int
+    #: The database had no tables before (a new file).
+    created: bool
