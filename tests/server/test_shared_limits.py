@@ -23,7 +23,8 @@ from pathlib import Path
 import pytest
 import requests
 
-from server.http.stream_caps import HEARTBEAT_SECONDS, STALE_SECONDS
+from server.errors import TurnpostError
+from server.http.stream_caps import HEARTBEAT_SECONDS, STALE_SECONDS, STREAMS_KEY, open_stream_caps
 from tests.server.test_api import auth, create_siam
 from tests.servers import RedisServer
 from tests.support import BackgroundServer, start_background
@@ -190,6 +191,20 @@ def test_the_stream_cap_in_all_holds_across_workers(start_shared) -> None:
     connections = connections_to_each_worker(server, 4)
     addresses = [f"198.51.100.{i}" for i in range(1, 7)]
     assert open_streams(connections[:7], addresses) == [200] * 3 + [429] * 3
+
+
+def test_a_closed_stream_frees_its_place_at_once(redis_server: RedisServer) -> None:
+    caps = open_stream_caps(redis_server.url, max_streams=10, max_per_client=2)
+    first, second, third = object(), object(), object()
+    caps.admit(first, CLIENT)
+    caps.admit(second, CLIENT)
+    with pytest.raises(TurnpostError, match="already follows 2 event streams"):
+        caps.admit(third, CLIENT)
+    caps.release(first)
+    caps.release(first)
+    caps.admit(third, CLIENT)
+    with redis_server.client() as client:
+        assert client.zcard(STREAMS_KEY) == client.zcard(f"{STREAMS_KEY}:{CLIENT}") == 2
 
 
 def wait_until_serving(server: BackgroundServer, old_workers: list[int]) -> None:
