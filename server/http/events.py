@@ -275,20 +275,24 @@ class Feed:
     ) -> Subscription:
         """Follow ``game_id`` from after move ``after`` as ``reader``; ``429`` past a cap."""
         subscription = Subscription(self, game_id, client, after, reader)
-        self.caps.admit(subscription, client)
-        with self._lock:
-            self._start_polling()
-            self._by_game.setdefault(game_id, set()).add(subscription)
+        self._follow(self._by_game, game_id, subscription)
         return subscription
 
     def subscribe_player(self, player_id: str, client: str) -> PlayerSubscription:
         """Follow every game of ``player_id``; ``429`` past a cap."""
         subscription = PlayerSubscription(self, player_id, client)
-        self.caps.admit(subscription, client)
+        self._follow(self._by_player, player_id, subscription)
+        return subscription
+
+    def _follow(
+        self, index: dict[str, set[Any]], key: str, subscription: Subscription | PlayerSubscription
+    ) -> None:
+        """Count a new stream (``429`` past a cap) and file it in ``index`` under ``key``."""
         with self._lock:
             self._start_polling()
-            self._by_player.setdefault(player_id, set()).add(subscription)
-        return subscription
+        self.caps.admit(subscription, subscription.client)
+        with self._lock:
+            index.setdefault(key, set()).add(subscription)
 
     def _start_polling(self) -> None:
         """Start the poller with the first stream (under the lock)."""
