@@ -87,6 +87,11 @@ end
 redis.call('EXPIRE', KEYS[1], ARGV[1])
 """
 
+#: Forget one stream (ARGV[1]) in the global set and its client's set, at once.
+RELEASE_SCRIPT = """
+for _, key in ipairs(KEYS) do redis.call('ZREM', key, ARGV[1]) end
+"""
+
 
 class StreamCaps(Protocol):
     """Counts the open event streams and refuses those past a cap."""
@@ -148,6 +153,7 @@ class RedisStreamCaps:
         self.max_per_client = max_per_client
         self._admit = client.register_script(ADMIT_SCRIPT)
         self._heartbeat = client.register_script(HEARTBEAT_SCRIPT)
+        self._release = client.register_script(RELEASE_SCRIPT)
         #: Streams of this worker counted in Redis: their ids and their clients' keys.
         self._live: dict[object, tuple[str, str]] = {}
         #: Streams admitted while Redis could not be reached.
@@ -182,8 +188,7 @@ class RedisStreamCaps:
             return
         stream_id, client_key = counted
         try:
-            with self.redis.pipeline() as pipeline:
-                pipeline.zrem(STREAMS_KEY, stream_id).zrem(client_key, stream_id).execute()
+            self._release(keys=[STREAMS_KEY, client_key], args=[stream_id])
         except redis.RedisError:
             logger.warning("Redis is unreachable: a closed stream counts until it goes stale")
 
