@@ -22,6 +22,7 @@ from server.games.service import GameService
 from server.http.context import csrf
 from server.http.errors import register_error_handlers
 from server.http.events import Feed
+from server.http.stream_caps import MEMORY_STORAGE, open_stream_caps
 from server.mail.outbox import Notifier
 from server.mail.settings import environment_config, settings_from_config
 from server.push.queue import PushQueue
@@ -125,6 +126,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         TURNPOST_MAX_STREAMS_PER_CLIENT=int(
             os.environ.get("TURNPOST_MAX_STREAMS_PER_CLIENT", "10")
         ),
+        TURNPOST_RATELIMIT_STORAGE=os.environ.get("TURNPOST_RATELIMIT_STORAGE") or MEMORY_STORAGE,
         API_TITLE="Turnpost",
         API_VERSION="1",
         OPENAPI_VERSION="3.0.3",
@@ -137,11 +139,12 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         WTF_CSRF_TIME_LIMIT=None,
     )
     app.config.update(config or {})
-    feed = Feed(
-        app.config["TURNPOST_DB"],
+    caps = open_stream_caps(
+        app.config["TURNPOST_RATELIMIT_STORAGE"],
         app.config["TURNPOST_MAX_STREAMS"],
         app.config["TURNPOST_MAX_STREAMS_PER_CLIENT"],
     )
+    feed = Feed(app.config["TURNPOST_DB"], caps)
     turnpost = Turnpost(app.config["TURNPOST_DB"], feed)
     app.extensions["turnpost"] = turnpost
     app.teardown_appcontext(turnpost.give_back)

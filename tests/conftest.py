@@ -1,6 +1,7 @@
-"""Shared fixtures: an app on a real SQLite file, a real gunicorn server process, and the
-session's one Playwright driver with Debian's Chromium (the browser tests and the mail tests
-that render mails share it: two drivers cannot run in one thread)."""
+"""Shared fixtures: an app on a real SQLite file, a real gunicorn server process, real
+PostgreSQL and Redis servers (:mod:`tests.servers`), and the session's one Playwright driver
+with Debian's Chromium (the browser tests and the mail tests that render mails share it: two
+drivers cannot run in one thread)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import pytest
 from playwright.sync_api import Browser, Playwright, sync_playwright
 
 from server import create_app
+from tests.servers import PostgresServer, RedisServer, running_postgres, running_redis
 from tests.support import BackgroundServer, start_background
 from tests.web.conftest import CHROMIUM, CHROMIUM_ARGS
 
@@ -52,6 +54,20 @@ def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Background
     server = start_background(str(tmp_path_factory.mktemp("live") / "turnpost.db"))
     yield server
     server.stop()
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[PostgresServer]:
+    """A PostgreSQL cluster for the test session (installed first if missing, else skipped)."""
+    with running_postgres() as server:
+        yield server
+
+
+@pytest.fixture
+def redis_server() -> Iterator[RedisServer]:
+    """An empty Redis server for one test (installed first if missing, else skipped)."""
+    with running_redis() as server:
+        yield server
 
 
 @pytest.fixture(scope="session")

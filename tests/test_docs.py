@@ -83,3 +83,22 @@ def variables_in_code() -> set[str]:
 def test_the_readme_documents_every_setting_and_only_real_ones() -> None:
     documented = set(re.findall(r"`(TURNPOST_[A-Z_]+)`", section("Configuration and security")))
     assert documented == variables_in_code()
+
+
+DEPLOY = (Path(__file__).resolve().parent.parent / "docs" / "deploy.md").read_text()
+
+
+def test_the_deploy_guide_names_only_real_settings() -> None:
+    named = set(re.findall(r"TURNPOST_[A-Z_]*[A-Z]", DEPLOY))
+    assert named and named <= variables_in_code(), sorted(named - variables_in_code())
+
+
+def test_the_deploy_guide_shows_only_real_commands_and_options() -> None:
+    shown = re.findall(r"(?<![=\w])turnpost ([a-z][a-z-]*)([^`\n]*)", DEPLOY)
+    assert shown
+    for name, rest in shown:
+        assert name in our_commands(), f"docs/deploy.md shows turnpost {name}, which is no command"
+        command = our_commands()[name]
+        known = {flag for param in command.params for flag in param.opts + param.secondary_opts}
+        missing = set(re.findall(r"--[a-z-]+", rest)) - known
+        assert not missing, f"turnpost {name}: docs/deploy.md shows {sorted(missing)}"

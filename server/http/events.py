@@ -30,8 +30,10 @@ query on those games' seats, so a player's stream costs nothing while their
 games are quiet, however many games the database holds. (A game stopped by
 its admin logs no move: the page shows it at the next change or reload.)
 
-Open streams are capped per worker, in all and per client address, so that
-one client holding many sockets cannot take the streams of everyone else.
+Open streams are capped in all and per client address, so that one client
+holding many sockets cannot take the streams of everyone else: per worker, or
+across every worker and host with ``TURNPOST_RATELIMIT_STORAGE=redis://...``
+(:mod:`server.http.stream_caps`).
 
 A stream replays at most :data:`REPLAY_PAGE` logged moves: a client far
 behind gets that page and the stream ends (after :data:`MORE_EVENTS`, a
@@ -56,14 +58,13 @@ import json
 import logging
 import threading
 import time
-from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from server.errors import TurnpostError
 from server.games.game import log_entry
 from server.games.talk import TABLE, message_entry
+from server.http.stream_caps import StreamCaps
 from server.store import open_store
 from server.store.base import Store, StoreUnavailable
 from server.store.records import EndedGame, GameRow, Message
@@ -85,8 +86,6 @@ KEEPALIVE = ": keep-alive\n\n"
 REPLAY_PAGE = 200
 #: The last line of a stream that replayed a page of a longer log.
 MORE_EVENTS = ": more events follow: reconnect with the last event id\n\n"
-#: ``Retry-After`` of a ``429`` past a stream cap: a stream closes at most a keep-alive later.
-STREAM_RETRY_SECONDS = 60
 
 
 #: What a ``move`` event carries of its log entry: the public move, its notation and
@@ -265,55 +264,40 @@ class Feed:
     players' streams by one query on the seats of those games.
     """
 
-    def __init__(self, db_url: str, max_streams: int, max_per_client: int) -> None:
+    def __init__(self, db_url: str, caps: StreamCaps) -> None:
         self.db_url = db_url
-        self.max_streams = max_streams
-        self.max_per_client = max_per_client
+        self.caps = caps
         self._lock = threading.Lock()
         self._by_game: dict[str, set[Subscription]] = {}
         self._by_player: dict[str, set[PlayerSubscription]] = {}
-        self._by_client: Counter[str] = Counter()
         self._poller: threading.Thread | None = None
-
-    @property
-    def open_streams(self) -> int:
-        """How many streams this worker serves now."""
-        return self._by_client.total()
 
     def subscribe(
         self, game_id: str, client: str, after: int, reader: Reader = Reader()
     ) -> Subscription:
         """Follow ``game_id`` from after move ``after`` as ``reader``; ``429`` past a cap."""
         subscription = Subscription(self, game_id, client, after, reader)
-        with self._lock:
-            self._admit(client)
-            self._by_game.setdefault(game_id, set()).add(subscription)
+        self._follow(self._by_game, game_id, subscription)
         return subscription
 
     def subscribe_player(self, player_id: str, client: str) -> PlayerSubscription:
         """Follow every game of ``player_id``; ``429`` past a cap."""
         subscription = PlayerSubscription(self, player_id, client)
-        with self._lock:
-            self._admit(client)
-            self._by_player.setdefault(player_id, set()).add(subscription)
+        self._follow(self._by_player, player_id, subscription)
         return subscription
 
-    def _admit(self, client: str) -> None:
-        """Count a new stream of ``client`` (under the lock); ``429`` past a cap."""
-        if self.open_streams >= self.max_streams:
-            raise TurnpostError(
-                "rate_limited",
-                "Too many open event streams on this server; retry in a minute.",
-                headers={"Retry-After": str(STREAM_RETRY_SECONDS)},
-            )
-        if self._by_client[client] >= self.max_per_client:
-            raise TurnpostError(
-                "rate_limited",
-                f"This address already follows {self.max_per_client} event streams;"
-                " close one first.",
-                headers={"Retry-After": str(STREAM_RETRY_SECONDS)},
-            )
-        self._by_client[client] += 1
+    def _follow(
+        self, index: dict[str, set[Any]], key: str, subscription: Subscription | PlayerSubscription
+    ) -> None:
+        """Count a new stream (``429`` past a cap) and file it in ``index`` under ``key``."""
+        with self._lock:
+            self._start_polling()
+        self.caps.admit(subscription, subscription.client)
+        with self._lock:
+            index.setdefault(key, set()).add(subscription)
+
+    def _start_polling(self) -> None:
+        """Start the poller with the first stream (under the lock)."""
         if self._poller is None:  # from the moves logged before this stream was admitted
             store = open_store(self.db_url)
             start = (store, store.last_move_cursor(), store.last_message_cursor())
@@ -336,9 +320,7 @@ class Feed:
             followers.discard(subscription)
             if not followers:
                 del index[key]
-            self._by_client[subscription.client] -= 1
-            if not self._by_client[subscription.client]:
-                del self._by_client[subscription.client]
+        self.caps.release(subscription)
 
     def _followers(self, game_id: str) -> list[Subscription]:
         with self._lock:

@@ -42,13 +42,19 @@ name when the config does not set it, so a gunicorn server can be tuned):
 ``TURNPOST_COST_BYTES``
     answer bytes that cost one request (default ``32768``).
 
+``TURNPOST_RATELIMIT_STORAGE``
+    where the counts live (read by :func:`server.create_app`, which counts
+    the event streams there too: :mod:`server.http.stream_caps`). The
+    default, ``memory://``, counts in each worker's memory: with ``N``
+    workers a client may get up to ``N`` times a limit before every worker
+    refuses it. ``redis://host:6379/0`` counts in that Redis, so that the
+    limits hold across every worker of every host; while it cannot be
+    reached, each worker counts in its memory meanwhile (Flask-Limiter's
+    in-memory fallback) rather than failing requests.
+
 Flask-Limiter's own keys apply too, e.g. ``RATELIMIT_ENABLED=False`` switches
-limiting off and ``RATELIMIT_STORAGE_URI`` picks the storage. The default is
-in-memory storage: each gunicorn worker counts on its own, so with ``N``
-workers a client may get up to ``N`` times a limit before every worker
-refuses it. Point ``RATELIMIT_STORAGE_URI`` at Redis or Memcached for exact
-limits across workers. Behind a reverse proxy, set ``TURNPOST_PROXY_HOPS``
-(see :mod:`server.app`) so that the client address is not the proxy's.
+limiting off. Behind a reverse proxy, set ``TURNPOST_PROXY_HOPS`` (see
+:mod:`server.app`) so that the client address is not the proxy's.
 
     >>> from server import create_app
     >>> app = create_app({"TURNPOST_DB": ":memory:", "TURNPOST_RATELIMIT_IP": "1/minute"})
@@ -61,6 +67,7 @@ limits across workers. Behind a reverse proxy, set ``TURNPOST_PROXY_HOPS``
 
 from __future__ import annotations
 
+import logging
 import math
 import os
 import secrets
@@ -69,11 +76,15 @@ from typing import Any
 
 from flask import Flask, Response, current_app, g, request
 from flask_limiter import ApplicationLimit, Limiter, RateLimitExceeded
+from limits.errors import StorageError
 
 from server.errors import TurnpostError
 from server.http.clients import current_client
 from server.http.errors import error_response
+from server.http.stream_caps import REDIS_OPTIONS, uses_redis
 from server.store.base import hash_secret
+
+logger = logging.getLogger(__name__)
 
 DEFAULTS = {
     "TURNPOST_RATELIMIT_TOKEN": "600/minute",
@@ -178,8 +189,11 @@ def charge_cost(limiter: Limiter, response: Response) -> Response:
         size = response.calculate_content_length() or 0
     extra = request_cost(size, cpu, int(current_app.config["TURNPOST_COST_BYTES"])) - 1
     if extra > 0:
-        for limit in limiter.current_limits:
-            limiter.limiter.hit(limit.limit, *limit.request_args, cost=extra)
+        try:
+            for limit in limiter.current_limits:
+                limiter.limiter.hit(limit.limit, *limit.request_args, cost=extra)
+        except StorageError:  # the next request falls back to counting in memory
+            logger.warning("the rate limits' storage is unreachable: a cost was not charged")
     return response
 
 
@@ -227,7 +241,12 @@ def init_protection(app: Flask) -> Limiter:
     """
     for key, default in DEFAULTS.items():
         app.config.setdefault(key, os.environ.get(key, default))
-    app.config.setdefault("RATELIMIT_STORAGE_URI", "memory://")
+    storage = app.config["TURNPOST_RATELIMIT_STORAGE"]
+    app.config.setdefault("RATELIMIT_STORAGE_URI", storage)
+    if uses_redis(storage):
+        options = {"wrap_exceptions": True, **REDIS_OPTIONS}
+        app.config.setdefault("RATELIMIT_STORAGE_OPTIONS", options)
+        app.config.setdefault("RATELIMIT_IN_MEMORY_FALLBACK_ENABLED", True)
     limiter = Limiter(
         ip_key,
         application_limits=[
