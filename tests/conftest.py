@@ -6,6 +6,7 @@ drivers cannot run in one thread)."""
 from __future__ import annotations
 
 import subprocess
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -34,6 +35,25 @@ def creation_limit_for_tests() -> Iterator[None]:
 def db_path(tmp_path: Path) -> str:
     """A fresh SQLite file for one test."""
     return str(tmp_path / "turnpost.db")
+
+
+#: The store's backends: every test that takes ``store_url`` runs on each.
+BACKENDS = ("sqlite", "postgresql")
+
+
+def new_database(request: pytest.FixtureRequest, backend: str, tmp_path: Path) -> str:
+    """The ``TURNPOST_DB`` of a fresh, empty database of ``backend`` for one test: a SQLite
+    file, or a database of the session's PostgreSQL server (skipped only if it cannot run)."""
+    if backend == "sqlite":
+        return str(tmp_path / "turnpost.db")
+    server: PostgresServer = request.getfixturevalue("postgres_server")
+    return server.create_database(f"test_{uuid.uuid4().hex[:16]}")
+
+
+@pytest.fixture(params=BACKENDS)
+def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """A fresh database for one test, once on each backend (SQLite, PostgreSQL)."""
+    return new_database(request, request.param, tmp_path)
 
 
 @pytest.fixture

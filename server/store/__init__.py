@@ -1,9 +1,10 @@
 """Storage: one interface (:mod:`server.store.base`), its backends, and :func:`open_store`.
 
-``TURNPOST_DB`` names the database: a file path (SQLite), or a URL whose
-scheme picks the backend. :func:`open_store` is the one place that picks
-it; the app's connection pool, the event feed, the mail receiver, the
-worker and the command line all open their stores through it.
+``TURNPOST_DB`` names the database: a file path or ``sqlite:///PATH``
+(SQLite), or ``postgresql://...`` (PostgreSQL; ``postgres://`` too).
+:func:`open_store` is the one place that picks it; the app's connection
+pool, the event feed, the mail receiver, the worker and the command line
+all open their stores through it.
 
     >>> store = open_store("sqlite:///:memory:")
     >>> store.backend, store.init().after == store.schema_version()
@@ -12,7 +13,7 @@ worker and the command line all open their stores through it.
     Traceback (most recent call last):
     ...
     server.store.base.UnknownDatabase: TURNPOST_DB names a mysql:// database; Turnpost \
-keeps its data in SQLite: give a file path or sqlite:///PATH.
+keeps its data in SQLite or PostgreSQL: give a file path, sqlite:///PATH or postgresql://...
 """
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ from server.store.base import Store, UnknownDatabase
 
 #: How a URL starts (RFC 3986's scheme and ``://``); anything else is a file path.
 _SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://")
+#: The schemes of PostgreSQL URLs (libpq's).
+POSTGRES_SCHEMES = ("postgresql", "postgres")
 #: SQLite's in-memory database: one connection is the whole database.
 MEMORY = ":memory:"
 
@@ -64,12 +67,16 @@ def open_store(url: str) -> Store:
     which may hold a password); :class:`~server.store.base.StoreUnavailable`
     if it cannot be reached.
     """
+    if scheme(url) in POSTGRES_SCHEMES:
+        from server.store.postgres import PostgresStore  # a backend's modules load when chosen
+
+        return PostgresStore(url)
     if scheme(url) not in (None, "sqlite"):
         raise UnknownDatabase(
-            f"TURNPOST_DB names a {scheme(url)}:// database; Turnpost keeps its data in SQLite:"
-            " give a file path or sqlite:///PATH."
+            f"TURNPOST_DB names a {scheme(url)}:// database; Turnpost keeps its data in SQLite"
+            " or PostgreSQL: give a file path, sqlite:///PATH or postgresql://..."
         )
-    from server.store.sqlite import SqliteStore  # the backend's modules load when chosen
+    from server.store.sqlite import SqliteStore
 
     return SqliteStore.open(sqlite_path(url))
 

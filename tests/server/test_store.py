@@ -1,21 +1,34 @@
-"""The SQLite store: WAL, the append-only log enforced by the database, unique (game, seq)."""
+"""The store on both backends (SQLite, PostgreSQL): one transaction per write, the log's
+refusals, one winner per seq, claims never shared, changes heard; then SQLite's own: WAL,
+the append-only log enforced by the file's triggers, a private file."""
 
 from __future__ import annotations
 
 import os
 import sqlite3
 import stat
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import replace
+from typing import Any
 
 import pytest
 
+from server.errors import TurnpostError
 from server.games.service import GameService, MoveRequest
 from server.store import open_store
-from server.store.base import Store
+from server.store.base import Conflict, Store
+from server.store.records import NewMail
+
+NOW = "2026-01-01T00:00:00.000000Z"
+LATER = "2026-01-01T00:10:00.000000Z"
 
 
 @pytest.fixture
-def store(db_path: str):
-    store = open_store(db_path)
+def store(store_url: str) -> Iterator[Store]:
+    """A store on a fresh database, on each backend."""
+    store = open_store(store_url)
     store.init()
     yield store
     store.close()
@@ -29,36 +42,169 @@ def played_game(store: Store) -> str:
     return game["id"]
 
 
-def test_database_is_in_wal_mode(store: Store) -> None:
-    assert store.db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+def in_threads(count: int, task: Callable[[], Any]) -> list[Any]:
+    """Run ``task`` in ``count`` threads released at once; what each returned or raised."""
+    start = threading.Barrier(count)
+    results: list[Any] = [None] * count
+
+    def run(index: int) -> None:
+        start.wait()
+        try:
+            results[index] = task()
+        except Exception as error:  # noqa: BLE001 (the test looks at what each got)
+            results[index] = error
+
+    threads = [threading.Thread(target=run, args=(index,)) for index in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    return results
 
 
-def test_logged_moves_cannot_be_updated(store: Store) -> None:
+def test_a_failed_write_leaves_nothing(store: Store) -> None:
     game_id = played_game(store)
-    with pytest.raises(sqlite3.IntegrityError, match="append-only"):
-        store.db.execute("UPDATE moves SET notation = 'exit a1' WHERE game_id = ?", [game_id])
-
-
-def test_logged_moves_cannot_be_deleted(store: Store) -> None:
-    game_id = played_game(store)
-    with pytest.raises(sqlite3.IntegrityError, match="append-only"):
-        store.db.execute("DELETE FROM moves WHERE game_id = ?", [game_id])
-    assert len(store.moves(game_id)) == 1
-
-
-def test_game_and_seq_are_unique(store: Store) -> None:
-    game_id = played_game(store)
-    duplicate = next(store.db["moves"].rows_where("game_id = ?", [game_id]))
-    with pytest.raises(sqlite3.IntegrityError):
-        store.db["moves"].insert(duplicate)
-
-
-def test_failed_transaction_appends_nothing(store: Store) -> None:
-    game_id = played_game(store)
-    with pytest.raises(RuntimeError), store.write() as db:
-        db["games"].update(game_id, {"seq": 99})
+    [move] = store.moves(game_id)
+    with pytest.raises(RuntimeError), store.write():
+        store.update_game(game_id, {"seq": 2})
+        store.append_move(replace(move, seq=2))
         raise RuntimeError("crash between writes")
     assert store.game(game_id).seq == 1
+    assert [entry.seq for entry in store.moves(game_id)] == [1]
+
+
+def test_a_second_entry_for_a_seq_is_refused(store: Store) -> None:
+    game_id = played_game(store)
+    [move] = store.moves(game_id)
+    with pytest.raises(Conflict), store.write():
+        store.append_move(replace(move, notation="exit a1"))
+    assert store.moves(game_id) == [move]
+
+
+def test_racing_submissions_for_one_seq_have_one_winner(store_url: str, store: Store) -> None:
+    games = GameService(store)
+    created = games.create("siam", [{"name": "Ann"}, {"name": "Bob"}], {}, seed=2)
+    game_id, seat_token = created["id"], created["players"][0]["token"]
+
+    def submit() -> int:
+        own = open_store(store_url)
+        try:
+            request = MoveRequest(game_id, token=seat_token, notation="enter a1 N")
+            return GameService(own).submit(request)["seq"]
+        finally:
+            own.close()
+
+    results = in_threads(4, submit)
+    assert results.count(1) == 1, results
+    assert all(isinstance(result, TurnpostError) for result in results if result != 1), results
+    assert [entry.seq for entry in store.moves(game_id)] == [1]
+
+
+def queue_mails(store: Store, game_id: str, count: int) -> None:
+    """Put ``count`` mails due now in the outbox."""
+    with store.write():
+        for number in range(count):
+            mail: NewMail = {
+                "game_id": game_id,
+                "seat": 0,
+                "kind": "turn",
+                "to_addr": f"ann{number}@example.org",
+                "facts": None,
+                "seq": 1,
+                "created_at": NOW,
+                "next_attempt_at": NOW,
+                "rcpt_key": f"ann{number}@example.org",
+                "client": None,
+                "invitation": False,
+            }
+            store.queue_mail(mail)
+
+
+def test_workers_claiming_at_once_never_take_one_mail_twice(store_url: str, store: Store) -> None:
+    game_id = played_game(store)
+    queue_mails(store, game_id, 40)
+
+    def claim() -> list[int]:
+        own = open_store(store_url)
+        try:
+            taken = []
+            while batch := own.claim_due_mail(NOW, LATER, 3):
+                taken.extend(mail.id for mail in batch)
+            return taken
+        finally:
+            own.close()
+
+    claims = in_threads(4, claim)
+    every = [mail_id for taken in claims for mail_id in taken]
+    assert sorted(every) == sorted(set(every)), "a mail was claimed twice"
+    assert len(every) == store.outbox_count(game_id=game_id) == 40
+
+
+def test_a_commit_elsewhere_wakes_a_waiting_store_within_a_second(
+    store_url: str, store: Store
+) -> None:
+    seen = store.wait_for_change(None, 0)
+    writer = open_store(store_url)
+    woke: list[float] = []
+
+    def wait() -> None:
+        store.wait_for_change(seen, 10)
+        woke.append(time.monotonic())
+
+    waiter = threading.Thread(target=wait)
+    waiter.start()
+    time.sleep(0.3)
+    committed = time.monotonic()
+    played_game(writer)
+    waiter.join(timeout=15)
+    writer.close()
+    assert woke and woke[0] - committed < 1.0
+
+
+def test_the_feed_cursor_passes_every_move_once(store: Store) -> None:
+    cursor = store.last_move_cursor()
+    first, second = played_game(store), played_game(store)
+    seen = store.moves_since(cursor)
+    assert [(move.game_id, move.seq) for _, move in seen] == [(first, 1), (second, 1)]
+    assert store.moves_since(seen[-1][0]) == []
+    assert store.last_move_cursor() >= seen[-1][0]
+
+
+# -- SQLite's own ------------------------------------------------------------------------
+
+
+@pytest.fixture
+def sqlite_store(db_path: str):
+    store = open_store(db_path)
+    store.init()
+    yield store
+    store.close()
+
+
+def test_database_is_in_wal_mode(sqlite_store: Store) -> None:
+    assert sqlite_store.db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+def test_logged_moves_cannot_be_updated(sqlite_store: Store) -> None:
+    game_id = played_game(sqlite_store)
+    with pytest.raises(sqlite3.IntegrityError, match="append-only"):
+        sqlite_store.db.execute(
+            "UPDATE moves SET notation = 'exit a1' WHERE game_id = ?", [game_id]
+        )
+
+
+def test_logged_moves_cannot_be_deleted(sqlite_store: Store) -> None:
+    game_id = played_game(sqlite_store)
+    with pytest.raises(sqlite3.IntegrityError, match="append-only"):
+        sqlite_store.db.execute("DELETE FROM moves WHERE game_id = ?", [game_id])
+    assert len(sqlite_store.moves(game_id)) == 1
+
+
+def test_game_and_seq_are_unique(sqlite_store: Store) -> None:
+    game_id = played_game(sqlite_store)
+    duplicate = next(sqlite_store.db["moves"].rows_where("game_id = ?", [game_id]))
+    with pytest.raises(sqlite3.IntegrityError):
+        sqlite_store.db["moves"].insert(duplicate)
 
 
 @pytest.mark.parametrize("statement", ["INSERT OR REPLACE INTO", "REPLACE INTO"])

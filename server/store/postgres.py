@@ -1,0 +1,266 @@
+"""The PostgreSQL backend of the store: psycopg 3 over a psycopg-pool connection pool.
+
+``TURNPOST_DB=postgresql://user:password@host:port/dbname`` (or ``postgres://``,
+any libpq URL) picks it. :class:`PostgresStore` runs the shared SQL of
+:class:`server.store.sql.SqlStore`; each process keeps one connection pool per
+URL (at most :data:`POOL_SIZE` connections), and a store borrows a
+connection for one statement, or for the whole of a :meth:`~PostgresStore.write`.
+
+The guarantees SQLite gets from holding the whole database in a write hold
+here too, each its own way:
+
+* A write is one transaction (``synchronous_commit`` on): a move, its
+  snapshot, its mails, webhooks and idempotency record land together.
+* Reading a game in a write locks its row (``SELECT ... FOR UPDATE``): writers
+  of one game take turns, so of two submissions for one seq exactly one wins,
+  while writers of other games go on. Messages are numbered under a lock held
+  until commit, so their ids grow in commit order.
+* Workers claim mails, pushes and webhook deliveries with ``FOR UPDATE SKIP
+  LOCKED``: two workers never take the same row.
+* The move log refuses UPDATE, DELETE, TRUNCATE and a second ``(game_id, seq)``
+  by triggers and its key (:mod:`server.store.postgres_migrations`).
+* The event feed's cursor over the log is the transaction that logged a
+  move (``moves.xact``), and the feed reads only the moves of transactions
+  older than every one still running: one that commits later cannot slip in
+  behind the cursor. :meth:`~PostgresStore.wait_for_change` wakes on the
+  ``NOTIFY`` that logging a move or posting a message sends.
+
+A connection that fails, a pool with no connection free within
+:data:`WAIT_SECONDS`, a lock not granted within it, or a deadlock raise
+:class:`~server.store.base.StoreUnavailable`; a row refused for its unique key
+(or by the move log) raises :class:`~server.store.base.Conflict`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from functools import cache
+from typing import Any
+
+import psycopg
+from psycopg.types.string import TextLoader
+from psycopg_pool import ConnectionPool, PoolTimeout
+
+from server.store.base import Conflict, StoreUnavailable
+from server.store.postgres_migrations import CHANNEL, applied, migrate
+from server.store.records import SchemaChange
+from server.store.sql import R, SqlStore
+
+#: The most connections one process opens to one database.
+POOL_SIZE = 10
+#: Seconds a statement waits for a connection or a lock before the database counts as
+#: unavailable (as SQLite's busy timeout).
+WAIT_SECONDS = 10
+#: The lock that numbers messages in commit order (``pg_advisory_xact_lock``).
+MESSAGE_LOCK = 0x7475726E74616C6B  # "turntalk"
+#: Seconds between looks at the log while a committed move waits behind a running transaction.
+SETTLE_SECONDS = 0.05
+
+_POOLS: dict[tuple[int, str], ConnectionPool] = {}
+_POOLS_LOCK = threading.Lock()
+
+
+def _configure(conn: psycopg.Connection) -> None:
+    """Set up a new connection: JSON read as text (decoded by the shared code), commits
+    flushed to disk, lock waits bounded."""
+    for name in ("json", "jsonb"):
+        conn.adapters.register_loader(name, TextLoader)
+    conn.execute("SET synchronous_commit = on")
+    conn.execute(f"SET lock_timeout = '{WAIT_SECONDS}s'")
+
+
+def pool_of(url: str) -> ConnectionPool:
+    """This process's connection pool to ``url`` (made on first use; a forked child makes
+    its own)."""
+    key = (os.getpid(), url)
+    with _POOLS_LOCK:
+        pool = _POOLS.get(key)
+        if pool is None:
+            pool = ConnectionPool(
+                url,
+                min_size=1,
+                max_size=POOL_SIZE,
+                kwargs={"autocommit": True, "connect_timeout": WAIT_SECONDS},
+                configure=_configure,
+                timeout=WAIT_SECONDS,
+                name="turnpost",
+                open=True,
+            )
+            _POOLS[key] = pool
+    return pool
+
+
+@cache
+def _statement(sql: str) -> str:
+    """The shared SQL's ``?`` placeholders as psycopg's ``%s`` (a literal ``%`` doubled).
+
+    >>> _statement("SELECT 1 WHERE a LIKE '%x' AND b = ?")
+    "SELECT 1 WHERE a LIKE '%%x' AND b = %s"
+    """
+    return sql.replace("%", "%%").replace("?", "%s")
+
+
+@contextmanager
+def _reported() -> Iterator[None]:
+    """Raise psycopg's errors as the store's: :class:`Conflict` for a row refused for its key
+    or by the move log, :class:`StoreUnavailable` for a database out of reach or busy."""
+    try:
+        yield
+    except (psycopg.errors.UniqueViolation, psycopg.errors.RestrictViolation) as error:
+        raise Conflict(str(error).strip()) from error
+    except (psycopg.OperationalError, PoolTimeout) as error:
+        raise StoreUnavailable(f"the database is unavailable: {error}".strip()) from error
+
+
+class PostgresStore(SqlStore):
+    """A handle on a Turnpost PostgreSQL database: every operation of
+    :class:`server.store.base.Store`, documented there. Cheap to make: the
+    connections are the process's pool's."""
+
+    backend = "postgresql"
+    _JSON_TEXTS = "SELECT jsonb_array_elements_text(?::jsonb)"
+    _JSON_INTS = "SELECT jsonb_array_elements_text(?::jsonb)::bigint"
+    _HOLDS = "{array} @> jsonb_build_array({value})"
+    _NO_LIMIT = None
+    _CLAIM = " FOR UPDATE OF {table} SKIP LOCKED"
+    _MOVE_CURSOR = "moves.xact"
+    #: Transactions older than every running one: none that commits later is older.
+    _OLDEST_RUNNING = "pg_snapshot_xmin(pg_current_snapshot())::text::bigint"
+    _SETTLED = f" AND moves.xact < {_OLDEST_RUNNING}"
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self._pool = pool_of(url)
+        #: The connection of the write under way, if any.
+        self._writing: psycopg.Connection | None = None
+        #: The connection that listens for changes (made by the first wait for one).
+        self._listener: psycopg.Connection | None = None
+        #: Changes heard of so far: the mark :meth:`wait_for_change` gives.
+        self._changes = 0
+        #: Whether the feed's last read left committed moves behind a running transaction.
+        self._unsettled = False
+
+    # -- the connection ---------------------------------------------------------------
+    def close(self) -> None:
+        """Close the listening connection (the pool's stay open for the process)."""
+        if self._listener is not None:
+            self._listener.close()
+            self._listener = None
+
+    def init(self) -> SchemaChange:
+        with self.write() as conn:
+            return SchemaChange(*migrate(conn))
+
+    def schema_version(self) -> int:
+        with self._connection() as conn:
+            return len(applied(conn))
+
+    @contextmanager
+    def write(self) -> Iterator[psycopg.Connection]:
+        """One transaction on one connection of the pool; yields that connection."""
+        with _reported(), self._pool.connection() as conn, conn.transaction():
+            self._writing = conn
+            try:
+                yield conn
+            finally:
+                self._writing = None
+
+    @contextmanager
+    def _connection(self) -> Iterator[psycopg.Connection]:
+        """The write's connection, or one of the pool's for one statement."""
+        if self._writing is not None:
+            yield self._writing
+        else:
+            with _reported(), self._pool.connection() as conn:
+                yield conn
+
+    def wait_for_change(self, seen: int | None, timeout: float) -> int:
+        """Waits for a ``NOTIFY`` on :data:`~server.store.postgres_migrations.CHANNEL` (sent
+        by every commit that logs a move or posts a message) on a connection of its own.
+
+        While a committed move waits behind a running transaction (see
+        :meth:`moves_since`), it looks again every :data:`SETTLE_SECONDS`.
+        """
+        with _reported():
+            listener = self._listening()
+            if seen is None:
+                return self._changes
+            if self._unsettled:
+                timeout = min(timeout, SETTLE_SECONDS)
+                self._changes += 1
+            if self._changes == seen:
+                self._changes += sum(1 for _ in listener.notifies(timeout=timeout, stop_after=1))
+            self._changes += sum(1 for _ in listener.notifies(timeout=0))
+        return self._changes
+
+    def _listening(self) -> psycopg.Connection:
+        """The connection that listens for changes: opened (or opened again after a failure,
+        counting a change, since some may have passed unheard) when needed."""
+        if self._listener is not None and self._listener.broken:
+            self.close()
+        if self._listener is None:
+            self._listener = psycopg.connect(
+                self.url, autocommit=True, connect_timeout=WAIT_SECONDS
+            )
+            self._listener.execute(f"LISTEN {CHANNEL}")
+            self._changes += 1
+        return self._listener
+
+    # -- what PostgreSQL says its own way -----------------------------------------------
+    def _lock(self) -> str:
+        return " FOR UPDATE" if self._writing is not None else ""
+
+    def _serialize_messages(self) -> None:
+        self._execute("SELECT pg_advisory_xact_lock(?)", [MESSAGE_LOCK])
+
+    def _claimed(self, rows: list[R], table: str, due: str, *params: Any) -> list[R]:
+        if not rows:
+            return rows
+        ids = {getattr(row, "id") for row in rows}  # noqa: B009 (any record with an id)
+        locked = set(
+            self._values(
+                f"SELECT id FROM {table} WHERE id IN ({self._JSON_INTS}) AND {due}"
+                " FOR UPDATE SKIP LOCKED",
+                [json.dumps(sorted(ids)), *params],
+            )
+        )
+        return [row for row in rows if getattr(row, "id") in locked]  # noqa: B009
+
+    def last_move_cursor(self) -> int:
+        return self._value(f"SELECT {self._OLDEST_RUNNING} - 1")
+
+    def moves_since(self, cursor: int) -> list[tuple[int, Any]]:
+        """Also notes whether committed moves wait behind a running transaction (read at the
+        next look, :data:`SETTLE_SECONDS` later)."""
+        moves = super().moves_since(cursor)
+        self._unsettled = bool(
+            self._value(
+                f"SELECT EXISTS (SELECT 1 FROM moves WHERE xact >= {self._OLDEST_RUNNING}"
+                " AND xact > ?)",
+                [moves[-1][0] if moves else cursor],
+            )
+        )
+        return moves
+
+    # -- statements -------------------------------------------------------------------
+    def _run(self, sql: str, params: Sequence[Any]) -> tuple[int, list[str], list[tuple]]:
+        """Run ``sql``: how many rows it changed, its columns and the rows it read."""
+        with self._connection() as conn, _reported(), conn.cursor() as cursor:
+            cursor.execute(_statement(sql), params)
+            if cursor.description is None:
+                return cursor.rowcount, [], []
+            return cursor.rowcount, [c.name for c in cursor.description], cursor.fetchall()
+
+    def _execute(self, sql: str, params: Sequence[Any] = ()) -> int:
+        return self._run(sql, params)[0]
+
+    def _tuples(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        return self._run(sql, params)[2]
+
+    def _named(self, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]:
+        _, names, rows = self._run(sql, params)
+        return [dict(zip(names, row, strict=True)) for row in rows]
