@@ -56,10 +56,30 @@ def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     return new_database(request, request.param, tmp_path)
 
 
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """Run the tests of a module that sets ``ON_BOTH_BACKENDS = True`` once per backend:
+    those whose app, server or database comes from the ``backend`` fixture."""
+    if "backend" in metafunc.fixturenames and getattr(metafunc.module, "ON_BOTH_BACKENDS", False):
+        metafunc.parametrize("backend", BACKENDS, indirect=True, scope="module")
+
+
+@pytest.fixture(scope="module")
+def backend(request: pytest.FixtureRequest) -> str:
+    """The backend of the module's apps, servers and databases: SQLite, or each in turn in a
+    module with ``ON_BOTH_BACKENDS``."""
+    return getattr(request, "param", "sqlite")
+
+
 @pytest.fixture
-def app(db_path: str):
-    """The Flask app on a fresh database file."""
-    return create_app({"TURNPOST_DB": db_path, "TESTING": True})
+def db_url(request: pytest.FixtureRequest, backend: str, db_path: str, tmp_path: Path) -> str:
+    """The ``TURNPOST_DB`` of one test's fresh database: ``db_path`` on SQLite."""
+    return db_path if backend == "sqlite" else new_database(request, backend, tmp_path)
+
+
+@pytest.fixture
+def app(db_url: str):
+    """The Flask app on a fresh database."""
+    return create_app({"TURNPOST_DB": db_url, "TESTING": True})
 
 
 @pytest.fixture
@@ -69,9 +89,11 @@ def client(app):
 
 
 @pytest.fixture(scope="module")
-def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BackgroundServer]:
-    """A real gunicorn server process shared by one test module."""
-    server = start_background(str(tmp_path_factory.mktemp("live") / "turnpost.db"))
+def live_server(
+    request: pytest.FixtureRequest, backend: str, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[BackgroundServer]:
+    """A real gunicorn server process shared by one test module, on its ``backend``."""
+    server = start_background(new_database(request, backend, tmp_path_factory.mktemp("live")))
     yield server
     server.stop()
 

@@ -9,13 +9,17 @@ from __future__ import annotations
 
 import os
 import socket
+import sqlite3
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import psycopg
 
 #: The repository's root (the child server runs from there).
 ROOT = Path(__file__).resolve().parent.parent
@@ -57,12 +61,18 @@ def start_background(
     """Start gunicorn in a child process on a free port and wait until it answers
     ``/healthz`` (which no rate limit counts).
 
+    ``db_path`` is its ``TURNPOST_DB``: a SQLite file, or a ``postgresql://`` URL.
     ``environment`` adds variables to the server's environment (e.g. limits).
-    Its stderr goes to ``<db_path>.<port>.log`` (a file, so that a busy log can
-    never block the server the way an unread pipe does).
+    Its stderr goes to ``<db_path>.<port>.log`` (for a URL, to ``turnpost.<port>.log``
+    in the temporary directory): a file, so that a busy log can never block the
+    server the way an unread pipe does.
     """
     port = free_port()
-    log_path = Path(f"{db_path}.{port}.log")
+    log_path = (
+        Path(tempfile.gettempdir()) / f"turnpost.{port}.log"
+        if "://" in db_path
+        else Path(f"{db_path}.{port}.log")
+    )
     code = f"from server.serving import run; run({db_path!r}, '127.0.0.1', {port}, {workers})"
     process = subprocess.Popen(
         [sys.executable, "-c", code],
@@ -95,3 +105,20 @@ def run_command(command: list[str], env: dict[str, str], **extra: Any) -> subpro
         text=True,
         **extra,
     )
+
+
+def database_text(db_url: str) -> str:
+    """Every row of the database ``db_url`` as text, to look for what it must not keep: SQLite's
+    dump of the file, or each row of every PostgreSQL table as JSON."""
+    if "://" not in db_url:
+        with sqlite3.connect(db_url) as conn:
+            return "\n".join(conn.iterdump())
+    with psycopg.connect(db_url) as conn:
+        tables = conn.execute(
+            "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'"
+        ).fetchall()
+        return "\n".join(
+            row[0]
+            for (table,) in tables
+            for row in conn.execute(f'SELECT row_to_json(t)::text FROM "{table}" t').fetchall()
+        )

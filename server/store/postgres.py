@@ -180,7 +180,8 @@ class PostgresStore(SqlStore):
 
     def wait_for_change(self, seen: int | None, timeout: float) -> int:
         """Waits for a ``NOTIFY`` on :data:`~server.store.postgres_migrations.CHANNEL` (sent
-        by every commit that logs a move or posts a message) on a connection of its own.
+        by every commit that logs a move, posts a message or changes a game's status) on a
+        connection of its own.
 
         While a committed move waits behind a running transaction (see
         :meth:`moves_since`), it looks again every :data:`SETTLE_SECONDS`.

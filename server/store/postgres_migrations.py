@@ -13,7 +13,8 @@ order of its rows) and ``xact`` (the transaction that logged each, the event
 feed's cursor: see :mod:`server.store.postgres`), ``rowid`` on ``games`` and
 ``seat_tokens`` (the order SQLite's implicit rowid gives), and the triggers
 that ``NOTIFY`` the channel :data:`CHANNEL` when a move is logged or a message
-posted, in the transaction that does it. The move log refuses UPDATE, DELETE
+posted or a game's status changes (an aborted game logs no move), in the
+transaction that does it. The move log refuses UPDATE, DELETE
 and TRUNCATE, and a second row for a ``(game_id, seq)``, by triggers and its
 primary key, for every connection.
 
@@ -26,7 +27,7 @@ from __future__ import annotations
 
 from typing import Any
 
-#: The channel every logged move and posted message is announced on.
+#: The channel every logged move, posted message and new game status is announced on.
 CHANNEL = "turnpost_changes"
 #: The lock :func:`migrate` holds (``pg_advisory_xact_lock``): one migrator at a time.
 MIGRATION_LOCK = 0x7475726E706F7374  # "turnpost"
@@ -124,10 +125,13 @@ MIGRATIONS: list[tuple[str, str]] = [
             FOR EACH STATEMENT EXECUTE FUNCTION moves_append_only();
         CREATE FUNCTION turnpost_announce() RETURNS trigger LANGUAGE plpgsql AS $$
         BEGIN
-            PERFORM pg_notify('{CHANNEL}', TG_TABLE_NAME);
+            PERFORM pg_notify('{CHANNEL}', '');
             RETURN NULL;
         END $$;
         {_ANNOUNCE.format(table="moves")};
+        CREATE TRIGGER games_status_announced AFTER UPDATE OF status ON games
+            FOR EACH ROW WHEN (OLD.status IS DISTINCT FROM NEW.status)
+            EXECUTE FUNCTION turnpost_announce();
         """,
     ),
     (

@@ -56,11 +56,11 @@ def smtp_sink() -> Iterator[tuple[Sink, str]]:
 
 
 @pytest.fixture
-def mail_app(db_path: str, smtp_sink: tuple[Sink, str]):
+def mail_app(db_url: str, smtp_sink: tuple[Sink, str]):
     """An app on a fresh database whose mail goes to the sink."""
     return create_app(
         {
-            "TURNPOST_DB": db_path,
+            "TURNPOST_DB": db_url,
             "TESTING": True,
             "TURNPOST_MAIL_DOMAIN": DOMAIN,
             "TURNPOST_BASE_URL": BASE_URL,
@@ -153,17 +153,17 @@ def opened_links(games: GameService, game: dict) -> None:
 
 
 @pytest.fixture
-def mail_server(db_path: str) -> Iterator[BackgroundServer]:
+def mail_server(db_url: str) -> Iterator[BackgroundServer]:
     """gunicorn with the mail settings (its mails are queued; a worker sends them)."""
-    server = start_background(db_path, workers=1, environment=MAIL_SETTINGS)
+    server = start_background(db_url, workers=1, environment=MAIL_SETTINGS)
     yield server
     server.stop()
 
 
 @pytest.fixture
-def worker(db_path: str, smtp_sink: tuple[Sink, str], mail_server: BackgroundServer) -> Iterator:
+def worker(db_url: str, smtp_sink: tuple[Sink, str], mail_server: BackgroundServer) -> Iterator:
     """``turnpost worker`` in a child process, sending to the SMTP sink every 0.2 s."""
-    env = {"TURNPOST_DB": db_path, "TURNPOST_SMTP_URL": smtp_sink[1], **MAIL_SETTINGS}
+    env = {"TURNPOST_DB": db_url, "TURNPOST_SMTP_URL": smtp_sink[1], **MAIL_SETTINGS}
     process = run_command(["worker", "--interval", "0.2"], env)
     yield process
     process.terminate()

@@ -26,6 +26,8 @@ from tests.server.test_web import OPENED
 from tests.support import BackgroundServer
 from tests.web.test_pages import create_from_lobby
 
+#: The app, the worker and the mail run on SQLite and on PostgreSQL (tests/conftest.py).
+ON_BOTH_BACKENDS = True
 SPAM = "BUY CHEAP PILLS at evil.example"
 VICTIM = "victim@example.org"
 

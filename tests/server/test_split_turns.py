@@ -14,6 +14,8 @@ from server.store import open_store
 from server.store.base import canonical_json
 from tests.server.test_api import move_of
 
+#: Runs on SQLite and on PostgreSQL (tests/conftest.py).
+ON_BOTH_BACKENDS = True
 POSITION = {"provinces": {"namur": {"citizens": {"0": 3}}}, "to_move": 0}
 STEPS = ["step namur liege", "step namur hainaut", "step hainaut west-vlaanderen", "end"]
 
@@ -94,11 +96,11 @@ def test_an_open_move_keeps_idempotency_stale_seq_and_the_turn(client) -> None:
     assert client.get(url).get_json()["seq"] == 1
 
 
-def test_replay_from_the_log_rebuilds_an_open_move(client, db_path: str) -> None:
+def test_replay_from_the_log_rebuilds_an_open_move(client, db_url: str) -> None:
     game = create(client)
     for seq, notation in enumerate(STEPS[:2]):
         assert post(client, game, 0, {"notation": notation, "expected_seq": seq}).status_code == 201
-    store = open_store(db_path)
+    store = open_store(db_url)
     try:
         games = GameService(store)
         loaded = games.load(game["id"])

@@ -10,6 +10,8 @@ from tests.server.test_api import WINNING_LINE, auth, create_siam
 from tests.support import BackgroundServer
 
 #: What a browser sends with a link its user opened (typed, or from a mail program).
+#: The pages run on SQLite and on PostgreSQL (tests/conftest.py).
+ON_BOTH_BACKENDS = True
 OPENED = {"Sec-Fetch-Site": "none"}
 
 
