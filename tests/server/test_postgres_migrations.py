@@ -11,6 +11,7 @@ from server.store.postgres_migrations import MIGRATIONS
 from server.store.sqlite import SqliteStore
 from tests.conftest import new_database
 from tests.server.test_store import in_threads
+from tests.support import run_command
 
 
 def test_the_steps_are_sqlites_steps() -> None:
@@ -34,4 +35,17 @@ def test_processes_starting_at_once_migrate_once(request: pytest.FixtureRequest,
     url = new_database(request, "postgresql", tmp_path)
     changes = in_threads(4, lambda: open_store(url).init())
     assert sorted(change.created for change in changes) == [False, False, False, True], changes
+    assert open_store(url).schema_version() == len(MIGRATIONS)
+
+
+def test_the_commands_create_and_tell_the_version(request: pytest.FixtureRequest, tmp_path) -> None:
+    url = new_database(request, "postgresql", tmp_path)
+    made = run_command(["init-db"], {"TURNPOST_DB": url})
+    out, err = made.communicate(timeout=60)
+    assert made.returncode == 0, err
+    assert f"schema version {len(MIGRATIONS)}" in out and url in out
+    told = run_command(["db-version"], {"TURNPOST_DB": url})
+    out, err = told.communicate(timeout=60)
+    assert told.returncode == 0, err
+    assert out.strip().endswith(f"postgresql, schema version {len(MIGRATIONS)}")
     assert open_store(url).schema_version() == len(MIGRATIONS)
