@@ -190,11 +190,10 @@ class PostgresStore(SqlStore):
             listener = self._listening()
             if seen is None:
                 return self._changes
-            if self._unsettled:
-                timeout = min(timeout, SETTLE_SECONDS)
-                self._changes += 1
             if self._changes == seen:
-                self._changes += sum(1 for _ in listener.notifies(timeout=timeout, stop_after=1))
+                wait = min(timeout, SETTLE_SECONDS) if self._unsettled else timeout
+                heard = sum(1 for _ in listener.notifies(timeout=wait, stop_after=1))
+                self._changes += heard or int(self._unsettled)  # unsettled: look again
             self._changes += sum(1 for _ in listener.notifies(timeout=0))
         return self._changes
 

@@ -6,19 +6,22 @@ from __future__ import annotations
 
 import subprocess
 import threading
+import time
 from collections.abc import Iterator
 from dataclasses import replace
 
 import psycopg
 import pytest
+import requests
 
 from server.store import open_store
 from server.store.base import Store, StoreUnavailable
 from server.store.postgres import PostgresStore
 from tests.conftest import new_database
+from tests.server.test_api import create_siam, read_event, submit
 from tests.server.test_store import played_game
 from tests.servers import as_postgres_user, postgres_bin, running_postgres
-from tests.support import free_port
+from tests.support import free_port, start_background
 
 
 @pytest.fixture
@@ -103,3 +106,35 @@ def test_an_unreachable_server_is_unavailable() -> None:
     store = PostgresStore(f"postgresql://nobody@127.0.0.1:{free_port()}/turnpost")
     with pytest.raises(StoreUnavailable):
         store.game("any")
+
+
+def test_a_move_held_behind_a_running_write_reaches_its_stream_when_that_ends(url: str) -> None:
+    """The feed reads only moves older than every running transaction: a move committed
+    while another write runs is published once that write ends, though it notifies nothing."""
+    server = start_background(url, workers=1)
+    store = open_store(url)
+    try:
+        held, moving = create_siam(server), create_siam(server)
+        events = server.api(f"/games/{moving['id']}/events")
+        with requests.get(events, stream=True, timeout=10) as stream:
+            lines = stream.iter_lines(decode_unicode=True)
+            arrived: list[float] = []
+
+            def read() -> None:
+                read_event(lines)
+                arrived.append(time.monotonic())
+
+            reader = threading.Thread(target=read)
+            with store.write():
+                store.update_game(held["id"], {"updated_at": "2026-01-01T00:00:00Z"})
+                submit(server, moving, 0, {"notation": "enter a1 N"})
+                reader.start()
+                reader.join(1.5)
+                assert not arrived, "a move passed a transaction still running"
+                ended = time.monotonic()
+            reader.join(10)
+            assert arrived, "the move never reached its stream"
+            assert arrived[0] - ended < 1.0
+    finally:
+        store.close()
+        server.stop()
