@@ -69,8 +69,8 @@ def test_a_trickling_receiver_fails_within_the_deadline_and_is_retried_later(
     assert deliver_round(allowed_app, now) == (0, 1)
     assert DEADLINE_SECONDS - 0.5 < time.monotonic() - started < DEADLINE_SECONDS + 2
     [row] = open_store(db_path).webhook_deliveries(trickled_game["id"])
-    assert row["last_error"] == f"no answer within {DEADLINE_SECONDS:g} s"
-    assert row["next_attempt_at"] == format_time(parse_time(now) + timedelta(seconds=30))
+    assert row.last_error == f"no answer within {DEADLINE_SECONDS:g} s"
+    assert row.next_attempt_at == format_time(parse_time(now) + timedelta(seconds=30))
     assert deliver_round(allowed_app, now) == (0, 0), "not claimed again before its retry"
     later = format_time(parse_time(now) + timedelta(seconds=31))
     assert deliver_round(allowed_app, later) == (1, 0), "the receiver answers the retry at once"
@@ -90,7 +90,7 @@ def test_an_answer_whose_body_trickles_is_decided_by_its_status_at_the_deadline(
     assert DEADLINE_SECONDS - 0.5 < time.monotonic() - started < DEADLINE_SECONDS + 2
     trickler.stop()
     [row] = open_store(db_path).webhook_deliveries(game["id"])
-    assert row["delivered_at"] and row["last_status"] == 200
+    assert row.delivered_at and row.last_status == 200
 
 
 @pytest.fixture
@@ -169,8 +169,8 @@ def test_sigterm_stops_the_worker_within_seconds_in_the_middle_of_a_delivery(
     assert worker.returncode == 0, err
     assert took < 3 and "worker stopped" in out
     [row] = open_store(db_path).webhook_deliveries(trickled_game["id"])
-    assert row["delivered_at"] is None and row["next_attempt_at"] is not None, "tried again"
-    assert row["last_error"] == "the worker stopped during the delivery"
+    assert row.delivered_at is None and row.next_attempt_at is not None, "tried again"
+    assert row.last_error == "the worker stopped during the delivery"
 
 
 def test_a_flooded_game_does_not_keep_another_games_event_waiting(

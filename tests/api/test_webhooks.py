@@ -98,7 +98,7 @@ def test_a_500_is_retried_after_a_backoff(allowed_app, receiver, db_path) -> Non
     ids = {request["headers"]["Turnpost-Delivery"] for request in receiver.requests}
     assert len(receiver.requests) == 3 and len(bodies) == 1 and len(ids) == 1
     row = open_store(db_path).webhook_deliveries(game["id"])[0]
-    assert row["delivered_at"] and row["attempts"] == 3 and row["last_status"] == 200
+    assert row.delivered_at and row.attempts == 3 and row.last_status == 200
 
 
 def test_a_refusing_receiver_is_not_retried(allowed_app, receiver) -> None:
@@ -140,7 +140,7 @@ def test_nothing_is_sent_to_a_refused_address(db_path, receiver) -> None:
     assert deliver(strict) == (0, 1)
     assert receiver.requests == []
     row = open_store(db_path).webhook_deliveries(game["id"])[0]
-    assert row["last_error"].startswith("refused") and row["next_attempt_at"] is None
+    assert row.last_error.startswith("refused") and row.next_attempt_at is None
 
 
 def test_a_rebinding_name_is_checked_at_delivery_and_the_checked_address_used(
@@ -294,7 +294,7 @@ def test_a_name_resolving_to_ipv6_carrying_a_refused_ipv4_gets_nothing(db_path, 
     ):
         assert deliver(strict) == (0, 1)
     row = open_store(db_path).webhook_deliveries(game["id"])[0]
-    assert row["last_error"].startswith("refused") and row["next_attempt_at"] is None
+    assert row.last_error.startswith("refused") and row.next_attempt_at is None
 
 
 @pytest.mark.parametrize(

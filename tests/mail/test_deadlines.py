@@ -100,7 +100,7 @@ def test_a_move_resets_the_clock_and_reminders(games: GameService) -> None:
     tick(games, deadline - timedelta(hours=11))
     games.submit(MoveRequest(game["id"], token=game["players"][0]["token"], notation="enter a1 N"))
     row = games.load(game["id"]).row
-    assert parse_time(row["deadline"]) > deadline and row["reminders_sent"] == 0
+    assert parse_time(row.deadline) > deadline and row.reminders_sent == 0
 
 
 def test_vacation_moves_the_running_deadline(games: GameService) -> None:
@@ -165,7 +165,7 @@ def test_skip_policy_passes_for_the_late_seat_where_the_game_has_a_pass(
     assert tick(games, deadline + timedelta(minutes=1)) == [("skip", late)]
     after = games.load(game["id"])
     assert after.seq == 1
-    assert [m["notation"] for m in games.store.moves(game["id"])] == ["pass"]
+    assert [m.notation for m in games.store.moves(game["id"])] == ["pass"]
     assert tick(games, deadline + timedelta(minutes=2)) == [], "the new turn has a new deadline"
 
 
@@ -196,7 +196,7 @@ def test_a_skip_deadline_racing_a_move_leaves_the_move_and_the_worker_alone(
     games.submit(played)  # ...the player moves...
     expired = format_time(parse_time(seen.row.deadline) + timedelta(minutes=1))
     assert process_game(games, seen, expired) == []  # ...and then the clock would skip
-    assert [m["notation"] for m in games.store.moves(game["id"])] == [seen.engine.format(move)]
+    assert [m.notation for m in games.store.moves(game["id"])] == [seen.engine.format(move)]
 
 
 def test_a_broken_game_does_not_stop_the_other_games_clocks(games: GameService) -> None:

@@ -10,7 +10,6 @@ the queued pushes all name the seats after the draw.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 
 import pytest
@@ -159,7 +158,7 @@ def test_the_pushes_of_a_drawn_table_name_the_seats_after_the_draw(
     for browser in others:
         assert browser.post(f"/tables/{game_id}/join").status_code == 303
     store = open_store(server.db_path)
-    seated = [row["player_id"] for row in store.seats(game_id) if row["player_id"]]
+    seated = [row.player_id for row in store.seats(game_id) if row.player_id]
     for player_id in [*seated, store.game(game_id).creator_id]:
         subscription = {
             "player_id": player_id,
@@ -180,9 +179,9 @@ def test_the_pushes_of_a_drawn_table_name_the_seats_after_the_draw(
         " WHERE pushes.game_id = ?",
         [game_id],
     ).fetchall()
-    seats = {row["seat"]: row["player_id"] for row in store.seats(game_id)}
+    seats = {row.seat: row.player_id for row in store.seats(game_id)}
     store.close()
-    assert game["status"] == "active"
+    assert game.status == "active"
     assert pushes, "the start of the table pushed nobody"
     assert all(seats[seat] == owner for seat, owner in pushes), (pushes, seats)
-    assert {seat for seat, _ in pushes} == set(json.loads(game["to_move"]))
+    assert {seat for seat, _ in pushes} == set(game.to_move)

@@ -63,7 +63,7 @@ def test_the_mails_link_lets_that_seat_move_in_a_fresh_browser_and_an_altered_on
     page.fill("#notation-form input[name=notation]", "enter a1 N")
     page.locator("form#notation-form button[type=submit]").click()
     page.wait_for_load_state("load")
-    assert [m["notation"] for m in games.store.moves(game["id"])] == ["enter a1 N"]
+    assert [m.notation for m in games.store.moves(game["id"])] == ["enter a1 N"]
 
 
 def test_a_revoked_key_takes_the_link_with_it(

@@ -103,7 +103,7 @@ def test_a_turn_mail_speaks_in_words_with_one_move_number_and_a_few_different_ex
     seat = loaded.to_move[0]
     assert f"(move {loaded.seq + 1})" in mail["Subject"]
     assert set(re.findall(r"move (\d+)", text)) == {str(loaded.seq + 1)}, "two move numbers"
-    names = [row["name"] for row in loaded.seats]
+    names = [row.name for row in loaded.seats]
     assert f"Hello {names[seat]}," in text
     others = [name for index, name in enumerate(names) if index != seat]
     assert not any(name in mail["Subject"] for name in others), "the creator's words in a subject"
@@ -211,7 +211,7 @@ def test_every_kind_of_mail_of_every_game_is_saved_for_reading(
     assert "said:" not in text_of(saved["answer-moves"]), "a message mailed twice"
     over = " ".join(text_of(saved["game_over"]).split())
     result = games.game_object(games.load(game["id"]), None)["result"]
-    names = [row["name"] for row in current.seats]
+    names = [row.name for row in current.seats]
     assert result_words(current.engine, result, names) in over  # the game's words, where it can
     assert "you" in saved["game_over"]["Subject"].rsplit(": ", 1)[1]
     assert "You resigned" in text_of(saved["resigned"])

@@ -27,6 +27,7 @@ from server.mail.delivery import deliver_due
 from server.mail.settings import MailSettings, environment_config, settings_from_config
 from server.notify.presence import AT_THE_TABLE
 from server.store import open_store
+from server.store.records import Player
 from tests.mail.conftest import BASE_URL, DOMAIN, MAIL_SETTINGS, Sink, first_mail, mail_in
 from tests.mail.players import OPENED, create_game, move, save_profile, sign_in, take_seat
 from tests.mail.samples import html_of, text_of
@@ -48,7 +49,7 @@ def wait_until(check: Callable[[], object], what: str, timeout: float = 30) -> o
     raise AssertionError(f"{what} never happened")
 
 
-def player_row(db_path: str, email: str) -> dict:
+def player_row(db_path: str, email: str) -> Player | None:
     """The ``players`` row of ``email``."""
     store = open_store(db_path)
     try:
@@ -98,7 +99,7 @@ def test_a_digest_player_gets_no_turn_mail_but_each_morning_one_mail_of_every_wa
     ann = sign_in(mail_server, sink, ANN)
     save_profile(ann, mail_server, name="Ann", time_zone="Asia/Bangkok", mail_pref="digest")
     due = wait_until(
-        lambda: player_row(db_path, ANN)["digest_due_at"], "scheduling Ann's first digest"
+        lambda: player_row(db_path, ANN).digest_due_at, "scheduling Ann's first digest"
     )
     bangkok = ZoneInfo("Asia/Bangkok")
     morning = parse_time(due).astimezone(bangkok)
@@ -147,8 +148,8 @@ def test_a_digest_player_gets_no_turn_mail_but_each_morning_one_mail_of_every_wa
     assert first.url.endswith(f"/games/{timed['id']}") and "Your turn" in first.text
     later = wait_until(
         lambda: (
-            player_row(db_path, ANN)["digest_due_at"] > utcnow()
-            and player_row(db_path, ANN)["digest_due_at"]
+            player_row(db_path, ANN).digest_due_at > utcnow()
+            and player_row(db_path, ANN).digest_due_at
         ),
         "scheduling the next digest",
     )

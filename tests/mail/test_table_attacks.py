@@ -371,7 +371,7 @@ def test_the_host_sets_and_lifts_the_clock_of_a_running_game(server: BackgroundS
     store = open_store(server.db_path)
     row = store.game(game_id)
     store.close()
-    assert (row["turn_hours"], row["deadline_policy"]) == (24, "forfeit")
+    assert (row.turn_hours, row.deadline_policy) == (24, "forfeit")
     lifted = {"turn_hours": "", "deadline_policy": "remind"}
     assert host.post(f"/games/{game_id}/host/clock", **lifted).status_code == 303
     assert public(server, game_id)["deadline"] is None
