@@ -29,6 +29,7 @@ replays) in a real thread, and the rate limits charge large answers more
 
 from __future__ import annotations
 
+import logging
 import os
 import time
 from collections import Counter
@@ -147,12 +148,30 @@ class TurnpostWorker(GeventWorker):
             body.answered = True
 
 
+def prepare(db_url: str) -> None:
+    """Create or migrate the database before the workers start, and log what is wrong or
+    risky in the settings (:func:`server.checks.warn_at_start`), on a connection closed
+    before the workers fork."""
+    from server.app import load_secret_key, log_schema_change
+    from server.checks import Deployment, warn_at_start
+    from server.store import open_store
+
+    store = open_store(db_url)
+    try:
+        log_schema_change(logging.getLogger(__name__), db_url, store.init())
+        deployment = Deployment.from_environment(db_url, load_secret_key(store))
+        warn_at_start(store, deployment, "serve")
+    finally:
+        store.close()
+
+
 def run(
     db_url: str, host: str, port: int, workers: int = 2, connections: int = WORKER_CONNECTIONS
 ) -> None:
     """Serve the database ``db_url`` (``TURNPOST_DB``) on ``host:port`` with gevent workers
-    until stopped."""
+    until stopped, once the database is ready and what is risky in the settings is logged."""
     os.environ["TURNPOST_DB"] = db_url
+    prepare(db_url)
     TurnpostServer(
         {
             "bind": f"{host}:{port}",

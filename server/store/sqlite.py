@@ -56,6 +56,7 @@ from server.store.records import (
     ListedSeat,
     LobbyGame,
     LoggedMove,
+    MailBacklog,
     Message,
     NewMail,
     NewMessage,
@@ -1256,6 +1257,32 @@ class SqliteStore(Store):
             " ON webhooks.id = webhook_id WHERE webhooks.game_id = ?"
             " ORDER BY webhook_deliveries.id",
             [game_id],
+        )
+
+    # -- figures for the operator --------------------------------------------------------
+    def addressed_seats(self) -> int:
+        return self._value(
+            "SELECT count(*) FROM seats JOIN games ON games.id = seats.game_id"
+            " WHERE seats.email IS NOT NULL AND games.status IN ('forming', 'active')"
+        )
+
+    def mail_backlog(self) -> MailBacklog:
+        """
+        >>> store = SqliteStore.open(":memory:")
+        >>> _ = store.init()
+        >>> store.mail_backlog()
+        MailBacklog(unsent=0, oldest_at=None)
+        """
+        row = self._conn.execute(
+            "SELECT count(*), min(created_at) FROM outbox"
+            " WHERE sent_at IS NULL AND superseded IS NULL"
+        ).fetchone()
+        return MailBacklog(row[0], row[1])
+
+    def failing_webhook_deliveries(self) -> int:
+        return self._value(
+            "SELECT count(*) FROM webhook_deliveries"
+            " WHERE delivered_at IS NULL AND last_error IS NOT NULL"
         )
 
     # -- plain SQL on the connection (no introspection per call: these run on the hot path) --
