@@ -11,9 +11,10 @@ import logging
 import os
 import secrets
 import threading
+import time
 from typing import Any
 
-from flask import Flask, current_app, g, request
+from flask import Flask, Response, current_app, g, request
 from flask.sessions import SecureCookieSessionInterface
 from werkzeug.exceptions import RequestEntityTooLarge
 from werkzeug.middleware.proxy_fix import ProxyFix
@@ -21,10 +22,12 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 from server.checks import note_proxied_request
 from server.games.changes import Listener
 from server.games.service import GameService
+from server.http.clients import current_client
 from server.http.context import csrf, current_store
 from server.http.errors import register_error_handlers
 from server.http.events import Feed
 from server.http.stream_caps import MEMORY_STORAGE, open_stream_caps
+from server.logs import configure_logging, log_request
 from server.mail.outbox import Notifier
 from server.mail.settings import environment_config, settings_from_config
 from server.push.queue import PushQueue
@@ -137,6 +140,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         OPENAPI_URL_PREFIX="/api",
         OPENAPI_JSON_PATH="v1/openapi.json",
         TURNPOST_PROXY_HOPS=int(os.environ.get("TURNPOST_PROXY_HOPS", "0")),
+        TURNPOST_METRICS_TOKEN=os.environ.get("TURNPOST_METRICS_TOKEN", ""),
         MAX_CONTENT_LENGTH=MAX_BODY_BYTES,
         SESSION_COOKIE_HTTPONLY=True,
         SESSION_COOKIE_SAMESITE="Lax",
@@ -193,7 +197,33 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     register_error_handlers(app)
     app.session_interface = TlsAwareSessions()
     trust_proxies(app, app.config["TURNPOST_PROXY_HOPS"])
+    observe_requests(app)
     return app
+
+
+def observe_requests(app: Flask) -> None:
+    """Log one line per request (:mod:`server.logs`) and, with ``TURNPOST_METRICS_TOKEN``,
+    count it and serve ``/metrics`` (:mod:`server.metrics`)."""
+    configure_logging()
+    metrics = None
+    if app.config["TURNPOST_METRICS_TOKEN"]:
+        from server.metrics import init_metrics  # prometheus_client loads only when asked
+
+        metrics = init_metrics(app, app.config["TURNPOST_METRICS_TOKEN"])
+
+    def start() -> None:
+        g.turnpost_started = time.perf_counter()
+
+    def answered(response: Response) -> Response:
+        seconds = time.perf_counter() - g.get("turnpost_started", time.perf_counter())
+        route = request.url_rule.rule if request.url_rule is not None else "(no route)"
+        log_request(request.method, route, response.status_code, seconds, current_client())
+        if metrics is not None:
+            metrics.counted(request.method, route, response.status_code, seconds)
+        return response
+
+    app.before_request_funcs.setdefault(None, []).insert(0, start)  # before the rate limits
+    app.after_request(answered)
 
 
 def log_schema_change(logger: logging.Logger, db_url: str, change: SchemaChange) -> None:

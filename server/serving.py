@@ -165,6 +165,18 @@ def prepare(db_url: str) -> None:
         store.close()
 
 
+def metrics_hooks() -> dict[str, Any]:
+    """With ``TURNPOST_METRICS_TOKEN``: the folder every worker keeps its figures in, made
+    before they start (:func:`server.metrics.metrics_folder`), and gunicorn's hook that drops
+    the live figures of a worker that ended. Without: nothing."""
+    if not os.environ.get("TURNPOST_METRICS_TOKEN"):
+        return {}
+    from server.metrics import forget_process, metrics_folder
+
+    metrics_folder()
+    return {"child_exit": lambda _arbiter, worker: forget_process(worker.pid)}
+
+
 def run(
     db_url: str, host: str, port: int, workers: int = 2, connections: int = WORKER_CONNECTIONS
 ) -> None:
@@ -174,6 +186,7 @@ def run(
     prepare(db_url)
     TurnpostServer(
         {
+            **metrics_hooks(),
             "bind": f"{host}:{port}",
             "workers": workers,
             "worker_class": TurnpostWorker,
