@@ -131,6 +131,9 @@ def test_each_visitor_is_known_by_their_own_address(proxied: Proxied) -> None:
     forged = first.request("GET", "/api/v1/engines", headers={"X-Forwarded-For": "127.0.0.9"})
     assert forged.status == 429
     assert second.request("GET", "/api/v1/engines").status == 200
+    log = proxied.server.log()  # the request lines name each visitor, never the forged one
+    assert "client=127.0.0.2" in log and "client=127.0.0.3" in log
+    assert "127.0.0.9" not in log
 
 
 def test_an_event_stream_gets_a_move_through_the_proxy_at_once(proxied: Proxied) -> None:
