@@ -7,22 +7,27 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import secrets
 import threading
+import time
 from typing import Any
 
-from flask import Flask, current_app, g, request
+from flask import Flask, Response, current_app, g, request
 from flask.sessions import SecureCookieSessionInterface
 from werkzeug.exceptions import RequestEntityTooLarge
 from werkzeug.middleware.proxy_fix import ProxyFix
 
+from server.checks import note_proxied_request
 from server.games.changes import Listener
 from server.games.service import GameService
-from server.http.context import csrf
+from server.http.clients import current_client
+from server.http.context import csrf, current_store
 from server.http.errors import register_error_handlers
 from server.http.events import Feed
 from server.http.stream_caps import MEMORY_STORAGE, open_stream_caps
+from server.logs import configure_logging, log_request
 from server.mail.outbox import Notifier
 from server.mail.settings import environment_config, settings_from_config
 from server.push.queue import PushQueue
@@ -33,6 +38,8 @@ from server.store.records import SchemaChange
 from server.webhooks.queue import WebhookQueue
 
 MAX_BODY_BYTES = 64 * 1024
+#: The database when ``TURNPOST_DB`` is not set.
+DEFAULT_DB = "./turnpost.db"
 
 
 class Turnpost:
@@ -120,7 +127,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     """Build the app; ``config`` overrides the environment (``TURNPOST_DB``)."""
     app = Flask(__name__, template_folder=str(templates_dir()))
     app.config.update(
-        TURNPOST_DB=os.environ.get("TURNPOST_DB", "./turnpost.db"),
+        TURNPOST_DB=os.environ.get("TURNPOST_DB", DEFAULT_DB),
         **environment_config(),
         TURNPOST_MAX_STREAMS=int(os.environ.get("TURNPOST_MAX_STREAMS", "1000")),
         TURNPOST_MAX_STREAMS_PER_CLIENT=int(
@@ -133,6 +140,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         OPENAPI_URL_PREFIX="/api",
         OPENAPI_JSON_PATH="v1/openapi.json",
         TURNPOST_PROXY_HOPS=int(os.environ.get("TURNPOST_PROXY_HOPS", "0")),
+        TURNPOST_METRICS_TOKEN=os.environ.get("TURNPOST_METRICS_TOKEN", ""),
         MAX_CONTENT_LENGTH=MAX_BODY_BYTES,
         SESSION_COOKIE_HTTPONLY=True,
         SESSION_COOKIE_SAMESITE="Lax",
@@ -152,7 +160,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         turnpost.schema = turnpost.store().init()
         if not app.config.get("SECRET_KEY"):
             app.config["SECRET_KEY"] = load_secret_key(turnpost.store())
-    log_schema_change(app, turnpost.db_url, turnpost.schema)
+    log_schema_change(app.logger, turnpost.db_url, turnpost.schema)
     turnpost.notifier = Notifier(settings_from_config(app.config))
 
     # the blueprints import their request helpers from server.http.context, never this module
@@ -189,16 +197,42 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     register_error_handlers(app)
     app.session_interface = TlsAwareSessions()
     trust_proxies(app, app.config["TURNPOST_PROXY_HOPS"])
+    observe_requests(app)
     return app
 
 
-def log_schema_change(app: Flask, db_url: str, change: SchemaChange) -> None:
+def observe_requests(app: Flask) -> None:
+    """Log one line per request (:mod:`server.logs`) and, with ``TURNPOST_METRICS_TOKEN``,
+    count it and serve ``/metrics`` (:mod:`server.metrics`)."""
+    configure_logging()
+    metrics = None
+    if app.config["TURNPOST_METRICS_TOKEN"]:
+        from server.metrics import init_metrics  # prometheus_client loads only when asked
+
+        metrics = init_metrics(app, app.config["TURNPOST_METRICS_TOKEN"])
+
+    def start() -> None:
+        g.turnpost_started = time.perf_counter()
+
+    def answered(response: Response) -> Response:
+        seconds = time.perf_counter() - g.get("turnpost_started", time.perf_counter())
+        route = request.url_rule.rule if request.url_rule is not None else "(no route)"
+        log_request(request.method, route, response.status_code, seconds, current_client())
+        if metrics is not None:
+            metrics.counted(request.method, route, response.status_code, seconds)
+        return response
+
+    app.before_request_funcs.setdefault(None, []).insert(0, start)  # before the rate limits
+    app.after_request(answered)
+
+
+def log_schema_change(logger: logging.Logger, db_url: str, change: SchemaChange) -> None:
     """Say that the database was created, or migrated (a warning: the operator should know)."""
     name = redacted(db_url)
     if change.created:
-        app.logger.info("database %s created at schema version %d", name, change.after)
+        logger.info("database %s created at schema version %d", name, change.after)
     elif change.after != change.before:
-        app.logger.warning(
+        logger.warning(
             "database %s migrated from schema version %d to %d", name, change.before, change.after
         )
 
@@ -213,6 +247,22 @@ def trust_proxies(app: Flask, hops: int) -> None:
     """
     if hops > 0:
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=hops, x_proto=hops, x_host=hops, x_port=hops)
+    else:
+        app.before_request(ProxyNotice().check)
+
+
+class ProxyNotice:
+    """Notes the first request of this process that came through a proxy unbelieved
+    (``X-Forwarded-For`` without ``TURNPOST_PROXY_HOPS``), for ``turnpost check``."""
+
+    def __init__(self) -> None:
+        self.noted = False
+
+    def check(self) -> None:
+        """Note this request if it is the first one with ``X-Forwarded-For``."""
+        if not self.noted and "X-Forwarded-For" in request.headers:
+            self.noted = True
+            note_proxied_request(current_store())
 
 
 def refuse_oversized_chunked_body() -> None:

@@ -3,6 +3,7 @@
 Every command (``turnpost COMMAND --help`` tells more)::
 
     turnpost init-db                  # create the database or migrate it to the latest schema
+    turnpost check                    # what is wrong or risky in the settings; exit 1 on an error
     turnpost db-version               # the database's backend and schema version
     turnpost serve --demo             # gunicorn on http://127.0.0.1:8000 (see server.serving)
     turnpost new-game siam --player Ann --player Bob [--email ... --invite]
@@ -26,6 +27,7 @@ nor ``--version`` opens the database.
 from __future__ import annotations
 
 import json
+import os
 import signal
 import sys
 import threading
@@ -40,7 +42,8 @@ from flask.cli import FlaskGroup, with_appcontext
 from marshmallow import ValidationError
 
 from schemas.api import PlayerInSchema
-from server.app import create_app
+from server.app import DEFAULT_DB, create_app
+from server.checks import ERROR, Deployment, file_findings, findings, warn_at_start
 from server.errors import TurnpostError
 from server.games.clock import utcnow
 from server.games.deadlines import process_deadlines
@@ -51,6 +54,7 @@ from server.http.api_spec import openapi_document
 from server.http.context import current_service, current_store
 from server.mail.addresses import reply_address
 from server.mail.delivery import Report, deliver_due, forget_bodies
+from server.mail.identity import record_sender
 from server.mail.inbound import MAX_MESSAGE_BYTES, describe, receive
 from server.mail.settings import MailSettings
 from server.mail.smtpd import InboundController, InboundHandler
@@ -138,7 +142,12 @@ def db_version() -> None:
 
 def _db_name() -> str:
     """The database of this process (``TURNPOST_DB``) to show, without its password."""
-    return redacted(current_app.config["TURNPOST_DB"])
+    return _db_name_of(current_app)
+
+
+def _db_name_of(app: Flask) -> str:
+    """The database of ``app`` to show, without its password."""
+    return redacted(app.config["TURNPOST_DB"])
 
 
 @main.command("new-game")
@@ -309,6 +318,36 @@ def serve(host: str, port: int, workers: int, connections: int, demo: bool) -> N
     run(current_app.config["TURNPOST_DB"], host, port, workers, connections)
 
 
+def _deployment() -> Deployment:
+    """This process's settings as the checks read them."""
+    config = current_app.config
+    return Deployment.from_environment(config["TURNPOST_DB"], config["SECRET_KEY"])
+
+
+@main.command("check", with_appcontext=False)
+def check() -> None:
+    """Say what is wrong or risky in the settings every process will use (run it with their
+    environment); exit 1 on an error, 0 with warnings only."""
+    db_url = os.environ.get("TURNPOST_DB", DEFAULT_DB)
+    secret = os.environ.get("TURNPOST_SECRET_KEY", "")
+    before = Deployment.from_environment(db_url, secret)
+    if before.db_file is not None and not before.db_file.exists():
+        raise click.ClickException(
+            f"the database {before.db_file} does not exist: check TURNPOST_DB, or create it"
+            " with `turnpost init-db`"
+        )
+    found = file_findings(before)  # before opening it, which makes the file private
+    app = create_command_app()
+    with app.app_context():
+        found += findings(current_store(), _deployment(), "check")
+    for finding in found:
+        click.echo(finding.line(), err=finding.level == ERROR)
+    errors = sum(finding.level == ERROR for finding in found)
+    click.echo(f"{errors} errors, {len(found) - errors} warnings ({_db_name_of(app)})")
+    if errors:
+        raise SystemExit(1)
+
+
 def _mail_settings() -> MailSettings:
     """This process's mail settings (read from its environment when the app started)."""
     return current_app.extensions["turnpost"].notifier.settings
@@ -341,8 +380,11 @@ def send_mail() -> None:
 
     Prints one line per mail and why a mail failed; exits 1 if a mail failed for good.
     """
-    if not _mail_settings().smtp_url:
+    settings = _mail_settings()
+    if not settings.smtp_url:
         click.echo("TURNPOST_SMTP_URL is not set: mail stays in the outbox.", err=True)
+    else:
+        record_sender(current_store(), settings, "send-mail", utcnow())
     actions, report = run_clock_and_outbox()
     echo_report(report)
     click.echo(f"deadline actions {actions}, {report.summary()}")
@@ -434,6 +476,7 @@ def worker(interval: float) -> None:
     for signum in (signal.SIGTERM, signal.SIGINT):
         signal.signal(signum, lambda *_: stop.set())
     app = current_app._get_current_object()
+    warn_at_start(current_store(), _deployment(), "worker")
     with ThreadPoolExecutor(len(BACKGROUND), thread_name_prefix="background") as background:
         threads = [
             background.submit(background_rounds, app, stop, interval, what) for what in BACKGROUND

@@ -29,6 +29,7 @@ replays) in a real thread, and the rate limits charge large answers more
 
 from __future__ import annotations
 
+import logging
 import os
 import time
 from collections import Counter
@@ -147,14 +148,45 @@ class TurnpostWorker(GeventWorker):
             body.answered = True
 
 
+def prepare(db_url: str) -> None:
+    """Create or migrate the database before the workers start, and log what is wrong or
+    risky in the settings (:func:`server.checks.warn_at_start`), on a connection closed
+    before the workers fork."""
+    from server.app import load_secret_key, log_schema_change
+    from server.checks import Deployment, warn_at_start
+    from server.store import open_store
+
+    store = open_store(db_url)
+    try:
+        log_schema_change(logging.getLogger(__name__), db_url, store.init())
+        deployment = Deployment.from_environment(db_url, load_secret_key(store))
+        warn_at_start(store, deployment, "serve")
+    finally:
+        store.close()
+
+
+def metrics_hooks() -> dict[str, Any]:
+    """With ``TURNPOST_METRICS_TOKEN``: the folder every worker keeps its figures in, made
+    before they start (:func:`server.metrics.metrics_folder`), and gunicorn's hook that drops
+    the live figures of a worker that ended. Without: nothing."""
+    if not os.environ.get("TURNPOST_METRICS_TOKEN"):
+        return {}
+    from server.metrics import forget_process, metrics_folder
+
+    metrics_folder()
+    return {"child_exit": lambda _arbiter, worker: forget_process(worker.pid)}
+
+
 def run(
     db_url: str, host: str, port: int, workers: int = 2, connections: int = WORKER_CONNECTIONS
 ) -> None:
     """Serve the database ``db_url`` (``TURNPOST_DB``) on ``host:port`` with gevent workers
-    until stopped."""
+    until stopped, once the database is ready and what is risky in the settings is logged."""
     os.environ["TURNPOST_DB"] = db_url
+    prepare(db_url)
     TurnpostServer(
         {
+            **metrics_hooks(),
             "bind": f"{host}:{port}",
             "workers": workers,
             "worker_class": TurnpostWorker,

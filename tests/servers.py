@@ -1,4 +1,4 @@
-"""Real PostgreSQL and Redis servers for the tests, from Debian's packages.
+"""Real PostgreSQL, Redis and nginx servers for the tests, from Debian's packages.
 
 :func:`running_postgres` makes a cluster with ``initdb`` from
 ``/usr/lib/postgresql/*/bin`` in a temporary directory and starts it with
@@ -6,8 +6,9 @@
 through ``runuser``, the directory given to it): trust authentication on
 127.0.0.1 only, a free port, the socket in that directory.
 :func:`running_redis` starts ``redis-server`` on a free port of 127.0.0.1,
-keeping nothing on disk. Each installs its Debian package first when it is
-missing (``tests/install_servers.sh``, which needs root, as CI has) and
+keeping nothing on disk. :func:`running_nginx` runs ``nginx`` in the foreground with a
+test's configuration in a temporary directory. Each installs its Debian package first when
+it is missing (``tests/install_servers.sh``, which needs root, as CI has) and
 skips the test, saying why, only when that is impossible.
 """
 
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import socket
 import subprocess
 import tempfile
 import time
@@ -36,6 +38,8 @@ POSTGRES_ROOT = Path("/usr/lib/postgresql")
 POSTGRES_USER = "postgres"
 #: Who may connect, and how: the cluster's socket and 127.0.0.1, nothing else.
 POSTGRES_HBA = "local all all trust\nhost all all 127.0.0.1/32 trust\n"
+#: Where the servers' programs are looked for (nginx is in /usr/sbin, off a user's PATH).
+SERVER_PATH = f"{os.environ.get('PATH', '')}:/usr/sbin"
 #: Seconds a server has to start.
 START_SECONDS = 60
 
@@ -80,12 +84,12 @@ def installed(package: str) -> bool:
     """Whether the server of a package of :data:`INSTALL_SCRIPT` is installed."""
     if package == "postgresql":
         return any(POSTGRES_ROOT.glob("*/bin/postgres"))
-    return shutil.which(package) is not None
+    return shutil.which(package, path=SERVER_PATH) is not None
 
 
 def require(package: str) -> None:
-    """Install ``package`` (``postgresql`` or ``redis-server``) if it is missing; skip the
-    test when that cannot be done."""
+    """Install ``package`` (``postgresql``, ``redis-server`` or ``nginx``) if it is missing;
+    skip the test when that cannot be done."""
     if installed(package):
         return
     if os.geteuid() != 0:
@@ -173,3 +177,52 @@ def wait_for_redis(server: RedisServer, log: Path) -> None:
         except redis.ConnectionError:
             time.sleep(0.05)
     raise RuntimeError(f"redis-server did not start: {log.read_text(errors='replace')[-2000:]}")
+
+
+@contextmanager
+def running_nginx(site: str, port: int) -> Iterator[Path]:
+    """``nginx`` serving ``site`` (a ``server`` and ``upstream`` configuration, included in its
+    ``http`` block) until the context ends; yields its directory (``error.log`` is there).
+
+    ``port`` is one the site listens on: the context waits until it accepts connections.
+    """
+    require("nginx")
+    home = Path(tempfile.mkdtemp(prefix="turnpost-nginx-"))
+    (home / "site.conf").write_text(site)
+    (home / "nginx.conf").write_text(
+        f"daemon off;\nmaster_process on;\nworker_processes 1;\npid {home}/nginx.pid;\n"
+        f"error_log {home}/error.log info;\nevents {{ worker_connections 256; }}\n"
+        f"http {{\n  access_log off;\n"
+        + "".join(
+            f"  {kind}_temp_path {home}/{kind};\n"
+            for kind in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi")
+        )
+        + f"  include {home}/site.conf;\n}}\n"
+    )
+    nginx = shutil.which("nginx", path=SERVER_PATH)
+    command = [str(nginx), "-p", str(home), "-c", str(home / "nginx.conf")]
+    checked = subprocess.run([*command, "-t"], capture_output=True, text=True)
+    if checked.returncode != 0:
+        shutil.rmtree(home, ignore_errors=True)
+        raise RuntimeError(f"nginx refused the configuration: {checked.stderr}")
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_for_port(port, process, home / "error.log")
+        yield home
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+        shutil.rmtree(home, ignore_errors=True)
+
+
+def wait_for_port(port: int, process: subprocess.Popen, log: Path) -> None:
+    """Wait until ``127.0.0.1:port`` accepts connections; raise with ``log`` if it never does."""
+    deadline = time.monotonic() + START_SECONDS
+    while process.poll() is None and time.monotonic() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return
+        except OSError:
+            time.sleep(0.05)
+    text = log.read_text(errors="replace") if log.exists() else ""
+    raise RuntimeError(f"the server did not listen on port {port}: {text[-2000:]}")

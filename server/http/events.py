@@ -58,7 +58,7 @@ import json
 import logging
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -271,6 +271,8 @@ class Feed:
         self._by_game: dict[str, set[Subscription]] = {}
         self._by_player: dict[str, set[PlayerSubscription]] = {}
         self._poller: threading.Thread | None = None
+        #: Told ``+1`` when a stream opens and ``-1`` when it closes (the metrics count them).
+        self.counted: Callable[[int], None] = lambda _step: None
 
     def subscribe(
         self, game_id: str, client: str, after: int, reader: Reader = Reader()
@@ -295,6 +297,7 @@ class Feed:
         self.caps.admit(subscription, subscription.client)
         with self._lock:
             index.setdefault(key, set()).add(subscription)
+        self.counted(1)
 
     def _start_polling(self) -> None:
         """Start the poller with the first stream (under the lock)."""
@@ -321,6 +324,7 @@ class Feed:
             if not followers:
                 del index[key]
         self.caps.release(subscription)
+        self.counted(-1)
 
     def _followers(self, game_id: str) -> list[Subscription]:
         with self._lock:

@@ -232,6 +232,17 @@ ADDRESS = re.compile(
 )
 
 
+def reply_domain(address: str) -> str | None:
+    """The domain of a reply address (``play+<game>.<seat>.<key>@<domain>``, whatever its key
+    and domain), lower case; ``None`` for any other address.
+
+    >>> reply_domain("Play+ab12.0.k3y@Play.Example.org"), reply_domain("ann@example.org")
+    ('play.example.org', None)
+    """
+    match = ADDRESS.match(address.strip().lower())
+    return None if match is None else match["domain"]
+
+
 def parse_reply_address(
     settings: MailSettings, address: str, generation_of: Callable[[str, int], int | None]
 ) -> tuple[str, int] | None:

@@ -55,6 +55,7 @@ from server.games.clock import format_time, parse_time, utcnow
 from server.games.game import Game, log_entry
 from server.games.service import GameService
 from server.games.talk import TalkService
+from server.logs import log_mail
 from server.mail.addresses import new_message_id, recipient_key, reply_address, stop_url
 from server.mail.gate import withheld_when_sent
 from server.mail.invitations import invitation_letter, inviter_name
@@ -136,6 +137,12 @@ class Report:
     """Everything one delivery run did, row by row."""
 
     outcomes: list[Outcome] = field(default_factory=list)
+
+    def add(self, outcome: Outcome) -> None:
+        """Record what became of a row, and log its line (:func:`server.logs.log_mail`)."""
+        self.outcomes.append(outcome)
+        row = outcome.row
+        log_mail(row.id, row.kind, row.game_id, row.seat, outcome.status, outcome.reason)
 
     def count(self, status: str) -> int:
         """How many rows ended with ``status``."""
@@ -276,7 +283,7 @@ def _prepare_account(
 def _superseded(store: Store, row: OutboxMail, reason: str, report: Report) -> None:
     """Record that ``row`` will never be sent, and why."""
     store.mail_superseded(row.id, reason)
-    report.outcomes.append(Outcome(row, "superseded", reason))
+    report.add(Outcome(row, "superseded", reason))
 
 
 def build_envelope(
@@ -383,7 +390,7 @@ def _send(store: Store, smtp: smtplib.SMTP, envelope: Envelope, now: str, report
         store.talk_mailed(lead.game_id, lead.seat, envelope.said_upto)
     for row in envelope.rows:
         told = subject if row is lead else f"in the digest of mail {lead.id}"
-        report.outcomes.append(Outcome(row, "sent", told))
+        report.add(Outcome(row, "sent", told))
 
 
 def refused_for_good(error: Exception) -> bool:
@@ -408,7 +415,7 @@ def _failed(
         if retry and attempts < MAX_ATTEMPTS:
             next_attempt = format_time(parse_time(now) + backoff(attempts))
         store.mail_failed(row.id, error[:500], next_attempt)
-        report.outcomes.append(Outcome(row, "failed", error[:500], next_attempt is None))
+        report.add(Outcome(row, "failed", error[:500], next_attempt is None))
 
 
 def forget_bodies(store: Store, retention_days: float, now: str | None = None) -> int:

@@ -44,8 +44,9 @@ from server.games.clock import utcnow
 from server.games.game import Game
 from server.games.service import GameService, MoveRequest
 from server.games.talk import TalkService
-from server.mail.addresses import parse_reply_address, plain_message_id
+from server.mail.addresses import parse_reply_address, plain_message_id, reply_domain
 from server.mail.commands import parse_command, run_command
+from server.mail.identity import sender_of_mail
 from server.mail.settings import MailSettings
 from server.mail.talk import spoken
 
@@ -105,7 +106,7 @@ def receive(
         return Outcome("dropped", headers.automatic)
     target = find_seat(headers.addresses, games, settings, recipients)
     if target is None:
-        return Outcome("dropped", "no valid Turnpost reply address (unknown or revoked key)")
+        return Outcome("dropped", why_no_seat(headers.addresses, games, settings, recipients))
     game_id, seat = target
     games.player_acted(game_id, seat)  # a mail carrying the seat's key: the player reads it
     message_id = headers.message_id
@@ -198,6 +199,45 @@ def find_seat(
         if found is not None:
             return found
     return None
+
+
+#: Characters of a foreign domain quoted in an outcome (it comes from the message).
+QUOTED_DOMAIN = 100
+
+
+def why_no_seat(
+    addresses: list[str],
+    games: GameService,
+    settings: MailSettings,
+    recipients: list[str] | None,
+) -> str:
+    """Why no address of a message is a seat's, naming the setting to fix when the reply
+    address was made with another mail domain or secret key than this process has.
+
+    The envelope's recipients come first: the header's addresses are the sender's to choose.
+    """
+    domains = [
+        domain
+        for address in [*(recipients or []), *addresses]
+        if (domain := reply_domain(address)) is not None
+    ]
+    if not domains:
+        return "no Turnpost reply address (play+...) among the recipients"
+    sender = sender_of_mail(games.store)
+    senders = f" (the {sender.process} that sends mail has {sender.domain})" if sender else ""
+    if settings.domain.lower() not in domains:
+        return (
+            f"the reply address is for the mail domain {domains[0][:QUOTED_DOMAIN]}, but"
+            f" TURNPOST_MAIL_DOMAIN is {settings.domain} here{senders}: give every process the"
+            " same TURNPOST_MAIL_DOMAIN"
+        )
+    if sender is not None and not sender.same_key(settings):
+        return (
+            f"the reply key was not made with this process's TURNPOST_SECRET_KEY, which differs"
+            f" from the one the {sender.process} sends mail with: give every process the same"
+            " TURNPOST_SECRET_KEY"
+        )
+    return "no valid Turnpost reply address (unknown or revoked key)"
 
 
 @dataclass(frozen=True)

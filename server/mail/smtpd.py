@@ -56,7 +56,15 @@ class InboundHandler:
     ) -> str:
         """Accept only ``play+`` addresses of our mail domain."""
         local, _, domain = address.lower().rpartition("@")
-        if not local.startswith("play+") or domain != self.settings.domain.lower():
+        if not local.startswith("play+"):
+            return "550 5.1.1 No such Turnpost address"
+        if domain != self.settings.domain.lower():
+            log.warning(
+                "refused a reply address for the mail domain %s: TURNPOST_MAIL_DOMAIN is %s"
+                " here; give every process (the worker too) the same TURNPOST_MAIL_DOMAIN",
+                domain[:100],
+                self.settings.domain,
+            )
             return "550 5.1.1 No such Turnpost address"
         envelope.rcpt_tos.append(address)
         return "250 OK"

@@ -42,6 +42,7 @@ from server.store.records import (
     ListedGame,
     LobbyGame,
     LoggedMove,
+    MailBacklog,
     Message,
     NewMail,
     NewMessage,
@@ -705,6 +706,24 @@ class WebhookStore(Protocol):
         ...
 
 
+class OperationsStore(Protocol):
+    """Figures across all games for the operator (``turnpost check``, ``/metrics``), read when
+    asked for, never on a request's path."""
+
+    def addressed_seats(self) -> int:
+        """How many seats of forming or running games have an email address."""
+        ...
+
+    def mail_backlog(self) -> MailBacklog:
+        """The mails neither sent nor superseded yet, and when the oldest was queued."""
+        ...
+
+    def failing_webhook_deliveries(self) -> int:
+        """How many webhook deliveries failed and were not delivered since (retrying or given
+        up)."""
+        ...
+
+
 class Store(
     Connection,
     SettingsStore,
@@ -718,6 +737,7 @@ class Store(
     MailStore,
     NotificationStore,
     WebhookStore,
+    OperationsStore,
     Protocol,
 ):
     """A connection to the Turnpost database with every operation of every area."""

@@ -345,6 +345,15 @@ class NewMessage(TypedDict):
 
 
 @dataclass(frozen=True, slots=True)
+class MailBacklog:
+    """The mails waiting in the outbox (neither sent nor superseded), and the oldest one's age."""
+
+    unsent: int
+    #: When the oldest of them was queued, or ``None`` when none waits.
+    oldest_at: str | None
+
+
+@dataclass(frozen=True, slots=True)
 class OutboxMail:
     """A mail in the outbox: to whom, what happened (``facts``), and how sending went."""
 

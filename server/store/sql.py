@@ -35,6 +35,7 @@ from server.store.records import (
     ListedSeat,
     LobbyGame,
     LoggedMove,
+    MailBacklog,
     Message,
     NewMail,
     NewMessage,
@@ -1157,6 +1158,33 @@ class SqlStore(Store):
             " ON webhooks.id = webhook_id WHERE webhooks.game_id = ?"
             " ORDER BY webhook_deliveries.id",
             [game_id],
+        )
+
+    # -- figures for the operator --------------------------------------------------------
+    def addressed_seats(self) -> int:
+        return self._value(
+            "SELECT count(*) FROM seats JOIN games ON games.id = seats.game_id"
+            " WHERE seats.email IS NOT NULL AND games.status IN ('forming', 'active')"
+        )
+
+    def mail_backlog(self) -> MailBacklog:
+        """
+        >>> from server.store import open_store
+        >>> store = open_store("sqlite:///:memory:")
+        >>> _ = store.init()
+        >>> store.mail_backlog()
+        MailBacklog(unsent=0, oldest_at=None)
+        """
+        [row] = self._tuples(
+            "SELECT count(*), min(created_at) FROM outbox"
+            " WHERE sent_at IS NULL AND superseded IS NULL"
+        )
+        return MailBacklog(row[0], row[1])
+
+    def failing_webhook_deliveries(self) -> int:
+        return self._value(
+            "SELECT count(*) FROM webhook_deliveries"
+            " WHERE delivered_at IS NULL AND last_error IS NOT NULL"
         )
 
     # -- statements (no introspection per call: these run on the hot path) ----------------
