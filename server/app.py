@@ -116,11 +116,16 @@ def load_secret_key(store: Store) -> str:
     return kept or store.keep_setting(SECRET_KEY_SETTING, secrets.token_urlsafe(32))
 
 
+def configured_db() -> str:
+    """The database this process's ``TURNPOST_DB`` names (default: ``./turnpost.db``)."""
+    return os.environ.get("TURNPOST_DB", "./turnpost.db")
+
+
 def create_app(config: dict[str, Any] | None = None) -> Flask:
     """Build the app; ``config`` overrides the environment (``TURNPOST_DB``)."""
     app = Flask(__name__, template_folder=str(templates_dir()))
     app.config.update(
-        TURNPOST_DB=os.environ.get("TURNPOST_DB", "./turnpost.db"),
+        TURNPOST_DB=configured_db(),
         **environment_config(),
         TURNPOST_MAX_STREAMS=int(os.environ.get("TURNPOST_MAX_STREAMS", "1000")),
         TURNPOST_MAX_STREAMS_PER_CLIENT=int(

@@ -16,6 +16,8 @@ Every command (``turnpost COMMAND --help`` tells more)::
     turnpost smtpd [--lmtp]           # receive replies over SMTP or LMTP
     turnpost mail-key GAME_ID SEAT    # a seat's reply address; --revoke replaces it
     turnpost openapi                  # the OpenAPI document as JSON (to generate a client)
+    turnpost backup DEST [--keep N]   # a consistent copy of the database while it runs
+    turnpost restore SRC [--replace]  # put a backup back as the database TURNPOST_DB names
 
 ``turnpost --version`` prints Turnpost's version. The command lists only
 Turnpost's own commands: Flask's plugins (Flask-Limiter's ``limiter``,
@@ -32,6 +34,7 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import Any
 
 import click
@@ -40,9 +43,9 @@ from flask.cli import FlaskGroup, with_appcontext
 from marshmallow import ValidationError
 
 from schemas.api import PlayerInSchema
-from server.app import create_app
+from server.app import SECRET_KEY_SETTING, configured_db, create_app
 from server.errors import TurnpostError
-from server.games.clock import utcnow
+from server.games.clock import parse_time, utcnow
 from server.games.deadlines import process_deadlines
 from server.games.game import Game
 from server.games.service import GameService
@@ -60,8 +63,8 @@ from server.push.delivery import deliver_due as deliver_pushes_due
 from server.push.keys import vapid_key
 from server.push.subscriptions import push_destinations
 from server.serving import WORKER_CONNECTIONS, run
-from server.store import redacted
-from server.store.base import StoreUnavailable, UnknownDatabase, canonical_json
+from server.store import open_store, redacted
+from server.store.base import StoreError, StoreUnavailable, UnknownDatabase, canonical_json
 from server.webhooks.delivery import deliver_due as deliver_webhooks_due
 from server.webhooks.destinations import configured
 
@@ -518,3 +521,81 @@ def mail_key(game_id: str, seat: int, revoke: bool) -> None:
     if generation is None:
         raise click.ClickException(f"No seat {seat} in game {game_id!r}.")
     click.echo(reply_address(_mail_settings(), game_id, seat, generation))
+
+
+#: How ``turnpost backup`` names a copy it makes in a folder (UTC time: names sort by age).
+BACKUP_NAME = "turnpost-%Y%m%dT%H%M%SZ.backup"
+#: The copies ``--keep`` counts and removes: the ones ``turnpost backup`` named.
+BACKUP_GLOB = "turnpost-*.backup"
+
+
+@main.command("backup")
+@click.argument("dest", type=click.Path(path_type=Path))
+@click.option(
+    "--keep",
+    type=click.IntRange(min=1),
+    default=None,
+    help="With a folder as DEST: keep only the newest N backups in it.",
+)
+@with_appcontext
+def backup(dest: Path, keep: int | None) -> None:
+    """Copy the whole database, with its settings, to DEST while the server runs.
+
+    DEST is a file, or a folder where the copy gets a name of its own
+    (``turnpost-YYYYMMDDTHHMMSSZ.backup``, UTC); ``--keep N`` then removes all
+    but the newest N of those. The copy is readable by its owner only: it holds
+    the games' hands and seeds, the players' addresses and, unless
+    ``TURNPOST_SECRET_KEY`` is set, the secret key.
+    """
+    folder = dest.is_dir()
+    if keep is not None and not folder:
+        raise click.ClickException("--keep counts the backups in a folder: give a folder as DEST.")
+    target = dest / parse_time(utcnow()).strftime(BACKUP_NAME) if folder else dest
+    try:
+        current_store().backup(str(target))
+    except StoreError as error:
+        raise click.ClickException(str(error)) from None
+    click.echo(f"Backed up {_db_name()} to {target}")
+    if current_store().setting(SECRET_KEY_SETTING) is None:
+        click.echo(
+            "TURNPOST_SECRET_KEY is set, so the secret key is not in the backup: keep the"
+            " environment file that sets it with your backups (without the same key, mail"
+            " links, reply addresses and sign-in cookies stop working)."
+        )
+    if keep is not None:
+        for old in sorted(dest.glob(BACKUP_GLOB), reverse=True)[keep:]:
+            old.unlink()
+            click.echo(f"Removed the older backup {old}")
+
+
+@main.command("restore", with_appcontext=False)
+@click.argument("source", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--replace", is_flag=True, help="Overwrite the database TURNPOST_DB holds now.")
+def restore(source: Path, replace: bool) -> None:
+    """Put SOURCE, a copy made by ``turnpost backup``, back as the database TURNPOST_DB names.
+
+    A database that already holds Turnpost's tables is overwritten only with
+    ``--replace``: stop the server, the worker and the mail receiver first.
+    The restored database is migrated to this version's schema.
+    """
+    url = configured_db()
+    try:
+        store = open_store(url)
+    except StoreError as error:
+        raise click.ClickException(str(error)) from None
+    try:
+        version = store.schema_version()
+        if version and not replace:
+            raise click.ClickException(
+                f"{redacted(url)} already holds a Turnpost database (schema version {version})."
+                " Restoring replaces everything in it, its games and settings too. Stop the"
+                " server, the worker and the mail receiver, then run this again with --replace."
+            )
+        store.restore(str(source))
+        click.echo(
+            f"Restored {source} into {redacted(url)} (schema version {store.schema_version()})."
+        )
+    except StoreError as error:
+        raise click.ClickException(str(error)) from None
+    finally:
+        store.close()

@@ -15,7 +15,7 @@ client to), and :class:`Conflict` when a row another writer made first
 takes a unique key.
 
 The areas: :class:`Connection` (transactions, schema, waiting for changes),
-:class:`SettingsStore`, :class:`GameStore` (games and seats),
+:class:`BackupStore`, :class:`SettingsStore`, :class:`GameStore` (games and seats),
 :class:`TableStore`, :class:`SeatTokenStore`, :class:`MoveLog`,
 :class:`IdempotencyStore`, :class:`PlayerStore`, :class:`TalkStore`,
 :class:`MailStore`, :class:`NotificationStore` and :class:`WebhookStore`.
@@ -141,6 +141,22 @@ class Connection(Protocol):
         ``None`` (no mark yet) returns the current mark at once. Event feeds
         call this in a loop instead of polling the tables.
         """
+        ...
+
+
+class BackupStore(Protocol):
+    """Whole copies of the database, for ``turnpost backup`` and ``turnpost restore``."""
+
+    def backup(self, path: str) -> None:
+        """Write a consistent copy of the whole database (its settings, the secret key kept
+        there, included) to the file ``path``, readable by its owner only, while other
+        connections go on writing. A copy that does not check is removed and refused
+        (:class:`StoreError`). SQLite: a database file made with SQLite's online backup API."""
+        ...
+
+    def restore(self, path: str) -> None:
+        """Replace everything in the database with the copy at ``path`` made by
+        :meth:`backup`; :class:`StoreError` (nothing changed) if it is not such a copy."""
         ...
 
 
@@ -707,6 +723,7 @@ class WebhookStore(Protocol):
 
 class Store(
     Connection,
+    BackupStore,
     SettingsStore,
     GameStore,
     TableStore,

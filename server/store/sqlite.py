@@ -37,11 +37,19 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import fields
 from functools import cache
+from pathlib import Path
 from typing import Any, TypeVar
 
 import sqlite_utils
 
-from server.store.base import Conflict, Store, StoreUnavailable, canonical_json, hash_secret
+from server.store.base import (
+    Conflict,
+    Store,
+    StoreError,
+    StoreUnavailable,
+    canonical_json,
+    hash_secret,
+)
 from server.store.migrations import migrate, version
 from server.store.records import (
     ApiToken,
@@ -285,6 +293,51 @@ class SqliteStore(Store):
             if seen is None or current != seen or left <= 0:
                 return current
             time.sleep(min(POLL_SECONDS, left))
+
+    # -- backups ----------------------------------------------------------------------
+    def backup(self, path: str) -> None:
+        """SQLite's online backup API in one step: one read transaction, so the copy is the
+        database at one moment, and in WAL mode writers go on meanwhile. The copy is then
+        made one self-contained file (out of WAL), checked, and named ``path`` only when
+        whole (a crash leaves ``path.partial`` at most)."""
+        partial = f"{path}.partial"
+        with suppress(FileNotFoundError):
+            os.remove(partial)
+        try:
+            private_file(partial)
+            copy = sqlite3.connect(partial, isolation_level=None)
+            try:
+                self._conn.backup(copy)
+                copy.execute("PRAGMA journal_mode = DELETE")
+                problems = copy.execute("PRAGMA quick_check").fetchall()
+            finally:
+                copy.close()
+            if problems != [("ok",)]:
+                raise StoreError(f"the copy does not check: {problems[:3]}")
+            os.replace(partial, path)
+        except (OSError, sqlite3.Error, StoreError) as error:
+            with suppress(FileNotFoundError):
+                os.remove(partial)
+            raise StoreError(f"the backup to {path} failed: {error}") from error
+
+    def restore(self, path: str) -> None:
+        """The backup API the other way, in one write: the copy's pages replace this
+        database's, and other connections see all of it or none. The copy is then brought
+        to WAL and to the latest schema (:meth:`init`)."""
+        try:
+            source = sqlite3.connect(f"{Path(path).resolve().as_uri()}?mode=ro", uri=True)
+        except sqlite3.Error as error:
+            raise StoreError(f"{path} cannot be read: {error}") from error
+        try:
+            if not version(sqlite_utils.Database(source)):
+                raise StoreError(f"{path} is not a Turnpost backup: it has no Turnpost schema")
+            with self._writer_lock:
+                source.backup(self._conn)
+        except sqlite3.DatabaseError as error:  # e.g. "file is not a database"
+            raise StoreError(f"{path} is not a Turnpost backup: {error}") from error
+        finally:
+            source.close()
+        self.init()
 
     # -- settings ---------------------------------------------------------------------
     def setting(self, name: str) -> str | None:
