@@ -9,10 +9,11 @@ Every command (``turnpost COMMAND --help`` tells more)::
     turnpost replay GAME_ID           # exit 1 if the log does not rebuild the snapshot
     turnpost export GAME_ID           # the game and its full log as JSON
     turnpost send-mail                # once: deadlines and reminders, then deliver due mail
-    turnpost worker                   # send-mail every 30 s, webhooks and pushes beside it, forever
+    turnpost worker                   # send-mail every 30 s; webhooks, pushes, fetch-mail beside it
     turnpost send-webhooks            # once: post due webhook deliveries, until none is due
     turnpost send-pushes              # once: send due Web Push messages, until none is due
     turnpost mail-in [RECIPIENT...]   # one reply on stdin (an MTA pipe); exit 75 to retry
+    turnpost fetch-mail               # once: the replies in TURNPOST_IMAP_URL's mailbox
     turnpost smtpd [--lmtp]           # receive replies over SMTP or LMTP
     turnpost mail-key GAME_ID SEAT    # a seat's reply address; --revoke replaces it
     turnpost openapi                  # the OpenAPI document as JSON (to generate a client)
@@ -55,7 +56,8 @@ from server.http.context import current_service, current_store
 from server.mail.addresses import reply_address
 from server.mail.delivery import Report, deliver_due, forget_bodies
 from server.mail.inbound import MAX_MESSAGE_BYTES, describe, receive
-from server.mail.settings import MailSettings
+from server.mail.mailbox import MailboxError, fetch_replies
+from server.mail.settings import MailSettings, parse_imap_url
 from server.mail.smtpd import InboundController, InboundHandler
 from server.notify.digest import queue_digests
 from server.push.delivery import Sender, contact_of
@@ -369,10 +371,35 @@ def deliver_pushes(stop: threading.Event | None = None) -> tuple[int, int]:
     return deliver_pushes_due(current_store(), sender, stop=stop)
 
 
+def read_replies(stop: threading.Event | None = None) -> tuple[int, int]:
+    """One round of replies read from the mailbox of ``TURNPOST_IMAP_URL`` (none without it),
+    one JSON outcome line each: ``(handled, set aside)``. Raises
+    :class:`~server.mail.mailbox.MailboxError` or ``StoreUnavailable``: try again later."""
+    settings = _mail_settings()
+    if not settings.imap_url:
+        return 0, 0
+    target = parse_imap_url(settings.imap_url)
+    report = fetch_replies(target, lambda raw: receive(raw, current_service(), settings), stop)
+    for outcome in report.outcomes:
+        click.echo(json.dumps(describe(outcome)))
+    return len(report.outcomes), report.set_aside
+
+
+def read_replies_or_wait(stop: threading.Event | None = None) -> tuple[int, int]:
+    """:func:`read_replies`, saying on stderr why the mailbox was not read this round (the
+    worker's next round tries again)."""
+    try:
+        return read_replies(stop)
+    except (MailboxError, StoreUnavailable) as error:
+        click.echo(f"replies not read this round: {error}", err=True)
+        return 0, 0
+
+
 #: What the worker sends from threads of its own: each round's function, and its line's words.
 BACKGROUND = {
     "webhooks": (deliver_webhooks, "webhooks delivered"),
     "pushes": (deliver_pushes, "pushes sent"),
+    "replies": (read_replies_or_wait, "replies read"),
 }
 
 
@@ -424,14 +451,15 @@ def background_rounds(app: Flask, stop: threading.Event, interval: float, what: 
 @click.option("--interval", default=30.0, show_default=True, help="Seconds between rounds.")
 @with_appcontext
 def worker(interval: float) -> None:
-    """Run ``send-mail`` every ``--interval`` seconds, with webhooks and pushes beside it, until
-    stopped.
+    """Run ``send-mail`` every ``--interval`` seconds, with webhooks, pushes and ``fetch-mail``
+    beside it, until stopped.
 
-    Webhooks and pushes go out from threads of their own, so a slow receiver
-    never holds up deadlines and mail. ``SIGTERM`` or ``SIGINT`` (Ctrl-C) stops
-    them all: the mail round under way ends first, so a mail being sent is
-    recorded and its line printed; webhook deliveries and pushes under way are
-    cut and tried again later. It then exits 0.
+    Webhooks, pushes and the replies of ``TURNPOST_IMAP_URL``'s mailbox go
+    from threads of their own, so a slow receiver never holds up deadlines and
+    mail. ``SIGTERM`` or ``SIGINT`` (Ctrl-C) stops them all: the mail round
+    under way ends first, so a mail being sent is recorded and its line
+    printed; webhook deliveries and pushes under way are cut and tried again
+    later, replies after the one being handled. It then exits 0.
     """
     stop = threading.Event()
     for signum in (signal.SIGTERM, signal.SIGINT):
@@ -478,6 +506,25 @@ def mail_in(recipients: tuple[str, ...]) -> None:
     except StoreUnavailable as error:
         click.echo(f"temporary failure: {error}", err=True)
         raise SystemExit(EX_TEMPFAIL) from None
+
+
+@main.command("fetch-mail")
+@with_appcontext
+def fetch_mail() -> None:
+    """Once (e.g. from cron; the worker does it every round): play the replies in the mailbox
+    of ``TURNPOST_IMAP_URL``, one JSON outcome per line, and delete them from it.
+
+    A reply that fails for a reason other than the database is flagged and left
+    there. Exits 75 (EX_TEMPFAIL) if the mailbox or the database is out of reach.
+    """
+    if not _mail_settings().imap_url:
+        raise click.ClickException("TURNPOST_IMAP_URL is not set: there is no mailbox to read.")
+    try:
+        handled, set_aside = read_replies()
+    except (MailboxError, StoreUnavailable) as error:
+        click.echo(f"temporary failure: {error}", err=True)
+        raise SystemExit(EX_TEMPFAIL) from None
+    click.echo(f"replies read {handled}, set aside {set_aside}", err=True)
 
 
 @main.command("smtpd")
