@@ -138,6 +138,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         OPENAPI_URL_PREFIX="/api",
         OPENAPI_JSON_PATH="v1/openapi.json",
         TURNPOST_PROXY_HOPS=int(os.environ.get("TURNPOST_PROXY_HOPS", "0")),
+        TURNPOST_ADMIN_EMAILS=os.environ.get("TURNPOST_ADMIN_EMAILS", ""),
         MAX_CONTENT_LENGTH=MAX_BODY_BYTES,
         SESSION_COOKIE_HTTPONLY=True,
         SESSION_COOKIE_SAMESITE="Lax",
@@ -163,6 +164,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     # the blueprints import their request helpers from server.http.context, never this module
     from server.http import (
         account_pages,
+        admin,
         api,
         docs,
         mail_stop,
@@ -185,6 +187,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.register_blueprint(mail_stop.bp)
     app.register_blueprint(talk.bp)
     app.register_blueprint(push.bp)
+    admin.init_admin(app)
     init_protection(app)
     init_web_conventions(app)
     csrf.exempt(api.blp)

@@ -19,7 +19,7 @@ message the host deleted leaves no text in the file.
 
     >>> store = SqliteStore.open(":memory:")
     >>> store.init()
-    SchemaChange(before=0, after=18, created=True)
+    SchemaChange(before=0, after=19, created=True)
     >>> print(" ".join(sorted(store.db.table_names())))  # doctest: +NORMALIZE_WHITESPACE
     _sqlite_migrations api_tokens created_pages games idempotency inbound mail_suppressions
     messages moves outbox players push_subscriptions pushes seat_tokens seats sessions
@@ -52,10 +52,12 @@ from server.store.base import (
 )
 from server.store.migrations import migrate, version
 from server.store.records import (
+    AdminGame,
     ApiToken,
     ClaimedDelivery,
     ClaimedPush,
     EndedGame,
+    FailingDelivery,
     GameRow,
     GameUpdate,
     IdempotentAnswer,
@@ -1309,6 +1311,62 @@ class SqliteStore(Store):
             " ON webhooks.id = webhook_id WHERE webhooks.game_id = ?"
             " ORDER BY webhook_deliveries.id",
             [game_id],
+        )
+
+    # -- the operator's page ----------------------------------------------------------
+    def find_games(self, text: str, limit: int) -> list[AdminGame]:
+        return self._with_players(
+            AdminGame,
+            f"SELECT {self._LISTED.format(g='')}, hidden_at FROM games"
+            " WHERE ? = '' OR substr(id, 1, length(?)) = ? OR engine = ? OR id IN"
+            " (SELECT game_id FROM seats WHERE instr(lower(name), lower(?)) > 0)"
+            " ORDER BY rowid DESC LIMIT ?",
+            [text, text, text, text, text, limit],
+        )
+
+    def mail_problems(self, limit: int) -> list[OutboxMail]:
+        return self._all(
+            OutboxMail,
+            "SELECT * FROM outbox WHERE sent_at IS NULL AND superseded IS NULL"
+            " AND last_error IS NOT NULL ORDER BY id DESC LIMIT ?",
+            [limit],
+        )
+
+    def withheld_mail(self, limit: int) -> list[OutboxMail]:
+        return self._all(
+            OutboxMail,
+            "SELECT * FROM outbox WHERE superseded IS NOT NULL ORDER BY id DESC LIMIT ?",
+            [limit],
+        )
+
+    def retry_mail(self, mail_id: int, now: str) -> bool:
+        with self.write():
+            return bool(
+                self._execute(
+                    "UPDATE outbox SET next_attempt_at = ?, attempts = 0"
+                    " WHERE id = ? AND sent_at IS NULL AND superseded IS NULL",
+                    [now, min(mail_id, MAX_INTEGER)],
+                ).rowcount
+            )
+
+    def suppression_count(self) -> int:
+        return self._value("SELECT count(*) FROM mail_suppressions")
+
+    def lift_suppression(self, rcpt_key: str) -> bool:
+        with self.write():
+            return bool(
+                self._execute(
+                    "DELETE FROM mail_suppressions WHERE rcpt_hash = ?", [hash_secret(rcpt_key)]
+                ).rowcount
+            )
+
+    def failing_webhooks(self, limit: int) -> list[FailingDelivery]:
+        return self._all(
+            FailingDelivery,
+            "SELECT webhook_deliveries.*, webhooks.url, webhooks.game_id FROM webhook_deliveries"
+            " JOIN webhooks ON webhooks.id = webhook_id WHERE delivered_at IS NULL"
+            " AND last_error IS NOT NULL ORDER BY webhook_deliveries.id DESC LIMIT ?",
+            [limit],
         )
 
     # -- plain SQL on the connection (no introspection per call: these run on the hot path) --
