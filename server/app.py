@@ -123,11 +123,16 @@ def load_secret_key(store: Store) -> str:
     return kept or store.keep_setting(SECRET_KEY_SETTING, secrets.token_urlsafe(32))
 
 
+def configured_db() -> str:
+    """The database this process's ``TURNPOST_DB`` names (default: ``./turnpost.db``)."""
+    return os.environ.get("TURNPOST_DB", DEFAULT_DB)
+
+
 def create_app(config: dict[str, Any] | None = None) -> Flask:
     """Build the app; ``config`` overrides the environment (``TURNPOST_DB``)."""
     app = Flask(__name__, template_folder=str(templates_dir()))
     app.config.update(
-        TURNPOST_DB=os.environ.get("TURNPOST_DB", DEFAULT_DB),
+        TURNPOST_DB=configured_db(),
         **environment_config(),
         TURNPOST_MAX_STREAMS=int(os.environ.get("TURNPOST_MAX_STREAMS", "1000")),
         TURNPOST_MAX_STREAMS_PER_CLIENT=int(
@@ -141,6 +146,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         OPENAPI_JSON_PATH="v1/openapi.json",
         TURNPOST_PROXY_HOPS=int(os.environ.get("TURNPOST_PROXY_HOPS", "0")),
         TURNPOST_METRICS_TOKEN=os.environ.get("TURNPOST_METRICS_TOKEN", ""),
+        TURNPOST_ADMIN_EMAILS=os.environ.get("TURNPOST_ADMIN_EMAILS", ""),
         MAX_CONTENT_LENGTH=MAX_BODY_BYTES,
         SESSION_COOKIE_HTTPONLY=True,
         SESSION_COOKIE_SAMESITE="Lax",
@@ -166,6 +172,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     # the blueprints import their request helpers from server.http.context, never this module
     from server.http import (
         account_pages,
+        admin,
         api,
         docs,
         mail_stop,
@@ -188,6 +195,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.register_blueprint(mail_stop.bp)
     app.register_blueprint(talk.bp)
     app.register_blueprint(push.bp)
+    admin.init_admin(app)
     init_protection(app)
     init_web_conventions(app)
     csrf.exempt(api.blp)

@@ -10,13 +10,16 @@ Every command (``turnpost COMMAND --help`` tells more)::
     turnpost replay GAME_ID           # exit 1 if the log does not rebuild the snapshot
     turnpost export GAME_ID           # the game and its full log as JSON
     turnpost send-mail                # once: deadlines and reminders, then deliver due mail
-    turnpost worker                   # send-mail every 30 s, webhooks and pushes beside it, forever
+    turnpost worker                   # send-mail every 30 s; webhooks, pushes, fetch-mail beside it
     turnpost send-webhooks            # once: post due webhook deliveries, until none is due
     turnpost send-pushes              # once: send due Web Push messages, until none is due
     turnpost mail-in [RECIPIENT...]   # one reply on stdin (an MTA pipe); exit 75 to retry
+    turnpost fetch-mail               # once: the replies in TURNPOST_IMAP_URL's mailbox
     turnpost smtpd [--lmtp]           # receive replies over SMTP or LMTP
     turnpost mail-key GAME_ID SEAT    # a seat's reply address; --revoke replaces it
     turnpost openapi                  # the OpenAPI document as JSON (to generate a client)
+    turnpost backup DEST [--keep N]   # a consistent copy of the database while it runs
+    turnpost restore SRC [--replace]  # put a backup back as the database TURNPOST_DB names
 
 ``turnpost --version`` prints Turnpost's version. The command lists only
 Turnpost's own commands: Flask's plugins (Flask-Limiter's ``limiter``,
@@ -34,6 +37,7 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import Any
 
 import click
@@ -42,10 +46,10 @@ from flask.cli import FlaskGroup, with_appcontext
 from marshmallow import ValidationError
 
 from schemas.api import PlayerInSchema
-from server.app import DEFAULT_DB, create_app
+from server.app import SECRET_KEY_SETTING, configured_db, create_app
 from server.checks import ERROR, Deployment, file_findings, findings, warn_at_start
 from server.errors import TurnpostError
-from server.games.clock import utcnow
+from server.games.clock import parse_time, utcnow
 from server.games.deadlines import process_deadlines
 from server.games.game import Game
 from server.games.service import GameService
@@ -56,7 +60,8 @@ from server.mail.addresses import reply_address
 from server.mail.delivery import Report, deliver_due, forget_bodies
 from server.mail.identity import record_sender
 from server.mail.inbound import MAX_MESSAGE_BYTES, describe, receive
-from server.mail.settings import MailSettings
+from server.mail.mailbox import MailboxError, fetch_replies
+from server.mail.settings import MailSettings, parse_imap_url
 from server.mail.smtpd import InboundController, InboundHandler
 from server.notify.digest import queue_digests
 from server.push.delivery import Sender, contact_of
@@ -64,8 +69,8 @@ from server.push.delivery import deliver_due as deliver_pushes_due
 from server.push.keys import vapid_key
 from server.push.subscriptions import push_destinations
 from server.serving import WORKER_CONNECTIONS, run
-from server.store import redacted
-from server.store.base import StoreUnavailable, UnknownDatabase, canonical_json
+from server.store import open_store, redacted
+from server.store.base import StoreError, StoreUnavailable, UnknownDatabase, canonical_json
 from server.webhooks.delivery import deliver_due as deliver_webhooks_due
 from server.webhooks.destinations import configured
 
@@ -328,7 +333,7 @@ def _deployment() -> Deployment:
 def check() -> None:
     """Say what is wrong or risky in the settings every process will use (run it with their
     environment); exit 1 on an error, 0 with warnings only."""
-    db_url = os.environ.get("TURNPOST_DB", DEFAULT_DB)
+    db_url = configured_db()
     secret = os.environ.get("TURNPOST_SECRET_KEY", "")
     before = Deployment.from_environment(db_url, secret)
     if before.db_file is not None and not before.db_file.exists():
@@ -408,10 +413,35 @@ def deliver_pushes(stop: threading.Event | None = None) -> tuple[int, int]:
     return deliver_pushes_due(current_store(), sender, stop=stop)
 
 
+def read_replies(stop: threading.Event | None = None) -> tuple[int, int]:
+    """One round of replies read from the mailbox of ``TURNPOST_IMAP_URL`` (none without it),
+    one JSON outcome line each: ``(handled, set aside)``. Raises
+    :class:`~server.mail.mailbox.MailboxError` or ``StoreUnavailable``: try again later."""
+    settings = _mail_settings()
+    if not settings.imap_url:
+        return 0, 0
+    target = parse_imap_url(settings.imap_url)
+    report = fetch_replies(target, lambda raw: receive(raw, current_service(), settings), stop)
+    for outcome in report.outcomes:
+        click.echo(json.dumps(describe(outcome)))
+    return len(report.outcomes), report.set_aside
+
+
+def read_replies_or_wait(stop: threading.Event | None = None) -> tuple[int, int]:
+    """:func:`read_replies`, saying on stderr why the mailbox was not read this round (the
+    worker's next round tries again)."""
+    try:
+        return read_replies(stop)
+    except (MailboxError, StoreUnavailable) as error:
+        click.echo(f"replies not read this round: {error}", err=True)
+        return 0, 0
+
+
 #: What the worker sends from threads of its own: each round's function, and its line's words.
 BACKGROUND = {
     "webhooks": (deliver_webhooks, "webhooks delivered"),
     "pushes": (deliver_pushes, "pushes sent"),
+    "replies": (read_replies_or_wait, "replies read"),
 }
 
 
@@ -463,14 +493,15 @@ def background_rounds(app: Flask, stop: threading.Event, interval: float, what: 
 @click.option("--interval", default=30.0, show_default=True, help="Seconds between rounds.")
 @with_appcontext
 def worker(interval: float) -> None:
-    """Run ``send-mail`` every ``--interval`` seconds, with webhooks and pushes beside it, until
-    stopped.
+    """Run ``send-mail`` every ``--interval`` seconds, with webhooks, pushes and ``fetch-mail``
+    beside it, until stopped.
 
-    Webhooks and pushes go out from threads of their own, so a slow receiver
-    never holds up deadlines and mail. ``SIGTERM`` or ``SIGINT`` (Ctrl-C) stops
-    them all: the mail round under way ends first, so a mail being sent is
-    recorded and its line printed; webhook deliveries and pushes under way are
-    cut and tried again later. It then exits 0.
+    Webhooks, pushes and the replies of ``TURNPOST_IMAP_URL``'s mailbox go
+    from threads of their own, so a slow receiver never holds up deadlines and
+    mail. ``SIGTERM`` or ``SIGINT`` (Ctrl-C) stops them all: the mail round
+    under way ends first, so a mail being sent is recorded and its line
+    printed; webhook deliveries and pushes under way are cut and tried again
+    later, replies after the one being handled. It then exits 0.
     """
     stop = threading.Event()
     for signum in (signal.SIGTERM, signal.SIGINT):
@@ -520,6 +551,25 @@ def mail_in(recipients: tuple[str, ...]) -> None:
         raise SystemExit(EX_TEMPFAIL) from None
 
 
+@main.command("fetch-mail")
+@with_appcontext
+def fetch_mail() -> None:
+    """Once (e.g. from cron; the worker does it every round): play the replies in the mailbox
+    of ``TURNPOST_IMAP_URL``, one JSON outcome per line, and delete them from it.
+
+    A reply that fails for a reason other than the database is flagged and left
+    there. Exits 75 (EX_TEMPFAIL) if the mailbox or the database is out of reach.
+    """
+    if not _mail_settings().imap_url:
+        raise click.ClickException("TURNPOST_IMAP_URL is not set: there is no mailbox to read.")
+    try:
+        handled, set_aside = read_replies()
+    except (MailboxError, StoreUnavailable) as error:
+        click.echo(f"temporary failure: {error}", err=True)
+        raise SystemExit(EX_TEMPFAIL) from None
+    click.echo(f"replies read {handled}, set aside {set_aside}", err=True)
+
+
 @main.command("smtpd")
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", default=8025, show_default=True)
@@ -561,3 +611,81 @@ def mail_key(game_id: str, seat: int, revoke: bool) -> None:
     if generation is None:
         raise click.ClickException(f"No seat {seat} in game {game_id!r}.")
     click.echo(reply_address(_mail_settings(), game_id, seat, generation))
+
+
+#: How ``turnpost backup`` names a copy it makes in a folder (UTC time: names sort by age).
+BACKUP_NAME = "turnpost-%Y%m%dT%H%M%SZ.backup"
+#: The copies ``--keep`` counts and removes: the ones ``turnpost backup`` named.
+BACKUP_GLOB = "turnpost-*.backup"
+
+
+@main.command("backup")
+@click.argument("dest", type=click.Path(path_type=Path))
+@click.option(
+    "--keep",
+    type=click.IntRange(min=1),
+    default=None,
+    help="With a folder as DEST: keep only the newest N backups in it.",
+)
+@with_appcontext
+def backup(dest: Path, keep: int | None) -> None:
+    """Copy the whole database, with its settings, to DEST while the server runs.
+
+    DEST is a file, or a folder where the copy gets a name of its own
+    (``turnpost-YYYYMMDDTHHMMSSZ.backup``, UTC); ``--keep N`` then removes all
+    but the newest N of those. The copy is readable by its owner only: it holds
+    the games' hands and seeds, the players' addresses and, unless
+    ``TURNPOST_SECRET_KEY`` is set, the secret key.
+    """
+    folder = dest.is_dir()
+    if keep is not None and not folder:
+        raise click.ClickException("--keep counts the backups in a folder: give a folder as DEST.")
+    target = dest / parse_time(utcnow()).strftime(BACKUP_NAME) if folder else dest
+    try:
+        current_store().backup(str(target))
+    except StoreError as error:
+        raise click.ClickException(str(error)) from None
+    click.echo(f"Backed up {_db_name()} to {target}")
+    if current_store().setting(SECRET_KEY_SETTING) is None:
+        click.echo(
+            "TURNPOST_SECRET_KEY is set, so the secret key is not in the backup: keep the"
+            " environment file that sets it with your backups (without the same key, mail"
+            " links, reply addresses and sign-in cookies stop working)."
+        )
+    if keep is not None:
+        for old in sorted(dest.glob(BACKUP_GLOB), reverse=True)[keep:]:
+            old.unlink()
+            click.echo(f"Removed the older backup {old}")
+
+
+@main.command("restore", with_appcontext=False)
+@click.argument("source", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--replace", is_flag=True, help="Overwrite the database TURNPOST_DB holds now.")
+def restore(source: Path, replace: bool) -> None:
+    """Put SOURCE, a copy made by ``turnpost backup``, back as the database TURNPOST_DB names.
+
+    A database that already holds Turnpost's tables is overwritten only with
+    ``--replace``: stop the server, the worker and the mail receiver first.
+    The restored database is migrated to this version's schema.
+    """
+    url = configured_db()
+    try:
+        store = open_store(url)
+    except StoreError as error:
+        raise click.ClickException(str(error)) from None
+    try:
+        version = store.schema_version()
+        if version and not replace:
+            raise click.ClickException(
+                f"{redacted(url)} already holds a Turnpost database (schema version {version})."
+                " Restoring replaces everything in it, its games and settings too. Stop the"
+                " server, the worker and the mail receiver, then run this again with --replace."
+            )
+        store.restore(str(source))
+        click.echo(
+            f"Restored {source} into {redacted(url)} (schema version {store.schema_version()})."
+        )
+    except StoreError as error:
+        raise click.ClickException(str(error)) from None
+    finally:
+        store.close()

@@ -1,7 +1,7 @@
 """Shared fixtures: an app on a real SQLite file, a real gunicorn server process, real
-PostgreSQL and Redis servers (:mod:`tests.servers`), and the session's one Playwright driver
-with Debian's Chromium (the browser tests and the mail tests that render mails share it: two
-drivers cannot run in one thread)."""
+PostgreSQL, Redis and Dovecot (IMAP) servers (:mod:`tests.servers`), and the session's one
+Playwright driver with Debian's Chromium (the browser tests and the mail tests that render mails
+share it: two drivers cannot run in one thread)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,14 @@ import pytest
 from playwright.sync_api import Browser, Playwright, sync_playwright
 
 from server import create_app
-from tests.servers import PostgresServer, RedisServer, running_postgres, running_redis
+from tests.servers import (
+    DovecotServer,
+    PostgresServer,
+    RedisServer,
+    running_dovecot,
+    running_postgres,
+    running_redis,
+)
 from tests.support import BackgroundServer, start_background
 from tests.web.conftest import CHROMIUM, CHROMIUM_ARGS
 
@@ -109,6 +116,14 @@ def postgres_server() -> Iterator[PostgresServer]:
 def redis_server() -> Iterator[RedisServer]:
     """An empty Redis server for one test (installed first if missing, else skipped)."""
     with running_redis() as server:
+        yield server
+
+
+@pytest.fixture
+def dovecot() -> Iterator[DovecotServer]:
+    """Dovecot serving one mailbox over IMAP over TLS (installed first if missing, else
+    skipped)."""
+    with running_dovecot() as server:
         yield server
 
 

@@ -1,12 +1,24 @@
-"""The test servers of :mod:`tests.servers`: real PostgreSQL and Redis from Debian's packages."""
+"""The test servers of :mod:`tests.servers`: real PostgreSQL, Redis and Dovecot from Debian's
+packages."""
 
 from __future__ import annotations
 
+import imaplib
 import os
+import ssl
 import stat
 import subprocess
 
-from tests.servers import POSTGRES_USER, PostgresServer, RedisServer, postgres_bin
+import pytest
+
+from tests.servers import (
+    IMAP_USER,
+    POSTGRES_USER,
+    DovecotServer,
+    PostgresServer,
+    RedisServer,
+    postgres_bin,
+)
 
 
 def psql(server: PostgresServer, url: str, query: str) -> str:
@@ -42,3 +54,14 @@ def test_redis_keeps_nothing_on_disk(redis_server: RedisServer) -> None:
         assert client.get("k") == b"v"
         config = client.config_get("*")
     assert (config["save"], config["appendonly"], config["bind"]) == ("", "no", "127.0.0.1")
+
+
+def test_dovecot_speaks_imap_over_tls_only_and_checks_the_password(dovecot: DovecotServer):
+    with pytest.raises((imaplib.IMAP4.abort, OSError)):  # no IMAP without TLS on its port
+        imaplib.IMAP4("127.0.0.1", dovecot.port, timeout=5)
+    with dovecot.client() as imap:  # the test certificate, trusted; the right password
+        assert imap.select("INBOX")[0] == "OK"
+    context = ssl.create_default_context(cafile=str(dovecot.certificate))
+    imap = imaplib.IMAP4_SSL("127.0.0.1", dovecot.port, ssl_context=context, timeout=10)
+    with imap, pytest.raises(imaplib.IMAP4.error, match="AUTHENTICATIONFAILED"):
+        imap.login(IMAP_USER, "wrong")

@@ -22,6 +22,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import unquote, urlsplit
 
 import limits
 
@@ -42,7 +43,10 @@ VARIABLES = {
     "domain": "TURNPOST_MAIL_DOMAIN",
     "sender": "TURNPOST_MAIL_FROM",
     "smtp_url": "TURNPOST_SMTP_URL",
+    "imap_url": "TURNPOST_IMAP_URL",
 }
+#: The scheme of ``TURNPOST_IMAP_URL`` (IMAP over TLS) and its port when none is given.
+IMAP_SCHEME, IMAP_PORT = "imaps", 993
 
 
 @dataclass(frozen=True)
@@ -55,6 +59,8 @@ class MailSettings:
     sender: str = ""
     #: Where mail is sent (``smtp://``, ``smtp+starttls://``, ``smtps://``); empty: not sent.
     smtp_url: str = ""
+    #: The mailbox replies are read from (``imaps://``, :func:`parse_imap_url`); empty: none.
+    imap_url: str = ""
     #: Mails to one recipient, in Flask-Limiter notation (see :mod:`server.mail.gate`).
     limit_address: str = "200/day"
     #: Mails in the games created from one client address.
@@ -76,6 +82,8 @@ class MailSettings:
             rate(getattr(self, name))
         if self.retention_days < 0:
             raise ValueError("TURNPOST_MAIL_RETENTION_DAYS must be 0 or more")
+        if self.imap_url:
+            parse_imap_url(self.imap_url)
 
     @property
     def from_address(self) -> str:
@@ -123,3 +131,36 @@ def rate(text: str) -> tuple[int, int]:
     """
     item = limits.parse(text)
     return item.amount, item.get_expiry()
+
+
+@dataclass(frozen=True)
+class ImapTarget:
+    """Where the replies' mailbox is and how to sign in to it."""
+
+    host: str
+    port: int
+    username: str
+    password: str = dataclasses.field(repr=False)
+    mailbox: str = "INBOX"
+
+
+def parse_imap_url(url: str) -> ImapTarget:
+    """An :class:`ImapTarget` from ``imaps://USER:PASSWORD@HOST[:PORT][/MAILBOX]``; the user
+    and password percent-encoded (``@`` is ``%40``); the mailbox ``INBOX`` when not given.
+
+    >>> parse_imap_url("imaps://play%40club.example:s3cret@imap.example.org/Turnpost")
+    ImapTarget(host='imap.example.org', port=993, username='play@club.example', mailbox='Turnpost')
+    """
+    parts = urlsplit(url)
+    if parts.scheme != IMAP_SCHEME or not parts.hostname or not parts.username:
+        raise ValueError(
+            "TURNPOST_IMAP_URL: give imaps://USER:PASSWORD@HOST[:PORT][/MAILBOX]"
+            " (IMAP over TLS; percent-encode an @ in the user name as %40)"
+        )
+    return ImapTarget(
+        host=parts.hostname,
+        port=parts.port or IMAP_PORT,
+        username=unquote(parts.username),
+        password=unquote(parts.password or ""),
+        mailbox=unquote(parts.path.strip("/")) or "INBOX",
+    )

@@ -15,10 +15,11 @@ client to), and :class:`Conflict` when a row another writer made first
 takes a unique key.
 
 The areas: :class:`Connection` (transactions, schema, waiting for changes),
-:class:`SettingsStore`, :class:`GameStore` (games and seats),
+:class:`BackupStore`, :class:`SettingsStore`, :class:`GameStore` (games and seats),
 :class:`TableStore`, :class:`SeatTokenStore`, :class:`MoveLog`,
 :class:`IdempotencyStore`, :class:`PlayerStore`, :class:`TalkStore`,
-:class:`MailStore`, :class:`NotificationStore` and :class:`WebhookStore`.
+:class:`MailStore`, :class:`NotificationStore`, :class:`WebhookStore` and
+:class:`OperatorStore` (what the operator's page reads and mends).
 """
 
 from __future__ import annotations
@@ -31,10 +32,12 @@ from contextlib import AbstractContextManager
 from typing import Any, Protocol
 
 from server.store.records import (
+    AdminGame,
     ApiToken,
     ClaimedDelivery,
     ClaimedPush,
     EndedGame,
+    FailingDelivery,
     GameRow,
     GameUpdate,
     IdempotentAnswer,
@@ -142,6 +145,22 @@ class Connection(Protocol):
         ``None`` (no mark yet) returns the current mark at once. Event feeds
         call this in a loop instead of polling the tables.
         """
+        ...
+
+
+class BackupStore(Protocol):
+    """Whole copies of the database, for ``turnpost backup`` and ``turnpost restore``."""
+
+    def backup(self, path: str) -> None:
+        """Write a consistent copy of the whole database (its settings, the secret key kept
+        there, included) to the file ``path``, readable by its owner only, while other
+        connections go on writing. A copy that does not check is removed and refused
+        (:class:`StoreError`). SQLite: a database file made with SQLite's online backup API."""
+        ...
+
+    def restore(self, path: str) -> None:
+        """Replace everything in the database with the copy at ``path`` made by
+        :meth:`backup`; :class:`StoreError` (nothing changed) if it is not such a copy."""
         ...
 
 
@@ -724,8 +743,47 @@ class OperationsStore(Protocol):
         ...
 
 
+class OperatorStore(Protocol):
+    """What the operator's page (``/admin``) finds and mends across all games."""
+
+    def find_games(self, text: str, limit: int) -> list[AdminGame]:
+        """Up to ``limit`` games, hidden ones too, newest first: those whose id starts with
+        ``text``, whose engine is ``text`` or with a seat whose name holds ``text`` (any case);
+        with ``text`` empty, the newest."""
+        ...
+
+    def mail_problems(self, limit: int) -> list[OutboxMail]:
+        """Up to ``limit`` unsent mails whose last attempt failed (tried again later, or failed
+        for good: no next attempt), newest first."""
+        ...
+
+    def withheld_mail(self, limit: int) -> list[OutboxMail]:
+        """Up to ``limit`` mails that will never be sent (``superseded`` says why), newest
+        first."""
+        ...
+
+    def retry_mail(self, mail_id: int, now: str) -> bool:
+        """Make an unsent, not superseded mail due at ``now`` with its attempts counted from 0
+        again; whether there was such a mail."""
+        ...
+
+    def suppression_count(self) -> int:
+        """How many recipients asked never to be mailed again."""
+        ...
+
+    def lift_suppression(self, rcpt_key: str) -> bool:
+        """Let ``rcpt_key`` be mailed again; whether it had asked not to be."""
+        ...
+
+    def failing_webhooks(self, limit: int) -> list[FailingDelivery]:
+        """Up to ``limit`` undelivered webhook deliveries whose last attempt failed, newest
+        first."""
+        ...
+
+
 class Store(
     Connection,
+    BackupStore,
     SettingsStore,
     GameStore,
     TableStore,
@@ -738,6 +796,7 @@ class Store(
     NotificationStore,
     WebhookStore,
     OperationsStore,
+    OperatorStore,
     Protocol,
 ):
     """A connection to the Turnpost database with every operation of every area."""

@@ -15,9 +15,9 @@ never changed.
     >>> import sqlite_utils
     >>> db = sqlite_utils.Database(memory=True)
     >>> migrate(db)
-    SchemaChange(before=0, after=18, created=True)
+    SchemaChange(before=0, after=19, created=True)
     >>> migrate(db)
-    SchemaChange(before=18, after=18, created=False)
+    SchemaChange(before=19, after=19, created=False)
 """
 
 from __future__ import annotations
@@ -596,3 +596,20 @@ def m019_settings(db: Database) -> None:
         value = legacy.read_text().strip() if path and legacy.is_file() else ""
         if value:
             db.execute("INSERT OR IGNORE INTO settings (name, value) VALUES (?, ?)", [name, value])
+
+
+@migrations()
+def m020_operator_indexes(db: Database) -> None:
+    """Indexes of the operator's page (``/admin``): the unsent mails that failed, the mails
+    never sent, and the webhook deliveries that failed, each newest first without a scan."""
+    db.execute(
+        "CREATE INDEX IF NOT EXISTS outbox_problems ON outbox (id)"
+        " WHERE sent_at IS NULL AND superseded IS NULL AND last_error IS NOT NULL"
+    )
+    db.execute(
+        "CREATE INDEX IF NOT EXISTS outbox_withheld ON outbox (id) WHERE superseded IS NOT NULL"
+    )
+    db.execute(
+        "CREATE INDEX IF NOT EXISTS webhook_deliveries_failing ON webhook_deliveries (id)"
+        " WHERE delivered_at IS NULL AND last_error IS NOT NULL"
+    )

@@ -45,7 +45,7 @@ import psycopg
 from psycopg.types.string import TextLoader
 from psycopg_pool import ConnectionPool, PoolTimeout
 
-from server.store.base import Conflict, StoreUnavailable
+from server.store.base import Conflict, StoreError, StoreUnavailable
 from server.store.postgres_migrations import CHANNEL, applied, migrate
 from server.store.records import SchemaChange
 from server.store.sql import R, SqlStore
@@ -116,6 +116,13 @@ def _reported() -> Iterator[None]:
         raise StoreUnavailable(f"the database is unavailable: {error}".strip()) from error
 
 
+#: What ``turnpost backup`` and ``restore`` answer on PostgreSQL.
+PG_DUMP_WORDS = (
+    "On PostgreSQL, back up with pg_dump --format=custom and restore with pg_restore"
+    " (docs/deploy.md, Backups)."
+)
+
+
 class PostgresStore(SqlStore):
     """A handle on a Turnpost PostgreSQL database: every operation of
     :class:`server.store.base.Store`, documented there. Cheap to make: the
@@ -177,6 +184,14 @@ class PostgresStore(SqlStore):
         else:
             with _reported(), self._pool.connection() as conn:
                 yield conn
+
+    def backup(self, path: str) -> None:
+        """Not made by Turnpost on PostgreSQL: the database server's own tools do it."""
+        raise StoreError(PG_DUMP_WORDS)
+
+    def restore(self, path: str) -> None:
+        """Not made by Turnpost on PostgreSQL: the database server's own tools do it."""
+        raise StoreError(PG_DUMP_WORDS)
 
     def wait_for_change(self, seen: int | None, timeout: float) -> int:
         """Waits for a ``NOTIFY`` on :data:`~server.store.postgres_migrations.CHANNEL` (sent

@@ -372,6 +372,16 @@ MIGRATIONS: list[tuple[str, str]] = [
         "m019_settings",
         "CREATE TABLE settings (name text PRIMARY KEY, value text NOT NULL)",
     ),
+    (
+        "m020_operator_indexes",
+        """
+        CREATE INDEX outbox_problems ON outbox (id)
+            WHERE sent_at IS NULL AND superseded IS NULL AND last_error IS NOT NULL;
+        CREATE INDEX outbox_withheld ON outbox (id) WHERE superseded IS NOT NULL;
+        CREATE INDEX webhook_deliveries_failing ON webhook_deliveries (id)
+            WHERE delivered_at IS NULL AND last_error IS NOT NULL;
+        """,
+    ),
 ]
 
 #: The table that records the applied steps.

@@ -184,6 +184,13 @@ class ListedGame(GameListing):
 
 
 @dataclass(frozen=True, slots=True)
+class AdminGame(GameListing):
+    """A game as the operator's page lists it: hidden ones too, with when it was hidden."""
+
+    hidden_at: str | None
+
+
+@dataclass(frozen=True, slots=True)
 class PlayerGame(GameListing):
     """A game with a seat of one player: the seat (``you``), whether the game waits for it,
     and the game's last log entry (``None`` before the first)."""
@@ -425,6 +432,14 @@ class WebhookDelivery:
     #: The seqs of the ``move`` deliveries dropped before this one (a capped backlog).
     missed_from_seq: int | None
     missed_to_seq: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class FailingDelivery(WebhookDelivery):
+    """A webhook delivery whose last attempt failed, with its webhook's ``url`` and game."""
+
+    url: str
+    game_id: str
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,6 +14,8 @@ decoded here only; flags are read as booleans.
 
 from __future__ import annotations
 
+import re
+
 import json
 from abc import abstractmethod
 from collections.abc import Sequence
@@ -23,10 +25,12 @@ from typing import Any, TypeVar
 
 from server.store.base import Store, canonical_json, hash_secret
 from server.store.records import (
+    AdminGame,
     ApiToken,
     ClaimedDelivery,
     ClaimedPush,
     EndedGame,
+    FailingDelivery,
     GameRow,
     GameUpdate,
     IdempotentAnswer,
@@ -1185,6 +1189,63 @@ class SqlStore(Store):
         return self._value(
             "SELECT count(*) FROM webhook_deliveries"
             " WHERE delivered_at IS NULL AND last_error IS NOT NULL"
+        )
+
+    # -- the operator's page ----------------------------------------------------------
+    def find_games(self, text: str, limit: int) -> list[AdminGame]:
+        pattern = "%" + re.sub(r"([\\%_])", r"\\\1", text.lower()) + "%"
+        return self._with_players(
+            AdminGame,
+            f"SELECT {self._LISTED.format(g='')}, hidden_at FROM games"
+            " WHERE ? = '' OR substr(id, 1, length(?)) = ? OR engine = ? OR id IN"
+            " (SELECT game_id FROM seats WHERE lower(name) LIKE ? ESCAPE '\\')"
+            " ORDER BY rowid DESC LIMIT ?",
+            [text, text, text, text, pattern, limit],
+        )
+
+    def mail_problems(self, limit: int) -> list[OutboxMail]:
+        return self._all(
+            OutboxMail,
+            "SELECT * FROM outbox WHERE sent_at IS NULL AND superseded IS NULL"
+            " AND last_error IS NOT NULL ORDER BY id DESC LIMIT ?",
+            [limit],
+        )
+
+    def withheld_mail(self, limit: int) -> list[OutboxMail]:
+        return self._all(
+            OutboxMail,
+            "SELECT * FROM outbox WHERE superseded IS NOT NULL ORDER BY id DESC LIMIT ?",
+            [limit],
+        )
+
+    def retry_mail(self, mail_id: int, now: str) -> bool:
+        with self.write():
+            return bool(
+                self._execute(
+                    "UPDATE outbox SET next_attempt_at = ?, attempts = 0"
+                    " WHERE id = ? AND sent_at IS NULL AND superseded IS NULL",
+                    [now, min(mail_id, MAX_INTEGER)],
+                )
+            )
+
+    def suppression_count(self) -> int:
+        return self._value("SELECT count(*) FROM mail_suppressions")
+
+    def lift_suppression(self, rcpt_key: str) -> bool:
+        with self.write():
+            return bool(
+                self._execute(
+                    "DELETE FROM mail_suppressions WHERE rcpt_hash = ?", [hash_secret(rcpt_key)]
+                )
+            )
+
+    def failing_webhooks(self, limit: int) -> list[FailingDelivery]:
+        return self._all(
+            FailingDelivery,
+            "SELECT webhook_deliveries.*, webhooks.url, webhooks.game_id FROM webhook_deliveries"
+            " JOIN webhooks ON webhooks.id = webhook_id WHERE delivered_at IS NULL"
+            " AND last_error IS NOT NULL ORDER BY webhook_deliveries.id DESC LIMIT ?",
+            [limit],
         )
 
     # -- statements (no introspection per call: these run on the hot path) ----------------

@@ -16,7 +16,7 @@ gives them the database file's mode). Deleted content is overwritten
 
     >>> store = SqliteStore.open(":memory:")
     >>> store.init()
-    SchemaChange(before=0, after=18, created=True)
+    SchemaChange(before=0, after=19, created=True)
     >>> print(" ".join(sorted(store.db.table_names())))  # doctest: +NORMALIZE_WHITESPACE
     _sqlite_migrations api_tokens created_pages games idempotency inbound mail_suppressions
     messages moves outbox players push_subscriptions pushes seat_tokens seats sessions
@@ -31,11 +31,12 @@ import threading
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
+from pathlib import Path
 from typing import Any
 
 import sqlite_utils
 
-from server.store.base import Conflict, StoreUnavailable
+from server.store.base import Conflict, StoreError, StoreUnavailable
 from server.store.migrations import migrate, version
 from server.store.records import SchemaChange
 from server.store.sql import SqlStore
@@ -197,6 +198,51 @@ class SqliteStore(SqlStore):
 
     def last_move_cursor(self) -> int:
         return self._value("SELECT coalesce(max(rowid), 0) FROM moves")
+
+    # -- backups ----------------------------------------------------------------------
+    def backup(self, path: str) -> None:
+        """SQLite's online backup API in one step: one read transaction, so the copy is the
+        database at one moment, and in WAL mode writers go on meanwhile. The copy is then
+        made one self-contained file (out of WAL), checked, and named ``path`` only when
+        whole (a crash leaves ``path.partial`` at most)."""
+        partial = f"{path}.partial"
+        with suppress(FileNotFoundError):
+            os.remove(partial)
+        try:
+            private_file(partial)
+            copy = sqlite3.connect(partial, isolation_level=None)
+            try:
+                self._conn.backup(copy)
+                copy.execute("PRAGMA journal_mode = DELETE")
+                problems = copy.execute("PRAGMA quick_check").fetchall()
+            finally:
+                copy.close()
+            if problems != [("ok",)]:
+                raise StoreError(f"the copy does not check: {problems[:3]}")
+            os.replace(partial, path)
+        except (OSError, sqlite3.Error, StoreError) as error:
+            with suppress(FileNotFoundError):
+                os.remove(partial)
+            raise StoreError(f"the backup to {path} failed: {error}") from error
+
+    def restore(self, path: str) -> None:
+        """The backup API the other way, in one write: the copy's pages replace this
+        database's, and other connections see all of it or none. The copy is then brought
+        to WAL and to the latest schema (:meth:`init`)."""
+        try:
+            source = sqlite3.connect(f"{Path(path).resolve().as_uri()}?mode=ro", uri=True)
+        except sqlite3.Error as error:
+            raise StoreError(f"{path} cannot be read: {error}") from error
+        try:
+            if not version(sqlite_utils.Database(source)):
+                raise StoreError(f"{path} is not a Turnpost backup: it has no Turnpost schema")
+            with self._writer_lock:
+                source.backup(self._conn)
+        except sqlite3.DatabaseError as error:  # e.g. "file is not a database"
+            raise StoreError(f"{path} is not a Turnpost backup: {error}") from error
+        finally:
+            source.close()
+        self.init()
 
     # -- statements -------------------------------------------------------------------
     def _cursor(self, sql: str, params: Sequence[Any]) -> sqlite3.Cursor:
