@@ -14,9 +14,8 @@ decoded here only; flags are read as booleans.
 
 from __future__ import annotations
 
-import re
-
 import json
+import re
 from abc import abstractmethod
 from collections.abc import Sequence
 from dataclasses import fields, replace
