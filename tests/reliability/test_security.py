@@ -9,6 +9,7 @@ and once through gunicorn with the limits set in the environment.
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -190,21 +191,36 @@ def exercise(live: BackgroundServer, game: dict[str, Any], other: dict[str, Any]
     return answers
 
 
-def test_the_database_does_not_hold_the_signing_secret(tmp_path) -> None:
+def test_the_database_holds_no_signing_secret_when_the_environment_gives_one(
+    tmp_path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Mail reply keys, session cookies and CSRF tokens all derive from ``SECRET_KEY``.
 
     If the secret sits in the database, a copy of the database lets anyone derive
     every seat's reply address and play by mail for it, although seat tokens are
-    stored hashed.
+    stored hashed. The two-command start keeps a secret it made in the database
+    (a 0600 file; ``turnpost check`` says so when the file is readable by others);
+    a server given ``TURNPOST_SECRET_KEY`` keeps none there, and forgets one kept
+    before.
     """
     db_path = str(tmp_path / "secret.db")
-    app = create_app({"TURNPOST_DB": db_path})
+    made = create_app({"TURNPOST_DB": db_path}).config["SECRET_KEY"]
+    assert made in database_text(db_path), "the default start keeps the secret it made"
+    assert oct(os.stat(db_path).st_mode & 0o777) == "0o600"
+    monkeypatch.setenv("TURNPOST_SECRET_KEY", "from the environment, not the database")
+    given = create_app({"TURNPOST_DB": db_path}).config["SECRET_KEY"]
+    dump = database_text(db_path)
+    assert given == "from the environment, not the database"
+    assert given not in dump and made not in dump
+
+
+def database_text(db_path: str) -> str:
+    """Every row of the SQLite database at ``db_path``, as SQL text."""
     store = open_store(db_path)
     try:
-        dump = "\n".join(store.db.conn.iterdump())
+        return "\n".join(store.db.conn.iterdump())
     finally:
         store.close()
-    assert app.config["SECRET_KEY"] not in dump
 
 
 # -- rate limits ------------------------------------------------------------------------
