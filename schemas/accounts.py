@@ -19,6 +19,7 @@ from zoneinfo import available_timezones
 from marshmallow import fields, validate
 
 from schemas.api import (
+    LANGUAGES,
     MAX_PAGE_SIZE,
     PAGE_SIZE,
     GameSummarySchema,
@@ -33,8 +34,6 @@ from schemas.base import StrictSchema
 MAX_NAME = 64
 #: The longest cursor of a player's game list.
 MAX_CURSOR = 80
-#: The languages a player may prefer (pages follow them once translated).
-LANGUAGES = {"en": "English", "nl": "Nederlands", "de": "Deutsch", "fr": "Français"}
 #: How a player wants to hear of their turns by mail.
 MAIL_PREFERENCES = {
     "turn": "A mail for every turn",

@@ -124,6 +124,10 @@ class MailAddress(fields.String):
         return plain_address(super()._deserialize(value, attr, data, **kwargs))
 
 
+#: The languages Turnpost speaks, each with its own name (a player's, a seat's, a page's).
+LANGUAGES = {"en": "English", "nl": "Nederlands", "de": "Deutsch", "fr": "Français"}
+
+
 class PlayerInSchema(StrictSchema):
     """A player at creation: the order of ``players`` is the seating order.
 
@@ -157,6 +161,16 @@ class PlayerInSchema(StrictSchema):
             "description": "Mail this player an invitation at once (needs `email`): the game,"
             " its host and the other players, with a link that takes the seat. Without it the"
             " first mail is the player's first turn mail."
+        },
+    )
+    language = fields.String(
+        load_default=None,
+        allow_none=True,
+        validate=validate.OneOf(LANGUAGES, error="Pick one of en, nl, de, fr."),
+        metadata={
+            "description": "The language of the seat's page and mails (`en`, `nl`, `de`, `fr`);"
+            " a signed-in player's own choice comes first. Null: the browser's, else the"
+            " server's."
         },
     )
     open = fields.Boolean(

@@ -22,3 +22,8 @@ if ! fresh "$stamp" && ! { [ -z "$extras" ] && fresh .venv/.installed-dev; }; th
   .venv/bin/python -m pip install --quiet -e "$target"
   touch "$stamp"
 fi
+# the gettext catalogs (translations/*/LC_MESSAGES/messages.po), compiled whenever one changed
+if [ -n "$(find translations -name '*.po' -newer translations/.compiled 2>/dev/null)" ] || [ ! -f translations/.compiled ]; then
+  .venv/bin/pybabel -q compile -d translations
+  touch translations/.compiled
+fi

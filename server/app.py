@@ -27,6 +27,7 @@ from server.http.context import csrf, current_store
 from server.http.errors import register_error_handlers
 from server.http.events import Feed
 from server.http.stream_caps import MEMORY_STORAGE, open_stream_caps
+from server.i18n import init_i18n
 from server.logs import configure_logging, log_request
 from server.mail.outbox import Notifier
 from server.mail.settings import environment_config, settings_from_config
@@ -168,6 +169,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
             app.config["SECRET_KEY"] = load_secret_key(turnpost.store())
     log_schema_change(app.logger, turnpost.db_url, turnpost.schema)
     turnpost.notifier = Notifier(settings_from_config(app.config))
+    init_i18n(app)
 
     # the blueprints import their request helpers from server.http.context, never this module
     from server.http import (

@@ -1,7 +1,7 @@
 """Where Turnpost's files that are not Python live: templates and static files, checkout or wheel.
 
 In a checkout (and an editable install) they are the repository's
-``templates/`` and ``static/`` folders (the pages' stylesheet and script). A
+``templates/``, ``translations/`` and ``static/`` folders (the pages' stylesheet and script). A
 wheel installs them as data files under ``<prefix>/share/turnpost/``
 (``[options.data_files]`` in ``setup.cfg``), since the design keeps them at
 the top level, outside the Python packages.
@@ -39,6 +39,12 @@ def shipped(name: str) -> Path:
 def templates_dir() -> Path:
     """The folder holding Turnpost's Jinja templates."""
     return shipped("templates")
+
+
+@cache
+def translations_dir() -> Path:
+    """The folder holding the gettext catalogs (``<language>/LC_MESSAGES/messages.mo``)."""
+    return shipped("translations")
 
 
 @cache

@@ -244,7 +244,12 @@ class GameService:
             **start,
         )
         seat_rows = [
-            NewSeat(player.get("name") or "", player.get("email"), player.get("player_id"))
+            NewSeat(
+                player.get("name") or "",
+                player.get("email"),
+                player.get("player_id"),
+                player.get("language"),
+            )
             for player in players
         ]
         with self.store.write():

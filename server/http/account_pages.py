@@ -39,6 +39,7 @@ from server.errors import TurnpostError
 from server.http.actor import SESSION_COOKIE, accounts, current_actor, signed_in_player
 from server.http.clients import current_client
 from server.http.pages import OWN_NAVIGATION
+from server.i18n import LANGUAGE_COOKIE, LANGUAGE_COOKIE_SECONDS
 from server.store.records import Player
 
 bp = Blueprint("accounts", __name__)
@@ -138,6 +139,42 @@ def update_me() -> Response:
         return _render_me(player, problems=error.messages_dict, status=422)
     accounts().update_profile(player.id, profile)
     return redirect(url_for("accounts.me_page", saved=1), 303)
+
+
+@bp.route("/language", methods=["POST"])
+def switch_language() -> Response:
+    """The language switch of every page: a signed-in player's choice is saved in their
+    profile, an anonymous reader's in a cookie; then back to the page (its path only)."""
+    language = request.form.get("language", "")
+    if language not in LANGUAGES:
+        message = "Pick a language from the list."
+        raise TurnpostError("invalid_request", message, {"language": [message]})
+    response = redirect(own_path(request.form.get("next", "")), 303)
+    player = current_actor().player
+    if player is not None:
+        accounts().update_profile(player.id, {"language": language})
+    else:
+        response.set_cookie(
+            LANGUAGE_COOKIE,
+            language,
+            max_age=LANGUAGE_COOKIE_SECONDS,
+            httponly=True,
+            samesite="Lax",
+            secure=request.is_secure,
+        )
+    return response
+
+
+def own_path(path: str) -> str:
+    """``path`` if it is a path of this site (``/...``, never ``//host`` or ``/\\host``),
+    else the lobby's.
+
+    >>> own_path("/games/ab12"), own_path("//evil.example/"), own_path("https://evil.example/")
+    ('/games/ab12', '/', '/')
+    """
+    if path.startswith("/") and not path.startswith(("//", "/\\")):
+        return path
+    return "/"
 
 
 @bp.route("/me/tokens", methods=["POST"])

@@ -76,6 +76,7 @@ from server.http.context import current_service, current_store
 from server.http.cooperative import offload
 from server.http.guide import NO_ANSWER, Guide, Picks, build_guide, pick_params, read_picks
 from server.http.pages_words import moment_words, refusal_words, waiting_words
+from server.i18n import page_language, read_as_seat
 from server.resources import static_dir
 from server.store.base import hash_secret
 from server.store.records import LobbyGame, OpenTable, Player, Seat
@@ -130,7 +131,7 @@ def moment_element(stamp: str | None, zone: str | None = None) -> Markup:
     if "page_now" not in g:  # one "now" for every moment of a page (a list shows hundreds)
         g.page_now = parse_time(utcnow())
     moment = parse_time(stamp)
-    words = escape(moment_words(moment, g.page_now, zone or "UTC"))
+    words = escape(moment_words(moment, g.page_now, zone or "UTC", page_language()))
     iso = moment.strftime("%Y-%m-%dT%H:%M:%SZ")
     zoned = "" if zone is None else f' data-zone="{escape(zone)}"'
     return Markup(f'<time datetime="{iso}"{zoned}>{words}</time>')
@@ -756,6 +757,7 @@ def _table(
     engine = game.engine
     held = _held_seats(games, game)
     seat = _chosen_seat(game, held)
+    read_as_seat(game.seats[seat].language if seat is not None else None)
     at = _replay_at(game)
     view = offload(games.game_object, game, seat, at)
     last = _last_move(games, game, at)

@@ -18,54 +18,72 @@ zone (``zone``), and the script keeps to it.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
-from engines.words import join, plural
+from babel.dates import format_datetime, format_timedelta, get_timezone_location
+
+from engines.words import join
 from server.errors import TurnpostError
+from server.i18n import catalog
 
 #: How far away a moment may be and still be counted in each unit (seconds).
 UNITS = (("minute", 60, 90 * 60), ("hour", 3600, 48 * 3600), ("day", 86400, None))
 
 
-def distance_words(seconds: float) -> str:
-    """How far away a moment is: "in 3 hours", "5 minutes ago", "just now".
+def distance_words(seconds: float, language: str = "en") -> str:
+    """How far away a moment is: "in 3 hours", "5 minutes ago", "just now" (Babel's words
+    in ``language``, counted in the units the page's script counts in).
 
     >>> distance_words(30), distance_words(-5400), distance_words(200000)
     ('just now', '2 hours ago', 'in 2 days')
+    >>> distance_words(-5400, "nl"), distance_words(200000, "de")
+    ('2 uur geleden', 'in 2 Tagen')
     """
     if abs(seconds) < 60:
-        return "just now"
+        return catalog(language).gettext("just now")
     for unit, size, limit in UNITS:
         if limit is None or abs(seconds) < limit:
-            amount = plural(int(abs(seconds) / size + 0.5), unit)  # halves up, as the script
-            return f"in {amount}" if seconds > 0 else f"{amount} ago"
+            amount = int(abs(seconds) / size + 0.5)  # halves up, as the script
+            delta = timedelta(seconds=math.copysign(amount * size, seconds))
+            return format_timedelta(
+                delta, granularity=unit, threshold=math.inf, add_direction=True, locale=language
+            )
     raise AssertionError("the last unit has no limit")
 
 
-def moment_words(moment: datetime, now: datetime, zone: str = "UTC") -> str:
-    """A moment as a player reads it: how far away, and the day and time in ``zone``.
+def moment_words(moment: datetime, now: datetime, zone: str = "UTC", language: str = "en") -> str:
+    """A moment as a player reads it: how far away, and the day and time in ``zone``, in
+    ``language``.
 
     >>> from datetime import UTC
     >>> moment_words(datetime(2026, 11, 28, 0, 54, tzinfo=UTC), datetime(2026, 11, 26,
     ...     tzinfo=UTC), "America/Argentina/Buenos_Aires")
     'in 2 days (Fri 27 Nov, 21:54 Buenos Aires time)'
+    >>> moment_words(datetime(2026, 11, 28, 0, 54, tzinfo=UTC), datetime(2026, 11, 26,
+    ...     tzinfo=UTC), "Europe/Brussels", "fr")
+    'dans 2 jours (sam. 28 nov., 01:54 heure de Bruxelles)'
     """
     local = moment.astimezone(ZoneInfo(zone))
-    when = f"{local:%a} {local.day} {local:%b}, {local:%H:%M} {zone_label(zone)}"
-    return f"{distance_words((moment - now).total_seconds())} ({when})"
+    day = format_datetime(local, "EEE d MMM, HH:mm", locale=language)
+    when = f"{day} {zone_label(zone, language)}"
+    return f"{distance_words((moment - now).total_seconds(), language)} ({when})"
 
 
-def zone_label(zone: str) -> str:
+def zone_label(zone: str, language: str = "en") -> str:
     """How a time zone is named after a time: "UTC", or its place's "Brussels time".
 
     >>> zone_label("UTC"), zone_label("Europe/Brussels"), zone_label("America/New_York")
     ('UTC', 'Brussels time', 'New York time')
+    >>> zone_label("Europe/Brussels", "nl"), zone_label("Europe/Brussels", "de")
+    ('tijd in Brussel', 'Zeit in Brüssel')
     """
     if "/" not in zone:
         return zone
-    return zone.rsplit("/", 1)[1].replace("_", " ") + " time"
+    place = get_timezone_location(ZoneInfo(zone), locale=language, return_city=True)
+    return catalog(language).gettext("%(place)s time") % {"place": place}
 
 
 def waiting_words(to_move: Sequence[int], names: Sequence[str]) -> str:

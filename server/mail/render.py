@@ -10,8 +10,11 @@ the plain-text part, and in the HTML part the PNG of the game's SVG board
 is laid out with tables and attributes, without ``<style>``, SVG or scripts,
 so that it reads the same in clients that strip them. No JSON anywhere.
 
-    >>> SUBJECTS["turn"].format(title="Siam with Bob", move=3, prompt="enter an elephant")
+    >>> SUBJECTS["turn"] % {"title": "Siam with Bob", "move": 3, "prompt": "enter an elephant"}
     'Your turn in Siam with Bob (move 3): enter an elephant'
+
+A mail is written in its recipient's language (:func:`server.i18n.recipient_language`):
+the subjects and the fixed words around the game's own are looked up in its catalog.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from server.boards import Board, last_touched, render_board
 from server.games.clock import parse_time
 from server.games.game import Game, game_object
 from server.games.talk import PARTNERS, Said
+from server.i18n import N_, catalog, template_words
 from server.mail import words
 from server.mail.addresses import seat_link, stop_url, unsubscribe_url
 from server.mail.picture import Picture, rasterise
@@ -36,30 +40,32 @@ from server.mail.settings import MailSettings
 from server.resources import templates_dir
 from server.store.records import OutboxMail
 
-#: The subject of each kind of mail (every subject Turnpost writes is here).
+#: The subject of each kind of mail (every subject Turnpost writes is here), in English:
+#: each is the message id of its translations.
 SUBJECTS = {
-    "turn": "Your turn in {title} (move {move}): {prompt}",
-    "reminder": "Reminder: your turn in {title} (move {move}){by}",
-    "expired": "Time is up: your turn in {title} (move {move})",
-    "game_over": "Game over in {title}: {outcome}",
-    "ended": "Game over in {title}",
-    "accepted": "Move accepted in {title} (move {seq}): {notation}",
-    "rejected": "Move not played in {title}: {notation}",
-    "unread": "Move not played in {title}",
-    "board": "The board of {title} (move {move})",
-    "moves": "Your legal moves in {title} (move {move})",
-    "help": "Mail commands for {title}",
-    "resign": "You resigned in {title}",
-    "vacation": "Vacation in {title} until {until}",
-    "no_vacation": "No vacation in {title}",
-    "stop": "Mail stopped for {title}",
-    "start": "Mail on again for {title}",
-    "said": "Posted to the table of {title}",
-    "said_team": "Posted to your team in {title}",
-    "not_said": "Not posted to the table of {title}",
+    "turn": N_("Your turn in %(title)s (move %(move)s): %(prompt)s"),
+    "reminder": N_("Reminder: your turn in %(title)s (move %(move)s)"),
+    "reminder_by": N_("Reminder: your turn in %(title)s (move %(move)s), by %(deadline)s"),
+    "expired": N_("Time is up: your turn in %(title)s (move %(move)s)"),
+    "game_over": N_("Game over in %(title)s: %(outcome)s"),
+    "ended": N_("Game over in %(title)s"),
+    "accepted": N_("Move accepted in %(title)s (move %(seq)s): %(notation)s"),
+    "rejected": N_("Move not played in %(title)s: %(notation)s"),
+    "unread": N_("Move not played in %(title)s"),
+    "board": N_("The board of %(title)s (move %(move)s)"),
+    "moves": N_("Your legal moves in %(title)s (move %(move)s)"),
+    "help": N_("Mail commands for %(title)s"),
+    "resign": N_("You resigned in %(title)s"),
+    "vacation": N_("Vacation in %(title)s until %(until)s"),
+    "no_vacation": N_("No vacation in %(title)s"),
+    "stop": N_("Mail stopped for %(title)s"),
+    "start": N_("Mail on again for %(title)s"),
+    "said": N_("Posted to the table of %(title)s"),
+    "said_team": N_("Posted to your team in %(title)s"),
+    "not_said": N_("Not posted to the table of %(title)s"),
 }
 #: What a mail to a player who has not acted yet says about the mails to come.
-INVITATION = (
+INVITATION = N_(
     "This is the only mail Turnpost sends you about this game until you open your page"
     " (the link above) or reply to this mail: that way nobody can use Turnpost to send"
     " mail to an address that does not play."
@@ -79,7 +85,10 @@ environment = jinja2.Environment(
     trim_blocks=True,
     lstrip_blocks=True,
     keep_trailing_newline=True,
+    extensions=["jinja2.ext.i18n"],
 )
+environment.newstyle_gettext = True  # type: ignore[attr-defined]  # the i18n extension's switch
+environment.policies["ext.i18n.trimmed"] = True
 
 log = logging.getLogger(__name__)
 
@@ -133,6 +142,12 @@ class News:
     commands: bool = False
     #: Every legal move to list (the answer to ``moves``).
     all_moves: bool = False
+    #: The language of the mail.
+    language: str = "en"
+
+    def say(self, message: str, **params: Any) -> str:
+        """``message`` (a message id) in the mail's language, with ``params``."""
+        return catalog(self.language).gettext(message) % params
 
 
 def compose(
@@ -145,6 +160,7 @@ def compose(
     now: str,
     inviter: str | None = None,
     said: Said | None = None,
+    language: str = "en",
 ) -> Letter:
     """The mail to ``seat`` with the news of its outbox ``rows`` (oldest first).
 
@@ -152,17 +168,20 @@ def compose(
     generation (its link); ``now``: the moment it is sent; ``inviter``: the
     name of the game's host, told (in the body) to a player who has not acted
     yet, for whom this mail is the invitation; ``said``: the messages of the
-    table talk to tell.
+    table talk to tell; ``language``: the recipient's.
     """
     said = said or Said()
     view = game_object(game, seat)
     names = [row.name for row in game.seats]
     engine, state = game.engine, game.state
-    heading = words.title(engine, names, seat)
+    heading = words.title(engine, names, seat, language)
     playing = game.status == "active" and seat in game.to_move
-    news = news_of(game, seat, rows, heading, now, recent)
+    news = news_of(game, seat, rows, heading, now, recent, language)
     if inviter and game.seats[seat].acted_at is None:
-        news.paragraphs.insert(0, f"{inviter} invited you to play {heading} on Turnpost.")
+        invited = news.say(
+            "%(name)s invited you to play %(game)s on Turnpost.", name=inviter, game=heading
+        )
+        news.paragraphs.insert(0, invited)
     legal = engine.legal_moves(state, seat) if playing else []
     board = Board(last=last_touched(recent[-1]["move"]) if recent else frozenset())
     board_text = _text_board(view, board)
@@ -176,18 +195,22 @@ def compose(
         "playing": playing,
         "prompt": engine.prompt(state, seat) if playing else "",
         "move": game.seq + 1,
-        "deadline": words.when(game.row.deadline, now) if game.row.deadline else "",
+        "deadline": words.when(game.row.deadline, now, language) if game.row.deadline else "",
         "examples": words.example_moves(engine, state, seat, legal, names) if playing else [],
         "legal_count": len(legal),
         "all_moves": _all_moves(game, seat, legal, names) if news.all_moves else [],
         "commands": words.command_list(),
         "commands_line": words.commands_line(),
         "board_text": board_text,
-        "board_caption": f"The board after move {game.seq}" if game.seq else "The board",
+        "board_caption": news.say("The board after move %(move)s", move=game.seq)
+        if game.seq
+        else news.say("The board"),
         "cid": cid,
         "recent": [(entry["seq"], entry["description"]) for entry in recent[-RECENT_MOVES:]],
         "acted": game.seats[seat].acted_at is not None,
-        "invitation": INVITATION,
+        "invitation": news.say(INVITATION),
+        "language": language,
+        **template_words(language),
         "link": seat_link(settings, game.id, seat, generation, milliseconds(now)),
         "stop": stop_url(settings, game.id, seat),
         "unsubscribe": unsubscribe_url(settings, game.seats[seat].email),
@@ -252,10 +275,11 @@ def news_of(
     heading: str,
     now: str,
     recent: list[dict[str, Any]],
+    language: str = "en",
 ) -> News:
-    """The subject and the paragraphs that tell ``seat`` the news of ``rows``."""
+    """The subject and the paragraphs that tell ``seat`` the news of ``rows`` in ``language``."""
     acted = game.seats[seat].acted_at is not None
-    news = News(heading if acted else game.engine.name)
+    news = News(heading if acted else game.engine.name, language=language)
     lead = min(rows, key=lambda row: PRIORITY.index(row.kind))
     sentences = {entry["seq"]: entry["description"] for entry in recent}
     for row in rows:
@@ -273,30 +297,52 @@ def _tell(
 ) -> tuple[str, list[str]]:
     """The subject and paragraphs of one row (``kind`` with its ``facts``)."""
     move, names = game.seq + 1, [row.name for row in game.seats]
-    deadline = words.when(game.row.deadline, now) if game.row.deadline else ""
+    language = news.language
+    deadline = words.when(game.row.deadline, now, language) if game.row.deadline else ""
     prompt = game.engine.prompt(game.state, seat) if seat in game.to_move else ""
+    say = news.say
     if kind == "turn":
-        subject = SUBJECTS["turn"].format(title=news.title, move=move, prompt=prompt)
-        return subject, [f"It is your turn in {heading}, move {move}: {prompt}."]
+        subject = say(SUBJECTS["turn"], title=news.title, move=move, prompt=prompt)
+        return subject, [
+            say(
+                "It is your turn in %(game)s, move %(move)s: %(prompt)s.",
+                game=heading,
+                move=move,
+                prompt=prompt,
+            )
+        ]
     if kind == "reminder":
         if facts.get("expired"):
-            subject = SUBJECTS["expired"].format(title=news.title, move=move)
-            return subject, [f"Your time for move {move} is up. The game waits for your move."]
-        by = f", by {deadline}" if deadline else ""
-        subject = SUBJECTS["reminder"].format(title=news.title, move=move, by=by)
-        return subject, [f"Reminder: it is still your turn in {heading} (move {move})."]
+            subject = say(SUBJECTS["expired"], title=news.title, move=move)
+            return subject, [
+                say("Your time for move %(move)s is up. The game waits for your move.", move=move)
+            ]
+        subject = (
+            say(SUBJECTS["reminder_by"], title=news.title, move=move, deadline=deadline)
+            if deadline
+            else say(SUBJECTS["reminder"], title=news.title, move=move)
+        )
+        return subject, [
+            say(
+                "Reminder: it is still your turn in %(game)s (move %(move)s).",
+                game=heading,
+                move=move,
+            )
+        ]
     if kind == "game_over":
         result = game.row.result
         if not result:
-            return SUBJECTS["ended"].format(title=news.title), ["The game was stopped."]
-        subject = SUBJECTS["ended"].format(title=news.title)
+            return say(SUBJECTS["ended"], title=news.title), [say("The game was stopped.")]
+        subject = say(SUBJECTS["ended"], title=news.title)
         if news.title == heading:  # the outcome names players: only once the player acted
             outcome = words.outcome(result, names, seat)
-            subject = SUBJECTS["game_over"].format(title=heading, outcome=outcome)
-        told = [
-            f"The game is over after {words.plural(game.seq, 'move')}. "
-            + result_words(game.engine, result, names)
-        ]
+            subject = say(SUBJECTS["game_over"], title=heading, outcome=outcome)
+        over = catalog(language).ngettext(
+            "The game is over after %(num)d move.",
+            "The game is over after %(num)d moves.",
+            game.seq,
+        ) % {"num": game.seq}
+        told = [f"{over} " + result_words(game.engine, result, names)]
         return subject, told + [line for line in [words.scores(result, names)] if line]
     if kind == "accepted":
         return _accepted(facts, news)
@@ -317,9 +363,14 @@ def result_words(engine: Engine, result: dict[str, Any], names: list[str]) -> st
 
 def _accepted(facts: dict[str, Any], news: News) -> tuple[str, list[str]]:
     notation, seq = facts.get("notation", ""), facts["seq"]
-    subject = SUBJECTS["accepted"].format(title=news.title, seq=seq, notation=notation)
+    subject = news.say(SUBJECTS["accepted"], title=news.title, seq=seq, notation=notation)
     return subject, [
-        f'Your move "{notation}" was played as move {seq}. {facts["sentence"]}'.strip()
+        (
+            news.say(
+                'Your move "%(notation)s" was played as move %(seq)s.', notation=notation, seq=seq
+            )
+            + f" {facts['sentence']}"
+        ).strip()
     ]
 
 
@@ -327,13 +378,20 @@ def _rejected(facts: dict[str, Any], news: News) -> tuple[str, list[str]]:
     notation, reason = facts.get("notation", ""), str(facts.get("reason", "")).rstrip(".")
     news.commands = news.commands or bool(facts.get("commands"))
     if not notation:
-        return SUBJECTS["unread"].format(title=news.title), [
-            f"Turnpost could not read a move in your mail: {reason}. Nothing changed."
+        return news.say(SUBJECTS["unread"], title=news.title), [
+            news.say(
+                "Turnpost could not read a move in your mail: %(reason)s. Nothing changed.",
+                reason=reason,
+            )
         ]
-    subject = SUBJECTS["rejected"].format(title=news.title, notation=notation)
-    told = f'Your move "{notation}" was not played: {reason}. Nothing changed.'
+    subject = news.say(SUBJECTS["rejected"], title=news.title, notation=notation)
+    told = news.say(
+        'Your move "%(notation)s" was not played: %(reason)s. Nothing changed.',
+        notation=notation,
+        reason=reason,
+    )
     if facts.get("commands"):
-        told += ' To talk to the table instead, write "say:" before your words.'
+        told += " " + news.say('To talk to the table instead, write "say:" before your words.')
     return subject, [told]
 
 
@@ -341,28 +399,28 @@ def _answer(game: Game, facts: dict[str, Any], now: str, news: News) -> tuple[st
     """The answer to a mail command (``facts["command"]``)."""
     command, move = facts.get("command", "help"), game.seq + 1
     if command == "board":
-        return SUBJECTS["board"].format(title=news.title, move=move), [
+        return news.say(SUBJECTS["board"], title=news.title, move=move), [
             "Here is the board as it stands now."
         ]
     if command == "moves":
         news.all_moves = game.status == "active"
-        return SUBJECTS["moves"].format(title=news.title, move=move), [
+        return news.say(SUBJECTS["moves"], title=news.title, move=move), [
             "Your legal moves are listed below the board."
             if news.all_moves
             else "The game is over: there are no moves to make."
         ]
     if command == "resign":
-        return SUBJECTS["resign"].format(title=news.title), [facts.get("said", "You resigned.")]
+        return news.say(SUBJECTS["resign"], title=news.title), [facts.get("said", "You resigned.")]
     if command == "vacation":
         return _vacation(facts, now, news)
     if command == "say":
         if facts.get("error"):
-            return SUBJECTS["not_said"].format(title=news.title), [
+            return news.say(SUBJECTS["not_said"], title=news.title), [
                 f"Your words were not posted to the table: {facts['error']}"
             ]
         team = facts.get("thread") == PARTNERS
         where = "to your team" if team else "to the table"
-        return SUBJECTS["said_team" if team else "said"].format(title=news.title), [
+        return news.say(SUBJECTS["said_team" if team else "said"], title=news.title), [
             f"Your words were posted {where}: they are on the game's page, and in the next"
             " mail of the players who read them. To move, reply with a move; to talk, any"
             ' other words (or "say: ..." to be sure).'
@@ -374,21 +432,21 @@ def _answer(game: Game, facts: dict[str, Any], now: str, news: News) -> tuple[st
             if command == "stop"
             else "Turnpost will mail you again about this game: your turns, reminders and results."
         )
-        return SUBJECTS[command].format(title=news.title), [paragraph]
+        return news.say(SUBJECTS[command], title=news.title), [paragraph]
     news.commands = True
-    return SUBJECTS["help"].format(title=news.title), [
+    return news.say(SUBJECTS["help"], title=news.title), [
         "Reply to any mail of this game with a move, or with one of these words:"
     ]
 
 
 def _vacation(facts: dict[str, Any], now: str, news: News) -> tuple[str, list[str]]:
     if facts.get("error"):
-        return SUBJECTS["no_vacation"].format(title=news.title), [
+        return news.say(SUBJECTS["no_vacation"], title=news.title), [
             f"Your vacation was not set: {facts['error']}"
         ]
     until = words.when(facts["until"], now)
     left = words.plural(int(facts["days_left"]), "vacation day")
-    return SUBJECTS["vacation"].format(title=news.title, until=until), [
+    return news.say(SUBJECTS["vacation"], title=news.title, until=until), [
         f"Your vacation runs until {until}: your turn clock waits until then."
         f" You have {left} left this year."
     ]

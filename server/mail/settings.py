@@ -26,6 +26,8 @@ from urllib.parse import unquote, urlsplit
 
 import limits
 
+from schemas.api import LANGUAGES
+
 #: The :class:`MailSettings` fields holding a limit.
 LIMITS = (
     "limit_address",
@@ -44,6 +46,7 @@ VARIABLES = {
     "sender": "TURNPOST_MAIL_FROM",
     "smtp_url": "TURNPOST_SMTP_URL",
     "imap_url": "TURNPOST_IMAP_URL",
+    "language": "TURNPOST_LANGUAGE",
 }
 #: The scheme of ``TURNPOST_IMAP_URL`` (IMAP over TLS) and its port when none is given.
 IMAP_SCHEME, IMAP_PORT = "imaps", 993
@@ -75,6 +78,8 @@ class MailSettings:
     answers_seat: str = "10/hour"
     #: Days after which a sent mail keeps only its headers.
     retention_days: float = 30
+    #: The language of pages and mails when the reader's is not known (``en``, ``nl``...).
+    language: str = "en"
 
     def __post_init__(self) -> None:
         """Refuse a malformed limit or a negative retention when the app starts."""
@@ -84,6 +89,8 @@ class MailSettings:
             raise ValueError("TURNPOST_MAIL_RETENTION_DAYS must be 0 or more")
         if self.imap_url:
             parse_imap_url(self.imap_url)
+        if self.language not in LANGUAGES:
+            raise ValueError(f"TURNPOST_LANGUAGE must be one of {', '.join(LANGUAGES)}")
 
     @property
     def from_address(self) -> str:

@@ -15,9 +15,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from babel.dates import format_datetime
+
 from engines import Engine
 from engines.words import join, plural
 from server.games.clock import parse_time, utcnow
+from server.i18n import catalog, listing
 
 #: The mail commands, each with what it does, in the order ``help`` lists them.
 COMMANDS = (
@@ -37,15 +40,18 @@ SUBJECT_NAME = 24
 IDLE_ACTIONS = frozenset({"pass"})
 
 
-def when(moment: str, now: str | None = None) -> str:
-    """A stored moment as players read it, with its weekday (and its year if not this one).
+def when(moment: str, now: str | None = None, language: str = "en") -> str:
+    """A stored moment as players read it in ``language``, with its weekday (and its year if
+    not this one), in UTC.
 
     >>> when("2027-01-04T09:05:00.000000Z", now="2026-12-30T00:00:00.000000Z")
     'Mon 4 Jan 2027, 09:05 UTC'
+    >>> when("2026-11-28T00:54:00.000000Z", now="2026-11-26T10:00:00.000000Z", language="de")
+    'Sa. 28 Nov., 00:54 UTC'
     """
     moment_time, today = parse_time(moment), parse_time(now or utcnow())
-    year = f" {moment_time.year}" if moment_time.year != today.year else ""
-    return f"{moment_time:%a} {moment_time.day} {moment_time:%b}{year}, {moment_time:%H:%M} UTC"
+    pattern = "EEE d MMM y, HH:mm" if moment_time.year != today.year else "EEE d MMM, HH:mm"
+    return f"{format_datetime(moment_time, pattern, locale=language)} UTC"
 
 
 def short(name: str) -> str:
@@ -57,15 +63,18 @@ def short(name: str) -> str:
     return name if len(name) <= SUBJECT_NAME else name[: SUBJECT_NAME - 1] + "…"
 
 
-def title(engine: Engine, names: Sequence[str], seat: int) -> str:
+def title(engine: Engine, names: Sequence[str], seat: int, language: str = "en") -> str:
     """The game as a player calls it: "Siam with Bob", "King of Siam with Bob and Cy".
 
     >>> from engines import get_engine
-    >>> title(get_engine("siam"), ["Ann", "Bob"], 0)
-    'Siam with Bob'
+    >>> title(get_engine("siam"), ["Ann", "Bob"], 0), title(get_engine("siam"), "ABC", 0, "nl")
+    ('Siam with Bob', 'Siam met B en C')
     """
     others = [short(name) for index, name in enumerate(names) if index != seat]
-    return f"{engine.name} with {join(others)}" if others else engine.name
+    if not others:
+        return engine.name
+    with_others = catalog(language).gettext("%(game)s with %(names)s")
+    return with_others % {"game": engine.name, "names": listing(others, language)}
 
 
 def outcome(result: dict[str, Any], names: Sequence[str], seat: int) -> str:

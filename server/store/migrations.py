@@ -15,9 +15,9 @@ never changed.
     >>> import sqlite_utils
     >>> db = sqlite_utils.Database(memory=True)
     >>> migrate(db)
-    SchemaChange(before=0, after=19, created=True)
+    SchemaChange(before=0, after=20, created=True)
     >>> migrate(db)
-    SchemaChange(before=19, after=19, created=False)
+    SchemaChange(before=20, after=20, created=False)
 """
 
 from __future__ import annotations
@@ -613,3 +613,11 @@ def m020_operator_indexes(db: Database) -> None:
         "CREATE INDEX IF NOT EXISTS webhook_deliveries_failing ON webhook_deliveries (id)"
         " WHERE delivered_at IS NULL AND last_error IS NOT NULL"
     )
+
+
+@migrations()
+def m022_seat_language(db: Database) -> None:
+    """The language a seat reads (``en``, ``nl``, ``de``, ``fr``), set when it is created or
+    invited; ``NULL``: its player's, else the browser's or the server's (:mod:`server.i18n`)."""
+    if "language" not in db["seats"].columns_dict:
+        db["seats"].add_column("language", str)

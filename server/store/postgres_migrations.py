@@ -382,6 +382,7 @@ MIGRATIONS: list[tuple[str, str]] = [
             WHERE delivered_at IS NULL AND last_error IS NOT NULL;
         """,
     ),
+    ("m022_seat_language", "ALTER TABLE seats ADD COLUMN language text"),
 ]
 
 #: The table that records the applied steps.

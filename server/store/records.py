@@ -98,6 +98,8 @@ class Seat:
     #: The id of the last message of the table talk mailed to the seat.
     talk_mailed: int
     joined_at: str | None
+    #: The language the seat reads (``None``: its player's, the browser's or the server's).
+    language: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,6 +109,8 @@ class NewSeat:
     name: str
     email: str | None = None
     player_id: str | None = None
+    #: The language the seat reads, if the creator gave one.
+    language: str | None = None
 
 
 class SeatUpdate(TypedDict, total=False):
@@ -121,6 +125,7 @@ class SeatUpdate(TypedDict, total=False):
     private_at: str | None
     mail_stopped_at: str | None
     mail_generation: int
+    language: str | None
 
 
 class SeatRef(NamedTuple):

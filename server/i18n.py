@@ -1,0 +1,202 @@
+"""Turnpost in its readers' languages: the gettext catalogs and who reads which language.
+
+Every word a person reads is looked up in a gettext catalog of
+``translations/<language>/LC_MESSAGES/messages.mo`` (English, Dutch, German,
+French), compiled from its ``.po`` file when Turnpost is installed
+(``scripts/venv.sh``) and loaded once per process (:func:`catalog`).
+
+Who reads which language (:func:`reader_language`, Flask-Babel's locale
+selector): a signed-in player's choice (``/me``); else the language an
+anonymous reader picked with the switch on every page (a cookie); else the
+seat's, when the page is a seat's (set when the game was created or the seat
+invited); else the browser's ``Accept-Language``; else the server's default,
+``TURNPOST_LANGUAGE``. A mail goes out in its recipient's language
+(:func:`recipient_language`): the seat's player's choice, else the seat's,
+else the server's default; mails are rendered outside a request, with
+:func:`template_words`.
+
+    >>> catalog("nl").gettext("Sign in")
+    'Inloggen'
+    >>> catalog("en") is catalog("en")
+    True
+    >>> best_language("de-CH, fr;q=0.8", "en")
+    'de'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from functools import cache
+from typing import TYPE_CHECKING, Any
+
+from babel.core import negotiate_locale
+from babel.lists import format_list
+from babel.support import Translations
+from flask import Flask, current_app, g, request
+from flask_babel import Babel, Domain, get_locale
+from jinja2 import pass_context
+from jinja2.runtime import Context
+from markupsafe import Markup
+from werkzeug.datastructures import LanguageAccept
+from werkzeug.http import parse_accept_header
+
+from schemas.api import LANGUAGES
+from server.resources import translations_dir
+
+if TYPE_CHECKING:
+    from server.store.base import Store
+    from server.store.records import Seat
+
+#: The cookie holding the language an anonymous reader picked with the switch.
+LANGUAGE_COOKIE = "turnpost_language"
+#: How long the switch's cookie lasts (seconds).
+LANGUAGE_COOKIE_SECONDS = 365 * 24 * 3600
+#: The catalog domain (``messages.po``).
+DOMAIN = "messages"
+
+
+@cache
+def catalog(language: str) -> Translations:
+    """The compiled catalog of ``language`` (one of :data:`LANGUAGES`), loaded once per process.
+
+    A missing catalog is an installation error, said at once: the ``.po``
+    files are compiled by ``scripts/venv.sh`` (``pybabel compile -d translations``).
+    """
+    if language not in LANGUAGES:
+        raise ValueError(f"no catalog for language {language!r}")
+    path = translations_dir() / language / "LC_MESSAGES" / f"{DOMAIN}.mo"
+    if not path.is_file():
+        raise FileNotFoundError(
+            f"{path} is missing: compile the catalogs with `pybabel compile -d translations`"
+            " (scripts/venv.sh does it)"
+        )
+    with path.open("rb") as compiled:
+        return Translations(compiled, domain=DOMAIN)
+
+
+def known_language(language: str | None) -> str | None:
+    """``language`` if Turnpost speaks it, else ``None``."""
+    return language if language in LANGUAGES else None
+
+
+def best_language(accept_language: str, default: str) -> str:
+    """The language of :data:`LANGUAGES` an ``Accept-Language`` header prefers, else
+    ``default`` (a regional tag counts for its language: ``de-CH`` is German)."""
+    accepted = [value for value, _ in parse_accept_header(accept_language, LanguageAccept)]
+    return negotiate_locale(accepted, list(LANGUAGES), sep="-") or default
+
+
+def server_language() -> str:
+    """The server's default language (``TURNPOST_LANGUAGE``), of the running app."""
+    return current_app.config["TURNPOST_LANGUAGE"]
+
+
+def read_as_seat(language: str | None) -> None:
+    """Say that this request shows a seat's page, whose seat reads ``language`` (or none)."""
+    g.turnpost_seat_language = known_language(language)
+
+
+def reader_language() -> str:
+    """The language of this request's reader (Flask-Babel's locale selector, see above)."""
+    from server.http.actor import current_actor  # the actor module needs the app's services
+
+    player = current_actor().player
+    chosen = (
+        (player.language if player else None)
+        or known_language(request.cookies.get(LANGUAGE_COOKIE))
+        or g.get("turnpost_seat_language")
+    )
+    if chosen:
+        return chosen
+    return best_language(request.headers.get("Accept-Language", ""), server_language())
+
+
+def reader_zone() -> str | None:
+    """The time zone of this request's reader: a signed-in player's, else UTC."""
+    from server.http.actor import current_actor
+
+    player = current_actor().player
+    return player.time_zone if player else None
+
+
+def recipient_language(store: Store, seat: Seat, default: str) -> str:
+    """The language a mail to ``seat`` is written in: its player's choice, else the seat's,
+    else ``default`` (the server's)."""
+    player = store.player(seat.player_id) if seat.player_id else None
+    return (player.language if player else None) or known_language(seat.language) or default
+
+
+def N_(message: str) -> str:  # noqa: N802 (gettext's name for a message marked, not translated)
+    """``message`` as it is: marks a message id kept in a constant, translated where used."""
+    return message
+
+
+def listing(words: Sequence[str], language: str) -> str:
+    """Words joined as a sentence joins them in ``language``.
+
+    >>> listing(["Ann", "Bob", "Cy"], "en"), listing(["Ann", "Bob"], "de")
+    ('Ann, Bob and Cy', 'Ann und Bob')
+    """
+    return format_list(list(words), locale="en_GB" if language == "en" else language)
+
+
+@cache
+def template_words(language: str) -> dict[str, Callable[..., str]]:
+    """``gettext``, ``_`` and ``ngettext`` of ``language`` for a template rendered outside a
+    request (mails): Jinja's new-style gettext, escaping the parameters where the template
+    escapes.
+
+    >>> import jinja2
+    >>> env = jinja2.Environment(extensions=["jinja2.ext.i18n"])
+    >>> env.newstyle_gettext = True
+    >>> env.from_string('{{ _("Sign in") }}').render(**template_words("fr"))
+    'Se connecter'
+    """
+    translations = catalog(language)
+
+    @pass_context
+    def gettext(context: Context, message: str, **variables: Any) -> str:
+        text = translations.gettext(message)
+        return (Markup(text) if context.eval_ctx.autoescape else text) % variables
+
+    @pass_context
+    def ngettext(context: Context, singular: str, plural: str, num: int, **variables: Any) -> str:
+        text = translations.ngettext(singular, plural, num)
+        variables.setdefault("num", num)
+        return (Markup(text) if context.eval_ctx.autoescape else text) % variables
+
+    return {"gettext": gettext, "_": gettext, "ngettext": ngettext}
+
+
+def page_language() -> str:
+    """The language of the page being rendered (``en`` outside a request)."""
+    locale = get_locale()
+    return str(locale) if locale else "en"
+
+
+class CatalogDomain(Domain):
+    """Flask-Babel's domain reading :func:`catalog` (so that pages and mails share one load)."""
+
+    def get_translations(self) -> Translations:
+        """The catalog of the request's language."""
+        return catalog(page_language())
+
+
+def init_i18n(app: Flask) -> None:
+    """Give ``app`` Flask-Babel with Turnpost's catalogs, selectors and template helpers
+    (``TURNPOST_LANGUAGE`` was checked with the mail settings)."""
+    babel = Babel(
+        app,
+        default_locale=app.config["TURNPOST_LANGUAGE"],
+        default_translation_directories=str(translations_dir()),
+        locale_selector=reader_language,
+        timezone_selector=reader_zone,
+    )
+    babel.domain_instance = CatalogDomain()
+    app.jinja_env.policies["ext.i18n.trimmed"] = True
+    app.context_processor(language_helpers)
+
+
+def language_helpers() -> dict[str, Any]:
+    """What every page may use: the page's language and the languages of the switch."""
+    return {"page_language": page_language(), "languages": LANGUAGES}
