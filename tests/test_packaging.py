@@ -42,7 +42,7 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return next(folder.glob("turnpost-*.whl"))
 
 
-def test_the_wheel_carries_every_template_and_static_file(wheel: Path) -> None:
+def test_the_wheel_carries_every_template_static_file_and_compiled_catalog(wheel: Path) -> None:
     with zipfile.ZipFile(wheel) as archive:
         shipped = {
             name.split("/share/turnpost/", 1)[1]
@@ -55,7 +55,9 @@ def test_the_wheel_carries_every_template_and_static_file(wheel: Path) -> None:
         for path in (ROOT / folder).rglob("*")
         if path.is_file()
     }
-    assert files and files == shipped
+    catalogs = {str(path.relative_to(ROOT)) for path in (ROOT / "translations").rglob("*.mo")}
+    assert len(catalogs) == 4, "the catalogs are compiled before the wheel is built"
+    assert files and files | catalogs == shipped
 
 
 def test_the_installed_wheel_serves_pages_outside_the_checkout(wheel: Path, tmp_path: Path) -> None:

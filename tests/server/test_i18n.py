@@ -1,0 +1,178 @@
+"""Every reader in their own language (issue 24): complete catalogs, who reads which language,
+pages with no English left of what is translated, and the language switch, against a real
+server process."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+import requests
+from babel.messages.pofile import read_po
+
+from schemas.api import LANGUAGES
+from tests.support import BackgroundServer
+
+ROOT = Path(__file__).resolve().parents[2]
+TRANSLATIONS = ROOT / "translations"
+PLACEHOLDER = re.compile(r"%\(\w+\)[sd]")
+OPENED = {"Sec-Fetch-Site": "none"}
+
+
+def po(language: str):
+    """The catalog of ``language`` as its ``.po`` file says."""
+    with (TRANSLATIONS / language / "LC_MESSAGES" / "messages.po").open("rb") as source:
+        return read_po(source)
+
+
+def texts(message) -> list[str]:
+    """The message id (and its plural) of a catalog message."""
+    return list(message.id) if message.pluralizable else [message.id]
+
+
+def strings(message) -> list[str]:
+    """The translations of a catalog message (each plural form)."""
+    return list(message.string) if message.pluralizable else [message.string]
+
+
+# -- catalogs ---------------------------------------------------------------------------
+def test_the_template_holds_every_message_of_the_code_and_templates(tmp_path: Path) -> None:
+    extracted = tmp_path / "messages.pot"
+    pybabel = [sys.executable, "-m", "babel.messages.frontend", "extract", "-F", "babel.cfg"]
+    options = ["-k", "N_", "-k", "say", "--no-location", "--sort-output", "--omit-header"]
+    subprocess.run(
+        [*pybabel, *options, "-o", str(extracted), "."], cwd=ROOT, check=True, capture_output=True
+    )
+    with extracted.open("rb") as fresh, (TRANSLATIONS / "messages.pot").open("rb") as kept:
+        assert {m.id for m in read_po(fresh) if m.id} == {m.id for m in read_po(kept) if m.id}
+
+
+@pytest.mark.parametrize("language", sorted(LANGUAGES))
+def test_every_message_is_translated_unfuzzy_with_the_same_placeholders(language: str) -> None:
+    with (TRANSLATIONS / "messages.pot").open("rb") as source:
+        wanted = {m.id for m in read_po(source) if m.id}
+    catalog = po(language)
+    assert {m.id for m in catalog if m.id} == wanted
+    assert not catalog.obsolete
+    for message in catalog:
+        if not message.id:
+            continue
+        assert not message.fuzzy, message.id
+        placeholders = {tuple(sorted(PLACEHOLDER.findall(text))) for text in texts(message)}
+        for string in strings(message):
+            assert string.strip(), f"{language}: {message.id!r} is not translated"
+            assert tuple(sorted(PLACEHOLDER.findall(string))) in placeholders, (language, string)
+    assert catalog.num_plurals == {"en": 2, "nl": 2, "de": 2, "fr": 3}[language]
+
+
+# -- pages ------------------------------------------------------------------------------
+class VisibleText(HTMLParser):
+    """The text a reader sees: every text node outside script and style, spaces squeezed."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.nodes: list[str] = []
+        self._hidden = 0
+
+    def handle_starttag(self, tag: str, attrs: list) -> None:
+        self._hidden += tag in ("script", "style")
+
+    def handle_endtag(self, tag: str) -> None:
+        self._hidden -= tag in ("script", "style")
+
+    def handle_data(self, data: str) -> None:
+        text = " ".join(data.split())
+        if text and not self._hidden:
+            self.nodes.append(text)
+
+
+def visible(html: str) -> list[str]:
+    """The visible text nodes of a page."""
+    parser = VisibleText()
+    parser.feed(html)
+    return parser.nodes
+
+
+def english_words() -> set[str]:
+    """The English message ids a page may show whole (no placeholder, no markup), that the
+    other languages translate differently."""
+    translated = {m.id for m in po("nl") if m.id and not m.pluralizable and m.string != m.id}
+    return {text for text in translated if "%(" not in text and "<" not in text}
+
+
+def page(server: BackgroundServer, path: str, language: str, **kwargs) -> requests.Response:
+    """``path`` asked for by a browser preferring ``language``."""
+    headers = {"Accept-Language": f"{language},en;q=0.5", **OPENED}
+    return requests.get(f"{server.url}{path}", headers=headers, timeout=10, **kwargs)
+
+
+@pytest.mark.parametrize("language", ["nl", "de", "fr"])
+def test_a_page_in_each_language_has_no_english_left_of_the_translated_set(
+    live_server: BackgroundServer, language: str
+) -> None:
+    english = english_words()
+    for path in ("/", "/sign-in"):
+        shown = set(visible(page(live_server, path, "en").text))
+        assert shown & english, f"{path} in English shows none of the catalog's words"
+        answer = page(live_server, path, language)
+        assert f'<html lang="{language}">' in answer.text
+        assert not set(visible(answer.text)) & english, (path, set(visible(answer.text)) & english)
+
+
+def test_the_reader_language_follows_the_chain(live_server: BackgroundServer) -> None:
+    """The seat's language, else Accept-Language, else TURNPOST_LANGUAGE (en); the switch's
+    cookie before the seat's."""
+    body = {"engine": "siam", "players": [{"name": "Ann", "language": "nl"}, {"name": "Bob"}]}
+    game = requests.post(live_server.api("/games"), json=body, timeout=10).json()
+    lang = re.compile(r'<html lang="(\w+)">')
+
+    def opened(seat: int, accept: str) -> requests.Session:
+        session = requests.Session()
+        token = game["players"][seat]["token"]
+        headers = {"Accept-Language": accept, **OPENED}
+        session.get(f"{live_server.url}/games/{game['id']}/seat/{token}", headers=headers)
+        return session
+
+    ann, bob = opened(0, "de"), opened(1, "de")
+    game_page = f"{live_server.url}/games/{game['id']}"
+    assert lang.search(ann.get(game_page, headers={"Accept-Language": "de"}).text)[1] == "nl"
+    assert lang.search(bob.get(game_page, headers={"Accept-Language": "de"}).text)[1] == "de"
+    assert lang.search(bob.get(game_page, headers={"Accept-Language": "pt"}).text)[1] == "en"
+    switched = switch(live_server, ann, "fr", f"/games/{game['id']}")
+    assert switched.headers["Location"] == f"/games/{game['id']}"
+    assert lang.search(ann.get(game_page).text)[1] == "fr"
+
+
+def switch(
+    server: BackgroundServer, session: requests.Session, language: str, back: str
+) -> requests.Response:
+    """Pick ``language`` with the switch of the lobby page, asking to go back to ``back``."""
+    lobby = session.get(f"{server.url}/", timeout=10).text
+    csrf = re.search(r'name="csrf_token" value="([^"]+)"', lobby)[1]
+    form = {"csrf_token": csrf, "language": language, "next": back}
+    return session.post(f"{server.url}/language", data=form, allow_redirects=False, timeout=10)
+
+
+def test_the_switch_sends_nobody_to_another_site_and_refuses_an_unknown_language(
+    live_server: BackgroundServer,
+) -> None:
+    session = requests.Session()
+    for elsewhere in ("https://evil.example/", "//evil.example/", "/\\evil.example/"):
+        answer = switch(live_server, session, "de", elsewhere)
+        assert answer.status_code == 303 and answer.headers["Location"] == "/"
+    cookie = answer.headers["Set-Cookie"]
+    assert "turnpost_language=de" in cookie and "HttpOnly" in cookie
+    refused = switch(live_server, session, "xx", "/")
+    assert refused.status_code == 422
+    assert session.cookies.get("turnpost_language") == "de"
+
+
+def test_a_seat_language_outside_the_list_is_refused(live_server: BackgroundServer) -> None:
+    body = {"engine": "siam", "players": [{"name": "Ann", "language": "pt"}, {"name": "Bob"}]}
+    answer = requests.post(live_server.api("/games"), json=body, timeout=10)
+    assert answer.status_code == 422
+    assert answer.json()["error"]["code"] == "invalid_request"
