@@ -30,6 +30,7 @@ replays) in a real thread, and the rate limits charge large answers more
 from __future__ import annotations
 
 import logging
+import multiprocessing
 import os
 import time
 from collections import Counter
@@ -42,6 +43,7 @@ from gunicorn.workers.ggevent import GeventWorker
 from werkzeug.exceptions import RequestTimeout
 
 from server.http.clients import client_key
+from server.store import redacted
 
 
 class TurnpostServer(BaseApplication):
@@ -150,8 +152,12 @@ class TurnpostWorker(GeventWorker):
 
 def prepare(db_url: str) -> None:
     """Create or migrate the database before the workers start, and log what is wrong or
-    risky in the settings (:func:`server.checks.warn_at_start`), on a connection closed
-    before the workers fork."""
+    risky in the settings (:func:`server.checks.warn_at_start`).
+
+    Run in a process of its own (:func:`prepare_apart`): the master that forks the
+    workers must not load the database's driver, which picks its way of waiting on
+    sockets when imported (psycopg chooses a blocking one before gevent patches
+    ``select``, and every worker would inherit it, stalling its event loop)."""
     from server.app import load_secret_key, log_schema_change
     from server.checks import Deployment, warn_at_start
     from server.store import open_store
@@ -163,6 +169,18 @@ def prepare(db_url: str) -> None:
         warn_at_start(store, deployment, "serve")
     finally:
         store.close()
+
+
+def prepare_apart(db_url: str) -> None:
+    """:func:`prepare` in a fresh interpreter (``spawn``); the server does not start if it
+    fails (its error is printed by that process)."""
+    child = multiprocessing.get_context("spawn").Process(
+        target=prepare, args=(db_url,), name="turnpost-prepare"
+    )
+    child.start()
+    child.join()
+    if child.exitcode != 0:
+        raise SystemExit(f"the database {redacted(db_url)} could not be prepared; see above")
 
 
 def metrics_hooks() -> dict[str, Any]:
@@ -183,7 +201,7 @@ def run(
     """Serve the database ``db_url`` (``TURNPOST_DB``) on ``host:port`` with gevent workers
     until stopped, once the database is ready and what is risky in the settings is logged."""
     os.environ["TURNPOST_DB"] = db_url
-    prepare(db_url)
+    prepare_apart(db_url)
     TurnpostServer(
         {
             **metrics_hooks(),
