@@ -26,7 +26,9 @@ here too, each its own way:
   ``NOTIFY`` that logging a move or posting a message sends.
 
 A connection that fails, a pool with no connection free within
-:data:`WAIT_SECONDS`, a lock not granted within it, or a deadlock raise
+:data:`WAIT_SECONDS` (:data:`DOWN_WAIT_SECONDS` while the pool's last attempt
+to connect failed: a server that is down answers at once, not after every
+request has waited), a lock not granted within it, or a deadlock raise
 :class:`~server.store.base.StoreUnavailable`; a row refused for its unique key
 (or by the move log) raises :class:`~server.store.base.Conflict`.
 """
@@ -55,6 +57,8 @@ POOL_SIZE = 10
 #: Seconds a statement waits for a connection or a lock before the database counts as
 #: unavailable (as SQLite's busy timeout).
 WAIT_SECONDS = 10
+#: Seconds a statement waits for a connection while the database could not be reached.
+DOWN_WAIT_SECONDS = 1
 #: The lock that numbers messages in commit order (``pg_advisory_xact_lock``).
 MESSAGE_LOCK = 0x7475726E74616C6B  # "turntalk"
 #: Seconds between looks at the log while a committed move waits behind a running transaction.
@@ -62,6 +66,24 @@ SETTLE_SECONDS = 0.05
 
 _POOLS: dict[tuple[int, str], ConnectionPool] = {}
 _POOLS_LOCK = threading.Lock()
+#: The URLs whose last connection attempt in this process failed.
+_UNREACHABLE: set[str] = set()
+
+
+class _Connection(psycopg.Connection):
+    """A pool's connection: whether connecting to its URL last failed is noted
+    (:data:`_UNREACHABLE`)."""
+
+    @classmethod
+    def connect(cls, conninfo: str = "", **kwargs: Any) -> _Connection:  # type: ignore[override]
+        """Connect (``psycopg.Connection.connect``), noting whether it worked."""
+        try:
+            conn = super().connect(conninfo, **kwargs)
+        except psycopg.OperationalError:
+            _UNREACHABLE.add(conninfo)
+            raise
+        _UNREACHABLE.discard(conninfo)
+        return conn
 
 
 def _configure(conn: psycopg.Connection) -> None:
@@ -82,6 +104,7 @@ def pool_of(url: str) -> ConnectionPool:
         if pool is None:
             pool = ConnectionPool(
                 url,
+                connection_class=_Connection,
                 min_size=1,
                 max_size=POOL_SIZE,
                 kwargs={"autocommit": True, "connect_timeout": WAIT_SECONDS},
@@ -162,7 +185,7 @@ class PostgresStore(SqlStore):
     @contextmanager
     def write(self) -> Iterator[psycopg.Connection]:
         """One transaction on one connection of the pool; yields that connection."""
-        with _reported(), self._pool.connection() as conn, conn.transaction():
+        with self._borrowed() as conn, conn.transaction():
             self._writing = conn
             try:
                 yield conn
@@ -175,8 +198,22 @@ class PostgresStore(SqlStore):
         if self._writing is not None:
             yield self._writing
         else:
-            with _reported(), self._pool.connection() as conn:
+            with self._borrowed() as conn:
                 yield conn
+
+    @contextmanager
+    def _borrowed(self) -> Iterator[psycopg.Connection]:
+        """A connection of the pool, waiting :data:`WAIT_SECONDS` for one (less while the
+        database is down). One that fails makes the pool check its idle connections: a
+        database that restarted broke them all, and each would fail a request."""
+        wait = DOWN_WAIT_SECONDS if self.url in _UNREACHABLE else WAIT_SECONDS
+        with _reported():
+            try:
+                with self._pool.connection(wait) as conn:
+                    yield conn
+            except psycopg.OperationalError:
+                self._pool.check()
+                raise
 
     def wait_for_change(self, seen: int | None, timeout: float) -> int:
         """Waits for a ``NOTIFY`` on :data:`~server.store.postgres_migrations.CHANNEL` (sent
