@@ -48,9 +48,15 @@ from psycopg.types.string import TextLoader
 from psycopg_pool import ConnectionPool, PoolTimeout
 
 from server.store.base import Conflict, StoreUnavailable
-from server.store.postgres_migrations import CHANNEL, applied, migrate
-from server.store.records import SchemaChange
-from server.store.sql import R, SqlStore
+from server.store.postgres_migrations import (
+    CHANNEL,
+    MIGRATIONS_TABLE,
+    OWN_COLUMNS,
+    applied,
+    migrate,
+)
+from server.store.records import SchemaChange, Table
+from server.store.sql import R, SqlStore, _quoted
 
 #: The most connections one process opens to one database.
 POOL_SIZE = 10
@@ -166,6 +172,8 @@ class PostgresStore(SqlStore):
         self._changes = 0
         #: Whether the feed's last read left committed moves behind a running transaction.
         self._unsettled = False
+        #: Whether the transaction under way is a :meth:`snapshot` (it locks no rows).
+        self._read_only = False
 
     # -- the connection ---------------------------------------------------------------
     def close(self) -> None:
@@ -249,7 +257,7 @@ class PostgresStore(SqlStore):
 
     # -- what PostgreSQL says its own way -----------------------------------------------
     def _lock(self) -> str:
-        return " FOR UPDATE" if self._writing is not None else ""
+        return " FOR UPDATE" if self._writing is not None and not self._read_only else ""
 
     def _serialize_messages(self) -> None:
         self._execute("SELECT pg_advisory_xact_lock(?)", [MESSAGE_LOCK])
@@ -282,6 +290,77 @@ class PostgresStore(SqlStore):
             )
         )
         return moves
+
+    # -- every table, for copying -------------------------------------------------------
+    def tables(self) -> dict[str, Table]:
+        """Ordered by rowid where the table has one, else by its primary key."""
+        columns: dict[str, list[tuple[str, str]]] = {}
+        for table, column, kind in self._tuples(
+            "SELECT table_name, column_name, data_type FROM information_schema.columns"
+            " JOIN information_schema.tables USING (table_schema, table_name)"
+            " WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'"
+            " AND table_name <> ? ORDER BY table_name, ordinal_position",
+            [MIGRATIONS_TABLE],
+        ):
+            columns.setdefault(table, []).append((column, kind))
+        keys = self._grouped(
+            "SELECT c.table_name, u.column_name FROM information_schema.table_constraints c"
+            " JOIN information_schema.key_column_usage u USING (constraint_schema, constraint_name)"
+            " WHERE c.constraint_type = 'PRIMARY KEY' AND c.table_schema = current_schema()"
+            " ORDER BY c.table_name, u.ordinal_position"
+        )
+        references = self._grouped(
+            "SELECT c.table_name, u.table_name FROM information_schema.table_constraints c"
+            " JOIN information_schema.constraint_column_usage u"
+            " USING (constraint_schema, constraint_name)"
+            " WHERE c.constraint_type = 'FOREIGN KEY' AND c.table_schema = current_schema()"
+        )
+        return {
+            name: Table(
+                name,
+                tuple(c for c, _ in shape if c not in OWN_COLUMNS.get(name, ())),
+                ("rowid",) if "rowid" in OWN_COLUMNS.get(name, ()) else tuple(keys.get(name, ())),
+                frozenset(references.get(name, ())),
+                frozenset(c for c, kind in shape if kind == "jsonb"),
+            )
+            for name, shape in columns.items()
+        }
+
+    def _grouped(self, sql: str) -> dict[str, list[Any]]:
+        """The second column of the rows ``sql`` reads, by their first (a table's name)."""
+        found: dict[str, list[Any]] = {}
+        for table, value in self._tuples(sql):
+            found.setdefault(table, []).append(value)
+        return found
+
+    @contextmanager
+    def snapshot(self) -> Iterator[psycopg.Connection]:
+        """A read-only transaction at ``REPEATABLE READ``: one snapshot for all its reads."""
+        with self.write() as conn:
+            self._execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+            self._read_only = True
+            try:
+                yield conn
+            finally:
+                self._read_only = False
+
+    def insert_rows(self, table: str, columns: Sequence[str], rows: list[tuple[Any, ...]]) -> None:
+        marks = ", ".join("%s" for _ in columns)
+        sql = f"INSERT INTO {_quoted(table)} ({', '.join(map(_quoted, columns))}) VALUES ({marks})"
+        with self._connection() as conn, _reported(), conn.cursor() as cursor:
+            cursor.executemany(sql, rows)
+
+    def after_copy(self) -> None:
+        """Each identity column's next value follows its largest."""
+        for table, column in self._tuples(
+            "SELECT table_name, column_name FROM information_schema.columns"
+            " WHERE table_schema = current_schema() AND identity_generation = 'BY DEFAULT'"
+        ):
+            self._execute(
+                f"SELECT setval(pg_get_serial_sequence(?, ?),"
+                f" coalesce((SELECT max({_quoted(column)}) FROM {_quoted(table)}), 0) + 1, false)",
+                [_quoted(table), column],
+            )
 
     # -- statements -------------------------------------------------------------------
     def _run(self, sql: str, params: Sequence[Any]) -> tuple[int, list[str], list[tuple]]:
