@@ -8,6 +8,7 @@ Every command (``turnpost COMMAND --help`` tells more)::
     turnpost serve --demo             # gunicorn on http://127.0.0.1:8000 (see server.serving)
     turnpost new-game siam --player Ann --player Bob [--email ... --invite]
     turnpost replay GAME_ID           # exit 1 if the log does not rebuild the snapshot
+    turnpost copy-db SOURCE TARGET    # copy a whole database (SQLite <-> PostgreSQL), verified
     turnpost export GAME_ID           # the game and its full log as JSON
     turnpost send-mail                # once: deadlines and reminders, then deliver due mail
     turnpost worker                   # send-mail every 30 s; webhooks, pushes, fetch-mail beside it
@@ -70,7 +71,8 @@ from server.push.keys import vapid_key
 from server.push.subscriptions import push_destinations
 from server.serving import WORKER_CONNECTIONS, run
 from server.store import open_store, redacted
-from server.store.base import StoreError, StoreUnavailable, UnknownDatabase, canonical_json
+from server.store.base import Store, StoreError, StoreUnavailable, UnknownDatabase, canonical_json
+from server.store.copy import copy_database
 from server.webhooks.delivery import deliver_due as deliver_webhooks_due
 from server.webhooks.destinations import configured
 
@@ -273,15 +275,73 @@ def replay(game_id: str) -> None:
     if not game.started:
         click.echo("OK: the table was never dealt, so there is nothing to replay")
         return
+    problem = replay_problem(games, game)
+    if problem is not None:
+        click.echo(f"MISMATCH: {problem}", err=True)
+        raise SystemExit(1)
+    click.echo(f"OK: {game.seq} moves replay to the snapshot")
+
+
+def replay_problem(games: GameService, game: Game) -> str | None:
+    """Why replaying the log of ``game`` (a started one) does not give its snapshot, or
+    ``None`` when it does."""
     try:
         rebuilt = games.replay(game)
     except TurnpostError as error:
-        click.echo(f"MISMATCH: {error.message}", err=True)
-        raise SystemExit(1) from None
+        return error.message
     if canonical_json(rebuilt) != canonical_json(game.state):
-        click.echo(f"MISMATCH: replaying {game.seq} moves does not give the snapshot", err=True)
-        raise SystemExit(1)
-    click.echo(f"OK: {game.seq} moves replay to the snapshot")
+        return f"replaying {game.seq} moves does not give the snapshot"
+    return None
+
+
+@main.command("copy-db")
+@click.argument("source")
+@click.argument("target")
+def copy_db(source: str, target: str) -> None:
+    """Copy every row of database SOURCE into the empty database TARGET, in one transaction.
+
+    Each is what TURNPOST_DB takes: a SQLite file (path or sqlite:///PATH) or
+    postgresql://...; the target is created or upgraded first and must hold no
+    data. Before the copy commits, every game on the target is replayed from
+    its log and compared with its snapshot, and its snapshot and seats with the
+    source's; any difference undoes the copy. Stop Turnpost's processes first:
+    what they write after the copy began stays on the source only.
+    """
+    try:
+        from_store, to_store = open_store(source), open_store(target)
+        copied = copy_database(from_store, to_store, lambda: _verify_games(from_store, to_store))
+    except StoreUnavailable as error:
+        click.echo(f"temporary failure: {error}", err=True)
+        raise SystemExit(EX_TEMPFAIL) from None
+    except (StoreError, CopyMismatch) as error:
+        raise click.ClickException(str(error)) from None
+    for table, rows in sorted(copied.items()):
+        click.echo(f"{table}: {rows} rows")
+    click.echo(
+        f"Copied {redacted(source)} to {redacted(target)}: {copied.get('games', 0)} games"
+        " replay to their snapshots, the same as the source's."
+    )
+
+
+class CopyMismatch(Exception):
+    """A game on the copy differs from the source's, or does not replay to its snapshot."""
+
+
+def _verify_games(source: Store, target: Store) -> None:
+    """Every game on ``target`` has the snapshot and seats of the game of its id on
+    ``source``, and replays to it; :class:`CopyMismatch` otherwise."""
+    if target.game_ids() != source.game_ids():
+        raise CopyMismatch("The copy does not hold the source's games.")
+    old, new = GameService(source), GameService(target)
+    for game_id in target.game_ids():
+        original, copied = old.load(game_id), new.load(game_id)
+        if (copied.row, copied.seats) != (original.row, original.seats):
+            raise CopyMismatch(f"Game {game_id}: the copy's snapshot differs from the source's.")
+        problem = replay_problem(new, copied) if copied.started else None
+        if problem is not None and problem == replay_problem(old, original):
+            continue  # played under older rules: its snapshot is the source's, as it was
+        if problem is not None:
+            raise CopyMismatch(f"Game {game_id} on the copy: {problem}.")
 
 
 @main.command("export")

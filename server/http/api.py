@@ -215,15 +215,17 @@ NEXT_PAGE = {
 }
 
 #: Error codes every operation may answer with, and those of an operation with a body.
-ALWAYS = ("method_not_allowed", "rate_limited")
+ALWAYS = ("method_not_allowed", "rate_limited", "unavailable")
+#: The statuses whose answers carry ``Retry-After``.
+RETRY_STATUSES = (429, 503)
 WITH_BODY = ("bad_request", "request_timeout", "payload_too_large")
 
 
 def operation(operation_id: str, *codes: str, body: bool = False) -> Any:
     """Name an operation and document its error answers: each status with the codes it carries.
 
-    Every operation may answer ``405`` and ``429`` (with ``Retry-After``);
-    one with a JSON body also ``400``, ``408`` and ``413``.
+    Every operation may answer ``405``, ``429`` and ``503`` (these two with
+    ``Retry-After``); one with a JSON body also ``400``, ``408`` and ``413``.
     """
     by_status: dict[int, list[str]] = {}
     for code in (*codes, *(WITH_BODY if body else ()), *ALWAYS):
@@ -235,7 +237,7 @@ def operation(operation_id: str, *codes: str, body: bool = False) -> Any:
                 status,
                 schema=ErrorResponseSchema,
                 description="Error: " + ", ".join(f"`{code}`" for code in named),
-                headers=RETRY_AFTER if status == 429 else None,
+                headers=RETRY_AFTER if status in RETRY_STATUSES else None,
             )(func)
         return blp.doc(operationId=operation_id)(func)
 

@@ -64,6 +64,7 @@ from server.store.records import (
     SeatToken,
     SeatUpdate,
     SignInLink,
+    Table,
     Webhook,
     WebhookDelivery,
 )
@@ -164,6 +165,42 @@ class BackupStore(Protocol):
         ...
 
 
+class TableCopying(Protocol):
+    """Every table as it is, for copying a whole database (``turnpost copy-db``,
+    :mod:`server.store.copy`): not for the app."""
+
+    def tables(self) -> dict[str, Table]:
+        """Every table of Turnpost's schema by name (not the migrations' own record), with
+        the columns both backends keep: a backend's own (PostgreSQL's ``rowid`` and
+        ``xact``, which it makes itself) are left out."""
+        ...
+
+    def snapshot(self) -> AbstractContextManager[object]:
+        """A transaction whose reads all see the database at one moment."""
+        ...
+
+    def count_rows(self, table: str) -> int:
+        """How many rows ``table`` holds."""
+        ...
+
+    def table_rows(self, table: Table) -> list[tuple[Any, ...]]:
+        """Every row of ``table`` (its ``columns``, in its ``order``), JSON as canonical
+        text."""
+        ...
+
+    def insert_rows(self, table: str, columns: Sequence[str], rows: list[tuple[Any, ...]]) -> None:
+        """Insert ``rows`` (values of ``columns``) into ``table``, in a write."""
+        ...
+
+    def empty_table(self, table: str) -> None:
+        """Delete every row of ``table``, in a write."""
+        ...
+
+    def after_copy(self) -> None:
+        """After rows were inserted with their ids: the next id of each table follows them."""
+        ...
+
+
 class SettingsStore(Protocol):
     """The server's own settings kept in the database: named text values."""
 
@@ -215,6 +252,10 @@ class GameStore(Protocol):
         Whether anything changed: nothing does if the game moved on since
         ``seq`` or already had these reminders.
         """
+        ...
+
+    def game_ids(self) -> list[str]:
+        """The id of every game and table, in order."""
         ...
 
     def timed_games(self) -> list[str]:
@@ -784,6 +825,7 @@ class OperatorStore(Protocol):
 class Store(
     Connection,
     BackupStore,
+    TableCopying,
     SettingsStore,
     GameStore,
     TableStore,

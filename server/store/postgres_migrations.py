@@ -385,6 +385,9 @@ MIGRATIONS: list[tuple[str, str]] = [
 ]
 
 #: The table that records the applied steps.
+MIGRATIONS_TABLE = "turnpost_migrations"
+#: The columns PostgreSQL's schema has beyond SQLite's, by table (made by PostgreSQL itself).
+OWN_COLUMNS = {"games": ("rowid",), "moves": ("rowid", "xact"), "seat_tokens": ("rowid",)}
 _CREATE_LOG = (
     "CREATE TABLE IF NOT EXISTS turnpost_migrations"
     " (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())"

@@ -501,6 +501,22 @@ class ClaimedPush:
 
 
 @dataclass(frozen=True)
+class Table:
+    """A table of the schema as ``turnpost copy-db`` copies it (read from the database)."""
+
+    name: str
+    #: The columns a copy carries, in the table's order (not a backend's own: see
+    #: :class:`~server.store.base.TableCopying`).
+    columns: tuple[str, ...]
+    #: The columns that order its rows as the backend keeps them (its rowid or its key).
+    order: tuple[str, ...]
+    #: The tables its rows refer to (foreign keys).
+    references: frozenset[str]
+    #: Its columns kept as JSON values (whose text a backend may write its own way).
+    json_columns: frozenset[str]
+
+
+@dataclass(frozen=True)
 class SchemaChange:
     """What creating or upgrading the schema did: the version before and after, and whether
     the database was new."""

@@ -56,6 +56,7 @@ from server.store.records import (
     SeatToken,
     SeatUpdate,
     SignInLink,
+    Table,
     Webhook,
     WebhookDelivery,
 )
@@ -127,6 +128,24 @@ def _select(kind: type) -> str:
     return "SELECT " + ", ".join(_columns(kind))
 
 
+def _quoted(name: str) -> str:
+    """An identifier quoted for both databases.
+
+    >>> _quoted("key"), _quoted('odd"name')
+    ('"key"', '"odd""name"')
+    """
+    return '"' + name.replace('"', '""') + '"'
+
+
+def _canonical_at(row: tuple[Any, ...], positions: list[int]) -> tuple[Any, ...]:
+    """``row`` with the JSON text at ``positions`` as canonical JSON."""
+    values = list(row)
+    for at in positions:
+        if values[at] is not None:
+            values[at] = canonical_json(json.loads(values[at]))
+    return tuple(values)
+
+
 def _row_of(record: Any, leave_out: tuple[str, ...] = ()) -> dict[str, Any]:
     """A record's fields as a row to insert, without ``leave_out``."""
     return {name: getattr(record, name) for name in _columns(type(record)) if name not in leave_out}
@@ -187,6 +206,25 @@ class SqlStore(Store):
         """The ``LIMIT`` parameter of ``limit`` (negative: none)."""
         return self._NO_LIMIT if limit < 0 else limit
 
+    # -- every table, for copying -------------------------------------------------------
+    def count_rows(self, table: str) -> int:
+        return self._value(f"SELECT count(*) FROM {_quoted(table)}")
+
+    def table_rows(self, table: Table) -> list[tuple[Any, ...]]:
+        columns = ", ".join(map(_quoted, table.columns))
+        order = f" ORDER BY {', '.join(map(_quoted, table.order))}" if table.order else ""
+        rows = self._tuples(f"SELECT {columns} FROM {_quoted(table.name)}{order}")
+        json_at = [i for i, name in enumerate(table.columns) if name in table.json_columns]
+        if not json_at:
+            return rows
+        return [_canonical_at(row, json_at) for row in rows]
+
+    def empty_table(self, table: str) -> None:
+        self._execute(f"DELETE FROM {_quoted(table)}")
+
+    def after_copy(self) -> None:
+        """Nothing to do where an inserted id moves the next one on (SQLite)."""
+
     # -- settings ---------------------------------------------------------------------
     def setting(self, name: str) -> str | None:
         return self._value("SELECT value FROM settings WHERE name = ?", [name])
@@ -236,6 +274,9 @@ class SqlStore(Store):
                 [bits, game_id, seq, bits],
             )
         )
+
+    def game_ids(self) -> list[str]:
+        return self._values("SELECT id FROM games ORDER BY id")
 
     def timed_games(self) -> list[str]:
         return self._values(
