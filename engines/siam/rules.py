@@ -15,6 +15,7 @@ from engines.siam.board import (
     CROSS_SQUARES,
     DIRECTIONS,
     INWARD,
+    KINDS,
     NEXT,
     OPPOSITE,
     OUTER,
@@ -227,6 +228,21 @@ def _rock_outcome(
     else:
         winner, animal = seat, behind[0] if behind else rock
     return {"winner": winner, "mover": seat, "rock": rock, "direction": direction, "animal": animal}
+
+
+def winner_if_played(state: State, kind: str, move: Move) -> int | None:
+    """The seat that wins at once if the ``kind`` side plays the legal ``move``: a push
+    that sends a rock off the board; None for any other move."""
+    square = move.get("to")
+    board = state["board"]
+    if move["action"] not in ("enter", "move") or square not in board:
+        return None
+    direction = move["facing"]  # a pusher faces the push (push rule I, and entering)
+    line = _push_line(board, square, direction)
+    rock = line[-1]
+    if NEXT[rock][direction] is not None or board[rock]["kind"] != "rock":
+        return None
+    return _rock_outcome(board, line[:-1], rock, direction, KINDS.index(kind))["winner"]
 
 
 # -- actions --------------------------------------------------------------

@@ -1,0 +1,136 @@
+"""The bots of :mod:`engines.search` on every engine (the test suite's Nim too).
+
+Strength and time are measured in ``bench/bots.py``, not here: these tests
+check what a bot promises whatever its strength. Its turn is legal and
+whole, the same for the same seed, and blind to what its seat cannot know.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from engines import Engine
+from engines.base import State, canonical_json
+from engines.search import LEVELS, Mcts, RandomBot, make_bot
+from tests.engines.test_conformance import CASES, GAMES
+
+ROOT = Path(__file__).resolve().parents[2]
+#: A search of a few hundred moves keeps every promise a longer one does, quicker.
+BOTS = [pytest.param(RandomBot(), id="random"), pytest.param(Mcts(moves=200), id="mcts")]
+
+
+def sampled_states(engine: Engine, players: int) -> list[State]:
+    """A few states of a seeded random game: the start and every 13th decision after it."""
+    rng = random.Random(players)
+    state = engine.setup(players, engine.options({}), 11)
+    states = []
+    for ply in range(40):
+        to_move = engine.to_move(state)
+        if not to_move:
+            break
+        if ply % 13 == 0:
+            states.append(state)
+        state = engine.apply(state, to_move[0], rng.choice(engine.legal_moves(state, to_move[0])))
+    return states
+
+
+@pytest.mark.parametrize("bot", BOTS)
+@pytest.mark.parametrize(("engine_id", "players"), CASES)
+def test_a_turn_is_legal_whole_and_the_same_for_a_seed(engine_id, players, bot) -> None:
+    engine = GAMES[engine_id]
+    for state in sampled_states(engine, players):
+        (seat,) = engine.to_move(state)
+        turn = bot.turn(engine, state, seat, seed=5)
+        assert turn, "a seat to move got no move"
+        assert turn == bot.turn(engine, state, seat, seed=5)
+        after = state
+        for move in turn:
+            assert engine.to_move(after) == [seat], "a move out of turn"
+            after = engine.apply(after, seat, move)
+        assert engine.to_move(after) != [seat], "the turn stopped halfway"
+        other = (seat + 1) % players
+        assert bot.turn(engine, state, other, seed=5) == []
+
+
+@pytest.mark.parametrize("bot", BOTS)
+@pytest.mark.parametrize(("engine_id", "players"), CASES)
+def test_what_its_seat_cannot_see_does_not_change_a_bots_turn(engine_id, players, bot) -> None:
+    """Another determinization of the true state (other hands, another draw order, another
+    PRNG) is a state the seat cannot tell apart: the bot answers it the same turn."""
+    engine = GAMES[engine_id]
+    changed = 0
+    for index, state in enumerate(sampled_states(engine, players)):
+        (seat,) = engine.to_move(state)
+        other = engine.determinize(state, seat, random.Random(100 + index))
+        changed += canonical_json(other) != canonical_json(state)
+        assert bot.turn(engine, other, seat, seed=index) == bot.turn(engine, state, seat, index)
+    if "rng" in engine.setup(players, engine.options({}), 1):
+        assert changed, "the test changed nothing hidden"
+
+
+def test_bangkok_klongs_bot_ignores_another_hand() -> None:
+    """The same with a hand swapped by hand: another seat's boats and the draw pile's."""
+    engine = GAMES["bangkok-klongs"]
+    state = sampled_states(engine, 3)[2]
+    (seat,) = engine.to_move(state)
+    swapped = json.loads(json.dumps(state))
+    other = swapped["players"][(seat + 1) % 3]
+    other["hand"], swapped["draw_pile"][: len(other["hand"])] = (
+        swapped["draw_pile"][: len(other["hand"])],
+        other["hand"],
+    )
+    assert engine.information_key(swapped, seat) == engine.information_key(state, seat)
+    assert swapped != state
+    for bot in (RandomBot(), Mcts(1)):
+        assert bot.turn(engine, swapped, seat, seed=3) == bot.turn(engine, state, seat, seed=3)
+
+
+def test_a_turn_does_not_depend_on_the_hash_seed() -> None:
+    """Two processes with other string hashes answer the same turn (sets never order it)."""
+    script = (
+        "from engines import get_engine; from engines.search import Mcts; "
+        "import json; e = get_engine('bangkok-klongs'); s = e.setup(3, e.options({}), 4); "
+        "print(json.dumps(Mcts(1).turn(e, s, 0, seed=9)))"
+    )
+    turns = {
+        subprocess.run(
+            [sys.executable, "-c", script],
+            cwd=ROOT,
+            env={"PYTHONHASHSEED": hash_seed, "PYTHONPATH": str(ROOT)},
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        for hash_seed in ("1", "2")
+    }
+    assert len(turns) == 1
+
+
+def test_a_split_turn_is_answered_whole() -> None:
+    """King of Siam: the card, its steps and the take; the next seat moves after them."""
+    engine = GAMES["king-of-siam"]
+    state = engine.setup(2, engine.options({}), 3)
+    (seat,) = engine.to_move(state)
+    turn = Mcts(2).turn(engine, state, seat, seed=1)
+    assert turn[0]["action"] in ("play", "pass")
+    if turn[0]["action"] == "play":
+        assert turn[-1]["action"] == "take" and len(turn) >= 2
+
+
+def test_bot_specs() -> None:
+    assert make_bot({"bot": "random"}) == RandomBot()
+    assert make_bot({"bot": "mcts", "level": 5}) == Mcts(5)
+    assert make_bot({"bot": "mcts"}) == Mcts(3)
+    for bad in ({"bot": "mcts", "level": 6}, {"bot": "mcts", "level": "1"}, {"bot": "alpha"}):
+        with pytest.raises(ValueError):
+            make_bot(bad)
+    assert sorted(LEVELS) == [1, 2, 3, 4, 5]
+    siam = GAMES["siam"]
+    budgets = [Mcts(level).budget(siam) for level in LEVELS]
+    assert budgets == sorted(budgets) and budgets[0] < budgets[-1]
