@@ -88,7 +88,13 @@ Adding a game
        :meth:`Engine.questions` (see :mod:`engines.words`), and board
        templates ``templates/boards/<id>.svg`` (the picture, standalone),
        ``<id>.html`` (the page) and ``<id>.txt`` (plain-text mail); without
-       them the pages speak in notation and show the state as JSON.
+       them the pages speak in notation and show the state as JSON;
+    4. for the bots, ``information`` and ``chance`` (see "Search"); a game
+       with hidden parts implements :meth:`Engine.information_key` and
+       :meth:`Engine.determinize`; :meth:`Engine.apply_fast` makes its
+       bots faster;
+    5. its move-count oracles in ``tests/engines/perft.json``
+       (``python -m tests.engines.perft`` regenerates them).
 
     Nothing else changes: the API, the pages and mail find the game in
     :data:`engines.ENGINES`. An engine whose attributes or move schemas are

@@ -32,9 +32,11 @@ from engines.base import Engine, Move, State
 from engines.search.mcts import Sampler, Search, principal_turn
 from engines.search.policies import policy_of
 
-#: Seconds of search per decision at each level, on the reference machine (turned into a
-#: budget of moves applied by the game's policy ``rate``, so the same on every machine).
-LEVELS = {1: 0.1, 2: 0.3, 3: 0.8, 4: 2.0, 5: 4.0}
+#: Seconds of one search at each level on the reference machine (``docs/bots.md``), turned
+#: into a budget of moves applied by the game's policy ``rate`` (the same on every machine).
+#: A turn whose tree ends before the turn does searches on with half the budget, and so on,
+#: so a turn takes at most about twice as long.
+LEVELS = {1: 0.05, 2: 0.2, 3: 0.5, 4: 1.2, 5: 2.5}
 
 
 class Bot(Protocol):

@@ -123,7 +123,8 @@ class Search:
                 available.append(child)
         untried = [key for key in moves if key not in node.children]
         if untried:
-            key = untried[self.rng.randrange(len(untried))]
+            first = self.policy.first(state, mover, [moves[key] for key in untried], self.rng)
+            key = untried[first]
             child = node.children[key] = Node(moves[key], mover)
             child.available = 1
             return child, True

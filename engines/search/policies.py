@@ -18,6 +18,8 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from engines.bangkok_klongs.board import BOARDS as KLONGS_BOARDS
+from engines.bangkok_klongs.board import COOK, THIEF, inventory_points
 from engines.base import Engine, Move, State
 from engines.siam.board import KINDS as SIAM_KINDS
 from engines.siam.rules import winner_if_played
@@ -41,10 +43,21 @@ class Policy:
     margin_scale: float | None = None
 
     def order(self, engine: Engine, state: State, seat: int, rng: random.Random) -> list[Move]:
-        """The moves of a new tree node, the one to try first last (shuffled)."""
+        """The moves of a new tree node, the one to try first last (shuffled, then by weight)."""
         moves = engine.legal_moves(state, seat)
         rng.shuffle(moves)
+        if self.weight is not None:
+            moves.sort(key=lambda move: self.weight(state, seat, move))
         return moves
+
+    def first(self, state: State, seat: int, moves: list[Move], rng: random.Random) -> int:
+        """Which of ``moves`` (not yet tried at a node) to try first: the heaviest."""
+        if self.weight is None:
+            return rng.randrange(len(moves))
+        weights = [self.weight(state, seat, move) for move in moves]
+        best = max(weights)
+        heaviest = [index for index, weight in enumerate(weights) if weight == best]
+        return heaviest[rng.randrange(len(heaviest))]
 
     def pick(self, engine: Engine, state: State, seat: int, rng: random.Random) -> Move:
         """A playout's move: at random, as the weights prefer."""
@@ -95,18 +108,51 @@ def foreign_king_points(state: State) -> list[float]:
 
 
 def bangkok_klongs_points(state: State) -> list[float]:
-    """Points so far."""
-    return [float(player["score"]) for player in state["players"]]
+    """Points so far, the inventories' points, and each landing place's points for its
+    merchants weighed by how full it is (a full one scores at the next market day)."""
+    layout = KLONGS_BOARDS[state["options"]["board"]]
+    board = state["board"]
+    points = [
+        float(player["score"] + inventory_points(layout, player["inventory"]))
+        for player in state["players"]
+    ]
+    for fields in layout.landing_places.values():
+        cells = [board[field] for field in fields if field in board]
+        owners = [cell["merchant"] for cell in cells if cell["merchant"] is not None]
+        if not owners:
+            continue
+        tiles = [layout.tiles[cell["tile"]] for cell in cells]
+        baskets = sum(tile["baskets"] for tile in tiles if tile["special"] != THIEF)
+        factor = 2 if any(tile["special"] == COOK for tile in tiles) else 1
+        value = baskets * factor * (len(cells) / len(fields)) ** 2
+        for owner in owners:
+            points[owner] += value
+    return points
+
+
+def bangkok_klongs_weight(state: State, seat: int, move: Move) -> float:
+    """Score at a market day; place boats with a merchant, the more baskets the better, and
+    Luk Phat boats; move cards seldom."""
+    action = move["action"]
+    if action == "score":
+        return 20.0
+    if action != "place":
+        return 1.0 if action in ("decline", "finish") else 0.3
+    tile = KLONGS_BOARDS[state["options"]["board"]].tiles[move["tile"]]
+    weight = 1.0 + 2.0 * tile["luk_phat"]
+    if move["merchant"] != "none":
+        weight += 1.0 + tile["baskets"]
+    return weight * (0.5 if "relocate" in move else 1.0)
 
 
 #: Policies by engine id; other games (the test suite's Nim) get :data:`DEFAULT`.
 POLICIES: dict[str, Policy] = {
-    "siam": Policy(rate=9000, depth=80, weight=siam_weight),
-    "king-of-siam": Policy(rate=4000, margin_scale=3.0),
-    "foreign-king": Policy(rate=10000, depth=60, points=foreign_king_points, margin_scale=10.0),
-    "bangkok-klongs": Policy(rate=3000, depth=40, points=bangkok_klongs_points, margin_scale=15.0),
+    "siam": Policy(rate=18_000, depth=80, weight=siam_weight),
+    "king-of-siam": Policy(rate=6_000, margin_scale=3.0),
+    "foreign-king": Policy(rate=25_000, depth=60, points=foreign_king_points, margin_scale=10.0),
+    "bangkok-klongs": Policy(rate=3_500, depth=40, points=bangkok_klongs_points, margin_scale=15.0),
 }
-DEFAULT = Policy(rate=10000)
+DEFAULT = Policy(rate=20_000)
 
 
 def policy_of(engine: Engine) -> Policy:
