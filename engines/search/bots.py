@@ -3,16 +3,18 @@
 A bot is asked for its seat's *turn*: the decisions it makes now, one after
 the other, until another seat is to move (a split turn is searched and
 answered whole: King of Siam's card, steps and take, a Foreign King move of
-citizens step by step, Bangkok Klongs' placement and move card). It stops
-early after a decision from which it would learn something hidden (no game
-does so today; it is checked, see :func:`_known_part`), so every move it
-answers is legal in the true state. Each move goes through ``apply`` like
-any player's.
+citizens step by step, Bangkok Klongs' placement and move card; and again
+when the other seats pass automatically). The turn stops early after a
+decision that shows the seat something hidden, so that every move it
+answers is legal in the true state (in today's games a seat sees something
+new, a boat it draws, only as its turn ends; :func:`_known_part` checks it).
+Each move goes through ``apply`` like any player's.
 
-A bot never reads the state it is given: it hands it to the engine's
-``determinize`` for its seat and looks only at what comes back, whose
-hidden parts are redrawn from the bot's own random numbers. Two states its
-seat cannot tell apart give the same turn for the same seed.
+A bot reads nothing of the state it is given but whose turn it is: it hands
+the state to the engine's ``determinize`` for its seat and looks only at
+what comes back, whose hidden parts are redrawn from the bot's own random
+numbers. Two states its seat cannot tell apart give the same turn for the
+same seed.
 
     >>> from engines import get_engine
     >>> siam = get_engine("siam")
@@ -25,6 +27,7 @@ seat cannot tell apart give the same turn for the same seed.
 from __future__ import annotations
 
 import random
+import time
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -37,6 +40,9 @@ from engines.search.policies import policy_of
 #: A turn whose tree ends before the turn does searches on with half the budget, and so on,
 #: so a turn takes at most about twice as long.
 LEVELS = {1: 0.05, 2: 0.2, 3: 0.5, 4: 1.2, 5: 2.5}
+#: The most CPU seconds a turn takes at each level: where moves cost far more than the
+#: game's ``rate`` says, the search stops there (and is then no longer repeatable).
+CAPS = {1: 0.15, 2: 0.5, 3: 1.5, 4: 3.0, 5: 4.5}
 
 
 class Bot(Protocol):
@@ -73,7 +79,7 @@ class RandomBot:
 @dataclass(frozen=True)
 class Mcts:
     """Information-set Monte Carlo tree search with the game's playout policy; ``moves``
-    (moves applied per search) replaces the level's budget where given."""
+    (moves applied per search) replaces the level's budget and time cap where given."""
 
     level: int = 3
     moves: int | None = None
@@ -97,9 +103,10 @@ class Mcts:
         sample, policy = sampler(engine, state, seat), policy_of(engine)
         moves: list[Move] = []
         budget = self.budget(engine)
+        deadline = None if self.moves is not None else time.thread_time() + CAPS[self.level]
         while True:
             search = Search(engine, _after(engine, sample, seat, moves), seat, policy, rng)
-            line = principal_turn(search.run(budget), seat)
+            line = principal_turn(search.run(budget, deadline), seat)
             moves += line
             ahead = _after(engine, sample, seat, moves)(rng)
             if not line or engine.to_move(ahead) != [seat]:

@@ -13,14 +13,18 @@ legal moves of a node are listed once and UCB1 counts parent visits; with
 hidden parts a move is judged against the iterations in which it was legal
 (its *availability*).
 
-Budgets are counted in moves applied (in the tree and in playouts), never in
+Budgets are counted in moves applied (in the tree and in playouts), not in
 time, so a search with the same seed chooses the same moves on any machine.
+A deadline in CPU seconds may cut a search short where moves cost far more
+than usual (King of Siam's last card, judged whenever a player might pass);
+a search it cuts is no longer repeatable.
 """
 
 from __future__ import annotations
 
 import math
 import random
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -73,9 +77,11 @@ class Search:
         self.perfect = self.engine.information == PERFECT
         self.applied = 0
 
-    def run(self, budget: int) -> Node:
-        """Iterate until ``budget`` moves were applied; the root of the tree."""
-        while self.applied < budget:
+    def run(self, budget: int, deadline: float | None = None) -> Node:
+        """Iterate until ``budget`` moves were applied, or past ``deadline`` (the thread's
+        CPU time, :func:`time.thread_time`) after one iteration at least; the root."""
+        self.iterate()
+        while self.applied < budget and (deadline is None or time.thread_time() < deadline):
             self.iterate()
         return self.root
 

@@ -11,6 +11,7 @@ import json
 import random
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -18,6 +19,9 @@ import pytest
 from engines import Engine
 from engines.base import State, canonical_json
 from engines.search import LEVELS, Mcts, RandomBot, make_bot
+from engines.search.bots import sampler
+from engines.search.mcts import Search, principal_turn
+from engines.search.policies import policy_of
 from tests.engines.test_conformance import CASES, GAMES
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -134,3 +138,13 @@ def test_bot_specs() -> None:
     siam = GAMES["siam"]
     budgets = [Mcts(level).budget(siam) for level in LEVELS]
     assert budgets == sorted(budgets) and budgets[0] < budgets[-1]
+
+
+def test_a_search_past_its_deadline_stops_after_one_iteration() -> None:
+    """The CPU cap (for moves that cost far more than usual) still leaves a move to play."""
+    engine = GAMES["king-of-siam"]
+    state = engine.setup(2, engine.options({}), 3)
+    (seat,) = engine.to_move(state)
+    search = Search(engine, sampler(engine, state, seat), seat, policy_of(engine), random.Random())
+    root = search.run(10**9, deadline=time.thread_time() - 1)
+    assert root.visits == 1 and principal_turn(root, seat)
