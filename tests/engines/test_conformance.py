@@ -50,6 +50,7 @@ from marshmallow import Schema
 
 from engines import ENGINES, Engine
 from engines.base import DETERMINISTIC, IMPERFECT, PERFECT, SAMPLED, Move, State
+from engines.base import canonical_json as canonical
 from schemas.moves import move_schemas
 from tests.engines.tiny_game import NimEngine
 
@@ -69,11 +70,6 @@ CASES = [
 ]
 
 pytestmark = pytest.mark.usefixtures("nim")
-
-
-def canonical(value: Any) -> str:
-    """Canonical JSON: sorted keys, no spaces (two states are equal when this is)."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"))
 
 
 def keys_in(value: Any) -> Iterator[str]:
