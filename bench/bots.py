@@ -17,6 +17,11 @@ Sections (two seats, the games' default options; bots from :mod:`engines.search`
   Wilson interval, and CPU seconds per bot turn;
 - ``ladder``: level 5 against level 1 over ``--ladder-games`` games.
 
+With ``--check`` the run ends with status 1 if a figure misses the issue's
+goals (:data:`WIN_GOALS` for level 3 against random, :data:`TURN_LIMITS` for
+the slowest turn of a level, level 5 winning more games than it loses
+against level 1); without it, it never fails.
+
 Every game is seeded (setup and bots), so a run can be repeated move for
 move; only the times vary. The load average at the start is printed: the
 machine may be shared.
@@ -42,6 +47,10 @@ from engines.search import LEVELS, Bot, Mcts, RandomBot  # noqa: E402
 from engines.search.policies import policy_of  # noqa: E402
 
 PLAYERS = 2
+#: The least win rate of level 3 against the random bot, per game (issue 25).
+WIN_GOALS = {"siam": 0.9, "foreign-king": 0.9, "bangkok-klongs": 0.9, "king-of-siam": 0.75}
+#: The most CPU seconds of one turn, per level (issue 25: level 1 under 0.2 s, 5 within 5 s).
+TURN_LIMITS = {1: 0.2, 5: 5.0}
 
 
 def start(engine: Engine, seed: int) -> State:
@@ -108,6 +117,7 @@ class Tally:
     plies: list[int] = field(default_factory=list)
 
     def games(self) -> int:
+        """How many games were played."""
         return self.wins + self.draws + self.losses
 
 
@@ -183,7 +193,9 @@ def main() -> None:
     parser.add_argument("--playouts", type=int, default=20, help="playouts per path")
     parser.add_argument("--turns", type=int, default=8, help="turns timed per level")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--check", action="store_true", help="exit 1 if a goal is missed")
     args = parser.parse_args()
+    misses: list[str] = []
     sections = args.sections.split(",")
     engines = [ENGINES[engine_id] for engine_id in args.engines.split(",")]
     print(f"load average at start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}\n")
@@ -212,6 +224,8 @@ def main() -> None:
             for level in LEVELS:
                 times = turn_seconds(engine, Mcts(level), states)
                 cells.append(f"{statistics.mean(times):.2f} / {max(times):.2f}")
+                if max(times) > TURN_LIMITS.get(level, math.inf):
+                    misses.append(f"{engine.id}: a level {level} turn took {max(times):.2f} s")
             print(f"| {engine.id} | " + " | ".join(cells) + " |", flush=True)
         print()
     if "random" in sections or "ladder" in sections:
@@ -220,9 +234,18 @@ def main() -> None:
             if "random" in sections:
                 tally = series(engine, Mcts(args.level), RandomBot(), args.games, args.seed)
                 print(tally_row(engine, f"level {args.level} vs random", tally), flush=True)
+                rate = tally.wins / max(tally.games(), 1)
+                if args.level == 3 and rate < WIN_GOALS.get(engine.id, 0):
+                    misses.append(f"{engine.id}: level 3 won {rate:.0%} against random")
             if "ladder" in sections:
                 tally = series(engine, Mcts(5), Mcts(1), args.ladder_games, args.seed)
                 print(tally_row(engine, "level 5 vs level 1", tally), flush=True)
+                if tally.wins <= tally.losses:
+                    misses.append(f"{engine.id}: level 5 won {tally.wins} of {tally.games()}")
+    if misses:
+        print("\ngoals missed:\n" + "\n".join(f"- {miss}" for miss in misses))
+    if misses and args.check:
+        sys.exit(1)
 
 
 if __name__ == "__main__":

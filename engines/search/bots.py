@@ -119,6 +119,7 @@ def _after(engine: Engine, sample: Sampler, seat: int, moves: list[Move]) -> Sam
     played = list(moves)
 
     def draw(rng: random.Random) -> State:
+        """A sample with the moves played."""
         state = sample(rng)
         for move in played:
             state = engine.apply_fast(state, seat, move)
