@@ -32,6 +32,7 @@ from typing import Any, Protocol
 
 from server.store.records import (
     ApiToken,
+    BotTurn,
     ClaimedDelivery,
     ClaimedPush,
     EndedGame,
@@ -216,6 +217,10 @@ class GameStore(Protocol):
         for that seat (else games their host hid are left out); ``before``: only
         games older than that cursor.
         """
+        ...
+
+    def bot_turns(self, limit: int) -> list[BotTurn]:
+        """Up to ``limit`` bot seats that running games wait for, the longest waiting first."""
         ...
 
     def seats(self, game_id: str) -> list[Seat]:

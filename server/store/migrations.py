@@ -15,9 +15,9 @@ never changed.
     >>> import sqlite_utils
     >>> db = sqlite_utils.Database(memory=True)
     >>> migrate(db)
-    SchemaChange(before=0, after=18, created=True)
+    SchemaChange(before=0, after=19, created=True)
     >>> migrate(db)
-    SchemaChange(before=18, after=18, created=False)
+    SchemaChange(before=19, after=19, created=False)
 """
 
 from __future__ import annotations
@@ -596,3 +596,16 @@ def m019_settings(db: Database) -> None:
         value = legacy.read_text().strip() if path and legacy.is_file() else ""
         if value:
             db.execute("INSERT OR IGNORE INTO settings (name, value) VALUES (?, ?)", [name, value])
+
+
+@migrations()
+def m021_bot_seats(db: Database) -> None:
+    """Bot seats: ``seats.bot`` is the spec of a seat the computer plays (JSON, as
+    :func:`engines.search.make_bot` takes it; NULL for a person), and ``games.hints``
+    whether its seats may ask for a suggested move (1, the default) or not (0).
+
+    The worker finds the bot seats to move through the partial index ``seats_bots``.
+    """
+    _add_missing(db, "seats", {"bot": (str, None)})
+    _add_missing(db, "games", {"hints": (int, 1)})
+    db.execute("CREATE INDEX IF NOT EXISTS seats_bots ON seats (game_id) WHERE bot IS NOT NULL")

@@ -372,6 +372,14 @@ MIGRATIONS: list[tuple[str, str]] = [
         "m019_settings",
         "CREATE TABLE settings (name text PRIMARY KEY, value text NOT NULL)",
     ),
+    (
+        "m021_bot_seats",
+        """
+        ALTER TABLE seats ADD COLUMN bot text;
+        ALTER TABLE games ADD COLUMN hints bigint NOT NULL DEFAULT 1;
+        CREATE INDEX seats_bots ON seats (game_id) WHERE bot IS NOT NULL;
+        """,
+    ),
 ]
 
 #: The table that records the applied steps.
