@@ -7,14 +7,16 @@ bot and named so ("Computer (level 3)") on every page, mail and API answer.
 :class:`BotMover` plays the bots' turns. It runs in ``turnpost worker``, in a
 thread of its own (:func:`run_bots`), never in a web request: a search takes
 up to 4.5 s of CPU at level 5. It finds the bot seats that running games wait
-for (:meth:`~server.store.base.GameStore.bot_turns`), asks the bot for its
-turn outside any transaction, then submits each move through
-:meth:`GameService.submit` like any player's (logged, mailed, streamed), with
-``expected_seq`` and an ``Idempotency-Key`` derived from the game and the
-move's number: two workers that plan the same turn at once append it once
-(the second is answered the first one's answers, or ``stale_seq``). A turn
-is seeded from the game and its move number (:func:`turn_seed`), so it can be
-replayed. After each round it waits for the next change of the database
+for (:meth:`~server.store.base.GameStore.bot_turns`), claims the game's turn
+for itself (:meth:`~server.store.base.GameStore.claim_bot_turn`: of several
+workers, one plays it), asks the bot for its turn outside any transaction,
+then submits each move through :meth:`GameService.submit` like any player's
+(logged, mailed, streamed), with ``expected_seq`` and an ``Idempotency-Key``
+derived from the game and the move's number: even a worker whose claim ran
+out while another planned the same turn never appends a move twice (it is
+answered the first one's answers, or ``stale_seq``). A turn is seeded from
+the game and its move number (:func:`turn_seed`), so it can be replayed.
+After each round it waits for the next change of the database
 (:meth:`~server.store.base.Connection.wait_for_change`), so a player's move
 wakes the bot at once.
 
@@ -26,16 +28,21 @@ seat, so it never depends on what the seat cannot see.
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
+import secrets
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import timedelta
 
-from engines.base import Move
+from engines.base import Move, State
 from engines.search import Mcts, make_bot
 from server.errors import TurnpostError
+from server.games.clock import format_time, parse_time, utcnow
 from server.games.game import Game
 from server.games.service import GameService, MoveRequest
+from server.store.base import canonical_json
 from server.store.records import BotTurn
 
 logger = logging.getLogger(__name__)
@@ -44,6 +51,9 @@ logger = logging.getLogger(__name__)
 HINT_LEVEL = 1
 #: Bot turns one round looks at, the longest waiting first.
 ROUND_TURNS = 20
+#: Seconds a worker's claim of a bot turn lasts: far more than a search and its moves take
+#: (a level-5 search stops at 4.5 s of CPU); a worker that died is replaced after it.
+CLAIM_SECONDS = 60
 
 
 def turn_seed(game: Game, seat: int, purpose: str) -> int:
@@ -68,7 +78,15 @@ def hint(game: Game, seat: int) -> list[Move]:
     GameService.check_running(game)
     if seat not in game.to_move:
         raise TurnpostError("not_your_turn", "A hint is for the seat to move: it is not your turn.")
-    return Mcts(HINT_LEVEL).turn(game.engine, game.state, seat, turn_seed(game, seat, "hint"))
+    state = canonical_state(game)
+    return Mcts(HINT_LEVEL).turn(game.engine, state, seat, turn_seed(game, seat, "hint"))
+
+
+def canonical_state(game: Game) -> State:
+    """The game's state with its keys in canonical order: a bot lists moves in the order
+    the state holds them, which a backend may change (PostgreSQL's ``jsonb`` does), so a
+    turn depends on the state's value only."""
+    return json.loads(canonical_json(game.state))
 
 
 @dataclass(frozen=True)
@@ -86,6 +104,8 @@ class BotMover:
 
     def __init__(self, games: GameService) -> None:
         self.games = games
+        #: Who claims bot turns for this mover (:meth:`claim`).
+        self.holder = secrets.token_hex(8)
         #: Turns that could not be played (a bot's move the engine refused): skipped, not
         #: tried again and again.
         self.stuck: set[tuple[str, int]] = set()
@@ -96,12 +116,24 @@ class BotMover:
         for turn in self.games.store.bot_turns(ROUND_TURNS + len(self.stuck)):
             if stop is not None and stop.is_set():
                 break
-            if (turn.game_id, turn.seq) in self.stuck:
+            if (turn.game_id, turn.seq) in self.stuck or not self.claim(turn.game_id):
                 continue
-            plan = self.plan(turn)
-            if plan is not None:
-                played += self.play(plan)
+            try:
+                plan = self.plan(turn)
+                if plan is not None:
+                    played += self.play(plan)
+            finally:
+                with self.games.store.write():
+                    self.games.store.release_bot_turn(turn.game_id, self.holder)
         return played
+
+    def claim(self, game_id: str) -> bool:
+        """Whether this mover may play the bot turn of ``game_id`` now (no other's claim
+        runs): then it holds it for :data:`CLAIM_SECONDS` at most."""
+        now = utcnow()
+        until = format_time(parse_time(now) + timedelta(seconds=CLAIM_SECONDS))
+        with self.games.store.write():
+            return self.games.store.claim_bot_turn(game_id, self.holder, now, until)
 
     def plan(self, turn: BotTurn) -> Plan | None:
         """The bot's turn at ``turn`` (outside any transaction: it may take seconds), or
@@ -111,7 +143,7 @@ class BotMover:
         if game.seq != turn.seq or game.status != "active" or spec is None:
             return None
         seed = turn_seed(game, turn.seat, "turn")
-        moves = make_bot(spec).turn(game.engine, game.state, turn.seat, seed)
+        moves = make_bot(spec).turn(game.engine, canonical_state(game), turn.seat, seed)
         return Plan(game.id, turn.seat, game.seq, moves)
 
     def play(self, plan: Plan) -> int:

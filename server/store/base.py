@@ -223,6 +223,15 @@ class GameStore(Protocol):
         """Up to ``limit`` bot seats that running games wait for, the longest waiting first."""
         ...
 
+    def claim_bot_turn(self, game_id: str, holder: str, now: str, until: str) -> bool:
+        """Claim the bot turn of ``game_id`` for ``holder`` until ``until`` (in a write):
+        whether it is theirs now (no other holder's claim runs at ``now``)."""
+        ...
+
+    def release_bot_turn(self, game_id: str, holder: str) -> None:
+        """End ``holder``'s claim of the bot turn of ``game_id`` (in a write)."""
+        ...
+
     def seats(self, game_id: str) -> list[Seat]:
         """The seats of a game in seat order."""
         ...

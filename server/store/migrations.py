@@ -604,8 +604,16 @@ def m021_bot_seats(db: Database) -> None:
     :func:`engines.search.make_bot` takes it; NULL for a person), and ``games.hints``
     whether its seats may ask for a suggested move (1, the default) or not (0).
 
-    The worker finds the bot seats to move through the partial index ``seats_bots``.
+    The worker finds the bot seats to move through the partial index ``seats_bots``;
+    ``bot_claims`` holds the game whose bot turn a worker is playing (``holder``) until
+    the claim ends (``until``), so that two workers never play one turn.
     """
     _add_missing(db, "seats", {"bot": (str, None)})
     _add_missing(db, "games", {"hints": (int, 1)})
     db.execute("CREATE INDEX IF NOT EXISTS seats_bots ON seats (game_id) WHERE bot IS NOT NULL")
+    db["bot_claims"].create(
+        {"game_id": str, "holder": str, "until": str},
+        pk="game_id",
+        not_null={"holder", "until"},
+        if_not_exists=True,
+    )

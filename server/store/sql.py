@@ -302,6 +302,19 @@ class SqlStore(Store):
         )
         return [BotTurn(*row) for row in rows]
 
+    def claim_bot_turn(self, game_id: str, holder: str, now: str, until: str) -> bool:
+        return bool(
+            self._execute(
+                "INSERT INTO bot_claims (game_id, holder, until) VALUES (?, ?, ?)"
+                " ON CONFLICT (game_id) DO UPDATE SET holder = excluded.holder,"
+                " until = excluded.until WHERE bot_claims.until <= ?",
+                [game_id, holder, until, now],
+            )
+        )
+
+    def release_bot_turn(self, game_id: str, holder: str) -> None:
+        self._execute("DELETE FROM bot_claims WHERE game_id = ? AND holder = ?", [game_id, holder])
+
     def seats(self, game_id: str) -> list[Seat]:
         return self._all(Seat, "SELECT * FROM seats WHERE game_id = ? ORDER BY seat", [game_id])
 
