@@ -49,7 +49,7 @@ logger = logging.getLogger(__name__)
 
 #: The level of the search behind a hint (the cheapest: at most 0.15 s of CPU).
 HINT_LEVEL = 1
-#: Bot turns one round looks at, the longest waiting first.
+#: Bot turns one round looks at.
 ROUND_TURNS = 20
 #: Seconds a worker's claim of a bot turn lasts: far more than a search and its moves take
 #: (a level-5 search stops at 4.5 s of CPU); a worker that died is replaced after it.

@@ -220,7 +220,8 @@ class GameStore(Protocol):
         ...
 
     def bot_turns(self, limit: int) -> list[BotTurn]:
-        """Up to ``limit`` bot seats that running games wait for, the longest waiting first."""
+        """Up to ``limit`` bot seats that running games wait for (read through the bot seats'
+        own index, ``seats_bots``, not the games)."""
         ...
 
     def claim_bot_turn(self, game_id: str, holder: str, now: str, until: str) -> bool:

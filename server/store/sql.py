@@ -297,7 +297,7 @@ class SqlStore(Store):
         rows = self._tuples(
             "SELECT games.id, seats.seat, games.seq FROM seats JOIN games ON games.id ="
             f" seats.game_id WHERE seats.bot IS NOT NULL AND games.status = 'active' AND {waits}"
-            " ORDER BY games.updated_at LIMIT ?",
+            " LIMIT ?",
             [limit],
         )
         return [BotTurn(*row) for row in rows]
