@@ -6,12 +6,12 @@ Every command (``turnpost COMMAND --help`` tells more)::
     turnpost check                    # what is wrong or risky in the settings; exit 1 on an error
     turnpost db-version               # the database's backend and schema version
     turnpost serve --demo             # gunicorn on http://127.0.0.1:8000 (see server.serving)
-    turnpost new-game siam --player Ann --player Bob [--email ... --invite]
+    turnpost new-game siam --player Ann --player bot:mcts:3 [--email ... --invite]
     turnpost replay GAME_ID           # exit 1 if the log does not rebuild the snapshot
     turnpost copy-db SOURCE TARGET    # copy a whole database (SQLite <-> PostgreSQL), verified
     turnpost export GAME_ID           # the game and its full log as JSON
     turnpost send-mail                # once: deadlines and reminders, then deliver due mail
-    turnpost worker                   # send-mail every 30 s; webhooks, pushes, fetch-mail beside it
+    turnpost worker                   # send-mail every 30 s; bots, webhooks, pushes, fetch-mail beside it
     turnpost send-webhooks            # once: post due webhook deliveries, until none is due
     turnpost send-pushes              # once: send due Web Push messages, until none is due
     turnpost mail-in [RECIPIENT...]   # one reply on stdin (an MTA pipe); exit 75 to retry
@@ -50,6 +50,7 @@ from schemas.api import PlayerInSchema
 from server.app import SECRET_KEY_SETTING, configured_db, create_app
 from server.checks import ERROR, Deployment, file_findings, findings, warn_at_start
 from server.errors import TurnpostError
+from server.games.bots import BotMover, run_bots
 from server.games.clock import parse_time, utcnow
 from server.games.deadlines import process_deadlines
 from server.games.game import Game
@@ -160,7 +161,11 @@ def _db_name_of(app: Flask) -> str:
 @main.command("new-game")
 @click.argument("engine")
 @click.option(
-    "--player", "names", multiple=True, required=True, help="A player name, in seat order."
+    "--player",
+    "names",
+    multiple=True,
+    required=True,
+    help="A player name, in seat order; a bot is bot:random or bot:mcts:LEVEL (1 to 5).",
 )
 @click.option("--email", "emails", multiple=True, help="Emails, in the same order as --player.")
 @click.option("--invite", is_flag=True, help="Mail each player with an email an invitation now.")
@@ -181,12 +186,16 @@ def new_game(
 
     A player with an ``--email`` gets turn mails; with ``--invite``, an
     invitation at once (a player to move first: their first turn mail). The
-    command says who was mailed.
+    command says who was mailed. A ``--player`` ``bot:random`` or
+    ``bot:mcts:LEVEL`` is a seat the computer plays (``turnpost worker`` moves it).
     """
     given = []
     for index, name in enumerate(names):
         email = emails[index] if index < len(emails) else None
-        given.append({"name": name, "email": email, "invite": invite and email is not None})
+        if name.startswith(BOT_PREFIX):
+            given.append(_bot_player(name))
+        else:
+            given.append({"name": name, "email": email, "invite": invite and email is not None})
     try:
         players = PlayerInSchema(many=True).load(given)
         game = current_service().create(engine, players, _parse_options(options), seed=seed)
@@ -196,6 +205,22 @@ def new_game(
         raise click.ClickException(error.message) from None
     print_game(game, base_url or _mail_settings().base_url)
     print_invitations(game, players)
+
+
+#: How ``--player`` names a bot: ``bot:random``, ``bot:mcts:3``.
+BOT_PREFIX = "bot:"
+
+
+def _bot_player(text: str) -> dict[str, Any]:
+    """The player of a ``--player bot:KIND[:LEVEL]`` (checked with the other players).
+
+    >>> _bot_player("bot:mcts:2"), _bot_player("bot:random")
+    ({'bot': 'mcts', 'level': 2}, {'bot': 'random'})
+    """
+    kind, _, level = text.removeprefix(BOT_PREFIX).partition(":")
+    if not level:
+        return {"bot": kind}
+    return {"bot": kind, "level": int(level) if level.isdigit() else level}
 
 
 def print_invitations(game: dict[str, Any], players: list[dict[str, Any]]) -> None:
@@ -223,6 +248,9 @@ def print_game(game: dict[str, Any], base_url: str) -> None:
     """Print a game's id, seat tokens and private links (and its admin token, if new)."""
     click.echo(f"Game {game['id']} ({game['engine']}): {base_url}/games/{game['id']}")
     for player in game["players"]:
+        if "token" not in player:
+            click.echo(f"  seat {player['seat']} {player['name']}: played by the worker")
+            continue
         link = f"{base_url}/games/{game['id']}/seat/{player['token']}"
         click.echo(f"  seat {player['seat']} {player['name']}: token {player['token']}")
         click.echo(f"    play in the browser: {link}")
@@ -549,29 +577,48 @@ def background_rounds(app: Flask, stop: threading.Event, interval: float, what: 
                 stop.wait(interval)
 
 
+#: The longest a worker's bots wait between two looks for their turns (a change of the
+#: database wakes them at once).
+BOT_WAIT_SECONDS = 1.0
+
+
+def bot_rounds(app: Flask, stop: threading.Event) -> None:
+    """Play the bots' turns until ``stop`` (one of the worker's threads)."""
+    with app.app_context():
+        run_bots(lambda: BotMover(current_service()), stop, BOT_WAIT_SECONDS)
+
+
 @main.command("worker")
 @click.option("--interval", default=30.0, show_default=True, help="Seconds between rounds.")
+@click.option(
+    "--bots/--no-bots", default=True, show_default=True, help="Play the bots' turns here too."
+)
 @with_appcontext
-def worker(interval: float) -> None:
-    """Run ``send-mail`` every ``--interval`` seconds, with webhooks, pushes and ``fetch-mail``
-    beside it, until stopped.
+def worker(interval: float, bots: bool) -> None:
+    """Run ``send-mail`` every ``--interval`` seconds, with bots, webhooks, pushes and
+    ``fetch-mail`` beside it, until stopped.
 
-    Webhooks, pushes and the replies of ``TURNPOST_IMAP_URL``'s mailbox go
-    from threads of their own, so a slow receiver never holds up deadlines and
-    mail. ``SIGTERM`` or ``SIGINT`` (Ctrl-C) stops them all: the mail round
-    under way ends first, so a mail being sent is recorded and its line
-    printed; webhook deliveries and pushes under way are cut and tried again
-    later, replies after the one being handled. It then exits 0.
+    Bots, webhooks, pushes and the replies of ``TURNPOST_IMAP_URL``'s mailbox
+    go from threads of their own, so a slow receiver or a long search never
+    holds up deadlines and mail; the bots move as soon as it is their turn
+    (see :mod:`server.games.bots`), and several workers may run at once.
+    ``SIGTERM`` or ``SIGINT`` (Ctrl-C) stops them all: the mail round under
+    way ends first, so a mail being sent is recorded and its line printed;
+    webhook deliveries and pushes under way are cut and tried again later,
+    replies after the one being handled; a bot's search under way ends and its
+    turn is played (or left to the next worker). It then exits 0.
     """
     stop = threading.Event()
     for signum in (signal.SIGTERM, signal.SIGINT):
         signal.signal(signum, lambda *_: stop.set())
     app = current_app._get_current_object()
     warn_at_start(current_store(), _deployment(), "worker")
-    with ThreadPoolExecutor(len(BACKGROUND), thread_name_prefix="background") as background:
+    with ThreadPoolExecutor(len(BACKGROUND) + 1, thread_name_prefix="background") as background:
         threads = [
             background.submit(background_rounds, app, stop, interval, what) for what in BACKGROUND
         ]
+        if bots:
+            threads.append(background.submit(bot_rounds, app, stop))
         for thread in threads:  # a failing thread stops all
             thread.add_done_callback(lambda _: stop.set())
         try:

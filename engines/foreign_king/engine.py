@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from engines.base import Engine, IllegalMove, Move, State
+from engines.base import PERFECT, SAMPLED, Engine, IllegalMove, Move, State
 from engines.foreign_king import checks, moving, notation, rules, scoring, words
 from engines.foreign_king.actions import MAIN_ACTIONS, check_main, main_options, perform_main
 from engines.foreign_king.board import LOAN_AMOUNT, MOVE, REPAY_AMOUNT, board_data
@@ -82,6 +82,9 @@ class ForeignKingEngine(Engine):
     max_players = 4
     move_schemas = "schemas.foreign_king:MOVE_SCHEMAS"
     default_options: dict[str, Any] = {}
+    #: Nothing is hidden but the PRNG; chance (the 3-4 player turn order) is the setup's only.
+    information = PERFECT
+    chance = SAMPLED
 
     def setup(self, players: int, options: dict[str, Any], seed: int) -> State:
         """The King on his portrait, everybody on 0 points, coins 5/6/7/8 by turn order."""
@@ -122,14 +125,11 @@ class ForeignKingEngine(Engine):
         if seat not in self.to_move(state):
             raise IllegalMove("It is not your turn: the game waits for another seat.", "turn")
         checks.no_extra_fields(move)
-        new = self.copy_state(state)
-        if action in ("loan", "repay"):
-            _credit(new, seat, action)
-        elif action in MAIN_ACTIONS and not _continues_move(new, action):
-            _main(new, seat, move)
-        else:
-            _answer(new, seat, move)
-        return new
+        return _carry_out(self.copy_state(state), seat, move)
+
+    def apply_fast(self, state: State, seat: int, move: Move) -> State:
+        """The listed ``move`` carried out on ``state`` itself (see :meth:`Engine.apply_fast`)."""
+        return _carry_out(state, seat, move)
 
     def result(self, state: State) -> dict[str, Any] | None:
         """``None`` while running; winners, scores, reason, ``virtual_wins`` and the final tally."""
@@ -176,6 +176,19 @@ class ForeignKingEngine(Engine):
     def parse(self, text: str, state: State | None = None) -> Move:
         """The move written as ``text``."""
         return notation.parse_move(text)
+
+
+def _carry_out(state: State, seat: int, move: Move) -> State:
+    """Carry out ``move`` of ``seat``, the seat to move, on ``state`` itself; IllegalMove
+    if it breaks a rule."""
+    action = move["action"]
+    if action in ("loan", "repay"):
+        _credit(state, seat, action)
+    elif action in MAIN_ACTIONS and not _continues_move(state, action):
+        _main(state, seat, move)
+    else:
+        _answer(state, seat, move)
+    return state
 
 
 def _waiting(state: State) -> IllegalMove:

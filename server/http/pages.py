@@ -61,6 +61,7 @@ from markupsafe import Markup, escape
 from marshmallow import ValidationError
 
 from engines import ENGINES, Engine
+from engines.search import LEVELS
 from engines.words import plural
 from schemas.api import GameCreateSchema
 from server.boards import PLAYER_COLORS, Board, board_context, last_touched
@@ -236,7 +237,7 @@ def created_page(game_id: str) -> Response:
             "mailed": seat.seat in mailed,
         }
         for seat, token in zip(game.seats, tokens, strict=True)
-        if seat.name
+        if seat.name and seat.bot is None
     ]
     page = render_template(
         "created.html",
@@ -286,6 +287,12 @@ def hot_seat(game_id: str) -> Response:
     return response
 
 
+#: The bots the lobby form offers for a seat, by the form's value: the bot and its words.
+BOT_CHOICES: dict[str, tuple[dict[str, Any], str]] = {
+    "random": ({"bot": "random"}, "random moves"),
+    **{f"mcts{level}": ({"bot": "mcts", "level": level}, f"level {level}") for level in LEVELS},
+}
+
 #: How many open tables, and how many of the player's own games, the lobby lists.
 LOBBY_TABLES = 50
 LOBBY_OWN_GAMES = 20
@@ -304,6 +311,7 @@ def _render_lobby(error: TurnpostError | None = None, form: Mapping[str, str] | 
         open_tables=[table_entry(row) for row in store.open_tables(utcnow(), LOBBY_TABLES)],
         own_games=[own_entry(row, player) for row in mine],
         seats=range(FORM_SEATS),
+        bot_choices=BOT_CHOICES,
         clocks=TURN_CLOCKS,
         error=error,
         form=form or {},
@@ -454,15 +462,19 @@ def _typed(option: OptionField, value: str) -> Any:
 def _creation_body(form: Mapping[str, str]) -> dict[str, Any]:
     """The create-game request from the lobby form, checked by the API's schema.
 
-    A row marked open is an open seat (the game is then a table that forms);
-    a row with an address is invited at once; the seating order and the turn
-    clock come from their own fields.
+    A row with a bot chosen is the computer's seat; a row marked open is an
+    open seat (the game is then a table that forms); a row with an address is
+    invited at once; the seating order and the turn clock come from their own
+    fields.
     """
     players: list[dict[str, Any]] = []
     for seat in range(FORM_SEATS):
         name = form.get(f"name{seat}", "").strip()
         email = form.get(f"email{seat}", "").strip()
-        if form.get(f"open{seat}"):
+        bot = BOT_CHOICES.get(form.get(f"bot{seat}", ""))
+        if bot is not None:
+            players.append(dict(bot[0]))
+        elif form.get(f"open{seat}"):
             players.append({"open": True})
         elif name or email:
             players.append({"name": name, "email": email or None, "invite": bool(email)})

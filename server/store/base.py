@@ -34,6 +34,7 @@ from typing import Any, Protocol
 from server.store.records import (
     AdminGame,
     ApiToken,
+    BotTurn,
     ClaimedDelivery,
     ClaimedPush,
     EndedGame,
@@ -277,6 +278,20 @@ class GameStore(Protocol):
         for that seat (else games their host hid are left out); ``before``: only
         games older than that cursor.
         """
+        ...
+
+    def bot_turns(self, limit: int) -> list[BotTurn]:
+        """Up to ``limit`` bot seats that running games wait for (read through the bot seats'
+        own index, ``seats_bots``, not the games)."""
+        ...
+
+    def claim_bot_turn(self, game_id: str, holder: str, now: str, until: str) -> bool:
+        """Claim the bot turn of ``game_id`` for ``holder`` until ``until`` (in a write):
+        whether it is theirs now (no other holder's claim runs at ``now``)."""
+        ...
+
+    def release_bot_turn(self, game_id: str, holder: str) -> None:
+        """End ``holder``'s claim of the bot turn of ``game_id`` (in a write)."""
         ...
 
     def seats(self, game_id: str) -> list[Seat]:

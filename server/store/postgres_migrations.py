@@ -382,6 +382,16 @@ MIGRATIONS: list[tuple[str, str]] = [
             WHERE delivered_at IS NULL AND last_error IS NOT NULL;
         """,
     ),
+    (
+        "m021_bot_seats",
+        """
+        ALTER TABLE seats ADD COLUMN bot text;
+        ALTER TABLE games ADD COLUMN hints bigint NOT NULL DEFAULT 1;
+        CREATE INDEX seats_bots ON seats (game_id) WHERE bot IS NOT NULL;
+        CREATE TABLE bot_claims (game_id text PRIMARY KEY, holder text NOT NULL,
+            until text NOT NULL);
+        """,
+    ),
 ]
 
 #: The table that records the applied steps.

@@ -56,6 +56,8 @@ class GameRow:
     forming_until: str | None
     hidden_at: str | None
     rematch_of: str | None
+    #: Whether its seats may ask for a suggested move (``GET .../hint``).
+    hints: bool = True
 
 
 class GameUpdate(TypedDict, total=False):
@@ -98,15 +100,21 @@ class Seat:
     #: The id of the last message of the table talk mailed to the seat.
     talk_mailed: int
     joined_at: str | None
+    #: The spec of the bot that plays the seat (``{"bot": "mcts", "level": 3}``); ``None``:
+    #: a person.
+    bot: dict[str, Json] | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class NewSeat:
-    """A seat of a game being created (:meth:`~server.store.base.GameStore.create_game`)."""
+    """A seat of a game being created (:meth:`~server.store.base.GameStore.create_game`);
+    a bot's seat is taken (``joined_at``) as it is made."""
 
     name: str
     email: str | None = None
     player_id: str | None = None
+    bot: dict[str, Json] | None = None
+    joined_at: str | None = None
 
 
 class SeatUpdate(TypedDict, total=False):
@@ -121,6 +129,16 @@ class SeatUpdate(TypedDict, total=False):
     private_at: str | None
     mail_stopped_at: str | None
     mail_generation: int
+    bot: dict[str, Json] | None
+
+
+class BotTurn(NamedTuple):
+    """A bot seat a running game waits for, after move ``seq``
+    (:meth:`~server.store.base.GameStore.bot_turns`)."""
+
+    game_id: str
+    seat: int
+    seq: int
 
 
 class SeatRef(NamedTuple):
@@ -155,6 +173,7 @@ class ListedSeat:
     reissued_at: str | None
     player_id: str | None
     joined_at: str | None
+    bot: dict[str, Json] | None = None
 
 
 @dataclass(frozen=True, slots=True)

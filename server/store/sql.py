@@ -26,6 +26,7 @@ from server.store.base import Store, canonical_json, hash_secret
 from server.store.records import (
     AdminGame,
     ApiToken,
+    BotTurn,
     ClaimedDelivery,
     ClaimedPush,
     EndedGame,
@@ -78,11 +79,12 @@ JSON_COLUMNS = frozenset(
         "payload",
         "request",
         "response",
+        "bot",
     }
 )
-NULLABLE_JSON = frozenset({"position", "result", "facts"})
+NULLABLE_JSON = frozenset({"position", "result", "facts", "bot"})
 #: The columns (and computed columns) kept as 0 or 1.
-BOOLEAN_COLUMNS = frozenset({"seeded", "from_position", "waiting", "invitation"})
+BOOLEAN_COLUMNS = frozenset({"seeded", "from_position", "waiting", "invitation", "hints"})
 
 R = TypeVar("R")
 
@@ -327,12 +329,36 @@ class SqlStore(Store):
         games = self._rows(sql, params)
         players: dict[str, list[ListedSeat]] = {game["id"]: [] for game in games}
         for seat in self._rows(
-            "SELECT game_id, seat, name, private_at, reissued_at, player_id, joined_at FROM seats"
+            "SELECT game_id, seat, name, private_at, reissued_at, player_id, joined_at, bot"
+            " FROM seats"
             f" WHERE game_id IN ({self._JSON_TEXTS}) ORDER BY game_id, seat",
             [json.dumps(list(players))],
         ):
             players[seat.pop("game_id")].append(ListedSeat(**seat))
         return [kind(**game, players=tuple(players[game["id"]])) for game in games]
+
+    def bot_turns(self, limit: int) -> list[BotTurn]:
+        waits = self._HOLDS.format(array="games.to_move", value="seats.seat")
+        rows = self._tuples(
+            "SELECT games.id, seats.seat, games.seq FROM seats JOIN games ON games.id ="
+            f" seats.game_id WHERE seats.bot IS NOT NULL AND games.status = 'active' AND {waits}"
+            " LIMIT ?",
+            [limit],
+        )
+        return [BotTurn(*row) for row in rows]
+
+    def claim_bot_turn(self, game_id: str, holder: str, now: str, until: str) -> bool:
+        return bool(
+            self._execute(
+                "INSERT INTO bot_claims (game_id, holder, until) VALUES (?, ?, ?)"
+                " ON CONFLICT (game_id) DO UPDATE SET holder = excluded.holder,"
+                " until = excluded.until WHERE bot_claims.until <= ?",
+                [game_id, holder, until, now],
+            )
+        )
+
+    def release_bot_turn(self, game_id: str, holder: str) -> None:
+        self._execute("DELETE FROM bot_claims WHERE game_id = ? AND holder = ?", [game_id, holder])
 
     def seats(self, game_id: str) -> list[Seat]:
         return self._all(Seat, "SELECT * FROM seats WHERE game_id = ? ORDER BY seat", [game_id])

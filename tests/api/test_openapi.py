@@ -23,6 +23,7 @@ OPERATIONS = {
     "listMoves",
     "submitMove",
     "getLegalMoves",
+    "getHint",
     "streamEvents",
     "resignSeat",
     "abortGame",
