@@ -11,7 +11,7 @@ Every command (``turnpost COMMAND --help`` tells more)::
     turnpost copy-db SOURCE TARGET    # copy a whole database (SQLite <-> PostgreSQL), verified
     turnpost export GAME_ID           # the game and its full log as JSON
     turnpost send-mail                # once: deadlines and reminders, then deliver due mail
-    turnpost worker                   # send-mail every 30 s; bots, webhooks, pushes, fetch-mail beside it
+    turnpost worker                   # send-mail every 30 s; bots, webhooks, pushes, mailbox beside
     turnpost send-webhooks            # once: post due webhook deliveries, until none is due
     turnpost send-pushes              # once: send due Web Push messages, until none is due
     turnpost mail-in [RECIPIENT...]   # one reply on stdin (an MTA pipe); exit 75 to retry
