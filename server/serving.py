@@ -30,8 +30,9 @@ replays) in a real thread, and the rate limits charge large answers more
 from __future__ import annotations
 
 import logging
-import multiprocessing
 import os
+import subprocess
+import sys
 import time
 from collections import Counter
 from typing import Any
@@ -172,14 +173,17 @@ def prepare(db_url: str) -> None:
 
 
 def prepare_apart(db_url: str) -> None:
-    """:func:`prepare` in a fresh interpreter (``spawn``); the server does not start if it
-    fails (its error is printed by that process)."""
-    child = multiprocessing.get_context("spawn").Process(
-        target=prepare, args=(db_url,), name="turnpost-prepare"
-    )
-    child.start()
-    child.join()
-    if child.exitcode != 0:
+    """:func:`prepare` in a fresh interpreter that ends before the server starts (no process
+    of it stays a child of the master); the server does not start if it fails (that
+    process prints why). The database is named by ``TURNPOST_DB`` in its environment,
+    never on its command line, which every user of the machine can read."""
+    environment = {
+        **os.environ,
+        "TURNPOST_DB": db_url,
+        "PYTHONPATH": os.pathsep.join(filter(None, sys.path)),
+    }
+    code = "import os; from server.serving import prepare; prepare(os.environ['TURNPOST_DB'])"
+    if subprocess.run([sys.executable, "-c", code], env=environment).returncode != 0:
         raise SystemExit(f"the database {redacted(db_url)} could not be prepared; see above")
 
 
