@@ -20,9 +20,11 @@ from engines.bangkok_klongs.rules import (
     FINISH,
     can_place,
     finish_moves,
+    join_turn,
     pile_of,
     play_finish,
     play_turn,
+    reached_market,
     turn_moves,
 )
 from engines.base import Engine, IllegalMove, InvalidPosition, Move, State
@@ -232,6 +234,22 @@ class BangkokKlongsEngine(Engine):
     def questions(self, state: State, seat: int) -> list[Question]:
         """Which boat, where, which merchant...: the decision now, one question at a time."""
         return words.questions(state, seat)
+
+    def turn_goes_on(self, after: State, seat: int, step: Move) -> bool:
+        """A placement's decisions go on unless it reached a market day (held first); a market
+        day's decision is a move of its own."""
+        if step.get("action") in ("score", "decline"):
+            return False
+        reached = reached_market(layout_of(after), after, step)
+        return reached is None and super().turn_goes_on(after, seat, step)
+
+    def turn_pause(self, after: State, seat: int, step: Move) -> str:
+        """A market day reached by the placement is held before the rest of the turn."""
+        return words.market_pause(reached_market(layout_of(after), after, step), after, seat)
+
+    def join_turn(self, state: State, seat: int, steps: Sequence[Move]) -> Move:
+        """One ``place`` move with its ``relocate`` and ``draw`` (see :func:`.rules.join_turn`)."""
+        return join_turn(list(steps))
 
     def board_data(self, options: dict[str, Any]) -> dict[str, Any]:
         """Fields, sub-markets, landing places, start fields, the Luk Phat track, the tiles."""

@@ -588,3 +588,21 @@ def _landing_label(value: str, view: dict[str, Any]) -> str:
     baskets = sum(t["baskets"] for t in tiles if t["special"] != THIEF)
     cook = ", doubled by a cook" if any(t["special"] == COOK for t in tiles) else ""
     return f"landing place {value} ({_baskets(baskets)}{cook})"
+
+
+def market_pause(day: str | None, after: State, seat: int) -> str:
+    """Why the turn of ``seat`` stops at ``after``: its boat reached the market ``day``."""
+    if day is None or after["finished"]:
+        return ""
+    name = MARKET_WORDS[day]
+    if day == BIG:
+        return f"Your boat reached the {name}: it is held now, and it ends the game."
+    if after["market"] is None:
+        return (
+            f"Your boat reached the {name}, where nobody could score: end your turn "
+            "(with a move card or without) as a move of its own."
+        )
+    return (
+        f"Your boat reached the {name}: it is held now, and your turn goes on once every "
+        "player has scored or declined (move a boat with a move card, or end the turn)."
+    )

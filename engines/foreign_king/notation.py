@@ -28,6 +28,10 @@ WORDS = {
     "finish": "finish",
 }
 ACTIONS = {word: action for action, word in WORDS.items()}
+#: The whole turn: its decisions (a loan, the main action, its steps and answers) in one move,
+#: written one after the other with ``;`` between them.
+TURN = "turn"
+TURN_SEPARATOR = ";"
 BARE = frozenset({"take_coins", "turn_order", "loan", "repay", "finish", "end_move"})
 
 
@@ -67,6 +71,8 @@ def _format_fields(move: Move) -> str:
 
 def format_move(move: Move) -> str:
     """The notation of ``move``."""
+    if move["action"] == TURN:
+        return f"{TURN_SEPARATOR} ".join(format_move(decision) for decision in move["moves"])
     word = WORDS[move["action"]]
     return word if move["action"] in BARE else f"{word} {_format_fields(move)}"
 
@@ -198,6 +204,8 @@ def parse_move(text: str) -> Move:
     """The move written as ``text`` (case and spacing are free)."""
     if not isinstance(text, str) or not text.strip():
         raise NotationError("Empty notation.")
+    if TURN_SEPARATOR in text:
+        return {"action": TURN, "moves": [parse_move(part) for part in text.split(TURN_SEPARATOR)]}
     word, _, rest = text.strip().lower().partition(" ")
     action = ACTIONS.get(word)
     if action is None:

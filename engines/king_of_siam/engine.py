@@ -31,6 +31,7 @@ from engines.king_of_siam.steps import (
     fitting,
     head,
     is_complete,
+    join_turn,
     joined,
     next_steps,
     rest,
@@ -247,6 +248,10 @@ class KingOfSiamEngine(Engine):
     def questions(self, state: State, seat: int) -> list[Question]:
         """The card, then its targets; a step; or the take's province, then its follower."""
         return words.questions(state, seat)
+
+    def join_turn(self, state: State, seat: int, steps: Sequence[Move]) -> Move:
+        """The card with every step and its take: ``rama korat sukhothai; take lao kedah``."""
+        return join_turn(steps)
 
     def board_data(self, options: dict[str, Any]) -> dict[str, Any]:
         """The map (provinces, names, homes, borders), the factions, the cards, the followers."""
