@@ -289,6 +289,11 @@ class Engine(ABC):
     def format(self, move: Move) -> str:
         """The one-line notation of ``move``."""
 
+    def canonical_names(self, text: str) -> str:
+        """``text`` with each name as printed on the cards or the board ("Khon Thai", "Chiang
+        Mai") replaced by its wire id, as :meth:`parse` reads it (see :mod:`engines.spelling`)."""
+        return text
+
     @abstractmethod
     def parse(self, text: str, state: State | None = None) -> Move:
         """The move written as ``text``; raise :class:`NotationError` if it is not notation."""

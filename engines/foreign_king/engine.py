@@ -209,6 +209,10 @@ class ForeignKingEngine(Engine):
         """The move written as ``text``."""
         return notation.parse_move(text)
 
+    def canonical_names(self, text: str) -> str:
+        """Provinces as printed ("Liège", "West-Vlaanderen") read as their ids."""
+        return notation.SPELLINGS.canonical(text)
+
 
 def _waiting(state: State) -> IllegalMove:
     """The refusal of a move while the game waits for a decision."""

@@ -276,6 +276,10 @@ class KingOfSiamEngine(Engine):
         """The move written as ``text``; with a state, province names are checked too."""
         return notation.parse_move(text, state)
 
+    def canonical_names(self, text: str) -> str:
+        """Cards, factions and provinces as printed ("1 vs 1", "Chiang Mai") read as ids."""
+        return notation.spellings(None).canonical(text)
+
 
 #: How a province falls if its struggle is decided now, and after taking one follower of
 #: each faction it holds: ``(fall, ((faction, fall after taking one), ...))``.

@@ -61,13 +61,24 @@ def test_a_joined_turn_gives_the_state_of_its_decisions(
         state = after
 
 
+def state_with_a_loan(engine: Engine, rnd: random.Random) -> State:
+    """A Foreign King state (random moves from the setup) where the seat to move may take a
+    loan before taking coins."""
+    state = engine.setup(2, {}, 1)
+    while True:
+        seat = engine.to_move(state)[0]
+        moves = engine.legal_moves(state, seat)
+        if {"loan", "take_coins"} <= {move["action"] for move in moves}:
+            return state
+        state = engine.apply(state, seat, rnd.choice(moves))
+
+
 def test_a_foreign_king_turn_is_refused_whole_when_a_decision_is_illegal() -> None:
     engine = ENGINES["foreign-king"]
-    state = engine.setup(2, {}, 1)
+    state = state_with_a_loan(engine, random.Random(0))
     seat = engine.to_move(state)[0]
-    turn = engine.parse("loan; coins; coins")
     with pytest.raises(IllegalMove):
-        engine.apply(state, seat, turn)
+        engine.apply(state, seat, engine.parse("loan; coins; coins"))
     assert engine.apply(state, seat, engine.parse("loan; coins")) == engine.apply(
         engine.apply(state, seat, {"action": "loan"}), seat, {"action": "take_coins"}
     )

@@ -183,30 +183,55 @@ def click_answer(page: Page, key: str, value: str) -> str:
 def click_move(
     page: Page, engine: Engine, state: dict, seat: int, move: dict
 ) -> list[tuple[str, str]]:
-    """Click ``move`` of ``seat`` through the questions, check the preview, confirm it.
+    """Click the one-decision turn ``move`` of ``seat`` (see :func:`click_turn`)."""
+    return click_turn(page, engine, state, seat, [move])
+
+
+def click_turn(
+    page: Page, engine: Engine, state: dict, seat: int, steps: list[dict]
+) -> list[tuple[str, str]]:
+    """Click the decisions ``steps`` of one turn of ``seat`` through the questions (the page
+    takes each and asks for the next), check the preview of the whole turn, confirm it once.
 
     Returns each answer clicked and where it was (``board`` or ``button``).
     """
+    notation = engine.format(engine.join_turn(state, seat, steps))
+    clicked = []
+    for index, step in enumerate(steps):
+        clicked += _click_decision(page, engine, state, seat, step, index + 1 == len(steps))
+        state = engine.apply(state, seat, step)
+    expect(page.locator("#preview .sentence")).to_be_visible()
+    assert page.locator("#confirm input[name=notation]").input_value() == notation
+    expect(page.locator(".board-area.previewing")).to_have_count(1)
+    seq = int(page.locator("#live").get_attribute("data-seq"))
+    page.click("#confirm button[type=submit]")
+    expect(page.locator("#live")).to_have_attribute("data-seq", str(seq + 1))
+    return clicked
+
+
+def _click_decision(
+    page: Page, engine: Engine, state: dict, seat: int, move: dict, last: bool
+) -> list[tuple[str, str]]:
+    """Click the answers of the decision ``move`` until the page takes it: the turn's
+    preview when it is the ``last``, else one more decision listed as taken."""
     questions = {question.key: question for question in engine.questions(state, seat)}
-    notation = engine.format(move)
+    taken = page.locator("#turn-steps li").count()
     clicked = []
     for _ in range(25):
-        if page.locator("#confirm").count():
-            expect(page.locator("#preview .sentence")).to_be_visible()
-            assert page.locator("#confirm input[name=notation]").input_value() == notation
-            expect(page.locator(".board-area.previewing")).to_have_count(1)
-            seq = int(page.locator("#live").get_attribute("data-seq"))
-            page.click("#confirm button[type=submit]")
-            expect(page.locator("#live")).to_have_attribute("data-seq", str(seq + 1))
+        if (
+            page.locator("#confirm").count()
+            if last
+            else page.locator("#turn-steps li").count() > taken
+        ):
             return clicked
         key = page.locator("#question").get_attribute("data-key")
         if key == WHICH_MOVE:
-            value = notation
+            value = engine.format(move)
         else:
             answer = questions[key].answer(move)
             value = "" if answer is None else str(answer)
         clicked.append((value, click_answer(page, key, value)))
-    raise AssertionError("the guided form never offered the move to confirm")
+    raise AssertionError(f"the guided form never took {engine.format(move)!r}")
 
 
 def show_seat_to_move(page: Page, seat: int) -> None:
