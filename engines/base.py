@@ -130,6 +130,9 @@ class Engine(ABC):
     max_players: int
     #: Option names and their defaults; unknown options are refused.
     default_options: dict[str, Any] = {}
+    #: Each option as the rules page names it and its one line of explanation, in the same
+    #: words (the new-game form shows both).
+    option_words: dict[str, tuple[str, str]] = {}
     #: For options that name one of a few things (a map, a board): the allowed names.
     option_choices: dict[str, Collection[str]] = {}
     #: Where the game's move schemas are, as ``"package.module:NAME"``: a dict from each

@@ -6,7 +6,7 @@
 // - moments (<time datetime>) are rewritten in the viewer's time zone (or the player's);
 // - the player's games page follows their event stream and swaps in the fresh list;
 // - the new game's links get working copy buttons;
-// - the create form shows only the options of the chosen game.
+// - the create form shows only the options and the player rows of the chosen game.
 // No framework, no inline code: the Content-Security-Policy admits this file by its nonce.
 "use strict";
 
@@ -84,6 +84,12 @@
     var show = function () {
       document.querySelectorAll("fieldset.options[data-engine]").forEach(function (fieldset) {
         fieldset.hidden = fieldset.dataset.engine !== select.value;
+      });
+      var most = Number(select.selectedOptions[0].dataset.max || 99);
+      document.querySelectorAll(".player-row[data-seat]").forEach(function (row) {
+        var unused = Number(row.dataset.seat) >= most;
+        row.hidden = unused;
+        row.querySelectorAll("input").forEach(function (input) { input.disabled = unused; });
       });
     };
     select.addEventListener("change", show);

@@ -14,7 +14,7 @@ from engines.bangkok_klongs.market import (
     settle_market,
     start_market,
 )
-from engines.bangkok_klongs.notation import format_move, parse_move
+from engines.bangkok_klongs.notation import canonical_names, format_move, parse_move
 from engines.bangkok_klongs.position import build_state
 from engines.bangkok_klongs.rules import (
     FINISH,
@@ -84,6 +84,15 @@ class BangkokKlongsEngine(Engine):
     max_players = 4
     move_schemas = "schemas.bangkok_klongs:MOVE_SCHEMAS"
     default_options = {"tactical": False, "board": "standard"}
+    option_words = {
+        "tactical": (
+            "Tactical variant",
+            "The boats lie in two piles, neutral and special boats in one, boats with an empty "
+            "merchant spot in the other: everyone starts with three of the second kind and one of "
+            "the first, and chooses the pile each time they draw.",
+        ),
+        "board": ("Board", "The floating market the game is played on."),
+    }
     option_choices = {"board": BOARDS}
     hidden_information = "every player's tiles and the order of the draw pile"
 
@@ -263,6 +272,10 @@ class BangkokKlongsEngine(Engine):
     def parse(self, text: str, state: State | None = None) -> Move:
         """The move written as ``text``."""
         return parse_move(text)
+
+    def canonical_names(self, text: str) -> str:
+        """Fields and landing places as the board prints them (``E4``, ``E4-F5``) read as ids."""
+        return canonical_names(text)
 
 
 def _deal(layout: Layout, pile: list[str], tactical: bool) -> list[str]:

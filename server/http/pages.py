@@ -55,6 +55,7 @@ from flask import (
     redirect,
     render_template,
     request,
+    send_from_directory,
     url_for,
 )
 from jinja2 import TemplateNotFound
@@ -75,7 +76,16 @@ from server.http.actor import current_actor, signed_in_player
 from server.http.clients import current_client
 from server.http.context import current_service, current_store
 from server.http.cooperative import offload
-from server.http.guide import NO_ANSWER, Guide, Picks, build_guide, pick_params, read_picks
+from server.http.guide import (
+    HAND_END,
+    HAND_START,
+    NO_ANSWER,
+    Guide,
+    Picks,
+    build_guide,
+    pick_params,
+    read_picks,
+)
 from server.http.pages_words import moment_words, refusal_words, waiting_words
 from server.http.turn import MAX_STEPS, STEP, TurnSoFar, WholeTurn, read_turn, whole_turn
 from server.resources import static_dir
@@ -380,6 +390,7 @@ class OptionField:
     label: str
     default: Any
     choices: tuple[str, ...] = ()
+    explanation: str = ""
 
     @property
     def field(self) -> str:
@@ -412,9 +423,10 @@ def option_fields(engine: Engine) -> list[OptionField]:
         OptionField(
             engine.id,
             name,
-            words_of(name),
+            engine.option_words.get(name, (words_of(name), ""))[0],
             default,
             tuple(sorted(engine.option_choices.get(name, ()))),
+            engine.option_words.get(name, ("", ""))[1],
         )
         for name, default in engine.default_options.items()
     ]
@@ -493,6 +505,12 @@ def _field_errors(messages: Any, where: str = "") -> Iterator[str]:
 
 
 # -- rules ----------------------------------------------------------------
+@bp.route("/favicon.ico")
+def favicon() -> Response:
+    """The site's icon where browsers look for it first (``static/favicon.svg`` as an ICO)."""
+    return send_from_directory(static_dir(), "favicon.ico", max_age=7 * 24 * 3600)
+
+
 @bp.route("/rules/<engine_id>")
 def rules_page(engine_id: str) -> str:
     """A game's rules for players (``templates/rules/<id>.html``), or a short general page."""
@@ -528,6 +546,13 @@ def _held_seats(games: GameService, game: Game) -> dict[int, str]:
         if seat is not None:
             held.setdefault(seat, token)
     return held
+
+
+def _stale_seat_words(games: GameService, game: Game) -> str:
+    """What happened to the seat this browser held in ``game`` and what to do, when none of
+    its seat keys works any more ("" when it holds none)."""
+    tokens = _cookie_tokens(game.id)
+    return games.dead_token_words(game, tokens[0]) if tokens else ""
 
 
 def _remember_seats(response: Response, game_id: str, tokens: list[str], active: str) -> None:
@@ -793,8 +818,10 @@ def _table(
                 board = replace(board, last=drawn.pop("touched"))
     board_html = render_board_html(drawn, board)
     if guide is not None:
+        hand = board_html.partition(HAND_START)[2].partition(HAND_END)[0]
         for choice in guide.choices:
-            choice.on_board = f'href="{escape(choice.url)}"' in board_html
+            link = f'href="{escape(choice.url)}"'
+            choice.on_board, choice.in_hand = link in board_html, link in hand
     return {
         "game": view,
         "latest": game,
@@ -816,6 +843,7 @@ def _table(
         "board_html": board_html,
         "error": error,
         "error_words": refusal_words(error) if error else "",
+        "stale_seat": "" if held else _stale_seat_words(games, game),
         "notation": notation,
         "table_url": lambda as_seat=shown, **params: _table_url(game.id, (), as_seat, **params),
         "hot_seat_turn": _hot_seat_turn(game, held, seat),

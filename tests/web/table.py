@@ -28,7 +28,10 @@ DESKTOP = {"width": 1280, "height": 900}
 PHONE = {"width": 390, "height": 844}
 #: What an engine identifier looks like in page text (snake_case names, tile ids, seat numbers,
 #: the old guided form's headings).
-IDENTIFIER = re.compile(r"\b[a-z]+_[a-z_]+\b|\bt\d+\b|Choose the|\bseat \d|\bseats? ?\(|\bNone\b")
+IDENTIFIER = re.compile(
+    r"\b[a-z]+_[a-z_]+\b|\bt\d+\b|Choose the|\bseat \d|\bseats? ?\(|\bNone\b"
+    r"|\br\dc\d\b|\bL\d-\d\b|\b[rc]\d\b"
+)
 
 
 @dataclass
