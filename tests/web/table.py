@@ -65,15 +65,25 @@ class Mirror:
         """Play ``move`` for the seat to move."""
         self.state = self.engine.apply(self.state, self.seat(), move)
 
-    def random_line(self, rng: random.Random) -> list[dict[str, Any]]:
-        """Random legal moves from here to the end of the game (the mirror stays where it is)."""
-        state, line = self.state, []
+    def random_turns(self, rng: random.Random) -> list[list[dict[str, Any]]]:
+        """Random legal turns from here to the end of the game (the mirror stays where it is):
+        each turn the decisions of one seat while its turn goes on, as the page collects them."""
+        state, turns = self.state, []
         while self.engine.result(state) is None:
-            seat = self.engine.to_move(state)[0]
-            move = rng.choice(self.engine.legal_moves(state, seat))
-            line.append(move)
-            state = self.engine.apply(state, seat, move)
-        return line
+            seat, turn = self.engine.to_move(state)[0], []
+            while not turn or self.engine.turn_goes_on(state, seat, turn[-1]):
+                turn.append(rng.choice(self.engine.legal_moves(state, seat)))
+                state = self.engine.apply(state, seat, turn[-1])
+            turns.append(turn)
+        return turns
+
+    def play_turn(self, steps: list[dict[str, Any]]) -> dict[str, Any]:
+        """Play the decisions ``steps`` of one turn; the one move they join into."""
+        seat = self.seat()
+        whole = self.engine.join_turn(self.state, seat, steps)
+        for step in steps:
+            self.play(step)
+        return whole
 
 
 def create_game(server: BackgroundServer, engine: str, players: int, seed: int = 7) -> dict:
