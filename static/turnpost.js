@@ -127,6 +127,7 @@
       document.title = live.dataset.title;
       localTimes(live);
       scrollMessages(live);
+      showReplayed(live);
       if (focus) {
         var turn = live.querySelector("#turn");
         if (turn) { turn.focus({ preventScroll: true }); }
@@ -254,6 +255,7 @@
     });
     window.addEventListener("popstate", function () { load(location.href, false); });
     scrollMessages(live);
+    showReplayed(live);
     follow();
   }
 
@@ -321,6 +323,15 @@
     root.querySelectorAll("ol.messages").forEach(function (list) {
       list.scrollTop = list.scrollHeight;
     });
+  }
+
+  // The replayed move in the middle of the scrolled move list (not only somewhere below).
+  function showReplayed(root) {
+    var current = root.querySelector("ol.moves li.current");
+    if (!current) { return; }
+    var list = current.parentElement;
+    var offset = current.getBoundingClientRect().top - list.getBoundingClientRect().top;
+    list.scrollTop += offset - (list.clientHeight - current.offsetHeight) / 2;
   }
 
   function start() {

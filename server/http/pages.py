@@ -832,6 +832,7 @@ def _table(
         "seat": seat,
         "held": sorted(held),
         "at": at,
+        "replayed": last["description"] if at and last else "",
         "playing": playing,
         "guide": guide,
         "preview": preview,
