@@ -27,10 +27,11 @@ NAMES = ["Ann", "Bob", "Cleo", "Dan"]
 DESKTOP = {"width": 1280, "height": 900}
 PHONE = {"width": 390, "height": 844}
 #: What an engine identifier looks like in page text (snake_case names, tile ids, seat numbers,
-#: the old guided form's headings).
+#: the old guided form's headings, Klongs' old 0-based rows and columns: r0..r7, c0, c6..c9,
+#: never Siam's squares c1..c5).
 IDENTIFIER = re.compile(
     r"\b[a-z]+_[a-z_]+\b|\bt\d+\b|Choose the|\bseat \d|\bseats? ?\(|\bNone\b"
-    r"|\br\dc\d\b|\bL\d-\d\b|\b[rc]\d\b"
+    r"|\br\dc\d\b|\bL\d-\d\b|\br\d\b|\bc[06-9]\b"
 )
 
 
@@ -273,3 +274,46 @@ def screenshot(page: Page, folder: Path, name: str) -> None:
     """Save the whole page under ``folder``."""
     folder.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(folder / f"{name}.png"), full_page=True)
+
+
+#: The smallest text a phone may show on a board, and the smallest tap target (CSS px).
+SMALLEST_TEXT = 11
+SMALLEST_TARGET = 40
+
+_TOO_SMALL = """([text, target]) => {
+  const board = document.getElementById('board');
+  const shown = element => {
+    const box = element.getBoundingClientRect();
+    return box.width > 0 && box.height > 0 && element.checkVisibility({visibilityProperty: true})
+      && !(element.closest('details:not([open])') && !element.closest('summary'));
+  };
+  const texts = new Map();
+  const walker = document.createTreeWalker(board, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const element = node.parentElement;
+    if (!node.data.trim() || !element || texts.has(element) || !shown(element)) continue;
+    let size = parseFloat(getComputedStyle(element).fontSize);
+    if (element instanceof SVGElement) {
+      const matrix = element.getScreenCTM();
+      size *= Math.hypot(matrix.a, matrix.b);
+    }
+    texts.set(element, [node.data.trim().slice(0, 30), Math.round(size * 10) / 10]);
+  }
+  const small = [...texts.values()].filter(([, size]) => size < text);
+  const tiny = [...board.querySelectorAll('a[href]')].filter(shown).map(link => {
+    const box = link.getBoundingClientRect();
+    const label = link.getAttribute('aria-label') || link.textContent.trim()
+      || link.getAttribute('href');
+    return [label.slice(0, 40), Math.round(box.width), Math.round(box.height)];
+  }).filter(([, width, height]) => width < target || height < target);
+  return {small, tiny};
+}"""
+
+
+def too_small_on_the_board(page: Page) -> list[str]:
+    """What the board shows too small for a phone: texts under :data:`SMALLEST_TEXT` CSS px
+    (an SVG text at the size it is drawn) and tap targets under :data:`SMALLEST_TARGET`."""
+    found = page.evaluate(_TOO_SMALL, [SMALLEST_TEXT, SMALLEST_TARGET])
+    return [f"text {words!r} at {size} px" for words, size in found["small"]] + [
+        f"target {label!r} of {width}x{height} px" for label, width, height in found["tiny"]
+    ]

@@ -39,6 +39,7 @@ from tests.web.table import (
     screenshot,
     scrolls_sideways,
     show_seat_to_move,
+    too_small_on_the_board,
     wait_for_new_table,
 )
 
@@ -142,14 +143,15 @@ def stages(server: BackgroundServer, engine_id: str, players: int) -> dict[str, 
     ("engine_id", "players"),
     [("siam", 2), ("king-of-siam", 4), ("foreign-king", 3), ("bangkok-klongs", 3)],
 )
-def test_every_page_of_a_game_fits_a_phone_and_speaks_words(
+def test_every_page_of_a_game_fits_a_phone_reads_and_taps_and_speaks_words(
     live_server: BackgroundServer,
     browser: Browser,
     screenshots: Path,
     engine_id: str,
     players: int,
 ) -> None:
-    """Start, middle and end, as the player to move (players sharing a device)."""
+    """Start, middle and end, as the player to move (players sharing a device), and after
+    one pick on the board: on a phone no board text under 11 CSS px, no tap target under 40."""
     folder = screenshots / "table" / engine_id
     problems = []
     for stage, game in stages(live_server, engine_id, players).items():
@@ -163,12 +165,18 @@ def test_every_page_of_a_game_fits_a_phone_and_speaks_words(
                 hot_seat.first.click()
                 wait_for_new_table(page)
             screenshot(page, folder, f"{stage}-{size}")
-            if page.locator('#board a[href*="m."]').count():
+            small = too_small_on_the_board(page) if size == "phone" else []
+            for pick in range(2):  # e.g. Siam's facings come after a piece and a square
+                if not page.locator('#board a[href*="m."]').count():
+                    break
                 mark_table(page)
                 page.locator('#board a[href*="m."]').first.click()
                 wait_for_new_table(page)
                 expect(page.locator("#turn .picks, #preview").first).to_be_visible()
-                screenshot(page, folder, f"{stage}-{size}-choosing")
+                screenshot(page, folder, f"{stage}-{size}-choosing-{pick + 1}")
+                small += too_small_on_the_board(page) if size == "phone" else []
+            if small:
+                problems.append(f"{stage} at {size} is too small: {sorted(set(small))}")
             if scrolls_sideways(page):
                 problems.append(f"{stage} at {size} scrolls sideways")
             words = IDENTIFIER.findall(page_text(page))
