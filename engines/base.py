@@ -188,6 +188,9 @@ class Engine(ABC):
     max_players: int
     #: Option names and their defaults; unknown options are refused.
     default_options: dict[str, Any] = {}
+    #: Each option as the rules page names it and its one line of explanation, in the same
+    #: words (the new-game form shows both).
+    option_words: dict[str, tuple[str, str]] = {}
     #: For options that name one of a few things (a map, a board): the allowed names.
     option_choices: dict[str, Collection[str]] = {}
     #: Where the game's move schemas are, as ``"package.module:NAME"``: a dict from each
@@ -317,10 +320,44 @@ class Engine(ABC):
         """The static board or map of a game with ``options``, for clients to draw it."""
         return {}
 
+    # -- whole turns ----------------------------------------------------
+    # A turn split into decisions of the same seat (``legal_moves``) is also one move: pages
+    # and mails collect the decisions and send the turn once.
+    def turn_goes_on(self, after: State, seat: int, step: Move) -> bool:
+        """Whether ``seat``, having played ``step`` (reaching ``after``), still owes a decision
+        of the same turn: by default, while ``after`` has a ``pending`` decision of that seat.
+        """
+        pending = after.get("pending") if isinstance(after, dict) else None
+        owed = isinstance(pending, dict) and pending.get("seat") == seat
+        return owed and seat in self.to_move(after)
+
+    def turn_pause(self, after: State, seat: int, step: Move) -> str:
+        """Why the turn of ``seat`` stops after ``step`` before it is over ("" when it is over).
+
+        Said where the game must reveal something or ask another seat first
+        (a market day): the rest of the turn is a move of its own later.
+        """
+        return ""
+
+    def join_turn(self, state: State, seat: int, steps: Sequence[Move]) -> Move:
+        """The one move doing what the decisions ``steps`` of one turn do, played from ``state``.
+
+        ``apply`` of the result gives exactly the state the steps give one by
+        one. By default a turn is one decision; games that split turns join them.
+        """
+        if len(steps) != 1:
+            raise IllegalMove(f"{self.name} has no move joining {len(steps)} decisions.", "turn")
+        return steps[0]
+
     # -- notation -------------------------------------------------------
     @abstractmethod
     def format(self, move: Move) -> str:
         """The one-line notation of ``move``."""
+
+    def canonical_names(self, text: str) -> str:
+        """``text`` with each name as printed on the cards or the board ("Khon Thai", "Chiang
+        Mai") replaced by its wire id, as :meth:`parse` reads it (see :mod:`engines.spelling`)."""
+        return text
 
     @abstractmethod
     def parse(self, text: str, state: State | None = None) -> Move:

@@ -55,7 +55,7 @@ from server.games.clock import parse_time, utcnow
 from server.games.deadlines import process_deadlines
 from server.games.game import Game
 from server.games.service import GameService
-from server.games.tables import expire_tables
+from server.games.tables import DEADLINE_POLICIES, MAX_TURN_HOURS, MIN_TURN_HOURS, expire_tables
 from server.http.api_spec import openapi_document
 from server.http.context import current_service, current_store
 from server.mail.addresses import reply_address
@@ -171,6 +171,19 @@ def _db_name_of(app: Flask) -> str:
 @click.option("--invite", is_flag=True, help="Mail each player with an email an invitation now.")
 @click.option("--seed", type=int, default=None, help="Seed of the game's PRNG (default: random).")
 @click.option("--option", "options", multiple=True, help="An engine option as NAME=JSON.")
+@click.option(
+    "--turn-hours",
+    type=click.FloatRange(MIN_TURN_HOURS, MAX_TURN_HOURS),
+    default=None,
+    help="A turn clock: hours per move (default: no clock).",
+)
+@click.option(
+    "--deadline-policy",
+    type=click.Choice(DEADLINE_POLICIES),
+    default="remind",
+    show_default=True,
+    help="What happens when a turn's time is up.",
+)
 @click.option("--base-url", default=None, help="Address in the links (default: TURNPOST_BASE_URL).")
 @with_appcontext
 def new_game(
@@ -180,14 +193,17 @@ def new_game(
     invite: bool,
     seed: int | None,
     options: tuple[str, ...],
+    turn_hours: float | None,
+    deadline_policy: str,
     base_url: str | None,
 ) -> None:
     """Create a game and print each seat's token and private link.
 
     A player with an ``--email`` gets turn mails; with ``--invite``, an
     invitation at once (a player to move first: their first turn mail). The
-    command says who was mailed. A ``--player`` ``bot:random`` or
-    ``bot:mcts:LEVEL`` is a seat the computer plays (``turnpost worker`` moves it).
+    command says who was mailed. ``--turn-hours`` gives each turn a deadline. A ``--player``
+    ``bot:random`` or ``bot:mcts:LEVEL`` is a seat the computer plays (``turnpost worker``
+    moves it).
     """
     given = []
     for index, name in enumerate(names):
@@ -198,7 +214,14 @@ def new_game(
             given.append({"name": name, "email": email, "invite": invite and email is not None})
     try:
         players = PlayerInSchema(many=True).load(given)
-        game = current_service().create(engine, players, _parse_options(options), seed=seed)
+        game = current_service().create(
+            engine,
+            players,
+            _parse_options(options),
+            seed=seed,
+            turn_hours=turn_hours,
+            deadline_policy=deadline_policy,
+        )
     except ValidationError as error:
         raise click.ClickException(f"Please check the players: {error.messages}") from None
     except TurnpostError as error:

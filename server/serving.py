@@ -217,5 +217,6 @@ def run(
             "timeout": 60,
             "graceful_timeout": 5,
             "accesslog": None,
+            "control_socket_disable": True,  # else one in ~/.gunicorn, shared by every gunicorn
         }
     ).run()

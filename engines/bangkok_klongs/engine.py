@@ -17,15 +17,17 @@ from engines.bangkok_klongs.market import (
     settle_market,
     start_market,
 )
-from engines.bangkok_klongs.notation import format_move, parse_move
+from engines.bangkok_klongs.notation import canonical_names, format_move, parse_move
 from engines.bangkok_klongs.position import build_state
 from engines.bangkok_klongs.rules import (
     FINISH,
     can_place,
     finish_moves,
+    join_turn,
     pile_of,
     play_finish,
     play_turn,
+    reached_market,
     turn_moves,
 )
 from engines.base import (
@@ -94,6 +96,15 @@ class BangkokKlongsEngine(Engine):
     max_players = 4
     move_schemas = "schemas.bangkok_klongs:MOVE_SCHEMAS"
     default_options = {"tactical": False, "board": "standard"}
+    option_words = {
+        "tactical": (
+            "Tactical variant",
+            "The boats lie in two piles, neutral and special boats in one, boats with an empty "
+            "merchant spot in the other: everyone starts with three of the second kind and one of "
+            "the first, and chooses the pile each time they draw.",
+        ),
+        "board": ("Board", "The floating market the game is played on."),
+    }
     option_choices = {"board": BOARDS}
     hidden_information = "every player's tiles and the order of the draw pile"
     information = IMPERFECT
@@ -276,6 +287,22 @@ class BangkokKlongsEngine(Engine):
         """Which boat, where, which merchant...: the decision now, one question at a time."""
         return words.questions(state, seat)
 
+    def turn_goes_on(self, after: State, seat: int, step: Move) -> bool:
+        """A placement's decisions go on unless it reached a market day (held first); a market
+        day's decision is a move of its own."""
+        if step.get("action") in ("score", "decline"):
+            return False
+        reached = reached_market(layout_of(after), after, step)
+        return reached is None and super().turn_goes_on(after, seat, step)
+
+    def turn_pause(self, after: State, seat: int, step: Move) -> str:
+        """A market day reached by the placement is held before the rest of the turn."""
+        return words.market_pause(reached_market(layout_of(after), after, step), after, seat)
+
+    def join_turn(self, state: State, seat: int, steps: Sequence[Move]) -> Move:
+        """One ``place`` move with its ``relocate`` and ``draw`` (see :func:`.rules.join_turn`)."""
+        return join_turn(list(steps))
+
     def board_data(self, options: dict[str, Any]) -> dict[str, Any]:
         """Fields, sub-markets, landing places, start fields, the Luk Phat track, the tiles."""
         return board_data(BOARDS[self.options(options)["board"]])
@@ -288,6 +315,10 @@ class BangkokKlongsEngine(Engine):
     def parse(self, text: str, state: State | None = None) -> Move:
         """The move written as ``text``."""
         return parse_move(text)
+
+    def canonical_names(self, text: str) -> str:
+        """Fields and landing places as the board prints them (``E4``, ``E4-F5``) read as ids."""
+        return canonical_names(text)
 
 
 def _carry_out(state: State, seat: int, move: Move) -> State:

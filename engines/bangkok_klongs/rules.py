@@ -648,3 +648,42 @@ def _board_after(board: Board, seat: int, base: Move, emptied: tuple[str, ...]) 
         after[merchant] = {**after[merchant], "merchant": None}
     after[base["at"]] = {"tile": base["tile"], "merchant": None if merchant == "none" else seat}
     return after
+
+
+def reached_market(layout: Layout, after: State, step: Move) -> str | None:
+    """The market day the placement ``step`` reached (``after`` is the state it led to)."""
+    tile = layout.tiles.get(step.get("tile"))
+    if step.get("action") != "place" or tile is None or not tile["luk_phat"]:
+        return None
+    return layout.market_days.get(after["luk_phat"])
+
+
+def join_turn(steps: list[Move]) -> Move:
+    """The one ``place`` move doing what the decisions ``steps`` of one turn do.
+
+    A move card played first becomes ``relocate ... before``, one played
+    after placing ``relocate ... after``; ``relocate after`` followed by
+    ``finish`` is a placement without relocation; the pile drawn from is named
+    by the last decision. A single decision (a market day's) stays as it is.
+
+    >>> join_turn([{"action": "relocate", "from": "r2c2", "to": "r2c3"},
+    ...     {"action": "place", "tile": "t50", "at": "r3c4", "merchant": "new"}])["relocate"]
+    {'from': 'r2c2', 'to': 'r2c3', 'when': 'before'}
+    """
+    if len(steps) == 1:
+        return steps[0]
+    before = steps[0] if steps[0].get("action") == "relocate" else None
+    placements = [step for step in steps if step.get("action") == "place"]
+    if len(placements) != 1 or steps[1 if before else 0] is not placements[0]:
+        raise IllegalMove("A turn of several decisions places exactly one boat.", "turn")
+    move = dict(placements[0])
+    if before is not None:
+        move["relocate"] = {"from": before["from"], "to": before["to"], "when": "before"}
+    for step in steps[2 if before else 1 :]:
+        if step.get("action") == "relocate":
+            move["relocate"] = {"from": step["from"], "to": step["to"], "when": "after"}
+        elif move.get("relocate") == LATER:
+            del move["relocate"]
+        if "draw" in step:
+            move["draw"] = step["draw"]
+    return move

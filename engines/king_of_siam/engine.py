@@ -31,6 +31,7 @@ from engines.king_of_siam.steps import (
     fitting,
     head,
     is_complete,
+    join_turn,
     joined,
     next_steps,
     rest,
@@ -89,6 +90,7 @@ class KingOfSiamEngine(Engine):
     max_players = 4
     move_schemas = "schemas.king_of_siam:MOVE_SCHEMAS"
     default_options = {"map": "siam-1874"}
+    option_words = {"map": ("Map", "The map of Siam the game is played on.")}
     option_choices = {"map": MAPS}
     hidden_information = "every player's action cards"
     move_words = frozenset({"pass", *CARDS, *notation.ANSWERS})
@@ -245,6 +247,10 @@ class KingOfSiamEngine(Engine):
         """The card, then its targets; a step; or the take's province, then its follower."""
         return words.questions(state, seat)
 
+    def join_turn(self, state: State, seat: int, steps: Sequence[Move]) -> Move:
+        """The card with every step and its take: ``rama korat sukhothai; take lao kedah``."""
+        return join_turn(steps)
+
     def board_data(self, options: dict[str, Any]) -> dict[str, Any]:
         """The map (provinces, names, homes, borders), the factions, the cards, the followers."""
         data = map_data(self.options(options)["map"])
@@ -267,6 +273,10 @@ class KingOfSiamEngine(Engine):
     def parse(self, text: str, state: State | None = None) -> Move:
         """The move written as ``text``; with a state, province names are checked too."""
         return notation.parse_move(text, state)
+
+    def canonical_names(self, text: str) -> str:
+        """Cards, factions and provinces as printed ("1 vs 1", "Chiang Mai") read as ids."""
+        return notation.spellings(None).canonical(text)
 
 
 #: How a province falls if its struggle is decided now, and after taking one follower of

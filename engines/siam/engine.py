@@ -24,6 +24,18 @@ class SiamEngine(Engine):
     max_players = 2
     move_schemas = "schemas.siam:MOVE_SCHEMAS"
     default_options = {"cross_rule": True, "exit_once": False}
+    option_words = {
+        "cross_rule": (
+            "Cross rule",
+            "During each player's first two turns, no animal may enter or move onto the "
+            "crossed squares c1 and c5.",
+        ),
+        "exit_once": (
+            "One exit each",
+            "Each player may take an animal off the board by choice only once per game "
+            "(variant B); animals pushed off do not count.",
+        ),
+    }
     move_words = frozenset(notation.EXAMPLES)
     information = PERFECT
     chance = DETERMINISTIC

@@ -415,8 +415,30 @@ class GameService:
             return None
         seat = self.seat_of(game.id, token)
         if seat is None:
-            raise TurnpostError("unauthorized", "This token is not a seat token of this game.")
+            raise TurnpostError("unauthorized", self.dead_token_words(game, token))
         return seat
+
+    def dead_token_words(self, game: Game, token: str) -> str:
+        """Why a seat token (a browser's, a client's) no longer plays its seat, and what to do,
+        in words for whoever holds it."""
+        known = self.store.seat_token(game.id, token)
+        if known is None:
+            return (
+                "This key does not open a seat of this game: the seat's link was replaced (the"
+                " game's creator gave it a new one), or the key was mistyped. To play your seat,"
+                " open its newest link (the newest mail about the game has one), or ask the"
+                " game's creator for it."
+            )
+        name = game.seats[known["seat"]]["name"]
+        why = {
+            "opened": f"{name}'s link was opened in another browser, which plays the seat now",
+            "removed": f"{name}'s seat at the table was given up",
+        }.get(known["revoked_why"], f"the game's creator gave {name}'s seat a new link")
+        return (
+            f"This browser's key to {name}'s seat stopped working: {why}. To play it here, open"
+            f" the seat's newest link ({name}'s newest mail about the game has one, or ask the"
+            " game's creator)."
+        )
 
     def seat_of(self, game_id: str, token: str) -> int | None:
         """The seat a live seat token lets in, else ``None`` (a mail's pass is no token)."""

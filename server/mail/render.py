@@ -164,6 +164,7 @@ def compose(
     if inviter and game.seats[seat].acted_at is None:
         news.paragraphs.insert(0, f"{inviter} invited you to play {heading} on Turnpost.")
     legal = engine.legal_moves(state, seat) if playing else []
+    turns = words.example_turns(engine, state, seat, legal)
     board = Board(last=last_touched(recent[-1]["move"]) if recent else frozenset())
     board_text = _text_board(view, board)
     cid = f"board.{game.id}.{game.seq}.{seat}@{settings.domain}"
@@ -177,8 +178,9 @@ def compose(
         "prompt": engine.prompt(state, seat) if playing else "",
         "move": game.seq + 1,
         "deadline": words.when(game.row.deadline, now) if game.row.deadline else "",
-        "examples": words.example_moves(engine, state, seat, legal, names) if playing else [],
+        "examples": words.example_moves(engine, state, seat, turns, names),
         "legal_count": len(legal),
+        "split": words.splits_turns(turns),
         "all_moves": _all_moves(game, seat, legal, names) if news.all_moves else [],
         "commands": words.command_list(),
         "commands_line": words.commands_line(),
