@@ -1,6 +1,6 @@
 """HTTP throughput and latency under wrk, as ratios to a bare Flask app (never pass/fail).
 
-    .venv/bin/python bench/throughput.py [--seconds 10] [--connections 16] [--workers 2]
+    .venv/bin/python bench/throughput.py [--seconds 10] [--connections 16] [--workers 2] [--db URL]
 
 wrk (Debian's package, installed by ``bench/ensure_wrk.sh`` when missing) is
 the load generator: written in C, it leaves the CPU to the server far more
@@ -197,12 +197,18 @@ def main() -> None:
     parser.add_argument("--connections", type=int, default=16, help="for the read routes")
     parser.add_argument("--games", type=int, default=8, help="move-posting connections")
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument(
+        "--db",
+        default=os.environ.get("TURNPOST_DB"),
+        help="an empty database to fill (a TURNPOST_DB: postgresql://...); default: a new"
+        " SQLite file in a temporary folder",
+    )
     args = parser.parse_args()
     print(f"load average at start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     base = bare_flask(args.seconds, args.connections, args.workers)
     os.environ.update(UNLIMITED)
     with tempfile.TemporaryDirectory() as folder:
-        server = start_background(str(Path(folder) / "bench.db"), workers=args.workers)
+        server = start_background(args.db or str(Path(folder) / "bench.db"), args.workers)
         try:
             figures = [base, *reads(server, args.seconds, args.connections)]
             figures.append(moves(server, args.seconds, args.games))

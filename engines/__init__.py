@@ -18,7 +18,17 @@ import re
 from collections.abc import Callable
 
 from engines.bangkok_klongs import BangkokKlongsEngine
-from engines.base import Engine, EngineError, IllegalMove, InvalidPosition, NotationError
+from engines.base import (
+    DETERMINISTIC,
+    IMPERFECT,
+    PERFECT,
+    SAMPLED,
+    Engine,
+    EngineError,
+    IllegalMove,
+    InvalidPosition,
+    NotationError,
+)
 from engines.foreign_king import ForeignKingEngine
 from engines.king_of_siam import KingOfSiamEngine
 from engines.siam import SiamEngine
@@ -100,6 +110,10 @@ def _attribute_problem(engine: Engine) -> str | None:
     reference = getattr(engine, "move_schemas", None)
     if not isinstance(reference, str) or not REFERENCE.match(reference):
         return "'move_schemas' must name the move schemas as 'package.module:NAME'"
+    if getattr(engine, "information", None) not in (PERFECT, IMPERFECT):
+        return f"'information' must be {PERFECT!r} or {IMPERFECT!r}"
+    if getattr(engine, "chance", None) not in (DETERMINISTIC, SAMPLED):
+        return f"'chance' must be {DETERMINISTIC!r} or {SAMPLED!r}"
     return None
 
 

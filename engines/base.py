@@ -24,6 +24,37 @@ Errors
     that is not notation; :class:`InvalidPosition` for an inconsistent
     starting position. The state is never changed by a refused move.
 
+Search
+    What a bot needs (after OpenSpiel's ``pyspiel`` game type and
+    ``resample_from_infostate``), with defaults that fit a game of perfect
+    information:
+
+    - :attr:`Engine.kind` (a :class:`GameKind`): perfect or imperfect
+      information, how chance enters, the number of seats; declared by the
+      class attributes ``information`` (:data:`PERFECT` or :data:`IMPERFECT`)
+      and ``chance`` (:data:`DETERMINISTIC`, or :data:`SAMPLED`: chance is
+      drawn from the seed or the PRNG kept in the state, so ``apply`` is a
+      function of the state, the seat and the move, and there are no chance
+      nodes); :meth:`Engine.seats` counts a state's seats.
+    - :meth:`Engine.returns` (one number per seat once the game is over, None
+      before: the winners share +1 and the losers -1, all 0 for a draw, so
+      they always add up to 0) and :meth:`Engine.margins` (each seat's score
+      minus the best score of the seats not on its side, in the game's
+      points; 0 for games without scores).
+    - :meth:`Engine.information_key`: equal for two states ``seat`` cannot
+      tell apart, remembering every public move since the start (perfect
+      recall); :meth:`Engine.determinize`: a state of the same information
+      set, whose hidden parts (other hands, the draw order, the PRNG) are
+      redrawn from ``rng`` alone, so that it depends only on the key and
+      ``rng``. A bot that looks at the game only through ``determinize``
+      cannot read what its seat may not know.
+    - :meth:`Engine.clone` and :meth:`Engine.apply_fast`: the playout path. A
+      clone (or a determinized state) belongs to the caller, who may hand it
+      to ``apply_fast``, which changes it in place and returns it (or a new
+      state); a listed move then gives exactly the state ``apply`` gives.
+      ``apply_fast`` skips the checks and the copy: a move that is not listed
+      may leave anything behind.
+
 Adding a game
     A game is a package ``engines/<game>/`` with one module per role, each
     role named the same in every game:
@@ -57,7 +88,13 @@ Adding a game
        :meth:`Engine.questions` (see :mod:`engines.words`), and board
        templates ``templates/boards/<id>.svg`` (the picture, standalone),
        ``<id>.html`` (the page) and ``<id>.txt`` (plain-text mail); without
-       them the pages speak in notation and show the state as JSON.
+       them the pages speak in notation and show the state as JSON;
+    4. for the bots, ``information`` and ``chance`` (see "Search"); a game
+       with hidden parts implements :meth:`Engine.information_key` and
+       :meth:`Engine.determinize`; :meth:`Engine.apply_fast` makes its
+       bots faster;
+    5. its move-count oracles in ``tests/engines/perft.json``
+       (``python -m tests.engines.perft`` regenerates them).
 
     Nothing else changes: the API, the pages and mail find the game in
     :data:`engines.ENGINES`. An engine whose attributes or move schemas are
@@ -87,14 +124,35 @@ Example (Siam)::
 from __future__ import annotations
 
 import json
+import marshal
+import random
 from abc import ABC, abstractmethod
 from collections.abc import Collection, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from engines.words import Question, field_questions, result_sentence
 
 State = dict[str, Any]
 Move = dict[str, Any]
+
+
+#: :attr:`GameKind.information`: a seat that remembers every public move knows the whole
+#: state but the PRNG (:data:`PERFECT`), or some parts stay hidden from it (:data:`IMPERFECT`).
+PERFECT, IMPERFECT = "perfect", "imperfect"
+#: :attr:`GameKind.chance`: nothing is left to chance (:data:`DETERMINISTIC`), or chance is
+#: drawn from the seed and the state's PRNG, never in chance nodes (:data:`SAMPLED`).
+DETERMINISTIC, SAMPLED = "deterministic", "sampled"
+
+
+@dataclass(frozen=True)
+class GameKind:
+    """What kind of game an engine plays, for search (OpenSpiel's ``GameType``)."""
+
+    information: str
+    chance: str
+    min_seats: int
+    max_seats: int
 
 
 class EngineError(Exception):
@@ -130,6 +188,9 @@ class Engine(ABC):
     max_players: int
     #: Option names and their defaults; unknown options are refused.
     default_options: dict[str, Any] = {}
+    #: Each option as the rules page names it and its one line of explanation, in the same
+    #: words (the new-game form shows both).
+    option_words: dict[str, tuple[str, str]] = {}
     #: For options that name one of a few things (a map, a board): the allowed names.
     option_choices: dict[str, Collection[str]] = {}
     #: Where the game's move schemas are, as ``"package.module:NAME"``: a dict from each
@@ -143,6 +204,10 @@ class Engine(ABC):
     #: move and starts with none of them (nor a near miss) is table talk, not a mistyped
     #: move (:mod:`server.mail.talk`); without them, every reply is read as a move.
     move_words: frozenset[str] = frozenset()
+    #: :data:`PERFECT` or :data:`IMPERFECT` (see :attr:`kind`).
+    information: str = PERFECT
+    #: :data:`DETERMINISTIC` or :data:`SAMPLED` (see :attr:`kind`).
+    chance: str = DETERMINISTIC
 
     # -- creation -------------------------------------------------------
     def options(self, given: dict[str, Any] | None) -> dict[str, Any]:
@@ -255,17 +320,149 @@ class Engine(ABC):
         """The static board or map of a game with ``options``, for clients to draw it."""
         return {}
 
+    # -- whole turns ----------------------------------------------------
+    # A turn split into decisions of the same seat (``legal_moves``) is also one move: pages
+    # and mails collect the decisions and send the turn once.
+    def turn_goes_on(self, after: State, seat: int, step: Move) -> bool:
+        """Whether ``seat``, having played ``step`` (reaching ``after``), still owes a decision
+        of the same turn: by default, while ``after`` has a ``pending`` decision of that seat.
+        """
+        pending = after.get("pending") if isinstance(after, dict) else None
+        owed = isinstance(pending, dict) and pending.get("seat") == seat
+        return owed and seat in self.to_move(after)
+
+    def turn_pause(self, after: State, seat: int, step: Move) -> str:
+        """Why the turn of ``seat`` stops after ``step`` before it is over ("" when it is over).
+
+        Said where the game must reveal something or ask another seat first
+        (a market day): the rest of the turn is a move of its own later.
+        """
+        return ""
+
+    def join_turn(self, state: State, seat: int, steps: Sequence[Move]) -> Move:
+        """The one move doing what the decisions ``steps`` of one turn do, played from ``state``.
+
+        ``apply`` of the result gives exactly the state the steps give one by
+        one. By default a turn is one decision; games that split turns join them.
+        """
+        if len(steps) != 1:
+            raise IllegalMove(f"{self.name} has no move joining {len(steps)} decisions.", "turn")
+        return steps[0]
+
     # -- notation -------------------------------------------------------
     @abstractmethod
     def format(self, move: Move) -> str:
         """The one-line notation of ``move``."""
 
+    def canonical_names(self, text: str) -> str:
+        """``text`` with each name as printed on the cards or the board ("Khon Thai", "Chiang
+        Mai") replaced by its wire id, as :meth:`parse` reads it (see :mod:`engines.spelling`)."""
+        return text
+
     @abstractmethod
     def parse(self, text: str, state: State | None = None) -> Move:
         """The move written as ``text``; raise :class:`NotationError` if it is not notation."""
+
+    # -- search ---------------------------------------------------------
+    @property
+    def kind(self) -> GameKind:
+        """The game's kind: information, chance and the number of seats."""
+        return GameKind(self.information, self.chance, self.min_players, self.max_players)
+
+    def seats(self, state: State) -> int:
+        """How many seats play in ``state`` (default: the fixed count, else ``players``)."""
+        if self.min_players == self.max_players:
+            return self.min_players
+        return len(state["players"])
+
+    def returns(self, state: State) -> list[float] | None:
+        """One number per seat once the game is over (None before): see :func:`win_returns`."""
+        result = self.result(state)
+        if result is None:
+            return None
+        return win_returns(self.seats(state), result["winners"])
+
+    def margins(self, state: State) -> list[float] | None:
+        """Per seat, its score minus the best score of the seats not on its side (None
+        before the end; 0 where the result has no score for every seat)."""
+        result = self.result(state)
+        if result is None:
+            return None
+        count = self.seats(state)
+        scores = result.get("scores") or {}
+        if any(str(seat) not in scores for seat in range(count)):
+            return [0.0] * count
+        margins = []
+        for seat in range(count):
+            side = self.partners(state, seat)
+            rivals = [scores[str(other)] for other in range(count) if other not in side]
+            margins.append(float(scores[str(seat)] - max(rivals)) if rivals else 0.0)
+        return margins
+
+    def information_key(self, state: State, seat: int) -> str:
+        """A string equal for the states ``seat`` cannot tell apart, remembering every
+        public move since the start.
+
+        Default (perfect information): the canonical JSON of the state without the PRNG.
+        """
+        self._require_perfect("information_key")
+        return canonical_json({key: value for key, value in state.items() if key != "rng"})
+
+    def determinize(self, state: State, seat: int, rng: random.Random) -> State:
+        """A state ``seat`` cannot tell from ``state``, its hidden parts redrawn from ``rng``.
+
+        The result depends only on :meth:`information_key` and ``rng``, and belongs
+        to the caller. Default (perfect information): a clone whose PRNG is redrawn.
+        """
+        self._require_perfect("determinize")
+        copy = self.clone(state)
+        if "rng" in copy:
+            copy["rng"] = rng.getrandbits(64)
+        return copy
+
+    def clone(self, state: State) -> State:
+        """A copy of ``state`` that belongs to the caller (for :meth:`apply_fast`).
+
+        Default: a deep copy by :mod:`marshal` (a few times faster than a JSON round trip).
+        """
+        return marshal.loads(marshal.dumps(state))
+
+    def apply_fast(self, state: State, seat: int, move: Move) -> State:
+        """The state after ``seat`` plays the listed ``move``, made by changing ``state``.
+
+        ``state`` must belong to the caller (a :meth:`clone` or a :meth:`determinize`
+        result), who uses the returned state instead afterwards. Same state as
+        :meth:`apply` for a listed move, without its checks and copy; default: ``apply``.
+        """
+        return self.apply(state, seat, move)
+
+    def _require_perfect(self, method: str) -> None:
+        """Refuse a perfect-information default in a game that hides something."""
+        if self.information != PERFECT:
+            raise NotImplementedError(f"{type(self).__name__} hides parts: it needs {method}.")
 
     # -- helpers for subclasses -----------------------------------------
     @staticmethod
     def copy_state(state: State) -> State:
         """A deep copy of ``state`` that :meth:`apply` may change freely."""
         return json.loads(json.dumps(state))
+
+
+def canonical_json(value: Any) -> str:
+    """Canonical JSON: sorted keys, no spaces (equal values give equal strings)."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"))
+
+
+def win_returns(seats: int, winners: Collection[int]) -> list[float]:
+    """The returns of a game won by ``winners``: they share +1, the losers share -1.
+
+    Nobody (a draw) or everybody winning gives 0 to all; the returns add up to 0.
+
+    >>> win_returns(2, [1]), win_returns(2, []), win_returns(4, [0, 2]), win_returns(3, [2])
+    ([-1.0, 1.0], [0.0, 0.0], [0.5, -0.5, 0.5, -0.5], [-0.5, -0.5, 1.0])
+    """
+    won = set(winners)
+    if not won or len(won) == seats:
+        return [0.0] * seats
+    losers = seats - len(won)
+    return [1 / len(won) if seat in won else -1 / losers for seat in range(seats)]

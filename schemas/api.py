@@ -127,12 +127,32 @@ class MailAddress(fields.String):
 #: The languages Turnpost speaks, each with its own name (a player's, a seat's, a page's).
 LANGUAGES = {"en": "English", "nl": "Nederlands", "de": "Deutsch", "fr": "Français"}
 
+#: The bots a seat may be played by (:mod:`engines.search`), and their levels.
+BOT_KINDS = ("random", "mcts")
+BOT_LEVELS = (1, 5)
+
+
+class BotSchema(StrictSchema):
+    """The bot that plays a seat."""
+
+    bot = fields.String(
+        required=True,
+        validate=validate.OneOf(BOT_KINDS),
+        metadata={"description": "`random` (a random legal move) or `mcts` (a tree search)."},
+    )
+    level = fields.Integer(
+        strict=True,
+        validate=validate.Range(*BOT_LEVELS),
+        metadata={"description": "The search's strength, 1 (fast) to 5 (up to 5 s a turn)."},
+    )
+
 
 class PlayerInSchema(StrictSchema):
     """A player at creation: the order of ``players`` is the seating order.
 
-    A seat is named (``name``, perhaps ``email``) or open (``{"open": true}``):
-    a game with an open seat is a table that forms until every seat is taken.
+    A seat is named (``name``, perhaps ``email``), a bot (``{"bot": "mcts",
+    "level": 3}`` or ``{"bot": "random"}``) or open (``{"open": true}``): a
+    game with an open seat is a table that forms until every seat is taken.
     """
 
     name = fields.String(
@@ -182,11 +202,34 @@ class PlayerInSchema(StrictSchema):
             " joining the table (the lobby's open tables)."
         },
     )
+    bot = fields.String(
+        load_default=None,
+        validate=validate.OneOf(BOT_KINDS, error="A bot is `random` or `mcts`."),
+        metadata={
+            "description": "A seat the computer plays, without name or email: `random` plays a"
+            " random legal move, `mcts` searches (see `level`). Its name says it is a bot, e.g."
+            " `Computer (level 3)`; it moves as soon as it is its turn."
+        },
+    )
+    level = fields.Integer(
+        load_default=None,
+        strict=True,
+        validate=validate.Range(*BOT_LEVELS, error="A bot's level is 1 to 5."),
+        metadata={"description": "The level of an `mcts` bot, 1 to 5 (default 3)."},
+    )
 
     @validates_schema
-    def named_or_open(self, data: dict[str, Any], **_: Any) -> None:
-        """A named seat has a name; an open one has neither name nor email; an invitation
-        needs an address."""
+    def named_bot_or_open(self, data: dict[str, Any], **_: Any) -> None:
+        """A named seat has a name; a bot or an open one has neither name nor email; an
+        invitation needs an address; a level is an ``mcts`` bot's."""
+        if data["bot"] is not None:
+            if data["open"] or data["name"] is not None or data["email"] is not None:
+                raise ValidationError("A bot's seat has no name, email or open: it is named so.")
+            if data["level"] is not None and data["bot"] != "mcts":
+                raise ValidationError("Only an `mcts` bot has a level.", "level")
+            return
+        if data["level"] is not None:
+            raise ValidationError("A level is a bot's: give `bot` too.", "level")
         if data["open"] and (data["name"] is not None or data["email"] is not None):
             raise ValidationError("An open seat has no name or email: whoever joins it names it.")
         if not data["open"] and data["name"] is None:
@@ -225,6 +268,15 @@ class GameCreateSchema(StrictSchema):
         load_default="remind",
         validate=validate.OneOf(["remind", "skip", "forfeit"]),
         metadata={"description": "What happens when a turn's time runs out."},
+    )
+    hints = fields.Boolean(
+        load_default=True,
+        truthy={True},
+        falsy={False},
+        metadata={
+            "description": "Whether a seat may ask for a suggested move"
+            " (`GET /api/v1/games/{id}/hint`); false refuses them with 403 forbidden."
+        },
     )
     seating = fields.String(
         load_default="drawn",
@@ -379,12 +431,19 @@ class PlayerSchema(StrictSchema):
         required=True,
         metadata={"description": "When the admin last gave the seat a new token; null: never."},
     )
+    bot = fields.Nested(
+        BotSchema,
+        allow_none=True,
+        required=True,
+        metadata={"description": "The bot that plays the seat; null: a person."},
+    )
 
 
 class PlayerWithTokenSchema(PlayerSchema):
-    """A seat as its creator sees it once, with the secret seat token."""
+    """A seat as its creator sees it once, with the secret seat token (none for a bot's seat:
+    the server plays it)."""
 
-    token = fields.String(required=True)
+    token = fields.String()
 
 
 def game_result(description: str = "null while the game runs.") -> fields.Dict:
@@ -510,6 +569,22 @@ class LoggedMoveSchema(StrictSchema):
     )
     result = game_result(
         "The game's result on the entry that ended the game (null on every other entry)."
+    )
+
+
+class HintSchema(StrictSchema):
+    """``GET /api/v1/games/{id}/hint``: a suggested turn for the caller's seat."""
+
+    seq = fields.Integer(required=True, metadata={"description": "The move the hint follows."})
+    moves = fields.List(
+        fields.Dict(),
+        required=True,
+        metadata={
+            "description": "The moves of the suggested turn, in order, each with its"
+            " `notation` beside its fields: one, or the decisions of a split turn (it may stop"
+            " where the seat would learn something hidden). A level-1 search of what the seat"
+            " may know: it never reads what the seat cannot see."
+        },
     )
 
 

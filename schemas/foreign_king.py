@@ -215,7 +215,7 @@ class FinishSchema(StrictSchema):
     action = fields.Constant("finish", required=True)
 
 
-MOVE_SCHEMAS: dict[str, type[Schema]] = {
+DECISION_SCHEMAS: dict[str, type[Schema]] = {
     "loan": LoanSchema,
     "repay": RepaySchema,
     **COPYABLE_SCHEMAS,
@@ -227,6 +227,29 @@ MOVE_SCHEMAS: dict[str, type[Schema]] = {
     "set_position": SetPositionSchema,
     "finish": FinishSchema,
 }
+
+
+class Decision(fields.Field):
+    """One decision of a whole turn (any move but a turn), validated by its own schema."""
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> Any:
+        """Load ``value`` with the schema of its ``action``."""
+        action = value.get("action") if isinstance(value, dict) else None
+        if not isinstance(action, str) or action not in DECISION_SCHEMAS:
+            expected = ", ".join(DECISION_SCHEMAS)
+            raise ValidationError(f"Must be a decision of a turn: {expected}.")
+        return DECISION_SCHEMAS[action]().load(value)
+
+
+class TurnSchema(StrictSchema):
+    """``{"action": "turn", "moves": [{"action": "loan"}, {"action": "take_coins"}]}``: the
+    decisions of one turn in one move, played in order."""
+
+    action = fields.Constant("turn", required=True)
+    moves = fields.List(Decision(), required=True, validate=validate.Length(min=2))
+
+
+MOVE_SCHEMAS: dict[str, type[Schema]] = {**DECISION_SCHEMAS, "turn": TurnSchema}
 
 
 # -- the public state (every seat sees the same) ------------------------------------------

@@ -9,6 +9,16 @@
 ``create_app`` is importable from here for ``wsgi.py`` and ``flask --app server``.
 """
 
-from server.app import create_app
+import sys
+
+if sys.argv[1:2] == ["serve"] and sys.argv[0].endswith("turnpost"):  # pragma: no cover
+    # ``turnpost serve`` runs gevent workers: gevent patches ssl before urllib3 and redis
+    # import it (below), or each worker warns that it patched too late (MonkeyPatchWarning);
+    # the workers patch the rest (threads included) once forked.
+    from gevent import monkey
+
+    monkey.patch_ssl()
+
+from server.app import create_app  # noqa: E402
 
 __all__ = ["create_app"]

@@ -6,11 +6,12 @@ Every command (``turnpost COMMAND --help`` tells more)::
     turnpost check                    # what is wrong or risky in the settings; exit 1 on an error
     turnpost db-version               # the database's backend and schema version
     turnpost serve --demo             # gunicorn on http://127.0.0.1:8000 (see server.serving)
-    turnpost new-game siam --player Ann --player Bob [--email ... --invite]
+    turnpost new-game siam --player Ann --player bot:mcts:3 [--email ... --invite]
     turnpost replay GAME_ID           # exit 1 if the log does not rebuild the snapshot
+    turnpost copy-db SOURCE TARGET    # copy a whole database (SQLite <-> PostgreSQL), verified
     turnpost export GAME_ID           # the game and its full log as JSON
     turnpost send-mail                # once: deadlines and reminders, then deliver due mail
-    turnpost worker                   # send-mail every 30 s; webhooks, pushes, fetch-mail beside it
+    turnpost worker                   # send-mail every 30 s; bots, webhooks, pushes, mailbox beside
     turnpost send-webhooks            # once: post due webhook deliveries, until none is due
     turnpost send-pushes              # once: send due Web Push messages, until none is due
     turnpost mail-in [RECIPIENT...]   # one reply on stdin (an MTA pipe); exit 75 to retry
@@ -49,11 +50,12 @@ from schemas.api import PlayerInSchema
 from server.app import SECRET_KEY_SETTING, configured_db, create_app
 from server.checks import ERROR, Deployment, file_findings, findings, warn_at_start
 from server.errors import TurnpostError
+from server.games.bots import BotMover, run_bots
 from server.games.clock import parse_time, utcnow
 from server.games.deadlines import process_deadlines
 from server.games.game import Game
 from server.games.service import GameService
-from server.games.tables import expire_tables
+from server.games.tables import DEADLINE_POLICIES, MAX_TURN_HOURS, MIN_TURN_HOURS, expire_tables
 from server.http.api_spec import openapi_document
 from server.http.context import current_service, current_store
 from server.mail.addresses import reply_address
@@ -70,7 +72,8 @@ from server.push.keys import vapid_key
 from server.push.subscriptions import push_destinations
 from server.serving import WORKER_CONNECTIONS, run
 from server.store import open_store, redacted
-from server.store.base import StoreError, StoreUnavailable, UnknownDatabase, canonical_json
+from server.store.base import Store, StoreError, StoreUnavailable, UnknownDatabase, canonical_json
+from server.store.copy import copy_database
 from server.webhooks.delivery import deliver_due as deliver_webhooks_due
 from server.webhooks.destinations import configured
 
@@ -158,12 +161,29 @@ def _db_name_of(app: Flask) -> str:
 @main.command("new-game")
 @click.argument("engine")
 @click.option(
-    "--player", "names", multiple=True, required=True, help="A player name, in seat order."
+    "--player",
+    "names",
+    multiple=True,
+    required=True,
+    help="A player name, in seat order; a bot is bot:random or bot:mcts:LEVEL (1 to 5).",
 )
 @click.option("--email", "emails", multiple=True, help="Emails, in the same order as --player.")
 @click.option("--invite", is_flag=True, help="Mail each player with an email an invitation now.")
 @click.option("--seed", type=int, default=None, help="Seed of the game's PRNG (default: random).")
 @click.option("--option", "options", multiple=True, help="An engine option as NAME=JSON.")
+@click.option(
+    "--turn-hours",
+    type=click.FloatRange(MIN_TURN_HOURS, MAX_TURN_HOURS),
+    default=None,
+    help="A turn clock: hours per move (default: no clock).",
+)
+@click.option(
+    "--deadline-policy",
+    type=click.Choice(DEADLINE_POLICIES),
+    default="remind",
+    show_default=True,
+    help="What happens when a turn's time is up.",
+)
 @click.option("--base-url", default=None, help="Address in the links (default: TURNPOST_BASE_URL).")
 @with_appcontext
 def new_game(
@@ -173,27 +193,57 @@ def new_game(
     invite: bool,
     seed: int | None,
     options: tuple[str, ...],
+    turn_hours: float | None,
+    deadline_policy: str,
     base_url: str | None,
 ) -> None:
     """Create a game and print each seat's token and private link.
 
     A player with an ``--email`` gets turn mails; with ``--invite``, an
     invitation at once (a player to move first: their first turn mail). The
-    command says who was mailed.
+    command says who was mailed. ``--turn-hours`` gives each turn a deadline. A ``--player``
+    ``bot:random`` or ``bot:mcts:LEVEL`` is a seat the computer plays (``turnpost worker``
+    moves it).
     """
     given = []
     for index, name in enumerate(names):
         email = emails[index] if index < len(emails) else None
-        given.append({"name": name, "email": email, "invite": invite and email is not None})
+        if name.startswith(BOT_PREFIX):
+            given.append(_bot_player(name))
+        else:
+            given.append({"name": name, "email": email, "invite": invite and email is not None})
     try:
         players = PlayerInSchema(many=True).load(given)
-        game = current_service().create(engine, players, _parse_options(options), seed=seed)
+        game = current_service().create(
+            engine,
+            players,
+            _parse_options(options),
+            seed=seed,
+            turn_hours=turn_hours,
+            deadline_policy=deadline_policy,
+        )
     except ValidationError as error:
         raise click.ClickException(f"Please check the players: {error.messages}") from None
     except TurnpostError as error:
         raise click.ClickException(error.message) from None
     print_game(game, base_url or _mail_settings().base_url)
     print_invitations(game, players)
+
+
+#: How ``--player`` names a bot: ``bot:random``, ``bot:mcts:3``.
+BOT_PREFIX = "bot:"
+
+
+def _bot_player(text: str) -> dict[str, Any]:
+    """The player of a ``--player bot:KIND[:LEVEL]`` (checked with the other players).
+
+    >>> _bot_player("bot:mcts:2"), _bot_player("bot:random")
+    ({'bot': 'mcts', 'level': 2}, {'bot': 'random'})
+    """
+    kind, _, level = text.removeprefix(BOT_PREFIX).partition(":")
+    if not level:
+        return {"bot": kind}
+    return {"bot": kind, "level": int(level) if level.isdigit() else level}
 
 
 def print_invitations(game: dict[str, Any], players: list[dict[str, Any]]) -> None:
@@ -221,6 +271,9 @@ def print_game(game: dict[str, Any], base_url: str) -> None:
     """Print a game's id, seat tokens and private links (and its admin token, if new)."""
     click.echo(f"Game {game['id']} ({game['engine']}): {base_url}/games/{game['id']}")
     for player in game["players"]:
+        if "token" not in player:
+            click.echo(f"  seat {player['seat']} {player['name']}: played by the worker")
+            continue
         link = f"{base_url}/games/{game['id']}/seat/{player['token']}"
         click.echo(f"  seat {player['seat']} {player['name']}: token {player['token']}")
         click.echo(f"    play in the browser: {link}")
@@ -273,15 +326,73 @@ def replay(game_id: str) -> None:
     if not game.started:
         click.echo("OK: the table was never dealt, so there is nothing to replay")
         return
+    problem = replay_problem(games, game)
+    if problem is not None:
+        click.echo(f"MISMATCH: {problem}", err=True)
+        raise SystemExit(1)
+    click.echo(f"OK: {game.seq} moves replay to the snapshot")
+
+
+def replay_problem(games: GameService, game: Game) -> str | None:
+    """Why replaying the log of ``game`` (a started one) does not give its snapshot, or
+    ``None`` when it does."""
     try:
         rebuilt = games.replay(game)
     except TurnpostError as error:
-        click.echo(f"MISMATCH: {error.message}", err=True)
-        raise SystemExit(1) from None
+        return error.message
     if canonical_json(rebuilt) != canonical_json(game.state):
-        click.echo(f"MISMATCH: replaying {game.seq} moves does not give the snapshot", err=True)
-        raise SystemExit(1)
-    click.echo(f"OK: {game.seq} moves replay to the snapshot")
+        return f"replaying {game.seq} moves does not give the snapshot"
+    return None
+
+
+@main.command("copy-db")
+@click.argument("source")
+@click.argument("target")
+def copy_db(source: str, target: str) -> None:
+    """Copy every row of database SOURCE into the empty database TARGET, in one transaction.
+
+    Each is what TURNPOST_DB takes: a SQLite file (path or sqlite:///PATH) or
+    postgresql://...; the target is created or upgraded first and must hold no
+    data. Before the copy commits, every game on the target is replayed from
+    its log and compared with its snapshot, and its snapshot and seats with the
+    source's; any difference undoes the copy. Stop Turnpost's processes first:
+    what they write after the copy began stays on the source only.
+    """
+    try:
+        from_store, to_store = open_store(source), open_store(target)
+        copied = copy_database(from_store, to_store, lambda: _verify_games(from_store, to_store))
+    except StoreUnavailable as error:
+        click.echo(f"temporary failure: {error}", err=True)
+        raise SystemExit(EX_TEMPFAIL) from None
+    except (StoreError, CopyMismatch) as error:
+        raise click.ClickException(str(error)) from None
+    for table, rows in sorted(copied.items()):
+        click.echo(f"{table}: {rows} rows")
+    click.echo(
+        f"Copied {redacted(source)} to {redacted(target)}: {copied.get('games', 0)} games"
+        " replay to their snapshots, the same as the source's."
+    )
+
+
+class CopyMismatch(Exception):
+    """A game on the copy differs from the source's, or does not replay to its snapshot."""
+
+
+def _verify_games(source: Store, target: Store) -> None:
+    """Every game on ``target`` has the snapshot and seats of the game of its id on
+    ``source``, and replays to it; :class:`CopyMismatch` otherwise."""
+    if target.game_ids() != source.game_ids():
+        raise CopyMismatch("The copy does not hold the source's games.")
+    old, new = GameService(source), GameService(target)
+    for game_id in target.game_ids():
+        original, copied = old.load(game_id), new.load(game_id)
+        if (copied.row, copied.seats) != (original.row, original.seats):
+            raise CopyMismatch(f"Game {game_id}: the copy's snapshot differs from the source's.")
+        problem = replay_problem(new, copied) if copied.started else None
+        if problem is not None and problem == replay_problem(old, original):
+            continue  # played under older rules: its snapshot is the source's, as it was
+        if problem is not None:
+            raise CopyMismatch(f"Game {game_id} on the copy: {problem}.")
 
 
 @main.command("export")
@@ -489,29 +600,48 @@ def background_rounds(app: Flask, stop: threading.Event, interval: float, what: 
                 stop.wait(interval)
 
 
+#: The longest a worker's bots wait between two looks for their turns (a change of the
+#: database wakes them at once).
+BOT_WAIT_SECONDS = 1.0
+
+
+def bot_rounds(app: Flask, stop: threading.Event) -> None:
+    """Play the bots' turns until ``stop`` (one of the worker's threads)."""
+    with app.app_context():
+        run_bots(lambda: BotMover(current_service()), stop, BOT_WAIT_SECONDS)
+
+
 @main.command("worker")
 @click.option("--interval", default=30.0, show_default=True, help="Seconds between rounds.")
+@click.option(
+    "--bots/--no-bots", default=True, show_default=True, help="Play the bots' turns here too."
+)
 @with_appcontext
-def worker(interval: float) -> None:
-    """Run ``send-mail`` every ``--interval`` seconds, with webhooks, pushes and ``fetch-mail``
-    beside it, until stopped.
+def worker(interval: float, bots: bool) -> None:
+    """Run ``send-mail`` every ``--interval`` seconds, with bots, webhooks, pushes and
+    ``fetch-mail`` beside it, until stopped.
 
-    Webhooks, pushes and the replies of ``TURNPOST_IMAP_URL``'s mailbox go
-    from threads of their own, so a slow receiver never holds up deadlines and
-    mail. ``SIGTERM`` or ``SIGINT`` (Ctrl-C) stops them all: the mail round
-    under way ends first, so a mail being sent is recorded and its line
-    printed; webhook deliveries and pushes under way are cut and tried again
-    later, replies after the one being handled. It then exits 0.
+    Bots, webhooks, pushes and the replies of ``TURNPOST_IMAP_URL``'s mailbox
+    go from threads of their own, so a slow receiver or a long search never
+    holds up deadlines and mail; the bots move as soon as it is their turn
+    (see :mod:`server.games.bots`), and several workers may run at once.
+    ``SIGTERM`` or ``SIGINT`` (Ctrl-C) stops them all: the mail round under
+    way ends first, so a mail being sent is recorded and its line printed;
+    webhook deliveries and pushes under way are cut and tried again later,
+    replies after the one being handled; a bot's search under way ends and its
+    turn is played (or left to the next worker). It then exits 0.
     """
     stop = threading.Event()
     for signum in (signal.SIGTERM, signal.SIGINT):
         signal.signal(signum, lambda *_: stop.set())
     app = current_app._get_current_object()
     warn_at_start(current_store(), _deployment(), "worker")
-    with ThreadPoolExecutor(len(BACKGROUND), thread_name_prefix="background") as background:
+    with ThreadPoolExecutor(len(BACKGROUND) + 1, thread_name_prefix="background") as background:
         threads = [
             background.submit(background_rounds, app, stop, interval, what) for what in BACKGROUND
         ]
+        if bots:
+            threads.append(background.submit(bot_rounds, app, stop))
         for thread in threads:  # a failing thread stops all
             thread.add_done_callback(lambda _: stop.set())
         try:

@@ -31,6 +31,7 @@ STATUS_BY_CODE = {
     "invalid_request": 422,
     "rate_limited": 429,
     "internal_error": 500,
+    "unavailable": 503,
 }
 
 #: The code used for an HTTP status raised by Flask or Werkzeug itself.

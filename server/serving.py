@@ -31,6 +31,8 @@ from __future__ import annotations
 
 import logging
 import os
+import subprocess
+import sys
 import time
 from collections import Counter
 from typing import Any
@@ -42,6 +44,7 @@ from gunicorn.workers.ggevent import GeventWorker
 from werkzeug.exceptions import RequestTimeout
 
 from server.http.clients import client_key
+from server.store import redacted
 
 
 class TurnpostServer(BaseApplication):
@@ -150,8 +153,12 @@ class TurnpostWorker(GeventWorker):
 
 def prepare(db_url: str) -> None:
     """Create or migrate the database before the workers start, and log what is wrong or
-    risky in the settings (:func:`server.checks.warn_at_start`), on a connection closed
-    before the workers fork."""
+    risky in the settings (:func:`server.checks.warn_at_start`).
+
+    Run in a process of its own (:func:`prepare_apart`): the master that forks the
+    workers must not load the database's driver, which picks its way of waiting on
+    sockets when imported (psycopg chooses a blocking one before gevent patches
+    ``select``, and every worker would inherit it, stalling its event loop)."""
     from server.app import load_secret_key, log_schema_change
     from server.checks import Deployment, warn_at_start
     from server.store import open_store
@@ -163,6 +170,21 @@ def prepare(db_url: str) -> None:
         warn_at_start(store, deployment, "serve")
     finally:
         store.close()
+
+
+def prepare_apart(db_url: str) -> None:
+    """:func:`prepare` in a fresh interpreter that ends before the server starts (no process
+    of it stays a child of the master); the server does not start if it fails (that
+    process prints why). The database is named by ``TURNPOST_DB`` in its environment,
+    never on its command line, which every user of the machine can read."""
+    environment = {
+        **os.environ,
+        "TURNPOST_DB": db_url,
+        "PYTHONPATH": os.pathsep.join(filter(None, sys.path)),
+    }
+    code = "import os; from server.serving import prepare; prepare(os.environ['TURNPOST_DB'])"
+    if subprocess.run([sys.executable, "-c", code], env=environment).returncode != 0:
+        raise SystemExit(f"the database {redacted(db_url)} could not be prepared; see above")
 
 
 def metrics_hooks() -> dict[str, Any]:
@@ -183,7 +205,7 @@ def run(
     """Serve the database ``db_url`` (``TURNPOST_DB``) on ``host:port`` with gevent workers
     until stopped, once the database is ready and what is risky in the settings is logged."""
     os.environ["TURNPOST_DB"] = db_url
-    prepare(db_url)
+    prepare_apart(db_url)
     TurnpostServer(
         {
             **metrics_hooks(),
@@ -195,5 +217,6 @@ def run(
             "timeout": 60,
             "graceful_timeout": 5,
             "accesslog": None,
+            "control_socket_disable": True,  # else one in ~/.gunicorn, shared by every gunicorn
         }
     ).run()

@@ -6,7 +6,7 @@
 // - moments (<time datetime>) are rewritten in the viewer's time zone (or the player's);
 // - the player's games page follows their event stream and swaps in the fresh list;
 // - the new game's links get working copy buttons;
-// - the create form shows only the options of the chosen game.
+// - the create form shows only the options and the player rows of the chosen game.
 // No framework, no inline code: the Content-Security-Policy admits this file by its nonce.
 "use strict";
 
@@ -85,6 +85,12 @@
       document.querySelectorAll("fieldset.options[data-engine]").forEach(function (fieldset) {
         fieldset.hidden = fieldset.dataset.engine !== select.value;
       });
+      var most = Number(select.selectedOptions[0].dataset.max || 99);
+      document.querySelectorAll(".player-row[data-seat]").forEach(function (row) {
+        var unused = Number(row.dataset.seat) >= most;
+        row.hidden = unused;
+        row.querySelectorAll("input").forEach(function (input) { input.disabled = unused; });
+      });
     };
     select.addEventListener("change", show);
     show();
@@ -121,6 +127,7 @@
       document.title = live.dataset.title;
       localTimes(live);
       scrollMessages(live);
+      showReplayed(live);
       if (focus) {
         var turn = live.querySelector("#turn");
         if (turn) { turn.focus({ preventScroll: true }); }
@@ -248,6 +255,7 @@
     });
     window.addEventListener("popstate", function () { load(location.href, false); });
     scrollMessages(live);
+    showReplayed(live);
     follow();
   }
 
@@ -315,6 +323,15 @@
     root.querySelectorAll("ol.messages").forEach(function (list) {
       list.scrollTop = list.scrollHeight;
     });
+  }
+
+  // The replayed move in the middle of the scrolled move list (not only somewhere below).
+  function showReplayed(root) {
+    var current = root.querySelector("ol.moves li.current");
+    if (!current) { return; }
+    var list = current.parentElement;
+    var offset = current.getBoundingClientRect().top - list.getBoundingClientRect().top;
+    list.scrollTop += offset - (list.clientHeight - current.offsetHeight) / 2;
   }
 
   function start() {

@@ -112,6 +112,20 @@ class PostgresServer:
         subprocess.run([*command, name], check=True, capture_output=True)
         return f"postgresql://{POSTGRES_USER}@127.0.0.1:{self.port}/{name}"
 
+    def stop(self) -> None:
+        """Stop the cluster at once (``pg_ctl stop -m immediate``: as if it died)."""
+        subprocess.run(pg_ctl(self.socket_dir, "-m", "immediate", "stop"), capture_output=True)
+
+    def start(self) -> None:
+        """Start the cluster (again); raise with its log if it does not start."""
+        log = self.socket_dir / "postgres.log"
+        timeout = ["-l", str(log), "-w", "-t", str(START_SECONDS)]
+        started = subprocess.run(pg_ctl(self.socket_dir, *timeout, "start"), capture_output=True)
+        if started.returncode != 0:
+            raise RuntimeError(
+                f"PostgreSQL did not start: {log.read_text(errors='replace')[-2000:]}"
+            )
+
 
 @dataclass(frozen=True)
 class DovecotServer:
@@ -194,6 +208,11 @@ def as_postgres_user(command: list[str]) -> list[str]:
     return ["runuser", "-u", POSTGRES_USER, "--", *command] if os.geteuid() == 0 else command
 
 
+def pg_ctl(home: Path, *arguments: str) -> list[str]:
+    """The command running ``pg_ctl`` on the cluster in ``home`` with ``arguments``."""
+    return as_postgres_user([str(postgres_bin() / "pg_ctl"), "-D", str(home / "data"), *arguments])
+
+
 @contextmanager
 def running_postgres() -> Iterator[PostgresServer]:
     """A PostgreSQL cluster in a temporary directory, stopped and removed afterwards."""
@@ -204,7 +223,6 @@ def running_postgres() -> Iterator[PostgresServer]:
         shutil.chown(home, POSTGRES_USER, POSTGRES_USER)
     data, port = home / "data", free_port()
     initdb = [str(programs / "initdb"), "-D", str(data), "-U", POSTGRES_USER]
-    pg_ctl = [str(programs / "pg_ctl"), "-D", str(data)]
     try:
         subprocess.run(
             as_postgres_user(
@@ -219,18 +237,14 @@ def running_postgres() -> Iterator[PostgresServer]:
                 f"listen_addresses = '127.0.0.1'\nport = {port}\n"
                 f"unix_socket_directories = '{home}'\nfsync = off\n"
             )
-        start = [*pg_ctl, "-l", str(home / "postgres.log"), "-w", "-t", str(START_SECONDS)]
-        started = subprocess.run(as_postgres_user([*start, "start"]), capture_output=True)
-        if started.returncode != 0:
-            log = (home / "postgres.log").read_text(errors="replace")
-            raise RuntimeError(f"PostgreSQL did not start: {log[-2000:]}")
+        server = PostgresServer(
+            f"postgresql://{POSTGRES_USER}@127.0.0.1:{port}/postgres", port, home
+        )
+        server.start()
         try:
-            url = f"postgresql://{POSTGRES_USER}@127.0.0.1:{port}/postgres"
-            yield PostgresServer(url, port, home)
+            yield server
         finally:
-            subprocess.run(
-                as_postgres_user([*pg_ctl, "-m", "immediate", "stop"]), capture_output=True
-            )
+            server.stop()
     finally:
         shutil.rmtree(home, ignore_errors=True)
 

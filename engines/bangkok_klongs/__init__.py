@@ -19,8 +19,11 @@ State
     ``draw_piles`` (``{"merchant": n, "plain": n}``). The internal state also keeps every
     hand in its ``players`` entry, ``draw_pile`` as the ordered tile list (top
     first), ``current`` (the placing seat), ``finished``,
-    ``inventory_points`` and ``rng``. ``market`` is described in
-    :mod:`.market`.
+    ``inventory_points``, ``rng`` and ``revealed`` (tile id -> seat: the boats
+    in hands that every seat saw go there, a thief's loot kept in hand or the
+    thief an overseer kept, until they are placed again; a search keeps them
+    where they are when it redraws the unseen boats). ``market`` is described
+    in :mod:`.market`.
 
 Notation (case-insensitive; clauses after the merchant in any order)::
 

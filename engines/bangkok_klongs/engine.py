@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import marshal
+import random
+from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
@@ -14,18 +17,29 @@ from engines.bangkok_klongs.market import (
     settle_market,
     start_market,
 )
-from engines.bangkok_klongs.notation import format_move, parse_move
+from engines.bangkok_klongs.notation import canonical_names, format_move, parse_move
 from engines.bangkok_klongs.position import build_state
 from engines.bangkok_klongs.rules import (
     FINISH,
     can_place,
     finish_moves,
+    join_turn,
     pile_of,
     play_finish,
     play_turn,
+    reached_market,
     turn_moves,
 )
-from engines.base import Engine, IllegalMove, InvalidPosition, Move, State
+from engines.base import (
+    IMPERFECT,
+    SAMPLED,
+    Engine,
+    IllegalMove,
+    InvalidPosition,
+    Move,
+    State,
+    canonical_json,
+)
 from engines.rng import Rng
 from engines.words import Question, result_sentence
 
@@ -82,8 +96,19 @@ class BangkokKlongsEngine(Engine):
     max_players = 4
     move_schemas = "schemas.bangkok_klongs:MOVE_SCHEMAS"
     default_options = {"tactical": False, "board": "standard"}
+    option_words = {
+        "tactical": (
+            "Tactical variant",
+            "The boats lie in two piles, neutral and special boats in one, boats with an empty "
+            "merchant spot in the other: everyone starts with three of the second kind and one of "
+            "the first, and chooses the pile each time they draw.",
+        ),
+        "board": ("Board", "The floating market the game is played on."),
+    }
     option_choices = {"board": BOARDS}
     hidden_information = "every player's tiles and the order of the draw pile"
+    information = IMPERFECT
+    chance = SAMPLED
 
     # -- creation -------------------------------------------------------
     def setup(self, players: int, options: dict[str, Any], seed: int) -> State:
@@ -146,18 +171,11 @@ class BangkokKlongsEngine(Engine):
             raise IllegalMove("A move is an object with an 'action'.", "move_shape")
         if type(seat) is not int or seat not in self.to_move(state):
             raise IllegalMove("It is not your turn.", "turn")
-        layout = layout_of(state)
-        if state["market"] is None:
-            after, market = play_turn(layout, state, seat, move)
-            if market is not None:
-                start_market(after, market, seat)
-            return settle(layout, after)
-        action = move.get("action")
-        if action == "score":
-            return settle(layout, play_score(layout, state, seat, move))
-        if action == "decline":
-            return settle(layout, play_decline(state, seat, move))
-        raise IllegalMove("During a market day you score a landing place or decline.", "market_day")
+        return _carry_out(self.copy_state(state), seat, move)
+
+    def apply_fast(self, state: State, seat: int, move: Move) -> State:
+        """The listed ``move`` carried out on ``state`` itself (see :meth:`Engine.apply_fast`)."""
+        return _carry_out(state, seat, move)
 
     def result(self, state: State) -> dict[str, Any] | None:
         """Winners (highest score, ties share), scores and the inventory points."""
@@ -212,6 +230,42 @@ class BangkokKlongsEngine(Engine):
         view["tiles"] = {t: dict(state["tiles"][t]) for t in sorted(visible, key=_tile_number)}
         return view
 
+    # -- search ---------------------------------------------------------
+    def information_key(self, state: State, seat: int) -> str:
+        """The state as ``seat`` knows it, as canonical JSON: its own hand, and of the other
+        hands the boats everybody saw go there plus how many unseen boats of each pile
+        (tactical variant; one kind otherwise), and how many boats each pile holds."""
+        return canonical_json(_as_known(state, seat))
+
+    def determinize(self, state: State, seat: int, rng: random.Random) -> State:
+        """The unseen boats (the other hands but their revealed boats, and the draw pile)
+        dealt again from ``rng``, of the same pile where the seat knows it (tactical)."""
+        layout = layout_of(state)
+        known = _as_known(state, seat)
+        new = self.clone(state)
+        unseen = _unseen(state, seat)
+        by_kind: dict[str, list[str]] = {}
+        for tile_id in sorted(unseen, key=_tile_number):
+            by_kind.setdefault(_kind(layout, state, tile_id), []).append(tile_id)
+        for tiles in by_kind.values():
+            rng.shuffle(tiles)
+        for player, entry in zip(new["players"], known["players"], strict=True):
+            if player["seat"] != seat:
+                dealt = [
+                    by_kind[kind].pop() for kind, n in entry["unseen"].items() for _ in range(n)
+                ]
+                player["hand"] = entry["hand"] + dealt
+        pile = [tile_id for tiles in by_kind.values() for tile_id in tiles]
+        rng.shuffle(pile)
+        new["draw_pile"] = pile
+        new["rng"] = rng.getrandbits(64)
+        return new
+
+    def clone(self, state: State) -> State:
+        """A copy for :meth:`apply_fast` that shares only the constant ``tiles`` table."""
+        copied = marshal.loads(marshal.dumps({k: v for k, v in state.items() if k != "tiles"}))
+        return {key: state["tiles"] if key == "tiles" else copied[key] for key in state}
+
     # -- words ----------------------------------------------------------
     def describe(
         self, before: State, after: State, seat: int, move: Move, names: Sequence[str]
@@ -233,6 +287,22 @@ class BangkokKlongsEngine(Engine):
         """Which boat, where, which merchant...: the decision now, one question at a time."""
         return words.questions(state, seat)
 
+    def turn_goes_on(self, after: State, seat: int, step: Move) -> bool:
+        """A placement's decisions go on unless it reached a market day (held first); a market
+        day's decision is a move of its own."""
+        if step.get("action") in ("score", "decline"):
+            return False
+        reached = reached_market(layout_of(after), after, step)
+        return reached is None and super().turn_goes_on(after, seat, step)
+
+    def turn_pause(self, after: State, seat: int, step: Move) -> str:
+        """A market day reached by the placement is held before the rest of the turn."""
+        return words.market_pause(reached_market(layout_of(after), after, step), after, seat)
+
+    def join_turn(self, state: State, seat: int, steps: Sequence[Move]) -> Move:
+        """One ``place`` move with its ``relocate`` and ``draw`` (see :func:`.rules.join_turn`)."""
+        return join_turn(list(steps))
+
     def board_data(self, options: dict[str, Any]) -> dict[str, Any]:
         """Fields, sub-markets, landing places, start fields, the Luk Phat track, the tiles."""
         return board_data(BOARDS[self.options(options)["board"]])
@@ -245,6 +315,63 @@ class BangkokKlongsEngine(Engine):
     def parse(self, text: str, state: State | None = None) -> Move:
         """The move written as ``text``."""
         return parse_move(text)
+
+    def canonical_names(self, text: str) -> str:
+        """Fields and landing places as the board prints them (``E4``, ``E4-F5``) read as ids."""
+        return canonical_names(text)
+
+
+def _carry_out(state: State, seat: int, move: Move) -> State:
+    """Carry out the move of ``seat``, the seat to move, on ``state`` itself, then pass over
+    the seats that cannot act; IllegalMove if it breaks a rule."""
+    layout = layout_of(state)
+    state.setdefault("revealed", {})  # a state saved before boats were recorded as revealed
+    if state["market"] is None:
+        after, market = play_turn(layout, state, seat, move)
+        if market is not None:
+            start_market(after, market, seat)
+        return settle(layout, after)
+    action = move.get("action")
+    if action == "score":
+        return settle(layout, play_score(layout, state, seat, move))
+    if action == "decline":
+        return settle(layout, play_decline(state, seat, move))
+    raise IllegalMove("During a market day you score a landing place or decline.", "market_day")
+
+
+def _kind(layout: Layout, state: State, tile_id: str) -> str:
+    """What every seat knows of an unseen boat: its pile in the tactical variant."""
+    return pile_of(layout.tiles[tile_id]) if state["options"]["tactical"] else "boat"
+
+
+def _unseen(state: State, seat: int) -> list[str]:
+    """The boats ``seat`` has not seen: other hands' unrevealed boats and the draw pile."""
+    revealed = state.get("revealed", {})
+    hidden = [
+        tile_id
+        for player in state["players"]
+        if player["seat"] != seat
+        for tile_id in player["hand"]
+        if tile_id not in revealed
+    ]
+    return hidden + state["draw_pile"]
+
+
+def _as_known(state: State, seat: int) -> dict[str, Any]:
+    """The state without what ``seat`` cannot know (see ``information_key``)."""
+    layout = layout_of(state)
+    revealed = state.get("revealed", {})
+    players = []
+    for player in state["players"]:
+        if player["seat"] == seat:
+            players.append(player)
+            continue
+        seen = sorted((t for t in player["hand"] if t in revealed), key=_tile_number)
+        unseen = Counter(_kind(layout, state, t) for t in player["hand"] if t not in revealed)
+        players.append({**player, "hand": seen, "unseen": dict(sorted(unseen.items()))})
+    pile = Counter(_kind(layout, state, t) for t in state["draw_pile"])
+    known = {key: value for key, value in state.items() if key not in ("rng", "tiles")}
+    return {**known, "players": players, "draw_pile": dict(sorted(pile.items())), "seat": seat}
 
 
 def _deal(layout: Layout, pile: list[str], tactical: bool) -> list[str]:

@@ -22,7 +22,7 @@ from engines.bangkok_klongs.board import (
     scorable_landings,
 )
 from engines.bangkok_klongs.rules import check_keys, text
-from engines.base import Engine, IllegalMove, Move, State
+from engines.base import IllegalMove, Move, State
 
 SCORE_KEYS = frozenset({"action", "landing", "remove"})
 DECLINE_KEYS = frozenset({"action"})
@@ -107,7 +107,8 @@ def market_moves(layout: Layout, state: State, seat: int) -> list[Move]:
 
 
 def play_score(layout: Layout, state: State, seat: int, move: Move) -> State:
-    """Score a landing place and lift one boat into the scorer's inventory."""
+    """Score a landing place and lift one boat into the scorer's inventory (changes
+    ``state``)."""
     check_keys(move, SCORE_KEYS)
     landing, field = text(move, "landing"), text(move, "remove")
     board, kind = state["board"], state["market"]["kind"]
@@ -121,15 +122,14 @@ def play_score(layout: Layout, state: State, seat: int, move: Move) -> State:
         )
     if field not in removable(layout, board, landing, seat, kind):
         raise IllegalMove(_removal_message(kind, landing), "removal")
-    s = Engine.copy_state(state)
     for scorer, points in landing_points(layout, board, landing).items():
-        s["players"][scorer]["score"] += points
-    cell = s["board"].pop(field)
-    s["players"][seat]["inventory"].append(cell["tile"])
+        state["players"][scorer]["score"] += points
+    cell = board.pop(field)
+    state["players"][seat]["inventory"].append(cell["tile"])
     if cell["merchant"] is not None:
-        s["players"][seat]["merchants"] += 1
-    _next_decision(s, seat, declined=False)
-    return s
+        state["players"][seat]["merchants"] += 1
+    _next_decision(state, seat, declined=False)
+    return state
 
 
 def _removal_message(kind: str, landing: str) -> str:
@@ -144,11 +144,10 @@ def _removal_message(kind: str, landing: str) -> str:
 
 
 def play_decline(state: State, seat: int, move: Move) -> State:
-    """Pass on this scoring opportunity."""
+    """Pass on this scoring opportunity (changes ``state``)."""
     check_keys(move, DECLINE_KEYS)
-    s = Engine.copy_state(state)
-    _next_decision(s, seat, declined=True)
-    return s
+    _next_decision(state, seat, declined=True)
+    return state
 
 
 def _next_decision(state: State, seat: int, declined: bool) -> None:

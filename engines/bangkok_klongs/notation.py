@@ -18,6 +18,32 @@ MERCHANTS = ("new", "none")
 WHENS = ("before", "after")
 PILES = ("merchant", "plain")
 THIEF_KEEPS = ("hand", "inventory")
+#: A field or a landing place as the board prints it: ``E4`` (column letter, row from 1), or
+#: ``E4-F5`` (the landing place between E4 and F5).
+PRINTED = re.compile(r"(?<![\w-])([a-j])([1-8])(?:-([a-j])([1-8]))?(?![\w-])")
+COLUMNS = "abcdefghij"
+
+
+def canonical_names(text: str) -> str:
+    """``text`` in lower case with the printed names of fields and landing places written
+    as the notation's ids.
+
+    >>> canonical_names("Place t50 E4 new relocate A1 B1 before")
+    'place t50 r3c4 new relocate r0c0 r0c1 before'
+    >>> canonical_names("score E4-F5 remove E4")
+    'score l4-5 remove r3c4'
+    """
+
+    def spelled(match: re.Match[str]) -> str:
+        column, row = COLUMNS.index(match[1]), int(match[2]) - 1
+        if match[3] is None:
+            return f"r{row}c{column}"
+        last_column, last_row = COLUMNS.index(match[3]), int(match[4]) - 1
+        if (last_column, last_row) != (column + 1, row + 1):
+            return match[0]
+        return f"l{last_row}-{last_column}"
+
+    return PRINTED.sub(spelled, text.lower())
 
 
 def format_move(move: Move) -> str:
@@ -51,7 +77,7 @@ def parse_move(text: str) -> Move:
     """The move written as ``text``; NotationError if it is not notation."""
     if not isinstance(text, str) or not text.split():
         raise NotationError("Write a move: place ..., score ... or decline.", "notation")
-    words = text.lower().split()
+    words = canonical_names(text).split()
     action, rest = words[0], words[1:]
     if action == "decline" and not rest:
         return {"action": "decline"}

@@ -134,6 +134,7 @@ def build_state(
         "first_round": _seat_list(position.get("first_round", default_first), "first_round", count),
         "finished": False,
         "inventory_points": None,
+        "revealed": {},
     }
     pending = state["pending"]
     if pending and pending["kind"] == PLACE and not has_target(layout, state, to_move, board):

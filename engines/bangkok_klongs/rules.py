@@ -20,8 +20,13 @@ logged move; ``state["pending"]`` says what the seat decides next:
 ``turn_moves`` lists these decisions, which reach every outcome of a turn
 without listing every combination of its parts; ``play_turn`` also takes the
 whole turn as one ``place`` move with ``"relocate": {"from", "to", "when"}``
-as long as no market day interrupts it. Each step is checked on a copy of the
-state and raises :class:`IllegalMove` at the first broken rule.
+as long as no market day interrupts it. The ``play_*`` functions change the
+state they are given (the engine hands them a copy, or a search its own state)
+and raise :class:`IllegalMove` at the first broken rule.
+
+Boats every seat saw go into a hand (a thief's loot kept in hand, the thief an
+overseer keeps) are recorded in ``state["revealed"]`` (tile id -> seat) until
+they are placed again: a search must not redraw them (see ``determinize``).
 """
 
 from __future__ import annotations
@@ -44,7 +49,7 @@ from engines.bangkok_klongs.board import (
     steal_targets,
     thieves_in_column,
 )
-from engines.base import Engine, IllegalMove, Move, State
+from engines.base import IllegalMove, Move, State
 
 PLACE_KEYS = frozenset(
     {"action", "tile", "at", "merchant", "relocate", "steal", "keep", "remove_thieves", "draw"}
@@ -121,7 +126,8 @@ def draw_choices(layout: Layout, state: State, hand_left: int, kept: bool) -> li
 
 
 def play_turn(layout: Layout, state: State, seat: int, move: Move) -> tuple[State, str | None]:
-    """The state after the turn decision ``move`` of ``seat``, and the market day it reaches."""
+    """The state after the turn decision ``move`` of ``seat``, and the market day it reaches
+    (changes ``state``)."""
     pending = state["pending"]
     allowed, message = TURN_ACTIONS[pending and pending["kind"]]
     action = move.get("action")
@@ -134,19 +140,18 @@ def play_turn(layout: Layout, state: State, seat: int, move: Move) -> tuple[Stat
     return play_finish(layout, state, seat, move), None
 
 
-def play_place(layout: Layout, state: State, seat: int, move: Move) -> tuple[State, str | None]:
+def play_place(layout: Layout, s: State, seat: int, move: Move) -> tuple[State, str | None]:
     """The state after ``seat`` places a boat, and the market day it reaches (or None).
 
     Without a market day the move is the whole turn, unless it says
     ``relocate after``; with one, the turn stops at the Luk Phat step and its
-    rest waits in ``pending`` (changes nothing else in ``state``).
+    rest waits in ``pending``. Changes ``s``.
     """
     check_keys(move, PLACE_KEYS)
     relocation = _relocation(move)
-    first_decision = state["pending"] is None
+    first_decision = s["pending"] is None
     if relocation is not None and not first_decision:
         raise IllegalMove(ONCE_PER_TURN, "move_card")
-    s = Engine.copy_state(state)
     if relocation is not None and relocation["when"] == "before":
         _relocate(layout, s, seat, relocation["from"], relocation["to"])
     kept, market = _place_boat(layout, s, seat, move)
@@ -236,34 +241,34 @@ def _check_later(layout: Layout, s: State, seat: int, move: Move) -> None:
 
 
 def play_relocate(layout: Layout, state: State, seat: int, move: Move) -> State:
-    """A move card played as a decision of its own: before placing, or after it."""
+    """A move card played as a decision of its own: before placing, or after it (changes
+    ``state``)."""
     pending = state["pending"]
     if pending is None:
         check_keys(move, STEP_KEYS - {"draw"})
-        s = Engine.copy_state(state)
-        _relocate(layout, s, seat, text(move, "from"), text(move, "to"))
-        if not has_target(layout, s, seat, s["board"]):
+        _relocate(layout, state, seat, text(move, "from"), text(move, "to"))
+        if not has_target(layout, state, seat, state["board"]):
             raise IllegalMove(
                 "Placement rule 5: after this relocation no boat of your hand could be placed.",
                 "move_card",
             )
-        s["pending"] = {"seat": seat, "kind": PLACE}
-        return s
+        state["pending"] = {"seat": seat, "kind": PLACE}
+        return state
     if pending["kind"] != FINISH or not pending["relocate"]:
         raise IllegalMove(ONCE_PER_TURN, "move_card")
     check_keys(move, STEP_KEYS)
-    s = Engine.copy_state(state)
-    _relocate(layout, s, seat, text(move, "from"), text(move, "to"))
-    _finish(layout, s, seat, move.get("draw"), kept=not pending["draw"])
-    return s
+    kept = not pending["draw"]
+    _relocate(layout, state, seat, text(move, "from"), text(move, "to"))
+    _finish(layout, state, seat, move.get("draw"), kept)
+    return state
 
 
 def play_finish(layout: Layout, state: State, seat: int, move: Move) -> State:
-    """End a placed turn without (more) relocation: refill the hand, pass on."""
+    """End a placed turn without (more) relocation: refill the hand, pass on (changes
+    ``state``)."""
     check_keys(move, FINISH_KEYS)
-    s = Engine.copy_state(state)
-    _finish(layout, s, seat, move.get("draw"), kept=not state["pending"]["draw"])
-    return s
+    _finish(layout, state, seat, move.get("draw"), kept=not state["pending"]["draw"])
+    return state
 
 
 def _finish(layout: Layout, s: State, seat: int, draw: Any, kept: bool) -> None:
@@ -321,6 +326,7 @@ def _place_tile(layout: Layout, s: State, seat: int, move: Move) -> tuple[str, s
     if problem:
         raise IllegalMove(problem[1], problem[0])
     hand.remove(tile_id)
+    s["revealed"].pop(tile_id, None)
     s["board"][at] = {"tile": tile_id, "merchant": None}
     return tile_id, at
 
@@ -389,7 +395,10 @@ def _steal(layout: Layout, s: State, seat: int, at: str, move: Move) -> bool:
             "your hand (keep hand, no draw).",
             "thief",
         )
-    _take_from_board(s, target, s["players"][seat]["hand" if keep == "hand" else "inventory"])
+    if keep == "hand":
+        _take_into_hand(s, target, seat)
+    else:
+        _take_from_board(s, target, s["players"][seat]["inventory"])
     return keep == "hand"
 
 
@@ -415,8 +424,17 @@ def _remove_thieves(layout: Layout, s: State, seat: int, at: str, move: Move) ->
             "overseer",
         )
     for field in thieves:
-        _take_from_board(s, field, s["players"][seat]["hand"] if field == keep else s["box"])
+        if field == keep:
+            _take_into_hand(s, field, seat)
+        else:
+            _take_from_board(s, field, s["box"])
     return keep is not None
+
+
+def _take_into_hand(s: State, field: str, seat: int) -> None:
+    """Lift the boat off ``field`` into ``seat``'s hand, in everybody's sight."""
+    s["revealed"][s["board"][field]["tile"]] = seat
+    _take_from_board(s, field, s["players"][seat]["hand"])
 
 
 def _take_from_board(s: State, field: str, destination: list[str]) -> None:
@@ -630,3 +648,42 @@ def _board_after(board: Board, seat: int, base: Move, emptied: tuple[str, ...]) 
         after[merchant] = {**after[merchant], "merchant": None}
     after[base["at"]] = {"tile": base["tile"], "merchant": None if merchant == "none" else seat}
     return after
+
+
+def reached_market(layout: Layout, after: State, step: Move) -> str | None:
+    """The market day the placement ``step`` reached (``after`` is the state it led to)."""
+    tile = layout.tiles.get(step.get("tile"))
+    if step.get("action") != "place" or tile is None or not tile["luk_phat"]:
+        return None
+    return layout.market_days.get(after["luk_phat"])
+
+
+def join_turn(steps: list[Move]) -> Move:
+    """The one ``place`` move doing what the decisions ``steps`` of one turn do.
+
+    A move card played first becomes ``relocate ... before``, one played
+    after placing ``relocate ... after``; ``relocate after`` followed by
+    ``finish`` is a placement without relocation; the pile drawn from is named
+    by the last decision. A single decision (a market day's) stays as it is.
+
+    >>> join_turn([{"action": "relocate", "from": "r2c2", "to": "r2c3"},
+    ...     {"action": "place", "tile": "t50", "at": "r3c4", "merchant": "new"}])["relocate"]
+    {'from': 'r2c2', 'to': 'r2c3', 'when': 'before'}
+    """
+    if len(steps) == 1:
+        return steps[0]
+    before = steps[0] if steps[0].get("action") == "relocate" else None
+    placements = [step for step in steps if step.get("action") == "place"]
+    if len(placements) != 1 or steps[1 if before else 0] is not placements[0]:
+        raise IllegalMove("A turn of several decisions places exactly one boat.", "turn")
+    move = dict(placements[0])
+    if before is not None:
+        move["relocate"] = {"from": before["from"], "to": before["to"], "when": "before"}
+    for step in steps[2 if before else 1 :]:
+        if step.get("action") == "relocate":
+            move["relocate"] = {"from": step["from"], "to": step["to"], "when": "after"}
+        elif move.get("relocate") == LATER:
+            del move["relocate"]
+        if "draw" in step:
+            move["draw"] = step["draw"]
+    return move

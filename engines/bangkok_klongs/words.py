@@ -1,10 +1,14 @@
 """Bangkok Klongs in words: what a move did, the result, what to decide now and how to ask it.
 
-Fields are named as the board labels them: rows ``r0`` to ``r7`` from the top,
-columns ``c0`` to ``c9`` from the left, so ``r3c4`` is row 3, column 4, as in
-the notation. Landing places keep their notation names too (``L4-5`` lies
-where rows 3 and 4 meet columns 4 and 5). Boats are named by what is drawn
-on them, never by their tile id:
+Fields are named as the board labels them for players: columns ``A`` to ``J``
+from the left, rows ``1`` to ``8`` from the top, so the notation's ``r3c4``
+(row 3, column 4, counted from 0) is ``E4``; a landing place is named by the
+four fields around it, from the top left one to the bottom right one (the
+notation's ``L4-5`` is "the landing place E4-F5"). Boats are named by what is
+drawn on them, never by their tile id:
+
+    >>> field_name("r3c4"), landing_name("L4-5"), landing_name("L1-2")
+    ('E4', 'the landing place E4-F5', 'the landing place B1-C2')
 
     >>> from engines.bangkok_klongs.board import BOARDS
     >>> tiles = BOARDS["standard"].tiles
@@ -55,6 +59,21 @@ ORDINALS = ("first", "second", "third", "fourth")
 
 
 # -- names of things ---------------------------------------------------------------
+#: The column letters the board prints, left to right.
+COLUMNS = "ABCDEFGHIJ"
+
+
+def field_name(field: str) -> str:
+    """A field as the board labels it: ``r3c4`` is ``E4`` (column letter, row from 1)."""
+    row, column = field[1:].split("c")
+    return f"{COLUMNS[int(column)]}{int(row) + 1}"
+
+
+def landing_name(key: str) -> str:
+    """A landing place by the fields around it: ``L4-5`` is "the landing place E4-F5"."""
+    row, column = (int(part) for part in key[1:].split("-"))
+    first, last = field_name(f"r{row - 1}c{column - 1}"), field_name(f"r{row}c{column}")
+    return f"the landing place {first}-{last}"
 
 
 def _article(article: str, word: str) -> str:
@@ -135,7 +154,9 @@ def _relocation(layout: Layout, board_state: State, move: Move) -> str:
     """A move card played: "moves the fish boat with 2 baskets from r2c2 to r2c3 with a ..."."""
     cell = board_state["board"][move["from"]]
     boat = boat_name(layout.tiles[cell["tile"]])
-    return f"moves {boat} from {move['from']} to {move['to']} with a move card"
+    return (
+        f"moves {boat} from {field_name(move['from'])} to {field_name(move['to'])} with a move card"
+    )
 
 
 def _draw(move: Move) -> str:
@@ -153,7 +174,7 @@ def _placement(layout: Layout, before: State, seat: int, move: Move, names: Sequ
         board_state = {**before, "board": _moved(before["board"], relocation)}
     tile = layout.tiles[move["tile"]]
     clauses.append(
-        f"places {boat_name(tile)} on {move['at']}{_merchant(tile, move, board_state)}"
+        f"places {boat_name(tile)} on {field_name(move['at'])}{_merchant(tile, move, board_state)}"
         f"{_effect(layout, board_state, seat, move, names)}"
     )
     if relocation == LATER:
@@ -187,7 +208,7 @@ def _merchant(tile: dict[str, Any], move: Move, board_state: State) -> str:
         return " with a new merchant"
     if choice == "none":
         return " without a merchant"
-    return f" with the merchant taken back from {choice}"
+    return f" with the merchant taken back from {field_name(choice)}"
 
 
 def _effect(
@@ -205,7 +226,7 @@ def _effect(
         cell = board[move["steal"]]
         boat = owned_boat(layout.tiles[cell["tile"]], cell["merchant"], names, seat)
         where = "takes it into the hand" if move["keep"] == "hand" else "puts it into the inventory"
-        return f" and steals {boat} from {move['steal']} and {where}"
+        return f" and steals {boat} from {field_name(move['steal'])} and {where}"
     if tile["special"] == OVERSEER and move.get("remove_thieves"):
         return _thieves_removed(layout, board, move)
     return ""
@@ -217,10 +238,10 @@ def _thieves_removed(layout: Layout, board: dict[str, Any], move: Move) -> str:
     thieves = [f for f in column if f in board and _special(layout, board, f) == THIEF]
     kept = move.get("keep")
     boxed = [f for f in thieves if f != kept]
-    parts = [f"takes the thief on {kept} into the hand"] if kept else []
+    parts = [f"takes the thief on {field_name(kept)} into the hand"] if kept else []
     if boxed:
         noun = "thief" if len(boxed) == 1 else "thieves"
-        parts.append(f"sends the {noun} on {join(boxed)} back to the box")
+        parts.append(f"sends the {noun} on {join([field_name(f) for f in boxed])} back to the box")
     return " and " + join(parts)
 
 
@@ -314,9 +335,9 @@ def _scoring(layout: Layout, before: State, seat: int, move: Move, names: Sequen
     ]
     boat = boat_name(layout.tiles[board[move["remove"]]["tile"]])
     return (
-        f"{names[seat]} scores the landing place {landing} with {_baskets(baskets)}{cook}: "
+        f"{names[seat]} scores {landing_name(landing)} with {_baskets(baskets)}{cook}: "
         f"{join(gains) if gains else 'nobody gains points'}. {names[seat]} takes {boat} "
-        f"from {move['remove']} into the inventory."
+        f"from {field_name(move['remove'])} into the inventory."
     )
 
 
@@ -508,12 +529,12 @@ def _later_answer(move: Move) -> str | None:
 def _board_boat(field: str, view: dict[str, Any]) -> str:
     """A boat on the board by its field: "the fish boat with 2 baskets on r3c4"."""
     cell = view["board"][field]
-    return f"{boat_name(view['tiles'][cell['tile']])} on {field}"
+    return f"{boat_name(view['tiles'][cell['tile']])} on {field_name(field)}"
 
 
 def _field_label(value: str, view: dict[str, Any]) -> str:
     """A boat on the board, named by its field."""
-    return _board_boat(value, view) if value in view["board"] else f"the field {value}"
+    return _board_boat(value, view) if value in view["board"] else f"the field {field_name(value)}"
 
 
 def _from_label(value: str, view: dict[str, Any]) -> str:
@@ -523,7 +544,11 @@ def _from_label(value: str, view: dict[str, Any]) -> str:
 
 def _to_label(value: str, view: dict[str, Any]) -> str:
     """A free field."""
-    return f"the free field {value}" if value not in view["board"] else _field_label(value, view)
+    return (
+        f"the free field {field_name(value)}"
+        if value not in view["board"]
+        else _field_label(value, view)
+    )
 
 
 def _boat_label(value: str, view: dict[str, Any]) -> str:
@@ -565,7 +590,7 @@ def _thieves_label(value: str, view: dict[str, Any]) -> str:
         return "leave the thieves where they are"
     if value == BOX:
         return "all thieves of the column back to the box (then you draw a boat)"
-    return f"take the thief on {value} into your hand (any other thief goes to the box)"
+    return f"take the thief on {field_name(value)} into your hand (any other thief goes to the box)"
 
 
 def _later_label(value: str, view: dict[str, Any]) -> str:
@@ -587,4 +612,22 @@ def _landing_label(value: str, view: dict[str, Any]) -> str:
     tiles = [view["tiles"][view["board"][f]["tile"]] for f in fields if f in view["board"]]
     baskets = sum(t["baskets"] for t in tiles if t["special"] != THIEF)
     cook = ", doubled by a cook" if any(t["special"] == COOK for t in tiles) else ""
-    return f"landing place {value} ({_baskets(baskets)}{cook})"
+    return f"{landing_name(value)} ({_baskets(baskets)}{cook})"
+
+
+def market_pause(day: str | None, after: State, seat: int) -> str:
+    """Why the turn of ``seat`` stops at ``after``: its boat reached the market ``day``."""
+    if day is None or after["finished"]:
+        return ""
+    name = MARKET_WORDS[day]
+    if day == BIG:
+        return f"Your boat reached the {name}: it is held now, and it ends the game."
+    if after["market"] is None:
+        return (
+            f"Your boat reached the {name}, where nobody could score: end your turn "
+            "(with a move card or without) as a move of its own."
+        )
+    return (
+        f"Your boat reached the {name}: it is held now, and your turn goes on once every "
+        "player has scored or declined (move a boat with a move card, or end the turn)."
+    )

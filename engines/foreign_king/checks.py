@@ -19,6 +19,7 @@ FIELDS: dict[str, frozenset[str]] = {
     "deactivate": frozenset({"factory"}),
     "virtual": frozenset({"steps"}),
     "set_position": frozenset({"position"}),
+    "turn": frozenset({"moves"}),
 }
 
 

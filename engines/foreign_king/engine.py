@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from engines.base import Engine, IllegalMove, Move, State
+from engines.base import PERFECT, SAMPLED, Engine, IllegalMove, Move, State
 from engines.foreign_king import checks, moving, notation, rules, scoring, words
 from engines.foreign_king.actions import MAIN_ACTIONS, check_main, main_options, perform_main
 from engines.foreign_king.board import LOAN_AMOUNT, MOVE, REPAY_AMOUNT, board_data
@@ -46,7 +46,7 @@ ANSWERS: dict[str, Answer] = {
 }
 #: The pending decision each answer belongs to, where the two names differ.
 ANSWERED_KIND = {moving.STEP: MOVE, moving.END_MOVE: MOVE}
-KNOWN_ACTIONS = MAIN_ACTIONS | ANSWERS.keys() | {"loan", "repay"}
+KNOWN_ACTIONS = MAIN_ACTIONS | ANSWERS.keys() | {"loan", "repay", notation.TURN}
 #: Answers after which the active player's turn goes on (and ends when nothing is pending).
 TURN_ANSWERS = frozenset({"bring_parliament", "deactivate", "virtual", *ANSWERED_KIND})
 
@@ -82,6 +82,9 @@ class ForeignKingEngine(Engine):
     max_players = 4
     move_schemas = "schemas.foreign_king:MOVE_SCHEMAS"
     default_options: dict[str, Any] = {}
+    #: Nothing is hidden but the PRNG; chance (the 3-4 player turn order) is the setup's only.
+    information = PERFECT
+    chance = SAMPLED
 
     def setup(self, players: int, options: dict[str, Any], seed: int) -> State:
         """The King on his portrait, everybody on 0 points, coins 5/6/7/8 by turn order."""
@@ -122,14 +125,19 @@ class ForeignKingEngine(Engine):
         if seat not in self.to_move(state):
             raise IllegalMove("It is not your turn: the game waits for another seat.", "turn")
         checks.no_extra_fields(move)
-        new = self.copy_state(state)
-        if action in ("loan", "repay"):
-            _credit(new, seat, action)
-        elif action in MAIN_ACTIONS and not _continues_move(new, action):
-            _main(new, seat, move)
-        else:
-            _answer(new, seat, move)
-        return new
+        if action == notation.TURN:
+            return self._whole_turn(state, seat, move)
+        return _carry_out(self.copy_state(state), seat, move)
+
+    def apply_fast(self, state: State, seat: int, move: Move) -> State:
+        """The listed ``move`` carried out on ``state`` itself (see :meth:`Engine.apply_fast`)."""
+        return _carry_out(state, seat, move)
+
+    def _whole_turn(self, state: State, seat: int, move: Move) -> State:
+        """The decisions of one turn in ``move["moves"]``, played in order by ``seat``."""
+        for decision in _turn_decisions(move):
+            state = self.apply(state, seat, decision)
+        return state
 
     def result(self, state: State) -> dict[str, Any] | None:
         """``None`` while running; winners, scores, reason, ``virtual_wins`` and the final tally."""
@@ -151,7 +159,14 @@ class ForeignKingEngine(Engine):
         self, before: State, after: State, seat: int, move: Move, names: Sequence[str]
     ) -> str:
         """What ``seat`` did: "Cleo moves the King from Namur to Liège: Bob scores 3 points."."""
-        return words.describe(before, after, seat, move, names)
+        if move["action"] != notation.TURN:
+            return words.describe(before, after, seat, move, names)
+        sentences = []
+        for decision in move["moves"]:
+            after = self.apply(before, seat, decision)
+            sentences.append(words.describe(before, after, seat, decision, names))
+            before = after
+        return " ".join(sentences)
 
     def describe_result(self, result: dict[str, Any], names: Sequence[str]) -> str:
         """ "Ann wins with 41 points (Bob 30): the King's marker reached ..."."""
@@ -165,6 +180,23 @@ class ForeignKingEngine(Engine):
         """The action first (on the action table), then provinces on the map, then counts."""
         return words.questions(state, seat)
 
+    def turn_goes_on(self, after: State, seat: int, step: Move) -> bool:
+        """A loan or a repayment before the main action leaves the turn open too."""
+        before_main = after["pending"] is None and step["action"] in ("loan", "repay")
+        return (before_main and seat in self.to_move(after)) or super().turn_goes_on(
+            after, seat, step
+        )
+
+    def join_turn(self, state: State, seat: int, steps: Sequence[Move]) -> Move:
+        """One ``turn`` move of the decisions (the virtual steps joined), or the one decision."""
+        joined: list[Move] = []
+        for step in steps:
+            if step["action"] == "virtual" and joined and joined[-1]["action"] == "virtual":
+                joined[-1] = {"action": "virtual", "steps": joined[-1]["steps"] + step["steps"]}
+            else:
+                joined.append(step)
+        return joined[0] if len(joined) == 1 else {"action": notation.TURN, "moves": joined}
+
     def board_data(self, options: dict[str, Any]) -> dict[str, Any]:
         """The map of Belgium, the factories, the action tables and the tracks."""
         return board_data()
@@ -177,6 +209,23 @@ class ForeignKingEngine(Engine):
         """The move written as ``text``."""
         return notation.parse_move(text)
 
+    def canonical_names(self, text: str) -> str:
+        """Provinces as printed ("Liège", "West-Vlaanderen") read as their ids."""
+        return notation.SPELLINGS.canonical(text)
+
+
+def _carry_out(state: State, seat: int, move: Move) -> State:
+    """Carry out ``move`` of ``seat``, the seat to move, on ``state`` itself; IllegalMove
+    if it breaks a rule."""
+    action = move["action"]
+    if action in ("loan", "repay"):
+        _credit(state, seat, action)
+    elif action in MAIN_ACTIONS and not _continues_move(state, action):
+        _main(state, seat, move)
+    else:
+        _answer(state, seat, move)
+    return state
+
 
 def _waiting(state: State) -> IllegalMove:
     """The refusal of a move while the game waits for a decision."""
@@ -184,6 +233,17 @@ def _waiting(state: State) -> IllegalMove:
     return IllegalMove(
         f"The game first waits for the decision {DECISIONS[pending['kind']]}.", "pending"
     )
+
+
+def _turn_decisions(move: Move) -> list[Move]:
+    """The decisions of a ``turn`` move: two or more moves, none of them a turn."""
+    decisions = checks.listing(checks.field(move, "moves"), "moves")
+    if len(decisions) < 2 or not all(
+        isinstance(decision, dict) and decision.get("action") != notation.TURN
+        for decision in decisions
+    ):
+        raise IllegalMove("A turn lists two or more decisions, none of them a turn.", "shape")
+    return decisions
 
 
 def _credit(state: State, seat: int, action: str) -> None:

@@ -6,7 +6,8 @@ from collections.abc import Callable
 from typing import Any
 
 from engines.base import Move, NotationError
-from engines.foreign_king.board import KINDS, PROVINCES, SUPPLY
+from engines.foreign_king.board import KINDS, NAMES, PROVINCES, SUPPLY
+from engines.spelling import Spellings, did_you_mean
 
 WORDS = {
     "build_factory": "build",
@@ -28,6 +29,12 @@ WORDS = {
     "finish": "finish",
 }
 ACTIONS = {word: action for action, word in WORDS.items()}
+#: The whole turn: its decisions (a loan, the main action, its steps and answers) in one move,
+#: written one after the other with ``;`` between them.
+TURN = "turn"
+TURN_SEPARATOR = ";"
+#: The provinces as the board prints them ("Liège", "West-Vlaanderen"), read as their ids.
+SPELLINGS = Spellings({province: (NAMES[province],) for province in PROVINCES})
 BARE = frozenset({"take_coins", "turn_order", "loan", "repay", "finish", "end_move"})
 
 
@@ -67,6 +74,8 @@ def _format_fields(move: Move) -> str:
 
 def format_move(move: Move) -> str:
     """The notation of ``move``."""
+    if move["action"] == TURN:
+        return f"{TURN_SEPARATOR} ".join(format_move(decision) for decision in move["moves"])
     word = WORDS[move["action"]]
     return word if move["action"] in BARE else f"{word} {_format_fields(move)}"
 
@@ -75,7 +84,7 @@ def format_move(move: Move) -> str:
 def _province(word: str) -> str:
     """A province name, or a notation error."""
     if word not in PROVINCES:
-        raise NotationError(f"Unknown province {word!r}.")
+        raise NotationError(f"Unknown province {word!r}." + did_you_mean(word, PROVINCES))
     return word
 
 
@@ -198,10 +207,16 @@ def parse_move(text: str) -> Move:
     """The move written as ``text`` (case and spacing are free)."""
     if not isinstance(text, str) or not text.strip():
         raise NotationError("Empty notation.")
+    text = SPELLINGS.canonical(text)
+    if TURN_SEPARATOR in text:
+        return {"action": TURN, "moves": [parse_move(part) for part in text.split(TURN_SEPARATOR)]}
     word, _, rest = text.strip().lower().partition(" ")
     action = ACTIONS.get(word)
     if action is None:
-        raise NotationError(f"Unknown action word {word!r}; expected one of {', '.join(ACTIONS)}.")
+        raise NotationError(
+            f"Unknown action word {word!r}; expected one of {', '.join(ACTIONS)}."
+            + did_you_mean(word, ACTIONS)
+        )
     if action in BARE:
         _exactly(rest.split(), 0, word)
         return {"action": action}

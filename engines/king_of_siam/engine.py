@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from functools import cache
 from typing import Any
 
-from engines.base import Engine, IllegalMove, Move, State
+from engines.base import PERFECT, SAMPLED, Engine, IllegalMove, Move, State
 from engines.king_of_siam import notation, position, rules, words
 from engines.king_of_siam.board import FACTION_NAMES, FACTIONS, MAPS, Board, get_board, map_data
 from engines.king_of_siam.cards import (
@@ -31,6 +31,7 @@ from engines.king_of_siam.steps import (
     fitting,
     head,
     is_complete,
+    join_turn,
     joined,
     next_steps,
     rest,
@@ -89,9 +90,14 @@ class KingOfSiamEngine(Engine):
     max_players = 4
     move_schemas = "schemas.king_of_siam:MOVE_SCHEMAS"
     default_options = {"map": "siam-1874"}
+    option_words = {"map": ("Map", "The map of Siam the game is played on.")}
     option_choices = {"map": MAPS}
     hidden_information = "every player's action cards"
     move_words = frozenset({"pass", *CARDS, *notation.ANSWERS})
+    #: Every card is shown as it is played (the public log), so a seat that remembers the
+    #: log knows every hand: the eight cards minus those played. Chance: the setup only.
+    information = PERFECT
+    chance = SAMPLED
 
     # -- creation -------------------------------------------------------
     def setup(self, players: int, options: dict[str, Any], seed: int) -> State:
@@ -190,18 +196,11 @@ class KingOfSiamEngine(Engine):
         waiting = state["pending"]["kind"] if state["pending"] else None
         if waiting != (action if action in ANSWERS else None):
             raise _out_of_order(state, action)
-        new = self.copy_state(state)
-        new["auto_passed"] = []
-        if action in ANSWERS:
-            ANSWERS[action](new, seat, move)
-        elif action == "play":
-            _play(new, seat, move)
-        elif set(move) == {"action"}:
-            rules.pass_turn(new, seat)
-        else:
-            raise IllegalMove('A pass has no other field than "action".', "move_shape")
-        _auto_pass(new)
-        return new
+        return _carry_out(self.copy_state(state), seat, move)
+
+    def apply_fast(self, state: State, seat: int, move: Move) -> State:
+        """The listed ``move`` carried out on ``state`` itself (see :meth:`Engine.apply_fast`)."""
+        return _carry_out(state, seat, move)
 
     def result(self, state: State) -> dict[str, Any] | None:
         """None while running, else winners, scores, reason, ruling faction and rankings."""
@@ -248,6 +247,10 @@ class KingOfSiamEngine(Engine):
         """The card, then its targets; a step; or the take's province, then its follower."""
         return words.questions(state, seat)
 
+    def join_turn(self, state: State, seat: int, steps: Sequence[Move]) -> Move:
+        """The card with every step and its take: ``rama korat sukhothai; take lao kedah``."""
+        return join_turn(steps)
+
     def board_data(self, options: dict[str, Any]) -> dict[str, Any]:
         """The map (provinces, names, homes, borders), the factions, the cards, the followers."""
         data = map_data(self.options(options)["map"])
@@ -270,6 +273,10 @@ class KingOfSiamEngine(Engine):
     def parse(self, text: str, state: State | None = None) -> Move:
         """The move written as ``text``; with a state, province names are checked too."""
         return notation.parse_move(text, state)
+
+    def canonical_names(self, text: str) -> str:
+        """Cards, factions and provinces as printed ("1 vs 1", "Chiang Mai") read as ids."""
+        return notation.spellings(None).canonical(text)
 
 
 #: How a province falls if its struggle is decided now, and after taking one follower of
@@ -622,6 +629,23 @@ def _auto_pass(state: State) -> None:
             return
         state["auto_passed"].append(seat)
         rules.pass_turn(state, seat)
+
+
+def _carry_out(state: State, seat: int, move: Move) -> State:
+    """Carry out ``move`` of ``seat``, whose action fits the decision awaited, on ``state``
+    itself, then the automatic passes; IllegalMove if the move breaks a rule."""
+    state["auto_passed"] = []
+    action = move["action"]
+    if action in ANSWERS:
+        ANSWERS[action](state, seat, move)
+    elif action == "play":
+        _play(state, seat, move)
+    elif set(move) == {"action"}:
+        rules.pass_turn(state, seat)
+    else:
+        raise IllegalMove('A pass has no other field than "action".', "move_shape")
+    _auto_pass(state)
+    return state
 
 
 def _cards_in_hands(state: State) -> int:

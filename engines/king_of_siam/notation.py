@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import re
+from functools import cache
 from typing import Any
 
 from engines.base import Move, NotationError, State
-from engines.king_of_siam.board import FACTIONS, get_board
-from engines.king_of_siam.cards import CARDS, FIELD_SETS
+from engines.king_of_siam.board import FACTION_NAMES, FACTIONS, MAPS, get_board
+from engines.king_of_siam.cards import CARD_TITLES, CARDS, FIELD_SETS
+from engines.spelling import Spellings, did_you_mean
 
 NONE = "none"
 PROVINCE_WORD = re.compile(r"^[a-z][a-z0-9-]*$")
@@ -19,6 +21,8 @@ HINT = (
 )
 #: The answers to a pending decision, each naming one follower: ``<word> <faction> <province>``.
 ANSWERS = ("take", "swap", "place")
+#: How players say the cards besides their printed titles ("1 vs. 1" on the card).
+SAID = {"one_vs_one": ("one vs one",), "two_vs_one": ("two vs one",)}
 
 
 # -- format -------------------------------------------------------------------
@@ -94,7 +98,8 @@ def parse_move(text: str, state: State | None = None) -> Move:
     if not isinstance(text, str) or not text.strip():
         raise NotationError(HINT)
     provinces = get_board(state["map"]).provinces if state else None
-    parts = [part.split() for part in text.lower().split(";")]
+    text = spellings(state["map"] if state else None).canonical(text)
+    parts = [part.split() for part in text.split(";")]
     if parts == [["pass"]]:
         return {"action": "pass"}
     if len(parts) > 2 or not parts[0]:
@@ -103,13 +108,30 @@ def parse_move(text: str, state: State | None = None) -> Move:
         return _read_answer(parts[0], provinces)
     card, *words = parts[0]
     if card not in CARDS:
-        raise NotationError(f"Unknown card '{card}': use pass, take, {', '.join(CARDS)}.")
+        raise NotationError(
+            f"Unknown card '{card}': use pass, take, {', '.join(CARDS)}."
+            + did_you_mean(card, (*CARDS, "pass", *ANSWERS))
+        )
     reader = _READERS.get(card, _read_faction_card)
     fields = _empty_fields(card) if words == [NONE] else reader(words, _Words(provinces))
     move = {"action": "play", "card": card, **fields}
     if len(parts) == 2:
         move["take"] = _read_take(parts[1], provinces)
     return move
+
+
+@cache
+def spellings(map_name: str | None) -> Spellings:
+    """The printed names of the cards, the factions and the provinces of ``map_name`` (of
+    every map when it is not known), read as their ids: "Khon Thai", "1 vs 1", "Chiang Mai"."""
+    boards = [get_board(map_name)] if map_name else [get_board(name) for name in MAPS]
+    names: dict[str, tuple[str, ...]] = {
+        card: (CARD_TITLES[card], *SAID.get(card, ())) for card in CARDS
+    }
+    names |= {faction: (FACTION_NAMES[faction],) for faction in FACTIONS}
+    for board in boards:
+        names |= {province: (board.names[province],) for province in board.provinces}
+    return Spellings(names)
 
 
 class _Words:
@@ -121,13 +143,16 @@ class _Words:
     def province(self, word: str) -> str:
         if not PROVINCE_WORD.match(word) or (self.provinces and word not in self.provinces):
             known = f" ({', '.join(self.provinces)})" if self.provinces else ""
-            raise NotationError(f"'{word}' is not a province{known}.")
+            hint = did_you_mean(word, self.provinces or ())
+            raise NotationError(f"'{word}' is not a province{known}.{hint}")
         return word
 
     @staticmethod
     def faction(word: str) -> str:
         if word not in FACTIONS:
-            raise NotationError(f"'{word}' is not a faction: use rama, lao or malay.")
+            raise NotationError(
+                f"'{word}' is not a faction: use rama, lao or malay." + did_you_mean(word, FACTIONS)
+            )
         return word
 
 

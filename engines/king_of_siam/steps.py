@@ -18,7 +18,9 @@ is complete.
 
 from __future__ import annotations
 
-from engines.base import IllegalMove
+from collections.abc import Sequence
+
+from engines.base import IllegalMove, Move
 from engines.king_of_siam.board import FACTION_NAMES, FACTIONS
 from engines.king_of_siam.cards import (
     CARD_TITLES,
@@ -163,3 +165,29 @@ def _explain(table: Table, card: str, partial: Key) -> None:
         "same factions back between the same provinces.",
         "undo_swap",
     )
+
+
+def join_turn(steps: Sequence[Move]) -> Move:
+    """The one move of a turn played in decisions: the card with every step and its take.
+
+    >>> join_turn([{"action": "play", "card": "one_vs_one", "give": {"province": "korat",
+    ...     "faction": "rama"}}, {"action": "swap", "province": "kedah", "faction": "lao"},
+    ...     {"action": "take", "province": "kedah", "faction": "rama"}])["get"]
+    {'province': 'kedah', 'faction': 'lao'}
+    """
+    first, *later = steps
+    if later and first.get("action") != "play":
+        raise IllegalMove("A turn of several decisions starts with its card.", "turn")
+    move = dict(first)
+    for step in later:
+        action, follower = (
+            step["action"],
+            {"province": step["province"], "faction": step["faction"]},
+        )
+        if action == "take":
+            move["take"] = follower
+        elif action == "place":
+            move["place"] = {**move["place"], step["faction"]: step["province"]}
+        else:
+            move["get" if move["card"] == "one_vs_one" else "one"] = follower
+    return move

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from engines.base import Engine, IllegalMove, Move, State
+from engines.base import DETERMINISTIC, PERFECT, Engine, IllegalMove, Move, State
 from engines.siam import notation, rules, words
 from engines.siam.board import KINDS, board_data
 from engines.siam.position import build_position, check_fields, new_game
@@ -24,7 +24,21 @@ class SiamEngine(Engine):
     max_players = 2
     move_schemas = "schemas.siam:MOVE_SCHEMAS"
     default_options = {"cross_rule": True, "exit_once": False}
+    option_words = {
+        "cross_rule": (
+            "Cross rule",
+            "During each player's first two turns, no animal may enter or move onto the "
+            "crossed squares c1 and c5.",
+        ),
+        "exit_once": (
+            "One exit each",
+            "Each player may take an animal off the board by choice only once per game "
+            "(variant B); animals pushed off do not count.",
+        ),
+    }
     move_words = frozenset(notation.EXAMPLES)
+    information = PERFECT
+    chance = DETERMINISTIC
 
     # -- creation -------------------------------------------------------
     def setup(self, players: int, options: dict[str, Any], seed: int) -> State:
@@ -68,6 +82,10 @@ class SiamEngine(Engine):
         if problem:
             raise IllegalMove(problem, "malformed")
         return rules.play(state, KINDS[seat], move)
+
+    def apply_fast(self, state: State, seat: int, move: Move) -> State:
+        """The listed ``move`` carried out on ``state`` itself (see :meth:`Engine.apply_fast`)."""
+        return rules.carry_out(state, KINDS[seat], move)
 
     def result(self, state: State) -> dict[str, Any] | None:
         """None while running, else the winner, scores, a reason and the final push; a draw

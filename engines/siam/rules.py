@@ -1,7 +1,8 @@
 """Playing Siam: the moves' fields, legal moves, pushes and the four actions.
 
-The ``play`` function and the action functions take a checked move of the
-seat to move and return a new state; they never change the state given.
+``play`` checks a well-formed move of the seat to move (IllegalMove naming the
+broken rule) and carries it out on a copy of the state; ``carry_out`` carries out
+a legal move on the state it is given (the playout path of a search).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from engines.siam.board import (
     CROSS_SQUARES,
     DIRECTIONS,
     INWARD,
+    KINDS,
     NEXT,
     OPPOSITE,
     OUTER,
@@ -176,12 +178,11 @@ def _push_problem(board: dict[str, Any], target: str, direction: str) -> Illegal
     return None
 
 
-def _checked_push(board: dict[str, Any], target: str, direction: str) -> list[str]:
-    """The line an animal pushes into ``target``; raise IllegalMove if the push fails."""
+def _check_push(board: dict[str, Any], target: str, direction: str) -> None:
+    """Raise IllegalMove if one animal cannot push into ``target`` toward ``direction``."""
     problem = _push_problem(board, target, direction)
     if problem:
         raise problem
-    return _push_line(board, target, direction)
 
 
 def _shift_line(state: State, line: list[str], direction: str, seat: int) -> dict[str, Any]:
@@ -229,16 +230,32 @@ def _rock_outcome(
     return {"winner": winner, "mover": seat, "rock": rock, "direction": direction, "animal": animal}
 
 
+def winner_if_played(state: State, kind: str, move: Move) -> int | None:
+    """The seat that wins at once if the ``kind`` side plays the legal ``move``: a push
+    that sends a rock off the board; None for any other move."""
+    square = move.get("to")
+    board = state["board"]
+    if move["action"] not in ("enter", "move") or square not in board:
+        return None
+    direction = move["facing"]  # a pusher faces the push (push rule I, and entering)
+    line = _push_line(board, square, direction)
+    rock = line[-1]
+    if NEXT[rock][direction] is not None or board[rock]["kind"] != "rock":
+        return None
+    return _rock_outcome(board, line[:-1], rock, direction, KINDS.index(kind))["winner"]
+
+
 # -- actions --------------------------------------------------------------
 def play(state: State, kind: str, move: Move) -> State:
-    """The state after the ``kind`` side, to move, plays the well-formed ``move``."""
-    handler = {
-        "enter": _apply_enter,
-        "move": _apply_move,
-        "rotate": _apply_rotate,
-        "exit": _apply_exit,
-    }[move["action"]]
-    return handler(state, kind, move)
+    """The state after the ``kind`` side, to move, plays the well-formed ``move``: the move
+    is checked (IllegalMove naming the broken rule), then carried out on a copy."""
+    CHECKS[move["action"]](state, kind, move)
+    return carry_out(Engine.copy_state(state), kind, move)
+
+
+def carry_out(state: State, kind: str, move: Move) -> State:
+    """Carry out the legal ``move`` of the ``kind`` side to move on ``state`` itself."""
+    return CARRY_OUT[move["action"]](state, kind, move)
 
 
 def _require_cross_free(state: State, square: str) -> None:
@@ -251,13 +268,14 @@ def _require_cross_free(state: State, square: str) -> None:
         )
 
 
-def _place(
-    state: State, line: list[str], square: str, piece: dict[str, str], entering: bool
-) -> State:
-    """Push ``line`` (if any) on, put ``piece`` on ``square`` and pass the turn."""
+def _place(state: State, square: str, piece: dict[str, str], entering: bool) -> State:
+    """Push the line starting on ``square`` (if occupied) on, put ``piece`` there and pass
+    the turn."""
+    board = state["board"]
+    line = _push_line(board, square, piece["facing"]) if square in board else []
     seat = state["ply"] % 2
     state["last_push"] = _shift_line(state, line, piece["facing"], seat) if line else None
-    state["board"][square] = piece
+    board[square] = piece
     return _pass_turn(state, irreversible=entering or bool(line))
 
 
@@ -281,8 +299,8 @@ def _pass_turn(state: State, irreversible: bool) -> State:
     return state
 
 
-def _apply_enter(state: State, kind: str, move: Move) -> State:
-    """Enter an animal from the reserve onto an outer square, pushing if it is occupied."""
+def _check_enter(state: State, kind: str, move: Move) -> None:
+    """An animal enters from the reserve onto an outer square, pushing if it is occupied."""
     square, facing = move["to"], move["facing"]
     if not state["reserve"][kind]:
         raise IllegalMove(
@@ -293,7 +311,6 @@ def _apply_enter(state: State, kind: str, move: Move) -> State:
             f"An animal enters only onto an outer square; {square} is not one.", "outer_square"
         )
     _require_cross_free(state, square)
-    line = []
     if square in state["board"]:
         if facing not in INWARD[square]:
             inward = " or ".join(INWARD[square])
@@ -302,10 +319,13 @@ def _apply_enter(state: State, kind: str, move: Move) -> State:
                 f"inward, perpendicular to the edge ({inward}).",
                 "enter_push_facing",
             )
-        line = _checked_push(state["board"], square, facing)
-    new = Engine.copy_state(state)
-    new["reserve"][kind] -= 1
-    return _place(new, line, square, {"kind": kind, "facing": facing}, entering=True)
+        _check_push(state["board"], square, facing)
+
+
+def _enter(state: State, kind: str, move: Move) -> State:
+    state["reserve"][kind] -= 1
+    piece = {"kind": kind, "facing": move["facing"]}
+    return _place(state, move["to"], piece, entering=True)
 
 
 def _own_animal(state: State, kind: str, square: str) -> dict[str, str]:
@@ -316,8 +336,8 @@ def _own_animal(state: State, kind: str, square: str) -> dict[str, str]:
     return piece
 
 
-def _apply_move(state: State, kind: str, move: Move) -> State:
-    """Move an animal one square orthogonally, pushing if the square is occupied."""
+def _check_move(state: State, kind: str, move: Move) -> None:
+    """An animal moves one square orthogonally, pushing if the square is occupied."""
     origin, square, facing = move["from"], move["to"], move["facing"]
     piece = _own_animal(state, kind, origin)
     direction = STEP_DIRECTION.get((origin, square))
@@ -327,7 +347,6 @@ def _apply_move(state: State, kind: str, move: Move) -> State:
             "orthogonal_step",
         )
     _require_cross_free(state, square)
-    line = []
     if square in state["board"]:
         if piece["facing"] != direction:
             raise IllegalMove(
@@ -339,28 +358,33 @@ def _apply_move(state: State, kind: str, move: Move) -> State:
             raise IllegalMove(
                 "Push rule I: an animal never changes its facing while pushing.", "push_orientation"
             )
-        line = _checked_push(state["board"], square, direction)
-    new = Engine.copy_state(state)
-    del new["board"][origin]
-    return _place(new, line, square, {"kind": kind, "facing": facing}, entering=False)
+        _check_push(state["board"], square, direction)
 
 
-def _apply_rotate(state: State, kind: str, move: Move) -> State:
-    """Turn an animal on its square by a quarter or half turn."""
+def _move(state: State, kind: str, move: Move) -> State:
+    del state["board"][move["from"]]
+    piece = {"kind": kind, "facing": move["facing"]}
+    return _place(state, move["to"], piece, entering=False)
+
+
+def _check_rotate(state: State, kind: str, move: Move) -> None:
+    """An animal turns on its square by a quarter or half turn."""
     square, facing = move["at"], move["facing"]
     if _own_animal(state, kind, square)["facing"] == facing:
         raise IllegalMove(
             f"Rotating must change the facing; the {kind} on {square} already faces {facing}.",
             "same_facing",
         )
-    new = Engine.copy_state(state)
-    new["board"][square]["facing"] = facing
-    new["last_push"] = None
-    return _pass_turn(new, irreversible=False)
 
 
-def _apply_exit(state: State, kind: str, move: Move) -> State:
-    """Take an animal on an outer square back to its owner's reserve."""
+def _rotate(state: State, kind: str, move: Move) -> State:
+    state["board"][move["at"]] = {"kind": kind, "facing": move["facing"]}
+    state["last_push"] = None
+    return _pass_turn(state, irreversible=False)
+
+
+def _check_exit(state: State, kind: str, move: Move) -> None:
+    """An animal on an outer square goes back to its owner's reserve."""
     square = move["from"]
     _own_animal(state, kind, square)
     if square not in OUTER_SET:
@@ -374,9 +398,16 @@ def _apply_exit(state: State, kind: str, move: Move) -> State:
             f"per game, and the {kind}s already have.",
             "exit_once",
         )
-    new = Engine.copy_state(state)
-    del new["board"][square]
-    new["reserve"][kind] += 1
-    new["exits"][kind] += 1
-    new["last_push"] = None
-    return _pass_turn(new, irreversible=True)
+
+
+def _exit(state: State, kind: str, move: Move) -> State:
+    del state["board"][move["from"]]
+    state["reserve"][kind] += 1
+    state["exits"][kind] += 1
+    state["last_push"] = None
+    return _pass_turn(state, irreversible=True)
+
+
+#: Per action: the check raising IllegalMove, and the change it makes to a state.
+CHECKS = {"enter": _check_enter, "move": _check_move, "rotate": _check_rotate, "exit": _check_exit}
+CARRY_OUT = {"enter": _enter, "move": _move, "rotate": _rotate, "exit": _exit}

@@ -109,12 +109,14 @@ def seating(
 
 
 def player_entry(seat: Seat | ListedSeat) -> dict[str, Any]:
-    """A seat in the game object: its name, and who may hold a token of it."""
+    """A seat in the game object: its name, who may hold a token of it, and the bot that
+    plays it (``None``: a person)."""
     return {
         "seat": seat.seat,
         "name": seat.name,
         "private": seat.private_at is not None,
         "reissued_at": seat.reissued_at,
+        "bot": seat.bot,
     }
 
 

@@ -24,6 +24,7 @@ from engines import ENGINES, Engine, IllegalMove, InvalidPosition, NotationError
 from schemas.api import MAX_SEED
 from schemas.moves import load_move
 from server.errors import TurnpostError
+from server.games.bot_seats import bot_name, bot_spec
 from server.games.changes import Change, Listener
 from server.games.clock import format_time, parse_time, utcnow
 from server.games.game import Game, game_object, game_summary, log_entry
@@ -83,6 +84,25 @@ def drawn_order(seed: int, seats: int) -> list[int]:
     (True, [0, 1, 2, 3])
     """
     return random.Random(f"turnpost.seating.{seed}").sample(range(seats), seats)
+
+
+def new_seats(players: list[dict[str, Any]], now: str) -> list[NewSeat]:
+    """The seats of a new game: a bot's is named after it and taken at once (``now``);
+    an open one has no name yet."""
+    specs = [bot_spec(player) for player in players]
+    several = sum(spec is not None for spec in specs) > 1
+    seats = []
+    for player, spec in zip(players, specs, strict=True):
+        if spec is None:
+            name = player.get("name") or ""
+            seats.append(
+                NewSeat(name, player.get("email"), player.get("player_id"), player.get("language"))
+            )
+        else:
+            number = sum(other is not None for other in specs[: len(seats) + 1])
+            name = bot_name(spec, number if several else None)
+            seats.append(NewSeat(name, bot=spec, joined_at=now))
+    return seats
 
 
 @dataclass(frozen=True)
@@ -170,12 +190,15 @@ class GameService:
         client: str | None = None,
         handed_key: bytes | None = None,
         table: Table | None = None,
+        hints: bool = True,
     ) -> dict[str, Any]:
         """Create a game; the answer carries each seat's token and the admin token (shown once).
 
         A player is ``{"name", "email", "invite"}`` (``invite``: mailed an
         invitation at once; a seat to move first is invited by its first turn
-        mail, as every seat with an address is), or ``{"open": True}``:
+        mail, as every seat with an address is), a bot (``{"bot": "random"}``,
+        ``{"bot": "mcts", "level": 1..5}``: named so, no token, played by the
+        worker, see :mod:`server.games.bots`), or ``{"open": True}``:
         a game with an open seat, or a rematch, is a table that forms until
         every seat is taken (:meth:`start_if_full`; see :class:`Table`). A seat may
         be kept for a player (``player_id``). No token is handed for an open seat,
@@ -192,6 +215,7 @@ class GameService:
         limits (see :mod:`server.mail.gate`). A ``seed`` or a ``position``
         chosen by the creator is shown in the game object (``seeded``,
         ``from_position``): whoever chose it may know what the game hides.
+        ``hints``: whether its seats may ask for a suggested move.
         """
         engine = self.engine(engine_id)
         if not engine.min_players <= len(players) <= engine.max_players:
@@ -241,23 +265,16 @@ class GameService:
             else None,
             hidden_at=None,
             rematch_of=table.rematch_of,
+            hints=hints,
             **start,
         )
-        seat_rows = [
-            NewSeat(
-                player.get("name") or "",
-                player.get("email"),
-                player.get("player_id"),
-                player.get("language"),
-            )
-            for player in players
-        ]
+        seat_rows = new_seats(players, now)
         with self.store.write():
             self.store.create_game(game_row, seat_rows)
             handed = [
                 seat
-                for seat, player in enumerate(players)
-                if not (player.get("open") or player.get("kept"))
+                for seat, row in enumerate(seat_rows)
+                if row.bot is None and not (players[seat].get("open") or players[seat].get("kept"))
             ]
             for seat in handed:
                 self.store.add_seat_token(game_id, seat, tokens[seat], "created", now)
@@ -400,8 +417,30 @@ class GameService:
             return None
         seat = self.seat_of(game.id, token)
         if seat is None:
-            raise TurnpostError("unauthorized", "This token is not a seat token of this game.")
+            raise TurnpostError("unauthorized", self.dead_token_words(game, token))
         return seat
+
+    def dead_token_words(self, game: Game, token: str) -> str:
+        """Why a seat token (a browser's, a client's) no longer plays its seat, and what to do,
+        in words for whoever holds it."""
+        known = self.store.seat_token(game.id, token)
+        if known is None:
+            return (
+                "This key does not open a seat of this game: the seat's link was replaced (the"
+                " game's creator gave it a new one), or the key was mistyped. To play your seat,"
+                " open its newest link (the newest mail about the game has one), or ask the"
+                " game's creator for it."
+            )
+        name = game.seats[known["seat"]]["name"]
+        why = {
+            "opened": f"{name}'s link was opened in another browser, which plays the seat now",
+            "removed": f"{name}'s seat at the table was given up",
+        }.get(known["revoked_why"], f"the game's creator gave {name}'s seat a new link")
+        return (
+            f"This browser's key to {name}'s seat stopped working: {why}. To play it here, open"
+            f" the seat's newest link ({name}'s newest mail about the game has one, or ask the"
+            " game's creator)."
+        )
 
     def seat_of(self, game_id: str, token: str) -> int | None:
         """The seat a live seat token lets in, else ``None`` (a mail's pass is no token)."""
@@ -666,7 +705,7 @@ class GameService:
 
     def _check_turn(self, game: Game, seat: int, request: MoveRequest) -> dict[str, Any]:
         """Refuse a game not running, a stale seq or the wrong seat; return the parsed move."""
-        self._check_running(game)
+        self.check_running(game)
         expected_seq = request.expected_seq
         if expected_seq is not None and expected_seq != game.seq:
             raise TurnpostError(
@@ -686,7 +725,7 @@ class GameService:
         return parsed
 
     @staticmethod
-    def _check_running(game: Game) -> None:
+    def check_running(game: Game) -> None:
         """``409 not_started`` at a table still forming, ``409 game_over`` once over."""
         if game.status == "forming":
             raise TurnpostError(
@@ -807,7 +846,7 @@ class GameService:
         """
         with self.store.write():
             game = self.load(game_id)
-            self._check_running(game)
+            self.check_running(game)
             if expected_seq is not None and expected_seq != game.seq:
                 raise TurnpostError(
                     "stale_seq",

@@ -129,6 +129,7 @@ class Tables:
                     "mail_stopped_at": None,
                     "mail_generation": row.mail_generation + 1,
                     "passes_revoked_at": now,
+                    "bot": None,
                 },
             )
             self.store.update_game(game_id, {"updated_at": now})
@@ -272,8 +273,10 @@ class Tables:
         """A seat of the rematch kept for the player of ``row``, at their address.
 
         A seat of nobody known (no player, no address) is handed to the rematch's
-        host, who passes its link on.
+        host, who passes its link on; a bot's seat is the same bot's again.
         """
+        if row.bot is not None:
+            return dict(row.bot)
         asking = row.seat in mine
         owner = player.id if asking else row.player_id
         known = self.store.player(owner) if owner else None

@@ -26,6 +26,7 @@ from schemas.api import (
     GameListSchema,
     GameQuerySchema,
     GameSchema,
+    HintSchema,
     LegalMovesSchema,
     LoggedMoveSchema,
     MovesQuerySchema,
@@ -41,6 +42,7 @@ from schemas.api import (
 )
 from server.accounts import games as my_games
 from server.errors import CODE_BY_STATUS, STATUS_BY_CODE, TurnpostError
+from server.games.bots import hint
 from server.games.clock import format_time
 from server.games.deadlines import set_vacation
 from server.games.game import Game
@@ -215,15 +217,17 @@ NEXT_PAGE = {
 }
 
 #: Error codes every operation may answer with, and those of an operation with a body.
-ALWAYS = ("method_not_allowed", "rate_limited")
+ALWAYS = ("method_not_allowed", "rate_limited", "unavailable")
+#: The statuses whose answers carry ``Retry-After``.
+RETRY_STATUSES = (429, 503)
 WITH_BODY = ("bad_request", "request_timeout", "payload_too_large")
 
 
 def operation(operation_id: str, *codes: str, body: bool = False) -> Any:
     """Name an operation and document its error answers: each status with the codes it carries.
 
-    Every operation may answer ``405`` and ``429`` (with ``Retry-After``);
-    one with a JSON body also ``400``, ``408`` and ``413``.
+    Every operation may answer ``405``, ``429`` and ``503`` (these two with
+    ``Retry-After``); one with a JSON body also ``400``, ``408`` and ``413``.
     """
     by_status: dict[int, list[str]] = {}
     for code in (*codes, *(WITH_BODY if body else ()), *ALWAYS):
@@ -235,7 +239,7 @@ def operation(operation_id: str, *codes: str, body: bool = False) -> Any:
                 status,
                 schema=ErrorResponseSchema,
                 description="Error: " + ", ".join(f"`{code}`" for code in named),
-                headers=RETRY_AFTER if status == 429 else None,
+                headers=RETRY_AFTER if status in RETRY_STATUSES else None,
             )(func)
         return blp.doc(operationId=operation_id)(func)
 
@@ -349,6 +353,7 @@ def create_game(body: dict[str, Any]) -> dict[str, Any]:
         deadline_policy=body["deadline_policy"],
         client=current_client(),
         table=Table(actor.player.id if actor.personal_token else None, body["seating"]),
+        hints=body["hints"],
     )
 
 
@@ -531,6 +536,25 @@ def legal_moves(game_id: str) -> Any:
     if isinstance(etag, Response):
         return etag
     return offload(games.legal_moves, game, seat), 200, {"ETag": etag}
+
+
+@blp.route("/games/<game_id>/hint")
+@blp.response(200, HintSchema)
+@operation("getHint", "unauthorized", "not_found", "forbidden", "not_your_turn", "game_over")
+@bearer
+def get_hint(game_id: str) -> dict[str, Any]:
+    """A suggested turn for the caller's seat (seat token): what a level-1 bot would play.
+
+    It reads only what the seat may know. Refused (403) in a game created with
+    ``"hints": false``, 409 when it is not the seat's turn; limited per seat
+    token (``TURNPOST_RATELIMIT_HINT``), since each hint is a search.
+    """
+    games = current_service()
+    game = games.load(game_id)
+    seat = seat_of(games, game, "for a hint")
+    moves = offload(hint, game, seat)
+    engine = game.engine
+    return {"seq": game.seq, "moves": [{**move, "notation": engine.format(move)} for move in moves]}
 
 
 @blp.route("/games/<game_id>/vacation", methods=["POST"])

@@ -6,6 +6,10 @@ browser's page request gets an HTML error page.
 Every refusal (:class:`~server.errors.TurnpostError`), HTTP error, failed CSRF
 check and unexpected exception leaves through :func:`error_response`; an
 unexpected one is logged and answered ``500 internal_error`` without details.
+A database out of reach or busy past its wait
+(:class:`~server.store.base.StoreUnavailable`) is logged and answered ``503
+unavailable`` with ``Retry-After``, saying nothing of the database but that it
+is unavailable.
 """
 
 from __future__ import annotations
@@ -14,6 +18,10 @@ from flask import Flask, Response, current_app, jsonify, make_response, render_t
 from flask_wtf.csrf import CSRFError
 
 from server.errors import TurnpostError
+from server.store.base import StoreUnavailable
+
+#: Seconds a client is asked to wait after ``503 unavailable``.
+UNAVAILABLE_RETRY_SECONDS = 5
 
 
 def error_response(error: TurnpostError, status: int | None = None) -> Response:
@@ -32,6 +40,7 @@ def register_error_handlers(app: Flask) -> None:
     """Answer refusals, failed CSRF checks and unexpected errors with :func:`error_response`."""
     app.register_error_handler(TurnpostError, error_response)
     app.register_error_handler(CSRFError, _csrf_error)
+    app.register_error_handler(StoreUnavailable, _store_unavailable)
     app.register_error_handler(Exception, _unexpected_error)
 
 
@@ -42,3 +51,13 @@ def _csrf_error(error: CSRFError) -> Response:
 def _unexpected_error(error: Exception) -> Response:
     current_app.logger.exception("unexpected error")
     return error_response(TurnpostError("internal_error", "Something went wrong on our side."))
+
+
+def _store_unavailable(error: StoreUnavailable) -> Response:
+    current_app.logger.warning("database unavailable: %s", error)
+    message = (
+        "The game database cannot be reached just now;"
+        f" please try again in {UNAVAILABLE_RETRY_SECONDS} seconds."
+    )
+    retry = {"Retry-After": str(UNAVAILABLE_RETRY_SECONDS)}
+    return error_response(TurnpostError("unavailable", message, headers=retry))

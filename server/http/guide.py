@@ -44,17 +44,24 @@ WHICH_MOVE = "move"
 Picks = list[tuple[str, str]]
 
 
+#: The marks around the seat's hand (cards, tiles) in a board's HTML.
+HAND_START, HAND_END = "<!--hand-->", "<!--/hand-->"
+
+
 @dataclass
 class Choice:
     """One answer the form offers: its words, its value and the link choosing it.
 
-    ``on_board`` is set by the page once the board picture drew it as a target.
+    ``on_board`` is set by the page once the board picture drew it as a target,
+    ``in_hand`` when it drew it in the seat's hand (between :data:`HAND_START` and
+    :data:`HAND_END`), so that the question says where to look.
     """
 
     label: str
     value: str
     url: str
     on_board: bool = False
+    in_hand: bool = False
 
 
 @dataclass

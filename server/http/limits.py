@@ -26,6 +26,10 @@ over, while other tokens and addresses are served as before.
 (``TURNPOST_RATELIMIT_CREATE``), for the API, the lobby form and rematches together:
 each game hands out tokens and may send mail.
 
+**Hints** (``GET /api/v1/games/{id}/hint``, a search of up to 0.15 s of CPU
+run off the request's loop) have their own limit per seat token
+(``TURNPOST_RATELIMIT_HINT``), on top of the others.
+
 Past a limit the answer is ``429`` with the contract's error body
 ``{"error": {"code": "rate_limited", ...}}`` (an HTML page outside the API)
 and a ``Retry-After`` header. ``GET /healthz`` is never limited.
@@ -39,6 +43,8 @@ name when the config does not set it, so a gunicorn server can be tuned):
     limit per seat token (default ``600/minute``).
 ``TURNPOST_RATELIMIT_CREATE``
     game creations per client address (default ``10/hour``).
+``TURNPOST_RATELIMIT_HINT``
+    hints per seat token (default ``30/hour``).
 ``TURNPOST_COST_BYTES``
     answer bytes that cost one request (default ``32768``).
 
@@ -90,12 +96,15 @@ DEFAULTS = {
     "TURNPOST_RATELIMIT_TOKEN": "600/minute",
     "TURNPOST_RATELIMIT_IP": "1200/minute",
     "TURNPOST_RATELIMIT_CREATE": "10/hour",
+    "TURNPOST_RATELIMIT_HINT": "30/hour",
     "TURNPOST_COST_BYTES": str(32 * 1024),
 }
 #: Endpoints that are never limited (the liveness check).
 EXEMPT_ENDPOINTS = frozenset({"web.health"})
 #: The views that create a game (the API's, the lobby form's, a rematch), under one limit.
 CREATE_ENDPOINTS = ("api.create_game", "web.create_game", "tables.rematch")
+#: The view of a hint (a search): limited per seat token on its own.
+HINT_ENDPOINT = "api.get_hint"
 #: Views whose answers hold a token although the request carries none (in a header or cookie).
 PRIVATE_ENDPOINTS = frozenset({*CREATE_ENDPOINTS, "web.claim_seat", "web.take_my_seat"})
 #: An answer costs one request per started slice of this much CPU time, or per started
@@ -273,6 +282,10 @@ def init_protection(app: Flask) -> Limiter:
     )
     for endpoint in CREATE_ENDPOINTS:
         app.view_functions[endpoint] = creation(app.view_functions[endpoint])
+    hints = limiter.limit(
+        lambda: app.config["TURNPOST_RATELIMIT_HINT"], scope="hint", key_func=token_key
+    )
+    app.view_functions[HINT_ENDPOINT] = hints(app.view_functions[HINT_ENDPOINT])
     app.before_request(start_clock)
     app.after_request(lambda response: charge_cost(limiter, response))
     app.register_error_handler(RateLimitExceeded, rate_limited)

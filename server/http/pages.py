@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import base64
 import secrets
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import timedelta
 from typing import Any
@@ -54,6 +54,7 @@ from flask import (
     redirect,
     render_template,
     request,
+    send_from_directory,
     url_for,
 )
 from jinja2 import TemplateNotFound
@@ -61,6 +62,7 @@ from markupsafe import Markup, escape
 from marshmallow import ValidationError
 
 from engines import ENGINES, Engine
+from engines.search import LEVELS
 from engines.words import plural
 from schemas.api import GameCreateSchema
 from server.boards import PLAYER_COLORS, Board, board_context, last_touched
@@ -74,9 +76,19 @@ from server.http.actor import current_actor, signed_in_player
 from server.http.clients import current_client
 from server.http.context import current_service, current_store
 from server.http.cooperative import offload
-from server.http.guide import NO_ANSWER, Guide, Picks, build_guide, pick_params, read_picks
+from server.http.guide import (
+    HAND_END,
+    HAND_START,
+    NO_ANSWER,
+    Guide,
+    Picks,
+    build_guide,
+    pick_params,
+    read_picks,
+)
 from server.http.pages_words import moment_words, refusal_words, waiting_words
-from server.i18n import page_language, read_as_seat
+from server.http.turn import MAX_STEPS, STEP, TurnSoFar, WholeTurn, read_turn, whole_turn
+from server.i18n import N_, page_language, read_as_seat
 from server.resources import static_dir
 from server.store.base import hash_secret
 from server.store.records import LobbyGame, OpenTable, Player, Seat
@@ -237,7 +249,7 @@ def created_page(game_id: str) -> Response:
             "mailed": seat.seat in mailed,
         }
         for seat, token in zip(game.seats, tokens, strict=True)
-        if seat.name
+        if seat.name and seat.bot is None
     ]
     page = render_template(
         "created.html",
@@ -287,6 +299,12 @@ def hot_seat(game_id: str) -> Response:
     return response
 
 
+#: The bots the lobby form offers for a seat, by the form's value: the bot and its words.
+BOT_CHOICES: dict[str, tuple[dict[str, Any], str]] = {
+    "random": ({"bot": "random"}, N_("random moves")),
+    **{f"mcts{n}": ({"bot": "mcts", "level": n}, N_("level %(level)s")) for n in LEVELS},
+}
+
 #: How many open tables, and how many of the player's own games, the lobby lists.
 LOBBY_TABLES = 50
 LOBBY_OWN_GAMES = 20
@@ -305,6 +323,7 @@ def _render_lobby(error: TurnpostError | None = None, form: Mapping[str, str] | 
         open_tables=[table_entry(row) for row in store.open_tables(utcnow(), LOBBY_TABLES)],
         own_games=[own_entry(row, player) for row in mine],
         seats=range(FORM_SEATS),
+        bot_choices=BOT_CHOICES,
         clocks=TURN_CLOCKS,
         error=error,
         form=form or {},
@@ -386,6 +405,7 @@ class OptionField:
     label: str
     default: Any
     choices: tuple[str, ...] = ()
+    explanation: str = ""
 
     @property
     def field(self) -> str:
@@ -418,9 +438,10 @@ def option_fields(engine: Engine) -> list[OptionField]:
         OptionField(
             engine.id,
             name,
-            words_of(name),
+            engine.option_words.get(name, (words_of(name), ""))[0],
             default,
             tuple(sorted(engine.option_choices.get(name, ()))),
+            engine.option_words.get(name, ("", ""))[1],
         )
         for name, default in engine.default_options.items()
     ]
@@ -455,15 +476,19 @@ def _typed(option: OptionField, value: str) -> Any:
 def _creation_body(form: Mapping[str, str]) -> dict[str, Any]:
     """The create-game request from the lobby form, checked by the API's schema.
 
-    A row marked open is an open seat (the game is then a table that forms);
-    a row with an address is invited at once; the seating order and the turn
-    clock come from their own fields.
+    A row with a bot chosen is the computer's seat; a row marked open is an
+    open seat (the game is then a table that forms); a row with an address is
+    invited at once; the seating order and the turn clock come from their own
+    fields.
     """
     players: list[dict[str, Any]] = []
     for seat in range(FORM_SEATS):
         name = form.get(f"name{seat}", "").strip()
         email = form.get(f"email{seat}", "").strip()
-        if form.get(f"open{seat}"):
+        bot = BOT_CHOICES.get(form.get(f"bot{seat}", ""))
+        if bot is not None:
+            players.append(dict(bot[0]))
+        elif form.get(f"open{seat}"):
             players.append({"open": True})
         elif name or email:
             players.append({"name": name, "email": email or None, "invite": bool(email)})
@@ -499,6 +524,12 @@ def _field_errors(messages: Any, where: str = "") -> Iterator[str]:
 
 
 # -- rules ----------------------------------------------------------------
+@bp.route("/favicon.ico")
+def favicon() -> Response:
+    """The site's icon where browsers look for it first (``static/favicon.svg`` as an ICO)."""
+    return send_from_directory(static_dir(), "favicon.ico", max_age=7 * 24 * 3600)
+
+
 @bp.route("/rules/<engine_id>")
 def rules_page(engine_id: str) -> str:
     """A game's rules for players (``templates/rules/<id>.html``), or a short general page."""
@@ -534,6 +565,13 @@ def _held_seats(games: GameService, game: Game) -> dict[int, str]:
         if seat is not None:
             held.setdefault(seat, token)
     return held
+
+
+def _stale_seat_words(games: GameService, game: Game) -> str:
+    """What happened to the seat this browser held in ``game`` and what to do, when none of
+    its seat keys works any more ("" when it holds none)."""
+    tokens = _cookie_tokens(game.id)
+    return games.dead_token_words(game, tokens[0]) if tokens else ""
 
 
 def _remember_seats(response: Response, game_id: str, tokens: list[str], active: str) -> None:
@@ -630,10 +668,20 @@ def _chosen_seat(game: Game, held: Mapping[int, str]) -> int | None:
 
 
 # -- the game table -----------------------------------------------------------
-def _table_url(game_id: str, picks: Picks = (), as_seat: int | None = None, **params: Any) -> str:
-    """The game page as seat ``as_seat`` (of several held), with the guided answers ``picks``."""
+def _table_url(
+    game_id: str,
+    picks: Picks = (),
+    as_seat: int | None = None,
+    steps: Sequence[str] = (),
+    **params: Any,
+) -> str:
+    """The game page as seat ``as_seat`` (of several held), with the decisions ``steps`` of the
+    turn taken so far and the guided answers ``picks`` (the last answer last in the address)."""
     shown = {} if as_seat is None else {"as": as_seat}
-    return url_for("web.game_page", game_id=game_id, **shown, **pick_params(list(picks)), **params)
+    taken = {STEP: list(steps)} if steps else {}
+    return url_for(
+        "web.game_page", game_id=game_id, **shown, **taken, **pick_params(list(picks)), **params
+    )
 
 
 @bp.route("/games/<game_id>")
@@ -703,11 +751,21 @@ def whole_number(text: str) -> int | None:
 
 @dataclass
 class Preview:
-    """The move left at the end of the guided form: its sentence and the board after it."""
+    """The turn left at the end of the guided form: the one move sending it (its notation),
+    its sentence, the board after it and, when the turn stops before its end, why."""
 
-    move: dict[str, Any]
+    notation: str
     sentence: str
     board_html: Markup
+    pause: str = ""
+
+
+@dataclass
+class TurnStep:
+    """A decision of the turn taken so far, in words, with the link that changes it."""
+
+    sentence: str
+    change: str
 
 
 #: How many log entries the game page lists at once; earlier ones are a link away.
@@ -767,17 +825,23 @@ def _table(
     playing = playing and seat in view["to_move"]
     shown = seat if len(held) > 1 else None
     guide = preview = None
+    steps: list[TurnStep] = []
+    drawn, now = view, game.state
     if playing:
-        guide = _guide(games, game, seat, view, shown)
-        if guide.move is not None:
-            preview = _preview(game, seat, guide.move, view, names)
-        else:
+        turn, guide, preview = _turn_form(game, seat, view, names, shown)
+        steps, now = _turn_steps(game.id, turn, shown), turn.state
+        if preview is None:
             targets = {c.value: c.url for c in guide.choices if c.value != NO_ANSWER}
             board = replace(board, interactive=True, targets=targets, chosen=guide.chosen)
-    board_html = render_board_html(view, board)
+            if turn.moves:
+                drawn = _view_after(game, seat, view, turn.state, turn.moves[-1], seat)
+                board = replace(board, last=drawn.pop("touched"))
+    board_html = render_board_html(drawn, board)
     if guide is not None:
+        hand = board_html.partition(HAND_START)[2].partition(HAND_END)[0]
         for choice in guide.choices:
-            choice.on_board = f'href="{escape(choice.url)}"' in board_html
+            link = f'href="{escape(choice.url)}"'
+            choice.on_board, choice.in_hand = link in board_html, link in hand
     return {
         "game": view,
         "latest": game,
@@ -788,15 +852,19 @@ def _table(
         "seat": seat,
         "held": sorted(held),
         "at": at,
+        "replayed": last["description"] if at and last else "",
         "playing": playing,
         "guide": guide,
         "preview": preview,
-        "prompt": engine.prompt(game.state, seat) if playing else "",
+        "turn_steps": steps,
+        "start_over": _table_url(game.id, (), shown, _anchor="turn"),
+        "prompt": engine.prompt(now, seat) if playing else "",
         "waiting": waiting_words(view["to_move"], names),
         "result_words": engine.describe_result(view["result"], names) if view["result"] else "",
         "board_html": board_html,
         "error": error,
         "error_words": refusal_words(error) if error else "",
+        "stale_seat": "" if held else _stale_seat_words(games, game),
         "notation": notation,
         "table_url": lambda as_seat=shown, **params: _table_url(game.id, (), as_seat, **params),
         "hot_seat_turn": _hot_seat_turn(game, held, seat),
@@ -819,25 +887,59 @@ def _replay_at(game: Game) -> int | None:
     return at if at is not None and 0 <= at < game.seq else None
 
 
-def _guide(
-    games: GameService, game: Game, seat: int, view: dict[str, Any], shown: int | None
-) -> Guide:
-    """The guided form's step for the seat to move, from the answers in the address."""
+def _turn_form(
+    game: Game, seat: int, view: dict[str, Any], names: list[str], shown: int | None
+) -> tuple[TurnSoFar, Guide, Preview | None]:
+    """The seat's turn so far (decisions in the address), the guided form's question for its
+    next decision, and once the turn is over its preview.
+
+    A decision the answers leave alone is taken at once and the form goes on
+    with the next one while the turn goes on (:mod:`server.http.turn`).
+    """
     engine = game.engine
-    legal = offload(games.legal_moves, game, seat)["moves"]
+    turn = offload(read_turn, engine, game.state, seat, request.args.getlist(STEP), names)
+    picks = read_picks(request.args)
+    for _ in range(MAX_STEPS):
+        guide = _guide(game, seat, turn, picks, shown)
+        guide.moved_on |= turn.moved_on
+        if guide.move is None:
+            break
+        move = _bare(guide.move)
+        after = offload(engine.apply, turn.state, seat, move)
+        if not engine.turn_goes_on(after, seat, move):
+            whole = offload(whole_turn, engine, game.state, seat, turn, guide.move, names)
+            return turn, guide, _preview(game, seat, whole, view)
+        turn.then(engine, seat, guide.move, after, names)
+        picks = []
+    return turn, guide, None
+
+
+def _turn_steps(game_id: str, turn: TurnSoFar, shown: int | None) -> list[TurnStep]:
+    """The decisions taken so far, each with the link going back to before it."""
+    notations = turn.notations
+    return [
+        TurnStep(sentence, _table_url(game_id, (), shown, notations[:index], _anchor="turn"))
+        for index, sentence in enumerate(turn.sentences)
+    ]
+
+
+def _guide(game: Game, seat: int, turn: TurnSoFar, picks: Picks, shown: int | None) -> Guide:
+    """The guided form's question for the next decision of the turn, from the answers ``picks``."""
+    engine, state = game.engine, turn.state
+    legal = [{**m, "notation": engine.format(m)} for m in offload(engine.legal_moves, state, seat)]
     names = [row.name for row in game.seats]
 
     def sentence(entry: dict[str, Any]) -> str:
         move = _bare(entry)
-        after = engine.apply(game.state, seat, move)
-        return engine.describe(game.state, after, seat, move, names)
+        after = engine.apply(state, seat, move)
+        return engine.describe(state, after, seat, move, names)
 
     return build_guide(
-        engine.questions(game.state, seat),
+        engine.questions(state, seat),
         legal,
-        read_picks(request.args),
-        lambda picks: _table_url(game.id, picks, shown, _anchor="turn"),
-        view["state"],
+        picks,
+        lambda answers: _table_url(game.id, answers, shown, turn.notations, _anchor="turn"),
+        engine.view(state, seat),
         sentence,
     )
 
@@ -847,29 +949,42 @@ def _bare(entry: dict[str, Any]) -> dict[str, Any]:
     return {key: value for key, value in entry.items() if key != "notation"}
 
 
-def _preview(
-    game: Game, seat: int, entry: dict[str, Any], view: dict[str, Any], names: list[str]
-) -> Preview:
-    """The board after ``entry`` (not sent yet) and its sentence.
+def _preview(game: Game, seat: int, whole: WholeTurn, view: dict[str, Any]) -> Preview:
+    """The board after the whole turn ``whole`` (not sent yet) and its sentence.
 
     In a game that hides something the preview shows the public view after
-    the move: a draw the move makes must not be seen before it is sent.
+    the turn: a draw the turn makes must not be seen before it is sent.
     """
-    engine, move = game.engine, _bare(entry)
-    after = offload(engine.apply, game.state, seat, move)
+    engine = game.engine
+    viewer = None if engine.hidden_information else seat
+    shown = _view_after(game, seat, view, whole.after, whole.move, viewer, game.state)
+    board = Board(preview=True, last=shown.pop("touched"))
+    return Preview(whole.notation, whole.sentence, render_board_html(shown, board), whole.pause)
+
+
+def _view_after(
+    game: Game,
+    seat: int,
+    view: dict[str, Any],
+    after: dict[str, Any],
+    move: dict[str, Any],
+    viewer: int | None,
+    before: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The game object as ``viewer`` would see it at ``after`` (not sent yet), with
+    ``touched``: the places the last ``move`` (played from ``before``) touched."""
+    engine = game.engine
     result = engine.result(after)
-    shown = {
+    public = engine.public_move(before or after, after, seat, _bare(move))
+    return {
         **view,
-        "state": engine.view(after, None if engine.hidden_information else seat),
+        "state": engine.view(after, viewer),
         "to_move": engine.to_move(after),
         "result": result,
         "status": "active" if result is None else "finished",
         "seq": view["seq"] + 1,
+        "touched": last_touched(public),
     }
-    public = engine.public_move(game.state, after, seat, move)
-    board = Board(preview=True, last=last_touched(public))
-    sentence = engine.describe(game.state, after, seat, move, names)
-    return Preview(entry, sentence, render_board_html(shown, board))
 
 
 def render_board_html(view: dict[str, Any], board: Board) -> Markup:

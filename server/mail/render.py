@@ -183,6 +183,7 @@ def compose(
         )
         news.paragraphs.insert(0, invited)
     legal = engine.legal_moves(state, seat) if playing else []
+    turns = words.example_turns(engine, state, seat, legal)
     board = Board(last=last_touched(recent[-1]["move"]) if recent else frozenset())
     board_text = _text_board(view, board)
     cid = f"board.{game.id}.{game.seq}.{seat}@{settings.domain}"
@@ -196,8 +197,9 @@ def compose(
         "prompt": engine.prompt(state, seat) if playing else "",
         "move": game.seq + 1,
         "deadline": words.when(game.row.deadline, now, language) if game.row.deadline else "",
-        "examples": words.example_moves(engine, state, seat, legal, names) if playing else [],
+        "examples": words.example_moves(engine, state, seat, turns, names),
         "legal_count": len(legal),
+        "split": words.splits_turns(turns),
         "all_moves": _all_moves(game, seat, legal, names) if news.all_moves else [],
         "commands": words.command_list(),
         "commands_line": words.commands_line(),

@@ -7,10 +7,13 @@ A reply to a game's mail is read as a command or a move first
   thread of the seat's team, in 4-player King of Siam), or
 - it is neither a command nor a move, and does not look like one: its first
   word is not one a move of the game starts with (``Engine.move_words``), nor
-  one letter away from one, and none of its words is a board coordinate
-  (``a1``, ``r3c4``). So "gg", "Thanks, well played!" and "see you
-  tomorrow" are posted, while "enter a1" (a Siam move missing its facing) or
-  "hop a1" are refused as moves, with the reason.
+  one letter away from one (its first two words joined too: "Khon Tai"), and
+  none of its words is a board coordinate (``a1``, ``r3c4``). So "gg",
+  "Thanks, well played!" and "see you tomorrow" are posted, while "enter a1"
+  (a Siam move missing its facing) or "hop a1" are refused as moves, with the
+  reason. Names as the cards print
+  them count as the words they stand for ("Khon Thai ..." is a King of Siam
+  move, :meth:`~engines.base.Engine.canonical_names`).
 
 The words posted are the reply's text up to the quoted mail or the
 signature, not only its first line (:func:`server.mail.inbound.reply_words`).
@@ -71,14 +74,15 @@ def looks_like_a_move(engine: Engine, line: str) -> bool:
     >>> [looks_like_a_move(ENGINES["siam"], line) for line in ("Move b2 b3", "rotte", "ok!")]
     [True, True, False]
     """
-    words = [word.strip(".,!?:") for word in re.split(r"[\s;]+", line.lower()) if word]
+    spelled = engine.canonical_names(line).lower()
+    words = [word.strip(".,!?:") for word in re.split(r"[\s;]+", spelled) if word]
     if not engine.move_words:
         return True
     if not words:
         return False
-    first = words[0]
-    if first in engine.move_words or difflib.get_close_matches(
-        first, engine.move_words, n=1, cutoff=NEAR_MISS
-    ):
-        return True
+    for first in (words[0], "_".join(words[:2])):  # "Khon Tai": a name of two words
+        if first in engine.move_words or difflib.get_close_matches(
+            first, engine.move_words, n=1, cutoff=NEAR_MISS
+        ):
+            return True
     return any(COORDINATE.match(word) for word in words)

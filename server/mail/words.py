@@ -18,6 +18,7 @@ from typing import Any
 from babel.dates import format_datetime
 
 from engines import Engine
+from engines.base import IllegalMove
 from engines.words import join, plural
 from server.games.clock import parse_time, utcnow
 from server.i18n import catalog, listing
@@ -36,6 +37,8 @@ COMMANDS = (
 EXAMPLES = 5
 #: How long a name may be in a subject line.
 SUBJECT_NAME = 24
+#: The most decisions a whole turn of an example takes.
+MAX_DECISIONS = 40
 #: Actions that do nothing: never the first example.
 IDLE_ACTIONS = frozenset({"pass"})
 
@@ -131,27 +134,15 @@ def _kinds(engine: Engine, state: dict[str, Any], seat: int, moves: list[dict]) 
     return busy + [kind for kinds in idle for kind in kinds]
 
 
-def example_moves(
-    engine: Engine,
-    state: dict[str, Any],
-    seat: int,
-    moves: list[dict],
-    names: Sequence[str],
-    limit: int = EXAMPLES,
-) -> list[tuple[str, str]]:
-    """A handful of ``moves`` all different in kind, as ``(notation, sentence)``.
+def example_turns(
+    engine: Engine, state: dict[str, Any], seat: int, moves: list[dict], limit: int = EXAMPLES
+) -> list[tuple[dict, dict]]:
+    """A handful of ``moves`` all different in kind, each as ``(decision, whole turn)``: the
+    whole turn is the move that plays the rest of the turn too (:func:`whole_turn`).
 
     One move of each kind in turn across the actions (never an idle one such
     as a pass first), each chosen to differ from the ones before in its other
     answers too (another facing, another province).
-
-    >>> from engines import get_engine
-    >>> siam = get_engine("siam")
-    >>> state = siam.setup(2, siam.options({}), seed=1)
-    >>> for notation, text in example_moves(siam, state, 0, siam.legal_moves(state, 0), "AB")[:2]:
-    ...     print(notation, "|", text)
-    enter a1 N | A enters an elephant on a1, facing north.
-    enter b1 E | A enters an elephant on b1, facing east.
     """
     questions = engine.questions(state, seat)
     seen: set[tuple[str, Any]] = set()
@@ -159,8 +150,57 @@ def example_moves(
     for group in _kinds(engine, state, seat, moves)[:limit]:
         move = max(group, key=lambda m: sum((q.key, q.answer(m)) not in seen for q in questions))
         seen.update((q.key, q.answer(move)) for q in questions)
-        chosen.append(move)
-    return [(engine.format(move), sentence(engine, state, seat, move, names)) for move in chosen]
+        chosen.append((move, whole_turn(engine, state, seat, move)))
+    return chosen
+
+
+def example_moves(
+    engine: Engine,
+    state: dict[str, Any],
+    seat: int,
+    turns: list[tuple[dict, dict]],
+    names: Sequence[str],
+) -> list[tuple[str, str]]:
+    """The whole turns of :func:`example_turns` as ``(notation, sentence)``.
+
+    >>> from engines import get_engine
+    >>> siam = get_engine("siam")
+    >>> state = siam.setup(2, siam.options({}), seed=1)
+    >>> turns = example_turns(siam, state, 0, siam.legal_moves(state, 0))
+    >>> for notation, text in example_moves(siam, state, 0, turns, "AB")[:2]:
+    ...     print(notation, "|", text)
+    enter a1 N | A enters an elephant on a1, facing north.
+    enter b1 E | A enters an elephant on b1, facing east.
+    """
+    return [(engine.format(move), sentence(engine, state, seat, move, names)) for _, move in turns]
+
+
+def splits_turns(turns: list[tuple[dict, dict]]) -> bool:
+    """Whether any of the example ``turns`` is several decisions (that may be sent one by one)."""
+    return any(decision != move for decision, move in turns)
+
+
+def whole_turn(engine: Engine, state: dict[str, Any], seat: int, move: dict) -> dict:
+    """The whole turn that begins with the decision ``move``, as one move (its later
+    decisions the first the engine lists), so one reply plays the turn; ``move`` itself
+    when the turn's decisions cannot be joined from here (its card is played already).
+
+    >>> from engines import get_engine
+    >>> kos = get_engine("king-of-siam")
+    >>> state = kos.setup(2, kos.options({}), seed=3)
+    >>> seat = kos.to_move(state)[0]
+    >>> card = next(m for m in kos.legal_moves(state, seat) if m.get("card") == "rama")
+    >>> kos.format(whole_turn(kos, state, seat, card)).count("; take ")
+    1
+    """
+    steps, now = [move], engine.apply(state, seat, move)
+    while engine.turn_goes_on(now, seat, steps[-1]) and len(steps) < MAX_DECISIONS:
+        steps.append(engine.legal_moves(now, seat)[0])
+        now = engine.apply(now, seat, steps[-1])
+    try:
+        return engine.join_turn(state, seat, steps)
+    except IllegalMove:
+        return move
 
 
 def command_list() -> list[tuple[str, str]]:

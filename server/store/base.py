@@ -34,6 +34,7 @@ from typing import Any, Protocol
 from server.store.records import (
     AdminGame,
     ApiToken,
+    BotTurn,
     ClaimedDelivery,
     ClaimedPush,
     EndedGame,
@@ -64,6 +65,7 @@ from server.store.records import (
     SeatToken,
     SeatUpdate,
     SignInLink,
+    Table,
     Webhook,
     WebhookDelivery,
 )
@@ -164,6 +166,42 @@ class BackupStore(Protocol):
         ...
 
 
+class TableCopying(Protocol):
+    """Every table as it is, for copying a whole database (``turnpost copy-db``,
+    :mod:`server.store.copy`): not for the app."""
+
+    def tables(self) -> dict[str, Table]:
+        """Every table of Turnpost's schema by name (not the migrations' own record), with
+        the columns both backends keep: a backend's own (PostgreSQL's ``rowid`` and
+        ``xact``, which it makes itself) are left out."""
+        ...
+
+    def snapshot(self) -> AbstractContextManager[object]:
+        """A transaction whose reads all see the database at one moment."""
+        ...
+
+    def count_rows(self, table: str) -> int:
+        """How many rows ``table`` holds."""
+        ...
+
+    def table_rows(self, table: Table) -> list[tuple[Any, ...]]:
+        """Every row of ``table`` (its ``columns``, in its ``order``), JSON as canonical
+        text."""
+        ...
+
+    def insert_rows(self, table: str, columns: Sequence[str], rows: list[tuple[Any, ...]]) -> None:
+        """Insert ``rows`` (values of ``columns``) into ``table``, in a write."""
+        ...
+
+    def empty_table(self, table: str) -> None:
+        """Delete every row of ``table``, in a write."""
+        ...
+
+    def after_copy(self) -> None:
+        """After rows were inserted with their ids: the next id of each table follows them."""
+        ...
+
+
 class SettingsStore(Protocol):
     """The server's own settings kept in the database: named text values."""
 
@@ -217,6 +255,10 @@ class GameStore(Protocol):
         """
         ...
 
+    def game_ids(self) -> list[str]:
+        """The id of every game and table, in order."""
+        ...
+
     def timed_games(self) -> list[str]:
         """Ids of the running games that have a turn deadline, the soonest first."""
         ...
@@ -236,6 +278,20 @@ class GameStore(Protocol):
         for that seat (else games their host hid are left out); ``before``: only
         games older than that cursor.
         """
+        ...
+
+    def bot_turns(self, limit: int) -> list[BotTurn]:
+        """Up to ``limit`` bot seats that running games wait for (read through the bot seats'
+        own index, ``seats_bots``, not the games)."""
+        ...
+
+    def claim_bot_turn(self, game_id: str, holder: str, now: str, until: str) -> bool:
+        """Claim the bot turn of ``game_id`` for ``holder`` until ``until`` (in a write):
+        whether it is theirs now (no other holder's claim runs at ``now``)."""
+        ...
+
+    def release_bot_turn(self, game_id: str, holder: str) -> None:
+        """End ``holder``'s claim of the bot turn of ``game_id`` (in a write)."""
         ...
 
     def seats(self, game_id: str) -> list[Seat]:
@@ -784,6 +840,7 @@ class OperatorStore(Protocol):
 class Store(
     Connection,
     BackupStore,
+    TableCopying,
     SettingsStore,
     GameStore,
     TableStore,

@@ -15,9 +15,9 @@ never changed.
     >>> import sqlite_utils
     >>> db = sqlite_utils.Database(memory=True)
     >>> migrate(db)
-    SchemaChange(before=0, after=20, created=True)
+    SchemaChange(before=0, after=21, created=True)
     >>> migrate(db)
-    SchemaChange(before=20, after=20, created=False)
+    SchemaChange(before=21, after=21, created=False)
 """
 
 from __future__ import annotations
@@ -616,8 +616,28 @@ def m020_operator_indexes(db: Database) -> None:
 
 
 @migrations()
+def m021_bot_seats(db: Database) -> None:
+    """Bot seats: ``seats.bot`` is the spec of a seat the computer plays (JSON, as
+    :func:`engines.search.make_bot` takes it; NULL for a person), and ``games.hints``
+    whether its seats may ask for a suggested move (1, the default) or not (0).
+
+    The worker finds the bot seats to move through the partial index ``seats_bots``;
+    ``bot_claims`` holds the game whose bot turn a worker is playing (``holder``) until
+    the claim ends (``until``), so that two workers never play one turn.
+    """
+    _add_missing(db, "seats", {"bot": (str, None)})
+    _add_missing(db, "games", {"hints": (int, 1)})
+    db.execute("CREATE INDEX IF NOT EXISTS seats_bots ON seats (game_id) WHERE bot IS NOT NULL")
+    db["bot_claims"].create(
+        {"game_id": str, "holder": str, "until": str},
+        pk="game_id",
+        not_null={"holder", "until"},
+        if_not_exists=True,
+    )
+
+
+@migrations()
 def m022_seat_language(db: Database) -> None:
     """The language a seat reads (``en``, ``nl``, ``de``, ``fr``), set when it is created or
     invited; ``NULL``: its player's, else the browser's or the server's (:mod:`server.i18n`)."""
-    if "language" not in db["seats"].columns_dict:
-        db["seats"].add_column("language", str)
+    _add_missing(db, "seats", {"language": (str, None)})

@@ -26,7 +26,9 @@ here too, each its own way:
   ``NOTIFY`` that logging a move or posting a message sends.
 
 A connection that fails, a pool with no connection free within
-:data:`WAIT_SECONDS`, a lock not granted within it, or a deadlock raise
+:data:`WAIT_SECONDS` (:data:`DOWN_WAIT_SECONDS` while the pool's last attempt
+to connect failed: a server that is down answers at once, not after every
+request has waited), a lock not granted within it, or a deadlock raise
 :class:`~server.store.base.StoreUnavailable`; a row refused for its unique key
 (or by the move log) raises :class:`~server.store.base.Conflict`.
 """
@@ -46,15 +48,23 @@ from psycopg.types.string import TextLoader
 from psycopg_pool import ConnectionPool, PoolTimeout
 
 from server.store.base import Conflict, StoreError, StoreUnavailable
-from server.store.postgres_migrations import CHANNEL, applied, migrate
-from server.store.records import SchemaChange
-from server.store.sql import R, SqlStore
+from server.store.postgres_migrations import (
+    CHANNEL,
+    MIGRATIONS_TABLE,
+    OWN_COLUMNS,
+    applied,
+    migrate,
+)
+from server.store.records import SchemaChange, Table
+from server.store.sql import R, SqlStore, _quoted
 
 #: The most connections one process opens to one database.
 POOL_SIZE = 10
 #: Seconds a statement waits for a connection or a lock before the database counts as
 #: unavailable (as SQLite's busy timeout).
 WAIT_SECONDS = 10
+#: Seconds a statement waits for a connection while the database could not be reached.
+DOWN_WAIT_SECONDS = 1
 #: The lock that numbers messages in commit order (``pg_advisory_xact_lock``).
 MESSAGE_LOCK = 0x7475726E74616C6B  # "turntalk"
 #: Seconds between looks at the log while a committed move waits behind a running transaction.
@@ -62,6 +72,24 @@ SETTLE_SECONDS = 0.05
 
 _POOLS: dict[tuple[int, str], ConnectionPool] = {}
 _POOLS_LOCK = threading.Lock()
+#: The URLs whose last connection attempt in this process failed.
+_UNREACHABLE: set[str] = set()
+
+
+class _Connection(psycopg.Connection):
+    """A pool's connection: whether connecting to its URL last failed is noted
+    (:data:`_UNREACHABLE`)."""
+
+    @classmethod
+    def connect(cls, conninfo: str = "", **kwargs: Any) -> _Connection:  # type: ignore[override]
+        """Connect (``psycopg.Connection.connect``), noting whether it worked."""
+        try:
+            conn = super().connect(conninfo, **kwargs)
+        except psycopg.OperationalError:
+            _UNREACHABLE.add(conninfo)
+            raise
+        _UNREACHABLE.discard(conninfo)
+        return conn
 
 
 def _configure(conn: psycopg.Connection) -> None:
@@ -82,6 +110,7 @@ def pool_of(url: str) -> ConnectionPool:
         if pool is None:
             pool = ConnectionPool(
                 url,
+                connection_class=_Connection,
                 min_size=1,
                 max_size=POOL_SIZE,
                 kwargs={"autocommit": True, "connect_timeout": WAIT_SECONDS},
@@ -150,6 +179,8 @@ class PostgresStore(SqlStore):
         self._changes = 0
         #: Whether the feed's last read left committed moves behind a running transaction.
         self._unsettled = False
+        #: Whether the transaction under way is a :meth:`snapshot` (it locks no rows).
+        self._read_only = False
 
     # -- the connection ---------------------------------------------------------------
     def close(self) -> None:
@@ -169,7 +200,7 @@ class PostgresStore(SqlStore):
     @contextmanager
     def write(self) -> Iterator[psycopg.Connection]:
         """One transaction on one connection of the pool; yields that connection."""
-        with _reported(), self._pool.connection() as conn, conn.transaction():
+        with self._borrowed() as conn, conn.transaction():
             self._writing = conn
             try:
                 yield conn
@@ -182,7 +213,7 @@ class PostgresStore(SqlStore):
         if self._writing is not None:
             yield self._writing
         else:
-            with _reported(), self._pool.connection() as conn:
+            with self._borrowed() as conn:
                 yield conn
 
     def backup(self, path: str) -> None:
@@ -192,6 +223,20 @@ class PostgresStore(SqlStore):
     def restore(self, path: str) -> None:
         """Not made by Turnpost on PostgreSQL: the database server's own tools do it."""
         raise StoreError(PG_DUMP_WORDS)
+
+    @contextmanager
+    def _borrowed(self) -> Iterator[psycopg.Connection]:
+        """A connection of the pool, waiting :data:`WAIT_SECONDS` for one (less while the
+        database is down). One that fails makes the pool check its idle connections: a
+        database that restarted broke them all, and each would fail a request."""
+        wait = DOWN_WAIT_SECONDS if self.url in _UNREACHABLE else WAIT_SECONDS
+        with _reported():
+            try:
+                with self._pool.connection(wait) as conn:
+                    yield conn
+            except psycopg.OperationalError:
+                self._pool.check()
+                raise
 
     def wait_for_change(self, seen: int | None, timeout: float) -> int:
         """Waits for a ``NOTIFY`` on :data:`~server.store.postgres_migrations.CHANNEL` (sent
@@ -227,7 +272,7 @@ class PostgresStore(SqlStore):
 
     # -- what PostgreSQL says its own way -----------------------------------------------
     def _lock(self) -> str:
-        return " FOR UPDATE" if self._writing is not None else ""
+        return " FOR UPDATE" if self._writing is not None and not self._read_only else ""
 
     def _serialize_messages(self) -> None:
         self._execute("SELECT pg_advisory_xact_lock(?)", [MESSAGE_LOCK])
@@ -260,6 +305,77 @@ class PostgresStore(SqlStore):
             )
         )
         return moves
+
+    # -- every table, for copying -------------------------------------------------------
+    def tables(self) -> dict[str, Table]:
+        """Ordered by rowid where the table has one, else by its primary key."""
+        columns: dict[str, list[tuple[str, str]]] = {}
+        for table, column, kind in self._tuples(
+            "SELECT table_name, column_name, data_type FROM information_schema.columns"
+            " JOIN information_schema.tables USING (table_schema, table_name)"
+            " WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'"
+            " AND table_name <> ? ORDER BY table_name, ordinal_position",
+            [MIGRATIONS_TABLE],
+        ):
+            columns.setdefault(table, []).append((column, kind))
+        keys = self._grouped(
+            "SELECT c.table_name, u.column_name FROM information_schema.table_constraints c"
+            " JOIN information_schema.key_column_usage u USING (constraint_schema, constraint_name)"
+            " WHERE c.constraint_type = 'PRIMARY KEY' AND c.table_schema = current_schema()"
+            " ORDER BY c.table_name, u.ordinal_position"
+        )
+        references = self._grouped(
+            "SELECT c.table_name, u.table_name FROM information_schema.table_constraints c"
+            " JOIN information_schema.constraint_column_usage u"
+            " USING (constraint_schema, constraint_name)"
+            " WHERE c.constraint_type = 'FOREIGN KEY' AND c.table_schema = current_schema()"
+        )
+        return {
+            name: Table(
+                name,
+                tuple(c for c, _ in shape if c not in OWN_COLUMNS.get(name, ())),
+                ("rowid",) if "rowid" in OWN_COLUMNS.get(name, ()) else tuple(keys.get(name, ())),
+                frozenset(references.get(name, ())),
+                frozenset(c for c, kind in shape if kind == "jsonb"),
+            )
+            for name, shape in columns.items()
+        }
+
+    def _grouped(self, sql: str) -> dict[str, list[Any]]:
+        """The second column of the rows ``sql`` reads, by their first (a table's name)."""
+        found: dict[str, list[Any]] = {}
+        for table, value in self._tuples(sql):
+            found.setdefault(table, []).append(value)
+        return found
+
+    @contextmanager
+    def snapshot(self) -> Iterator[psycopg.Connection]:
+        """A read-only transaction at ``REPEATABLE READ``: one snapshot for all its reads."""
+        with self.write() as conn:
+            self._execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+            self._read_only = True
+            try:
+                yield conn
+            finally:
+                self._read_only = False
+
+    def insert_rows(self, table: str, columns: Sequence[str], rows: list[tuple[Any, ...]]) -> None:
+        marks = ", ".join("%s" for _ in columns)
+        sql = f"INSERT INTO {_quoted(table)} ({', '.join(map(_quoted, columns))}) VALUES ({marks})"
+        with self._connection() as conn, _reported(), conn.cursor() as cursor:
+            cursor.executemany(sql, rows)
+
+    def after_copy(self) -> None:
+        """Each identity column's next value follows its largest."""
+        for table, column in self._tuples(
+            "SELECT table_name, column_name FROM information_schema.columns"
+            " WHERE table_schema = current_schema() AND identity_generation = 'BY DEFAULT'"
+        ):
+            self._execute(
+                f"SELECT setval(pg_get_serial_sequence(?, ?),"
+                f" coalesce((SELECT max({_quoted(column)}) FROM {_quoted(table)}), 0) + 1, false)",
+                [_quoted(table), column],
+            )
 
     # -- statements -------------------------------------------------------------------
     def _run(self, sql: str, params: Sequence[Any]) -> tuple[int, list[str], list[tuple]]:

@@ -382,10 +382,23 @@ MIGRATIONS: list[tuple[str, str]] = [
             WHERE delivered_at IS NULL AND last_error IS NOT NULL;
         """,
     ),
+    (
+        "m021_bot_seats",
+        """
+        ALTER TABLE seats ADD COLUMN bot text;
+        ALTER TABLE games ADD COLUMN hints bigint NOT NULL DEFAULT 1;
+        CREATE INDEX seats_bots ON seats (game_id) WHERE bot IS NOT NULL;
+        CREATE TABLE bot_claims (game_id text PRIMARY KEY, holder text NOT NULL,
+            until text NOT NULL);
+        """,
+    ),
     ("m022_seat_language", "ALTER TABLE seats ADD COLUMN language text"),
 ]
 
 #: The table that records the applied steps.
+MIGRATIONS_TABLE = "turnpost_migrations"
+#: The columns PostgreSQL's schema has beyond SQLite's, by table (made by PostgreSQL itself).
+OWN_COLUMNS = {"games": ("rowid",), "moves": ("rowid", "xact"), "seat_tokens": ("rowid",)}
 _CREATE_LOG = (
     "CREATE TABLE IF NOT EXISTS turnpost_migrations"
     " (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())"

@@ -56,6 +56,8 @@ class GameRow:
     forming_until: str | None
     hidden_at: str | None
     rematch_of: str | None
+    #: Whether its seats may ask for a suggested move (``GET .../hint``).
+    hints: bool = True
 
 
 class GameUpdate(TypedDict, total=False):
@@ -100,17 +102,23 @@ class Seat:
     joined_at: str | None
     #: The language the seat reads (``None``: its player's, the browser's or the server's).
     language: str | None = None
+    #: The spec of the bot that plays the seat (``{"bot": "mcts", "level": 3}``); ``None``:
+    #: a person.
+    bot: dict[str, Json] | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class NewSeat:
-    """A seat of a game being created (:meth:`~server.store.base.GameStore.create_game`)."""
+    """A seat of a game being created (:meth:`~server.store.base.GameStore.create_game`);
+    a bot's seat is taken (``joined_at``) as it is made."""
 
     name: str
     email: str | None = None
     player_id: str | None = None
     #: The language the seat reads, if the creator gave one.
     language: str | None = None
+    bot: dict[str, Json] | None = None
+    joined_at: str | None = None
 
 
 class SeatUpdate(TypedDict, total=False):
@@ -126,6 +134,16 @@ class SeatUpdate(TypedDict, total=False):
     mail_stopped_at: str | None
     mail_generation: int
     language: str | None
+    bot: dict[str, Json] | None
+
+
+class BotTurn(NamedTuple):
+    """A bot seat a running game waits for, after move ``seq``
+    (:meth:`~server.store.base.GameStore.bot_turns`)."""
+
+    game_id: str
+    seat: int
+    seq: int
 
 
 class SeatRef(NamedTuple):
@@ -160,6 +178,7 @@ class ListedSeat:
     reissued_at: str | None
     player_id: str | None
     joined_at: str | None
+    bot: dict[str, Json] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -503,6 +522,22 @@ class ClaimedPush:
     endpoint: str
     p256dh: str
     auth: str
+
+
+@dataclass(frozen=True)
+class Table:
+    """A table of the schema as ``turnpost copy-db`` copies it (read from the database)."""
+
+    name: str
+    #: The columns a copy carries, in the table's order (not a backend's own: see
+    #: :class:`~server.store.base.TableCopying`).
+    columns: tuple[str, ...]
+    #: The columns that order its rows as the backend keeps them (its rowid or its key).
+    order: tuple[str, ...]
+    #: The tables its rows refer to (foreign keys).
+    references: frozenset[str]
+    #: Its columns kept as JSON values (whose text a backend may write its own way).
+    json_columns: frozenset[str]
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,7 @@ from server.store.base import Store, canonical_json, hash_secret
 from server.store.records import (
     AdminGame,
     ApiToken,
+    BotTurn,
     ClaimedDelivery,
     ClaimedPush,
     EndedGame,
@@ -56,6 +57,7 @@ from server.store.records import (
     SeatToken,
     SeatUpdate,
     SignInLink,
+    Table,
     Webhook,
     WebhookDelivery,
 )
@@ -77,11 +79,12 @@ JSON_COLUMNS = frozenset(
         "payload",
         "request",
         "response",
+        "bot",
     }
 )
-NULLABLE_JSON = frozenset({"position", "result", "facts"})
+NULLABLE_JSON = frozenset({"position", "result", "facts", "bot"})
 #: The columns (and computed columns) kept as 0 or 1.
-BOOLEAN_COLUMNS = frozenset({"seeded", "from_position", "waiting", "invitation"})
+BOOLEAN_COLUMNS = frozenset({"seeded", "from_position", "waiting", "invitation", "hints"})
 
 R = TypeVar("R")
 
@@ -125,6 +128,24 @@ def _columns(kind: type) -> tuple[str, ...]:
 def _select(kind: type) -> str:
     """``SELECT`` and the columns of a record type (a table may have more: a backend's own)."""
     return "SELECT " + ", ".join(_columns(kind))
+
+
+def _quoted(name: str) -> str:
+    """An identifier quoted for both databases.
+
+    >>> _quoted("key"), _quoted('odd"name')
+    ('"key"', '"odd""name"')
+    """
+    return '"' + name.replace('"', '""') + '"'
+
+
+def _canonical_at(row: tuple[Any, ...], positions: list[int]) -> tuple[Any, ...]:
+    """``row`` with the JSON text at ``positions`` as canonical JSON."""
+    values = list(row)
+    for at in positions:
+        if values[at] is not None:
+            values[at] = canonical_json(json.loads(values[at]))
+    return tuple(values)
 
 
 def _row_of(record: Any, leave_out: tuple[str, ...] = ()) -> dict[str, Any]:
@@ -187,6 +208,25 @@ class SqlStore(Store):
         """The ``LIMIT`` parameter of ``limit`` (negative: none)."""
         return self._NO_LIMIT if limit < 0 else limit
 
+    # -- every table, for copying -------------------------------------------------------
+    def count_rows(self, table: str) -> int:
+        return self._value(f"SELECT count(*) FROM {_quoted(table)}")
+
+    def table_rows(self, table: Table) -> list[tuple[Any, ...]]:
+        columns = ", ".join(map(_quoted, table.columns))
+        order = f" ORDER BY {', '.join(map(_quoted, table.order))}" if table.order else ""
+        rows = self._tuples(f"SELECT {columns} FROM {_quoted(table.name)}{order}")
+        json_at = [i for i, name in enumerate(table.columns) if name in table.json_columns]
+        if not json_at:
+            return rows
+        return [_canonical_at(row, json_at) for row in rows]
+
+    def empty_table(self, table: str) -> None:
+        self._execute(f"DELETE FROM {_quoted(table)}")
+
+    def after_copy(self) -> None:
+        """Nothing to do where an inserted id moves the next one on (SQLite)."""
+
     # -- settings ---------------------------------------------------------------------
     def setting(self, name: str) -> str | None:
         return self._value("SELECT value FROM settings WHERE name = ?", [name])
@@ -237,6 +277,9 @@ class SqlStore(Store):
             )
         )
 
+    def game_ids(self) -> list[str]:
+        return self._values("SELECT id FROM games ORDER BY id")
+
     def timed_games(self) -> list[str]:
         return self._values(
             "SELECT id FROM games WHERE status = 'active' AND deadline IS NOT NULL"
@@ -286,12 +329,36 @@ class SqlStore(Store):
         games = self._rows(sql, params)
         players: dict[str, list[ListedSeat]] = {game["id"]: [] for game in games}
         for seat in self._rows(
-            "SELECT game_id, seat, name, private_at, reissued_at, player_id, joined_at FROM seats"
+            "SELECT game_id, seat, name, private_at, reissued_at, player_id, joined_at, bot"
+            " FROM seats"
             f" WHERE game_id IN ({self._JSON_TEXTS}) ORDER BY game_id, seat",
             [json.dumps(list(players))],
         ):
             players[seat.pop("game_id")].append(ListedSeat(**seat))
         return [kind(**game, players=tuple(players[game["id"]])) for game in games]
+
+    def bot_turns(self, limit: int) -> list[BotTurn]:
+        waits = self._HOLDS.format(array="games.to_move", value="seats.seat")
+        rows = self._tuples(
+            "SELECT games.id, seats.seat, games.seq FROM seats JOIN games ON games.id ="
+            f" seats.game_id WHERE seats.bot IS NOT NULL AND games.status = 'active' AND {waits}"
+            " LIMIT ?",
+            [limit],
+        )
+        return [BotTurn(*row) for row in rows]
+
+    def claim_bot_turn(self, game_id: str, holder: str, now: str, until: str) -> bool:
+        return bool(
+            self._execute(
+                "INSERT INTO bot_claims (game_id, holder, until) VALUES (?, ?, ?)"
+                " ON CONFLICT (game_id) DO UPDATE SET holder = excluded.holder,"
+                " until = excluded.until WHERE bot_claims.until <= ?",
+                [game_id, holder, until, now],
+            )
+        )
+
+    def release_bot_turn(self, game_id: str, holder: str) -> None:
+        self._execute("DELETE FROM bot_claims WHERE game_id = ? AND holder = ?", [game_id, holder])
 
     def seats(self, game_id: str) -> list[Seat]:
         return self._all(Seat, "SELECT * FROM seats WHERE game_id = ? ORDER BY seat", [game_id])

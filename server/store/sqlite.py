@@ -16,11 +16,11 @@ gives them the database file's mode). Deleted content is overwritten
 
     >>> store = SqliteStore.open(":memory:")
     >>> store.init()
-    SchemaChange(before=0, after=20, created=True)
+    SchemaChange(before=0, after=21, created=True)
     >>> print(" ".join(sorted(store.db.table_names())))  # doctest: +NORMALIZE_WHITESPACE
-    _sqlite_migrations api_tokens created_pages games idempotency inbound mail_suppressions
-    messages moves outbox players push_subscriptions pushes seat_tokens seats sessions
-    settings sign_in_links talk_mutes webhook_deliveries webhooks
+    _sqlite_migrations api_tokens bot_claims created_pages games idempotency inbound
+    mail_suppressions messages moves outbox players push_subscriptions pushes seat_tokens seats
+    sessions settings sign_in_links talk_mutes webhook_deliveries webhooks
 """
 
 from __future__ import annotations
@@ -30,16 +30,16 @@ import sqlite3
 import threading
 import time
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager, suppress
+from contextlib import AbstractContextManager, contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
 import sqlite_utils
 
 from server.store.base import Conflict, StoreError, StoreUnavailable
-from server.store.migrations import migrate, version
-from server.store.records import SchemaChange
-from server.store.sql import SqlStore
+from server.store.migrations import migrate, migrations, version
+from server.store.records import SchemaChange, Table
+from server.store.sql import SqlStore, _quoted
 
 BUSY_TIMEOUT_MS = 10_000
 #: Seconds between looks at ``PRAGMA data_version`` while waiting for a change.
@@ -243,6 +243,31 @@ class SqliteStore(SqlStore):
         finally:
             source.close()
         self.init()
+
+    # -- every table, for copying -------------------------------------------------------
+    def tables(self) -> dict[str, Table]:
+        """Ordered by rowid; no column is SQLite's own (the rowid is not a column)."""
+        names = self._values(
+            "SELECT name FROM sqlite_master WHERE type = 'table'"
+            " AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND name != ? ORDER BY name",
+            [migrations.migrations_table],
+        )
+        return {name: self._table(name) for name in names}
+
+    def _table(self, name: str) -> Table:
+        """The table ``name`` as :meth:`tables` describes it."""
+        columns = tuple(row[1] for row in self._tuples(f"PRAGMA table_info({_quoted(name)})"))
+        references = {row[2] for row in self._tuples(f"PRAGMA foreign_key_list({_quoted(name)})")}
+        return Table(name, columns, ("rowid",), frozenset(references), frozenset())
+
+    def snapshot(self) -> AbstractContextManager[object]:
+        """A write: other writers wait until it ends."""
+        return self.write()
+
+    def insert_rows(self, table: str, columns: Sequence[str], rows: list[tuple[Any, ...]]) -> None:
+        marks = ", ".join("?" for _ in columns)
+        names = ", ".join(map(_quoted, columns))
+        self._conn.executemany(f"INSERT INTO {_quoted(table)} ({names}) VALUES ({marks})", rows)
 
     # -- statements -------------------------------------------------------------------
     def _cursor(self, sql: str, params: Sequence[Any]) -> sqlite3.Cursor:

@@ -51,7 +51,7 @@ def test_filters_by_engine_and_status(client) -> None:
     by_engine = listed(client, engine="king-of-siam").get_json()["games"]
     assert [game["id"] for game in by_engine] == [kos["id"]]
     assert by_engine[0]["players"] == [
-        {"seat": seat, "name": name, "private": False, "reissued_at": None}
+        {"seat": seat, "name": name, "private": False, "reissued_at": None, "bot": None}
         for seat, name in enumerate(["Ann", "Bob", "Cy"])
     ]
     finished = listed(client, status="finished").get_json()["games"]

@@ -23,6 +23,7 @@ OPERATIONS = {
     "listMoves",
     "submitMove",
     "getLegalMoves",
+    "getHint",
     "streamEvents",
     "resignSeat",
     "abortGame",
@@ -85,8 +86,10 @@ def test_every_operation_is_named_and_lists_its_errors(document) -> None:
     assert set(names) == OPERATIONS
     for method, path, operation in operations(document):
         responses = operation["responses"]
-        assert {"405", "429"} <= set(responses), (method, path)
+        assert {"405", "429", "503"} <= set(responses), (method, path)
         assert "Retry-After" in responses["429"]["headers"]
+        assert "`unavailable`" in responses["503"]["description"]
+        assert "Retry-After" in responses["503"]["headers"]
         if "requestBody" in operation:
             assert {"400", "413", "422"} <= set(responses), (method, path)
         for status, answer in responses.items():

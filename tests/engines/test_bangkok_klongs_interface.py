@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 from typing import Any
 
 import pytest
@@ -81,6 +82,44 @@ def test_stolen_boat_kept_in_hand_disappears_from_the_other_views() -> None:
     assert plain("shrimp", 1) in hand(after, 0)
     for viewer in (None, 1):
         assert plain("shrimp", 1) not in ENGINE.view(after, viewer)["tiles"]
+
+
+def test_a_boat_everybody_saw_go_into_a_hand_stays_there_when_a_search_redraws() -> None:
+    board = {"r3c0": (plain("shrimp", 1), 1), "r3c2": (plain("avocado", 2), 0)}
+    state = make(2, board=board, hands=[["t63", plain("fish", 1)], [plain("fish", 2)]])
+    after = play(state, 0, "place t63 r3c1 none steal r3c0 keep hand")
+    assert after["revealed"] == {plain("shrimp", 1): 0}
+    hands = [ENGINE.determinize(after, 1, random.Random(salt)) for salt in range(20)]
+    assert all(plain("shrimp", 1) in redrawn["players"][0]["hand"] for redrawn in hands)
+    assert len({tuple(redrawn["players"][0]["hand"]) for redrawn in hands}) > 1
+    swapped = json.loads(json.dumps(after))
+    theirs, pile = swapped["players"][0]["hand"], swapped["draw_pile"]
+    theirs[theirs.index(plain("shrimp", 1))], pile[0] = pile[0], plain("shrimp", 1)
+    assert ENGINE.information_key(swapped, 1) != ENGINE.information_key(after, 1)
+    placed = play(after, 1, f"place {plain('fish', 2)} r4c2 new")
+    placed = play(placed, 0, f"place {plain('shrimp', 1)} r2c2 new")
+    assert placed["revealed"] == {}
+
+
+def test_a_search_redraws_tactical_hands_from_the_pile_each_boat_came_from() -> None:
+    state = ENGINE.setup(3, options(tactical=True), 5)
+    merchant_boats = [
+        [is_merchant_pile(t) for t in state["players"][seat]["hand"]].count(True)
+        for seat in range(3)
+    ]
+    for salt in range(10):
+        redrawn = ENGINE.determinize(state, 0, random.Random(salt))
+        assert redrawn["players"][0]["hand"] == state["players"][0]["hand"]
+        assert [
+            [is_merchant_pile(t) for t in redrawn["players"][seat]["hand"]].count(True)
+            for seat in range(3)
+        ] == merchant_boats
+
+
+def is_merchant_pile(tile_id: str) -> bool:
+    """Neutral and special boats form the tactical variant's merchant pile."""
+    described = LAYOUT.tiles[tile_id]
+    return described["neutral"] or described["special"] is not None
 
 
 def test_public_move_shows_that_boats_were_drawn_not_which() -> None:
@@ -182,7 +221,8 @@ def test_notation_is_case_insensitive_and_clauses_come_in_any_order() -> None:
         "place t50",
         "place t50 r3c4 maybe",
         "place x50 r3c4 new",
-        "place t50 a1 new",
+        "place t50 k1 new",
+        "place t50 a9 new",
         "place t50 r3c4 new relocate r1c1",
         "place t50 r3c4 new relocate r1c1 r1c2 during",
         "place t50 r3c4 new draw twice",

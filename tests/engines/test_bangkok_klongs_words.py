@@ -72,7 +72,7 @@ def test_luk_phat_example_mary_moves_the_marker_and_scores_6() -> None:
     hands = [[neutral("shrimp", 2)], [plain("fish", 2)]]
     state = position(2, board={"r7c3": (plain("fish", 1), 1)}, hands=hands)
     assert said(state, 0, f"place {neutral('shrimp', 2)} r7c4 none", ["Mary", "Tom"]) == (
-        "Mary places the neutral shrimp boat with 2 baskets on r7c4. "
+        "Mary places the neutral shrimp boat with 2 baskets on E8. "
         "The Luk Phat marker moves on: Mary scores 6 points."
     )
 
@@ -81,14 +81,14 @@ def test_market_day_example_john_scores_ten_and_eva_five() -> None:
     names = ["John", "Eva"]
     state = position(2, board=john_and_eva(), hands=[[neutral("fish", 2)], []], luk_phat=3)
     assert said(state, 0, f"place {neutral('fish', 2)} r5c4 none", names) == (
-        "John places the neutral fish boat with 2 baskets on r5c4. "
+        "John places the neutral fish boat with 2 baskets on E6. "
         "The Luk Phat marker moves on: John scores 3 points. "
         "The small market day begins: John scores first or declines."
     )
     state = play(state, 0, f"place {neutral('fish', 2)} r5c4 none")
     assert said(state, 0, "score L4-5 remove r3c4", names) == (
-        "John scores the landing place L4-5 with 5 baskets: John 10 points and Eva 5 points. "
-        "John takes the shrimp boat with 2 baskets from r3c4 into the inventory. "
+        "John scores the landing place E4-F5 with 5 baskets: John 10 points and Eva 5 points. "
+        "John takes the shrimp boat with 2 baskets from E4 into the inventory. "
         "The small market day is over."
     )
 
@@ -97,9 +97,9 @@ def test_market_day_cook_doubles_the_points_and_says_so() -> None:
     board = {**john_and_eva(), "r4c5": (COOK, None)}
     state = position(2, board=board, market={"kind": "small", "trigger": 0}, luk_phat=4)
     assert said(state, 0, "score L4-5 remove r3c5") == (
-        "Ann scores the landing place L4-5 with 5 baskets doubled by the cook: "
+        "Ann scores the landing place E4-F5 with 5 baskets doubled by the cook: "
         "Ann 20 points and Bob 10 points. "
-        "Ann takes the flower boat with no baskets from r3c5 into the inventory. "
+        "Ann takes the flower boat with no baskets from F4 into the inventory. "
         "The small market day is over."
     )
 
@@ -118,29 +118,28 @@ def test_market_day_decline_and_the_end_of_the_small_market_day() -> None:
 def test_overseer_example_one_thief_to_the_hand_the_other_to_the_box() -> None:
     state = position(2, board=thieves_in_column_4(), hands=[[OVERSEER, plain("fish", 1)], []])
     assert said(state, 0, "place t66 r3c4 none remove-thieves keep r2c4") == (
-        "Ann places an overseer boat on r3c4 and takes the thief on r2c4 into the hand "
-        "and sends the thief on r5c4 back to the box."
+        "Ann places an overseer boat on E4 and takes the thief on E3 into the hand "
+        "and sends the thief on E6 back to the box."
     )
     assert said(state, 0, "place t66 r3c4 none remove-thieves") == (
-        "Ann places an overseer boat on r3c4 and sends the thieves on r2c4 and r5c4 back to "
-        "the box."
+        "Ann places an overseer boat on E4 and sends the thieves on E3 and E6 back to the box."
     )
-    assert said(state, 0, "place t66 r3c4 none") == "Ann places an overseer boat on r3c4."
+    assert said(state, 0, "place t66 r3c4 none") == "Ann places an overseer boat on E4."
 
 
 def test_thief_steals_another_players_boat_and_the_sentence_names_the_owner() -> None:
     board = {"r3c0": (plain("shrimp", 1), 1), "r3c2": (plain("avocado", 2), 0)}
     state = position(2, board=board, hands=[[THIEF, plain("fish", 1)], []])
     assert said(state, 0, "place t63 r3c1 none steal r3c0 keep inventory") == (
-        "Ann places a thief boat on r3c1 and steals Bob's shrimp boat with 1 basket from r3c0 "
+        "Ann places a thief boat on B4 and steals Bob's shrimp boat with 1 basket from A4 "
         "and puts it into the inventory."
     )
     assert said(state, 0, "place t63 r3c1 none steal r3c2 keep hand") == (
-        "Ann places a thief boat on r3c1 and steals Ann's own avocado boat with 2 baskets from "
-        "r3c2 and takes it into the hand."
+        "Ann places a thief boat on B4 and steals Ann's own avocado boat with 2 baskets from "
+        "C4 and takes it into the hand."
     )
     assert said(state, 0, "place t63 r3c1 none") == (
-        "Ann places a thief boat on r3c1 and steals nothing."
+        "Ann places a thief boat on B4 and steals nothing."
     )
 
 
@@ -148,23 +147,23 @@ def test_move_card_before_and_after_placing_in_one_move() -> None:
     state = position(2, board=two_boats(), hands=[[plain("shrimp", 1)], []])
     shrimp = plain("shrimp", 1)
     assert said(state, 0, f"place {shrimp} r7c3 none relocate r7c3 r6c4 before") == (
-        "Ann moves the fish boat with 1 basket from r7c3 to r6c4 with a move card, then places "
-        "the shrimp boat with 1 basket on r7c3 without a merchant."
+        "Ann moves the fish boat with 1 basket from D8 to E7 with a move card, then places "
+        "the shrimp boat with 1 basket on D8 without a merchant."
     )
     assert said(state, 0, f"place {shrimp} r6c3 new relocate r6c3 r5c3 after") == (
-        "Ann places the shrimp boat with 1 basket on r6c3 with a new merchant, then moves the "
-        "shrimp boat with 1 basket from r6c3 to r5c3 with a move card."
+        "Ann places the shrimp boat with 1 basket on D7 with a new merchant, then moves the "
+        "shrimp boat with 1 basket from D7 to D6 with a move card."
     )
 
 
 def test_move_card_as_decisions_of_their_own() -> None:
     state = position(2, board=two_boats(), hands=[[plain("shrimp", 1)], []])
     assert said(state, 0, "relocate r7c3 r6c3") == (
-        "Ann moves the fish boat with 1 basket from r7c3 to r6c3 with a move card."
+        "Ann moves the fish boat with 1 basket from D8 to D7 with a move card."
     )
     shrimp = plain("shrimp", 1)
     assert said(state, 0, f"place {shrimp} r6c3 new relocate after") == (
-        "Ann places the shrimp boat with 1 basket on r6c3 with a new merchant, and will move a "
+        "Ann places the shrimp boat with 1 basket on D7 with a new merchant, and will move a "
         "boat with a move card next."
     )
     state = play(state, 0, f"place {shrimp} r6c3 new relocate after")
@@ -185,15 +184,14 @@ def test_merchant_taken_back_once_all_are_in_use() -> None:
         hands=[[plain("pineapple", 2)], []],
     )
     assert said(state, 0, f"place {plain('pineapple', 2)} r3c0 r4c0") == (
-        "Ann places the pineapple boat with 2 baskets on r3c0 with the merchant taken back "
-        "from r4c0."
+        "Ann places the pineapple boat with 2 baskets on A4 with the merchant taken back from A5."
     )
 
 
 def test_tactical_variant_names_the_pile() -> None:
     state = position(2, board=two_boats(), hands=[[plain("shrimp", 1)], []], tactical=True)
     assert said(state, 0, f"place {plain('shrimp', 1)} r7c5 none draw merchant") == (
-        "Ann places the shrimp boat with 1 basket on r7c5 without a merchant, and draws from the "
+        "Ann places the shrimp boat with 1 basket on F8 without a merchant, and draws from the "
         "pile of neutral and special boats."
     )
 
@@ -203,7 +201,7 @@ def test_seat_without_boats_is_passed_over_and_the_sentence_says_so() -> None:
     used = [plain("fish", 1), *seat0]
     state = make(2, board={"r7c3": (used[0], 1)}, hands=[seat0, []], draw_pile=[], box=rest(*used))
     assert said(state, 0, f"place {seat0[0]} r7c4 new") == (
-        "Ann places the shrimp boat with 1 basket on r7c4 with a new merchant. "
+        "Ann places the shrimp boat with 1 basket on E8 with a new merchant. "
         "Bob cannot place a boat and is passed over."
     )
 
@@ -213,7 +211,7 @@ def test_nobody_can_place_the_big_market_day_begins_and_the_game_ends() -> None:
     used = [plain("fish", 1), last]
     state = make(2, board={"r7c3": (used[0], 1)}, hands=[[last], []], draw_pile=[], box=rest(*used))
     assert said(state, 0, f"place {last} r7c4 new") == (
-        "Ann places the shrimp boat with 1 basket on r7c4 with a new merchant. "
+        "Ann places the shrimp boat with 1 basket on E8 with a new merchant. "
         "Nobody can place a boat any more, so the big market day begins, but nobody can score a "
         "landing place. The game ends with the inventory count."
     )
@@ -271,10 +269,10 @@ def test_questions_at_a_market_day_offer_landing_places_and_decline() -> None:
     landing, remove = ENGINE.questions(state, 0)
     view = ENGINE.view(state, 0)
     assert {landing.answer(m) for m in moves} == {"L4-5", "decline"}
-    assert landing.label("L4-5", view) == "landing place L4-5 (5 baskets)"
+    assert landing.label("L4-5", view) == "the landing place E4-F5 (5 baskets)"
     assert landing.label("decline", view) == "decline: score nothing now"
     assert {remove.answer(m) for m in moves if m["action"] == "score"} == {"r3c4", "r3c5"}
-    assert remove.label("r3c4", view) == "the shrimp boat with 2 baskets on r3c4"
+    assert remove.label("r3c4", view) == "the shrimp boat with 2 baskets on E4"
 
 
 def test_questions_alike_boats_in_hand_are_told_apart() -> None:

@@ -19,21 +19,39 @@ listed moves. At every step of the game:
 
 At the end, replaying the log from ``setup`` with the same seed gives the
 live state byte for byte (canonical JSON), and so does a second ``setup``.
+
+What search needs (``engines.base``, "Search") is checked on the same games:
+
+- ``returns`` and ``margins`` are None exactly while the game runs; at the
+  end there is one return per seat, they add up to 0, the winners get the
+  most and a draw gives 0 to all;
+- for one seat at each step (each in turn), ``determinize`` keeps the
+  seat's view and information key, conserves every piece (the state's shape
+  and the multiset of its values but the PRNG), and depends only on what the
+  seat knows: determinizing another determinization with the same ``rng``
+  gives the same state;
+- ``apply_fast`` on a ``clone`` gives the state ``apply`` gives; and in random
+  games chosen by hypothesis, a state carried along by ``apply_fast`` alone
+  (switching once to a determinization of it) stays equal to ``apply``'s.
 """
 
 from __future__ import annotations
 
 import json
 import random
+from collections import Counter
 from collections.abc import Iterator
 from functools import cache
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from marshmallow import Schema
 
 from engines import ENGINES, Engine
-from engines.base import Move, State
+from engines.base import DETERMINISTIC, IMPERFECT, PERFECT, SAMPLED, Move, State
+from engines.base import canonical_json as canonical
 from schemas.moves import move_schemas
 from tests.engines.tiny_game import NimEngine
 
@@ -53,11 +71,6 @@ CASES = [
 ]
 
 pytestmark = pytest.mark.usefixtures("nim")
-
-
-def canonical(value: Any) -> str:
-    """Canonical JSON: sorted keys, no spaces (two states are equal when this is)."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"))
 
 
 def keys_in(value: Any) -> Iterator[str]:
@@ -117,6 +130,67 @@ def check_moves(engine: Engine, state: State, seat: int, rng: random.Random) -> 
     return moves
 
 
+def shape(value: Any) -> Any:
+    """``value`` with every leaf replaced by None: its keys and the length of its lists."""
+    if isinstance(value, dict):
+        return {key: shape(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [shape(item) for item in value]
+    return None
+
+
+def leaves(value: Any) -> Counter[str]:
+    """The multiset of the leaves (numbers, strings...) of ``value``, as canonical JSON."""
+    return Counter(canonical(leaf) for leaf in leaf_values(value))
+
+
+def leaf_values(value: Any) -> Iterator[Any]:
+    """Every leaf of ``value``, depth first."""
+    if isinstance(value, dict):
+        value = value.values()
+    elif not isinstance(value, list):
+        yield value
+        return
+    for item in value:
+        yield from leaf_values(item)
+
+
+def without_rng(state: State) -> State:
+    """``state`` without its PRNG (which ``determinize`` redraws)."""
+    return {key: value for key, value in state.items() if key != "rng"}
+
+
+def check_determinize(engine: Engine, state: State, seat: int, salt: int) -> None:
+    """The seat's determinizations keep what it sees and knows, and every piece."""
+    redrawn = engine.determinize(state, seat, random.Random(salt))
+    assert canonical(engine.view(redrawn, seat)) == canonical(engine.view(state, seat))
+    assert engine.information_key(redrawn, seat) == engine.information_key(state, seat)
+    assert shape(redrawn) == shape(state), "determinize changed the state's shape"
+    assert leaves(without_rng(redrawn)) == leaves(without_rng(state)), "pieces not conserved"
+    other = engine.determinize(state, seat, random.Random(salt + 1))
+    again = engine.determinize(other, seat, random.Random(salt))
+    assert canonical(again) == canonical(redrawn), "determinize reads hidden parts"
+
+
+def check_returns(engine: Engine, state: State, players: int) -> None:
+    """Returns and margins exist exactly at the end; returns add up to 0, winners best."""
+    result = engine.result(state)
+    returns, margins = engine.returns(state), engine.margins(state)
+    if result is None:
+        assert returns is None and margins is None
+        return
+    assert engine.seats(state) == players
+    assert len(returns) == len(margins) == players
+    assert abs(sum(returns)) < 1e-9 and all(-1 <= value <= 1 for value in returns)
+    winners = set(result["winners"])
+    if not winners or len(winners) == players:
+        assert returns == [0.0] * players
+    else:
+        assert min(returns[seat] for seat in winners) > max(
+            returns[seat] for seat in range(players) if seat not in winners
+        )
+
+
 @cache
 def schema_instances(engine: Engine) -> dict[str, Schema]:
     """One instance of each move schema of ``engine`` (making one per move is slow)."""
@@ -137,12 +211,17 @@ def play(engine: Engine, players: int, seed: int) -> tuple[State, list[tuple[int
             assert engine.legal_moves(state, seat) == []
         if not to_move:
             break
+        check_returns(engine, state, players)
+        check_determinize(engine, state, len(log) % players, salt=len(log))
         seat = rng.choice(to_move)
         move = rng.choice(check_moves(engine, state, seat, rng))
         after = engine.apply(state, seat, move)
         assert canonical(state) == before, "a method changed the state it was given"
+        fast = engine.apply_fast(engine.clone(state), seat, move)
+        assert canonical(fast) == canonical(after), f"apply_fast differs from apply: {move}"
         log.append((seat, move))
         state = after
+    check_returns(engine, state, players)
     return state, log
 
 
@@ -167,3 +246,42 @@ def test_a_game_ended_without_its_rules_is_told_in_words(engine_id: str, ending:
     result = {"winners": [1], "scores": {}, "reason": "Ann gave up", ending: [0]}
     sentence = ENGINES[engine_id].describe_result(result, ["Ann", "Bob"])
     assert sentence.startswith("Bob wins") and "Ann gave up" in sentence
+
+
+@pytest.mark.parametrize("engine_id", sorted(GAMES))
+def test_the_kind_is_declared(engine_id: str) -> None:
+    engine = GAMES[engine_id]
+    kind = engine.kind
+    assert kind.information in (PERFECT, IMPERFECT) and kind.chance in (DETERMINISTIC, SAMPLED)
+    assert (kind.min_seats, kind.max_seats) == (engine.min_players, engine.max_players)
+    state = engine.setup(engine.min_players, engine.options({}), 1)
+    assert engine.seats(state) == engine.min_players
+    if kind.chance == DETERMINISTIC:
+        other = engine.setup(engine.min_players, engine.options({}), 2)
+        assert canonical(other) == canonical(state), "a deterministic game depends on its seed"
+
+
+@pytest.mark.parametrize(("engine_id", "players"), CASES)
+@settings(max_examples=8, deadline=None)
+@given(choices=st.randoms(use_true_random=False), switch=st.integers(0, 60))
+def test_the_fast_path_follows_apply(
+    engine_id: str, players: int, choices: random.Random, switch: int
+) -> None:
+    """A state carried along by ``apply_fast`` alone (from a clone, then from a determinized
+    state at ply ``switch``) stays equal to the state ``apply`` gives, to the end."""
+    engine = GAMES[engine_id]
+    state = engine.setup(players, engine.options({}), choices.randrange(1000))
+    fast = engine.clone(state)
+    for ply in range(MAX_PLIES):
+        if ply == switch:
+            state = engine.determinize(state, choices.randrange(players), choices)
+            fast = engine.clone(state)
+        to_move = engine.to_move(state)
+        if not to_move:
+            break
+        seat = to_move[0]
+        move = choices.choice(engine.legal_moves(state, seat))
+        state = engine.apply(state, seat, move)
+        fast = engine.apply_fast(fast, seat, move)
+        assert canonical(fast) == canonical(state), f"ply {ply}: {move}"
+    assert engine.result(state) is not None

@@ -148,6 +148,9 @@ def test_notation_that_is_not_a_move_is_refused(text):
         {"action": "virtual", "steps": [{"move": ["liege"]}]},
         {"action": "set_position", "position": 4},
         {"action": "finish", "now": True},
+        {"action": "turn", "moves": [{"action": "loan"}]},
+        {"action": "turn", "moves": [{"action": "loan"}, {"action": "turn", "moves": []}]},
+        {"action": "turn", "moves": [{"action": "loan"}, {"action": "fly"}]},
     ],
 )
 def test_move_schemas_refuse_malformed_moves(move):
@@ -174,6 +177,7 @@ def test_move_schemas_cover_every_action():
         "virtual",
         "set_position",
         "finish",
+        "turn",
     }
 
 

@@ -8,7 +8,8 @@ its roles in this one module; its move schemas are in
 
 State
     ``{"stones": 10, "ply": 0}``: the stones left and the moves made so far.
-    Nothing is hidden and nothing is left to chance.
+    Nothing is hidden and nothing is left to chance, so the search defaults of
+    :class:`~engines.base.Engine` (returns, information key, determinize) fit.
 
 Notation::
 
@@ -21,7 +22,16 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from engines.base import Engine, IllegalMove, InvalidPosition, Move, NotationError, State
+from engines.base import (
+    DETERMINISTIC,
+    PERFECT,
+    Engine,
+    IllegalMove,
+    InvalidPosition,
+    Move,
+    NotationError,
+    State,
+)
 
 STONES = 10
 MOST = 3
@@ -38,6 +48,8 @@ class NimEngine(Engine):
     max_players = 2
     move_schemas = "tests.engines.tiny_game_schemas:MOVE_SCHEMAS"
     move_words = frozenset({"take"})
+    information = PERFECT
+    chance = DETERMINISTIC
 
     def setup(self, players: int, options: dict[str, Any], seed: int) -> State:
         """Ten stones, seat 0 to move."""
@@ -86,6 +98,12 @@ class NimEngine(Engine):
             left = state["stones"]
             raise IllegalMove(f"Only {left} stone(s) are left.", "enough_stones")
         return {"stones": state["stones"] - count, "ply": state["ply"] + 1}
+
+    def apply_fast(self, state: State, seat: int, move: Move) -> State:
+        """The listed ``move`` made on ``state`` itself (the playout path)."""
+        state["stones"] -= move["count"]
+        state["ply"] += 1
+        return state
 
     def result(self, state: State) -> dict[str, Any] | None:
         """Who took the last stone wins."""

@@ -10,6 +10,7 @@ from click.testing import CliRunner
 
 import server.cli
 from server.cli import main
+from server.games.clock import parse_time
 from server.games.service import GameService, MoveRequest
 from server.store import open_store
 
@@ -24,6 +25,23 @@ def test_new_game_prints_tokens_and_links(db_path: str) -> None:
     assert result.exit_code == 0, result.output
     assert re.search(r"seat 0 Ann: token \S{20,}", result.output)
     assert "/seat/" in result.output
+
+
+def test_new_game_with_a_turn_clock_sets_a_deadline(db_path: str) -> None:
+    result = run(
+        db_path, "new-game", "siam", "--player", "Ann", "--player", "Bob", "--turn-hours", "48"
+    )
+    assert result.exit_code == 0, result.output
+    store = open_store(db_path)
+    [listed] = store.games_page(None, None, None, None, 1)
+    game = store.game(listed.id)
+    store.close()
+    waited = parse_time(game.deadline) - parse_time(game.created_at)
+    assert waited.total_seconds() == 48 * 3600
+    refused = run(
+        db_path, "new-game", "siam", "--player", "Ann", "--player", "Bob", "--turn-hours", "0"
+    )
+    assert refused.exit_code != 0 and "turn-hours" in refused.output
 
 
 def test_new_game_unknown_engine_fails(db_path: str) -> None:

@@ -119,3 +119,29 @@ def test_klongs_split_turn_is_told_and_offered_in_the_form(live_server: Backgrou
     choices = re.findall(r'data-value="([^"]*)">([^<]*)<', page.text)
     assert ("end", "end the turn") in choices, choices
     assert any(label.startswith("move the aubergine boat") for _, label in choices), choices
+
+
+def test_a_browser_whose_seat_link_was_replaced_is_told_what_happened_and_what_to_do(
+    live_server: BackgroundServer,
+) -> None:
+    game = create_siam(live_server)
+    session = seat_session(live_server, game, 0)
+    page = session.get(f"{live_server.url}/games/{game['id']}", timeout=10).text
+    assert 'id="stale-seat"' not in page and "Your turn" in page
+    reissued = requests.post(
+        live_server.api(f"/games/{game['id']}/seats/0/token"),
+        headers=auth(game["admin_token"]),
+        timeout=10,
+    )
+    assert reissued.status_code == 200, reissued.text
+    page = session.get(f"{live_server.url}/games/{game['id']}", timeout=10).text
+    notice = re.search(r'<p class="notice" id="stale-seat">([^<]*)</p>', page)
+    assert notice and "link was replaced" in notice[1] and "newest link" in notice[1]
+    old_key = session.cookies[f"turnpost_seat_{game['id']}"]
+    refused = requests.post(
+        live_server.api(f"/games/{game['id']}/moves"),
+        json={"notation": "enter a1 N"},
+        headers=auth(old_key),
+        timeout=10,
+    )
+    assert refused.status_code == 401 and "newest link" in refused.json()["error"]["message"]

@@ -27,8 +27,12 @@ NAMES = ["Ann", "Bob", "Cleo", "Dan"]
 DESKTOP = {"width": 1280, "height": 900}
 PHONE = {"width": 390, "height": 844}
 #: What an engine identifier looks like in page text (snake_case names, tile ids, seat numbers,
-#: the old guided form's headings).
-IDENTIFIER = re.compile(r"\b[a-z]+_[a-z_]+\b|\bt\d+\b|Choose the|\bseat \d|\bseats? ?\(|\bNone\b")
+#: the old guided form's headings, Klongs' old 0-based rows and columns: r0..r7, c0, c6..c9,
+#: never Siam's squares c1..c5).
+IDENTIFIER = re.compile(
+    r"\b[a-z]+_[a-z_]+\b|\bt\d+\b|Choose the|\bseat \d|\bseats? ?\(|\bNone\b"
+    r"|\br\dc\d\b|\bL\d-\d\b|\br\d\b|\bc[06-9]\b"
+)
 
 
 @dataclass
@@ -62,15 +66,25 @@ class Mirror:
         """Play ``move`` for the seat to move."""
         self.state = self.engine.apply(self.state, self.seat(), move)
 
-    def random_line(self, rng: random.Random) -> list[dict[str, Any]]:
-        """Random legal moves from here to the end of the game (the mirror stays where it is)."""
-        state, line = self.state, []
+    def random_turns(self, rng: random.Random) -> list[list[dict[str, Any]]]:
+        """Random legal turns from here to the end of the game (the mirror stays where it is):
+        each turn the decisions of one seat while its turn goes on, as the page collects them."""
+        state, turns = self.state, []
         while self.engine.result(state) is None:
-            seat = self.engine.to_move(state)[0]
-            move = rng.choice(self.engine.legal_moves(state, seat))
-            line.append(move)
-            state = self.engine.apply(state, seat, move)
-        return line
+            seat, turn = self.engine.to_move(state)[0], []
+            while not turn or self.engine.turn_goes_on(state, seat, turn[-1]):
+                turn.append(rng.choice(self.engine.legal_moves(state, seat)))
+                state = self.engine.apply(state, seat, turn[-1])
+            turns.append(turn)
+        return turns
+
+    def play_turn(self, steps: list[dict[str, Any]]) -> dict[str, Any]:
+        """Play the decisions ``steps`` of one turn; the one move they join into."""
+        seat = self.seat()
+        whole = self.engine.join_turn(self.state, seat, steps)
+        for step in steps:
+            self.play(step)
+        return whole
 
 
 def create_game(server: BackgroundServer, engine: str, players: int, seed: int = 7) -> dict:
@@ -183,30 +197,55 @@ def click_answer(page: Page, key: str, value: str) -> str:
 def click_move(
     page: Page, engine: Engine, state: dict, seat: int, move: dict
 ) -> list[tuple[str, str]]:
-    """Click ``move`` of ``seat`` through the questions, check the preview, confirm it.
+    """Click the one-decision turn ``move`` of ``seat`` (see :func:`click_turn`)."""
+    return click_turn(page, engine, state, seat, [move])
+
+
+def click_turn(
+    page: Page, engine: Engine, state: dict, seat: int, steps: list[dict]
+) -> list[tuple[str, str]]:
+    """Click the decisions ``steps`` of one turn of ``seat`` through the questions (the page
+    takes each and asks for the next), check the preview of the whole turn, confirm it once.
 
     Returns each answer clicked and where it was (``board`` or ``button``).
     """
+    notation = engine.format(engine.join_turn(state, seat, steps))
+    clicked = []
+    for index, step in enumerate(steps):
+        clicked += _click_decision(page, engine, state, seat, step, index + 1 == len(steps))
+        state = engine.apply(state, seat, step)
+    expect(page.locator("#preview .sentence")).to_be_visible()
+    assert page.locator("#confirm input[name=notation]").input_value() == notation
+    expect(page.locator(".board-area.previewing")).to_have_count(1)
+    seq = int(page.locator("#live").get_attribute("data-seq"))
+    page.click("#confirm button[type=submit]")
+    expect(page.locator("#live")).to_have_attribute("data-seq", str(seq + 1))
+    return clicked
+
+
+def _click_decision(
+    page: Page, engine: Engine, state: dict, seat: int, move: dict, last: bool
+) -> list[tuple[str, str]]:
+    """Click the answers of the decision ``move`` until the page takes it: the turn's
+    preview when it is the ``last``, else one more decision listed as taken."""
     questions = {question.key: question for question in engine.questions(state, seat)}
-    notation = engine.format(move)
+    taken = page.locator("#turn-steps li").count()
     clicked = []
     for _ in range(25):
-        if page.locator("#confirm").count():
-            expect(page.locator("#preview .sentence")).to_be_visible()
-            assert page.locator("#confirm input[name=notation]").input_value() == notation
-            expect(page.locator(".board-area.previewing")).to_have_count(1)
-            seq = int(page.locator("#live").get_attribute("data-seq"))
-            page.click("#confirm button[type=submit]")
-            expect(page.locator("#live")).to_have_attribute("data-seq", str(seq + 1))
+        if (
+            page.locator("#confirm").count()
+            if last
+            else page.locator("#turn-steps li").count() > taken
+        ):
             return clicked
         key = page.locator("#question").get_attribute("data-key")
         if key == WHICH_MOVE:
-            value = notation
+            value = engine.format(move)
         else:
             answer = questions[key].answer(move)
             value = "" if answer is None else str(answer)
         clicked.append((value, click_answer(page, key, value)))
-    raise AssertionError("the guided form never offered the move to confirm")
+    raise AssertionError(f"the guided form never took {engine.format(move)!r}")
 
 
 def show_seat_to_move(page: Page, seat: int) -> None:
@@ -235,3 +274,46 @@ def screenshot(page: Page, folder: Path, name: str) -> None:
     """Save the whole page under ``folder``."""
     folder.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(folder / f"{name}.png"), full_page=True)
+
+
+#: The smallest text a phone may show on a board, and the smallest tap target (CSS px).
+SMALLEST_TEXT = 11
+SMALLEST_TARGET = 40
+
+_TOO_SMALL = """([text, target]) => {
+  const board = document.getElementById('board');
+  const shown = element => {
+    const box = element.getBoundingClientRect();
+    return box.width > 0 && box.height > 0 && element.checkVisibility({visibilityProperty: true})
+      && !(element.closest('details:not([open])') && !element.closest('summary'));
+  };
+  const texts = new Map();
+  const walker = document.createTreeWalker(board, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const element = node.parentElement;
+    if (!node.data.trim() || !element || texts.has(element) || !shown(element)) continue;
+    let size = parseFloat(getComputedStyle(element).fontSize);
+    if (element instanceof SVGElement) {
+      const matrix = element.getScreenCTM();
+      size *= Math.hypot(matrix.a, matrix.b);
+    }
+    texts.set(element, [node.data.trim().slice(0, 30), Math.round(size * 10) / 10]);
+  }
+  const small = [...texts.values()].filter(([, size]) => size < text);
+  const tiny = [...board.querySelectorAll('a[href]')].filter(shown).map(link => {
+    const box = link.getBoundingClientRect();
+    const label = link.getAttribute('aria-label') || link.textContent.trim()
+      || link.getAttribute('href');
+    return [label.slice(0, 40), Math.round(box.width), Math.round(box.height)];
+  }).filter(([, width, height]) => width < target || height < target);
+  return {small, tiny};
+}"""
+
+
+def too_small_on_the_board(page: Page) -> list[str]:
+    """What the board shows too small for a phone: texts under :data:`SMALLEST_TEXT` CSS px
+    (an SVG text at the size it is drawn) and tap targets under :data:`SMALLEST_TARGET`."""
+    found = page.evaluate(_TOO_SMALL, [SMALLEST_TEXT, SMALLEST_TARGET])
+    return [f"text {words!r} at {size} px" for words, size in found["small"]] + [
+        f"target {label!r} of {width}x{height} px" for label, width, height in found["tiny"]
+    ]

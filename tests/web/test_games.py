@@ -3,8 +3,9 @@
 For each engine one browser holding every seat (players sharing a device)
 plays a whole game of random legal moves (the same game in a
 :class:`~tests.web.table.Mirror`) by clicking on the board picture and the
-buttons only, through the preview and its confirm button, until the game is
-over. Screenshots of the start, the
+buttons only, one turn at a time: every decision of the seat's turn, then
+the preview of the whole turn and its one confirm, until the game is over;
+the log keeps one move per turn. Screenshots of the start, the
 middle and the end of each game at 1280x900 and at 390x844 go to
 ``test-output/screenshots/table/<engine>/``; no page scrolls sideways on a
 phone and no page text shows an engine identifier.
@@ -17,6 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import requests
 from playwright.sync_api import Browser, expect
 
 from engines import ENGINES
@@ -28,6 +30,7 @@ from tests.web.table import (
     PHONE,
     Mirror,
     click_move,
+    click_turn,
     create_game,
     hold_every_seat,
     mark_table,
@@ -36,6 +39,7 @@ from tests.web.table import (
     screenshot,
     scrolls_sideways,
     show_seat_to_move,
+    too_small_on_the_board,
     wait_for_new_table,
 )
 
@@ -52,41 +56,47 @@ def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Background
     server.stop()
 
 
-#: Each engine, its players, and the seed of its game and of its random moves.
+#: Each engine, its players, the seed of its game and of its random turns, and the actions
+#: (or King of Siam cards) that must be clicked in one turn of several decisions.
 GAMES = [
-    ("king-of-siam", 3, 11),
-    ("foreign-king", 2, 5),
-    ("bangkok-klongs", 2, 5),
+    ("king-of-siam", 3, 11, "one_vs_one"),
+    ("foreign-king", 2, 35, "virtual"),
+    ("bangkok-klongs", 2, 5, "relocate"),
 ]
 
 
-@pytest.mark.parametrize(("engine_id", "players", "seed"), GAMES)
-def test_a_whole_game_is_played_by_clicks_on_the_board_and_buttons(
+@pytest.mark.parametrize(("engine_id", "players", "seed", "split"), GAMES)
+def test_a_whole_game_is_played_by_clicks_with_one_confirm_per_turn(
     live_server: BackgroundServer,
     browser: Browser,
     engine_id: str,
     players: int,
     seed: int,
+    split: str,
 ) -> None:
     engine = ENGINES[engine_id]
     game = create_game(live_server, engine_id, players, seed=seed)
     mirror = Mirror(engine, players, seed=seed)
-    line = mirror.random_line(random.Random(seed))
+    turns = mirror.random_turns(random.Random(seed))
+    several = [t for t in turns if len(t) > 1 and split in {s.get("card", s["action"]) for s in t}]
+    assert several, f"no turn of several decisions with {split} in this game"
     context = browser.new_context(viewport=PHONE)
     try:
         page = hold_every_seat(live_server, context, game)
-        places = []
-        for move in line:
+        places, confirmed = [], []
+        for steps in turns:
             seat = mirror.seat()
             show_seat_to_move(page, seat)
-            places += click_move(page, engine, mirror.state, seat, move)
-            mirror.play(move)
+            places += click_turn(page, engine, mirror.state, seat, steps)
+            confirmed.append(engine.format(mirror.play_turn(steps)))
         expect(page.locator("#status")).to_contain_text("Game over.")
         expect(page.locator("#turn.yours")).to_have_count(0)
         assert engine.result(mirror.state) is not None
         assert "board" in {where for _, where in places}, "nothing picked on the board"
     finally:
         context.close()
+    log = requests.get(live_server.api(f"/games/{game['id']}/moves"), timeout=10).json()
+    assert [entry["notation"] for entry in log] == confirmed, "one logged move per turn"
 
 
 def test_siam_is_played_from_the_start_to_the_push_off_by_clicks(
@@ -121,7 +131,7 @@ def stages(server: BackgroundServer, engine_id: str, players: int) -> dict[str, 
     for stage, share in (("start", 0.0), ("middle", 0.5), ("finished", 1.0)):
         game = create_game(server, engine_id, players, seed=3)
         mirror = Mirror(engine, players, seed=3)
-        line = mirror.random_line(random.Random(3))
+        line = [step for turn in mirror.random_turns(random.Random(3)) for step in turn]
         if engine_id == "siam":  # random Siam games last long: the rulebook's line instead
             line = [engine.parse(n) for n in WINNING_LINE]
         play_by_api(server, game, mirror, line[: int(len(line) * share)])
@@ -133,14 +143,15 @@ def stages(server: BackgroundServer, engine_id: str, players: int) -> dict[str, 
     ("engine_id", "players"),
     [("siam", 2), ("king-of-siam", 4), ("foreign-king", 3), ("bangkok-klongs", 3)],
 )
-def test_every_page_of_a_game_fits_a_phone_and_speaks_words(
+def test_every_page_of_a_game_fits_a_phone_reads_and_taps_and_speaks_words(
     live_server: BackgroundServer,
     browser: Browser,
     screenshots: Path,
     engine_id: str,
     players: int,
 ) -> None:
-    """Start, middle and end, as the player to move (players sharing a device)."""
+    """Start, middle and end, as the player to move (players sharing a device), and after
+    one pick on the board: on a phone no board text under 11 CSS px, no tap target under 40."""
     folder = screenshots / "table" / engine_id
     problems = []
     for stage, game in stages(live_server, engine_id, players).items():
@@ -154,12 +165,18 @@ def test_every_page_of_a_game_fits_a_phone_and_speaks_words(
                 hot_seat.first.click()
                 wait_for_new_table(page)
             screenshot(page, folder, f"{stage}-{size}")
-            if page.locator('#board a[href*="m."]').count():
+            small = too_small_on_the_board(page) if size == "phone" else []
+            for pick in range(2):  # e.g. Siam's facings come after a piece and a square
+                if not page.locator('#board a[href*="m."]').count():
+                    break
                 mark_table(page)
                 page.locator('#board a[href*="m."]').first.click()
                 wait_for_new_table(page)
                 expect(page.locator("#turn .picks, #preview").first).to_be_visible()
-                screenshot(page, folder, f"{stage}-{size}-choosing")
+                screenshot(page, folder, f"{stage}-{size}-choosing-{pick + 1}")
+                small += too_small_on_the_board(page) if size == "phone" else []
+            if small:
+                problems.append(f"{stage} at {size} is too small: {sorted(set(small))}")
             if scrolls_sideways(page):
                 problems.append(f"{stage} at {size} scrolls sideways")
             words = IDENTIFIER.findall(page_text(page))

@@ -7,6 +7,7 @@ replay, and the whole table without JavaScript.
 
 from __future__ import annotations
 
+import random
 import re
 import time
 from collections.abc import Callable
@@ -212,7 +213,7 @@ def test_the_table_works_without_javascript(
             mirror.play(SIAM.parse(notation))
         assert logged(live_server, game) == WINNING_LINE[:2]
         page.locator("#moves a", has_text="Ann enters").click()
-        expect(page.locator("#status")).to_contain_text("Replay: the board after move 1 of 2")
+        expect(page.locator("#status")).to_contain_text("Replay, move 1 of 2: Ann enters")
         page.screenshot(path=str(screenshots / "siam-without-javascript.png"), full_page=True)
     finally:
         context.close()
@@ -227,16 +228,43 @@ def test_the_replay_walks_the_moves(
     watcher.goto(f"{live_server.url}/games/{game['id']}")
     expect(watcher.locator("#status")).to_contain_text("Game over. Ann wins")
     watcher.locator("#moves a", has_text="Ann pushes from b2").click()
-    expect(watcher.locator("#status")).to_contain_text("after move 5 of 9")
+    expect(watcher.locator("#status")).to_contain_text("move 5 of 9: Ann pushes from b2")
     watcher.click("#next")
-    expect(watcher.locator("#status")).to_contain_text("after move 6 of 9")
+    expect(watcher.locator("#status")).to_contain_text("move 6 of 9: Bob turns the rhino on e1")
     expect(watcher.locator("#moves li.current")).to_contain_text("Bob turns the rhino on e1")
     watcher.click("#previous")
-    expect(watcher.locator("#status")).to_contain_text("after move 5 of 9")
+    expect(watcher.locator("#status")).to_contain_text("move 5 of 9")
     expect(watcher.locator('svg.board [data-square="b4"]').first).to_be_attached()
     watcher.click("#latest")
     expect(watcher.locator("#status")).to_contain_text("Game over.")
     assert not IDENTIFIER.search(page_text(watcher))
+
+
+def test_the_replay_marks_the_move_it_shows_in_a_long_game(
+    live_server: BackgroundServer, new_context: Callable[[], BrowserContext]
+) -> None:
+    """The status names the replayed move and the move list scrolls to it (marked)."""
+    engine = ENGINES["king-of-siam"]
+    game = create_game(live_server, "king-of-siam", 3, seed=11)
+    mirror = Mirror(engine, 3, seed=11)
+    turns = mirror.random_turns(random.Random(11))
+    play_by_api(live_server, game, mirror, [step for turn in turns[:20] for step in turn])
+    log = requests.get(live_server.api(f"/games/{game['id']}/moves"), timeout=10).json()
+    page = new_context().new_page()
+    page.goto(f"{live_server.url}/games/{game['id']}?at=3")
+    expect(page.locator("#status")).to_contain_text(
+        f"move 3 of {len(log)}: {log[2]['description']}"
+    )
+    current = page.locator("#moves li.current")
+    expect(current).to_have_attribute("aria-current", "step")
+    expect(current).to_contain_text(log[2]["description"])
+    inside = current.evaluate(
+        """li => { const box = li.parentElement.getBoundingClientRect();
+                  const own = li.getBoundingClientRect();
+                  return own.top >= box.top && own.bottom <= box.bottom; }"""
+    )
+    assert inside, "the replayed move is scrolled out of the move list"
+    expect(page.locator("#turn .hot-seat")).to_have_count(0)
 
 
 def test_script_in_a_name_is_shown_as_text(
@@ -270,6 +298,34 @@ def test_lobby_form_errors_are_shown(
     page.fill("#email0", "")
     page.click("#create-game button[type=submit]")
     expect(page.locator("#error")).to_have_text("Siam takes 2 players.")
+
+
+def test_a_refused_creation_keeps_everything_the_host_typed(
+    live_server: BackgroundServer, new_context: Callable[[], BrowserContext]
+) -> None:
+    page = new_context().new_page()
+    page.goto(live_server.url)
+    page.select_option("#engine", "bangkok-klongs")
+    page.fill("#name0", "Ann")
+    page.fill("#email0", "ann@example.org")
+    page.fill("#name1", "Bob")
+    page.fill("#email2", "cleo@example.org")  # no name for Cleo: refused
+    page.check("#open3")
+    page.check("input[name=seating][value=listed]")
+    page.select_option("#turn_hours", "48")
+    page.check("input[name='option.bangkok-klongs.tactical']")
+    page.click("#create-game button[type=submit]")
+    expect(page.locator("#error")).to_contain_text("player 3 name")
+    expect(page.locator("#engine")).to_have_value("bangkok-klongs")
+    expect(page.locator("#name0")).to_have_value("Ann")
+    expect(page.locator("#email0")).to_have_value("ann@example.org")
+    expect(page.locator("#name1")).to_have_value("Bob")
+    expect(page.locator("#email2")).to_have_value("cleo@example.org")
+    expect(page.locator("#open3")).to_be_checked()
+    expect(page.locator("input[name=seating][value=listed]")).to_be_checked()
+    expect(page.locator("#turn_hours")).to_have_value("48")
+    expect(page.locator("input[name='option.bangkok-klongs.tactical']")).to_be_checked()
+    expect(page.locator("fieldset.options[data-engine=bangkok-klongs]")).to_be_visible()
 
 
 def test_the_api_docs_render_with_other_origins_blocked(

@@ -261,3 +261,81 @@ def test_screenshot_of_choosing_a_facing(browser: Browser, screenshots: Path, pa
         page.screenshot(path=str(screenshots / "siam" / "facing-phone.png"), full_page=True)
     finally:
         context.close()
+
+
+# -- clicks -----------------------------------------------------------------------------
+EDGE = [f + r for f in "abcde" for r in "12345" if f in "ae" or r in "15"]
+
+
+def clicked(page, x: float, y: float) -> str:
+    """What a real mouse click at ``(x, y)`` follows: the link's ``#fragment``, or ``""``."""
+    page.evaluate("history.replaceState(null, '', '#')")
+    page.mouse.click(x, y)
+    return page.evaluate("location.hash")
+
+
+def centre(box: dict[str, float]) -> tuple[float, float]:
+    """The centre of a bounding box."""
+    return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_a_click_at_the_centre_of_every_facing_arrow_on_every_edge_square_picks_it(
+    browser: Browser, page_html, size: str
+) -> None:
+    game, _ = start()
+    context = browser.new_context(viewport=SIZES[size])
+    try:
+        page = context.new_page()
+        for square in EDGE:
+            targets = {d: f"#facing-{d}" for d in "NESW"} | {"reserve": "#reserve"}
+            board = Board(interactive=True, targets=targets, chosen=["reserve", square])
+            page.set_content(page_html(render_board("html", game, board)))
+            for direction, word in zip("NESW", ("north", "east", "south", "west"), strict=True):
+                arrow = page.locator(f'a[aria-label="face {word}"] circle')
+                arrow.scroll_into_view_if_needed()
+                x, y = centre(arrow.bounding_box())
+                assert clicked(page, x, y) == f"#facing-{direction}", (square, direction)
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_a_click_at_the_centre_of_every_piece_picks_it(
+    browser: Browser, page_html, size: str
+) -> None:
+    game, board = mid_game()
+    pieces = game["state"]["board"]
+    targets = {square: f"#piece-{square}" for square in pieces}
+    context = browser.new_context(viewport=SIZES[size])
+    try:
+        page = context.new_page()
+        page.set_content(
+            page_html(
+                render_board(
+                    "html", game, Board(interactive=True, targets=targets, last=board.last)
+                )
+            )
+        )
+        for square in pieces:
+            piece = page.locator(f'g.piece[data-square="{square}"]')
+            piece.scroll_into_view_if_needed()
+            x, y = centre(piece.bounding_box())
+            assert clicked(page, x, y) == f"#piece-{square}", square
+    finally:
+        context.close()
+
+
+def test_the_crosses_show_only_while_the_cross_rule_holds() -> None:
+    state = SIAM.setup(2, SIAM.options({}), 1)
+    notations = ("enter a1 N", "enter e5 S", "move a1 a2 N", "enter b5 E", "move a2 a3 N")
+    for ply, notation in enumerate(notations):
+        root = parse(render_board("svg", game_object(state)))
+        legend = render_board("html", game_object(state))
+        holds = ply < 4
+        assert marked(root, "cross") == ({"c1", "c5"} if holds else set()), ply
+        assert ("Cross rule" in legend) is holds and (f"{4 - ply} more" in legend) is holds
+        state, _ = play(state, notation)
+    off = SIAM.setup(2, SIAM.options({"cross_rule": False}), 1)
+    assert not marked(parse(render_board("svg", game_object(off))), "cross")
+    assert "Cross rule" not in render_board("html", game_object(off))

@@ -1,0 +1,160 @@
+"""Playout policies: how a search plays a game on from a new node, and how it judges it.
+
+Random playouts are weak where most moves change little (Siam's turns and
+steps, a Foreign King player who never moves the King). A :class:`Policy`
+says, per game, which moves playouts prefer (``weight``), how many moves a
+playout lasts before its result is estimated from the running scores
+(``depth``, ``points``), how much the score margin adds to a finished game's
+return (``margin_scale``), and how many moves a second the game applies on
+the reference machine (``rate``), which turns the levels' seconds into
+budgets of moves. Policies read only the state a search hands them: a
+determinized one, never the true state of a game with hidden parts.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from engines.bangkok_klongs.board import BOARDS as KLONGS_BOARDS
+from engines.bangkok_klongs.board import COOK, THIEF, inventory_points
+from engines.base import Engine, Move, State
+from engines.siam.board import KINDS as SIAM_KINDS
+from engines.siam.rules import winner_if_played
+
+#: How a playout weighs a listed move of a seat in a state (higher: more often).
+Weight = Callable[[State, int, Move], float]
+#: The running points of every seat in a state (for estimating a cut playout).
+Points = Callable[[State], list[float]]
+#: The share of a finished game's value that the score margin decides.
+MARGIN_SHARE = 0.1
+
+
+@dataclass(frozen=True)
+class Policy:
+    """How playouts of one game are played and judged (see the module docstring)."""
+
+    rate: float
+    depth: int = 1000
+    weight: Weight | None = None
+    points: Points | None = None
+    margin_scale: float | None = None
+
+    def order(self, engine: Engine, state: State, seat: int, rng: random.Random) -> list[Move]:
+        """The moves of a new tree node, the one to try first last (shuffled, then by weight)."""
+        moves = engine.legal_moves(state, seat)
+        rng.shuffle(moves)
+        if self.weight is not None:
+            moves.sort(key=lambda move: self.weight(state, seat, move))
+        return moves
+
+    def first(self, state: State, seat: int, moves: list[Move], rng: random.Random) -> int:
+        """Which of ``moves`` (not yet tried at a node) to try first: the heaviest."""
+        if self.weight is None:
+            return rng.randrange(len(moves))
+        weights = [self.weight(state, seat, move) for move in moves]
+        best = max(weights)
+        heaviest = [index for index, weight in enumerate(weights) if weight == best]
+        return heaviest[rng.randrange(len(heaviest))]
+
+    def pick(self, engine: Engine, state: State, seat: int, rng: random.Random) -> Move:
+        """A playout's move: at random, as the weights prefer."""
+        moves = engine.legal_moves(state, seat)
+        if self.weight is None:
+            return moves[rng.randrange(len(moves))]
+        weights = [self.weight(state, seat, move) for move in moves]
+        return rng.choices(moves, weights)[0]
+
+    def final(self, engine: Engine, state: State) -> list[float]:
+        """The value of a finished game per seat: its returns, and a little for the margin."""
+        returns = engine.returns(state)
+        if self.margin_scale is None:
+            return returns
+        margins = engine.margins(state)
+        return [
+            (1 - MARGIN_SHARE) * value + MARGIN_SHARE * math.tanh(margin / self.margin_scale)
+            for value, margin in zip(returns, margins, strict=True)
+        ]
+
+    def estimate(self, engine: Engine, state: State) -> list[float]:
+        """The value of a cut playout per seat: from the lead in running points (0 without)."""
+        if self.points is None or self.margin_scale is None:
+            return [0.0] * engine.seats(state)
+        points = self.points(state)
+        return [
+            math.tanh((own - max(points[:seat] + points[seat + 1 :])) / self.margin_scale)
+            for seat, own in enumerate(points)
+        ]
+
+
+# -- Siam: pushes decide the game -----------------------------------------------------------
+def siam_weight(state: State, seat: int, move: Move) -> float:
+    """Push a rock off for yourself above all, never for the other side; pushes before other
+    moves, exits least."""
+    winner = winner_if_played(state, SIAM_KINDS[seat], move)
+    if winner is not None:
+        return 1000.0 if winner == seat else 0.01
+    if move.get("to") in state["board"]:
+        return 8.0
+    return 0.2 if move["action"] == "exit" else 1.0
+
+
+# -- games with scores ---------------------------------------------------------------------
+def foreign_king_points(state: State) -> list[float]:
+    """Victory points so far (the virtual player's are not a seat's)."""
+    return [float(player["vp"]) for player in state["players"]]
+
+
+def bangkok_klongs_points(state: State) -> list[float]:
+    """Points so far, the inventories' points, and each landing place's points for its
+    merchants weighed by how full it is (a full one scores at the next market day)."""
+    layout = KLONGS_BOARDS[state["options"]["board"]]
+    board = state["board"]
+    points = [
+        float(player["score"] + inventory_points(layout, player["inventory"]))
+        for player in state["players"]
+    ]
+    for fields in layout.landing_places.values():
+        cells = [board[field] for field in fields if field in board]
+        owners = [cell["merchant"] for cell in cells if cell["merchant"] is not None]
+        if not owners:
+            continue
+        tiles = [layout.tiles[cell["tile"]] for cell in cells]
+        baskets = sum(tile["baskets"] for tile in tiles if tile["special"] != THIEF)
+        factor = 2 if any(tile["special"] == COOK for tile in tiles) else 1
+        value = baskets * factor * (len(cells) / len(fields)) ** 2
+        for owner in owners:
+            points[owner] += value
+    return points
+
+
+def bangkok_klongs_weight(state: State, seat: int, move: Move) -> float:
+    """Score at a market day; place boats with a merchant, the more baskets the better, and
+    Luk Phat boats; move cards seldom."""
+    action = move["action"]
+    if action == "score":
+        return 20.0
+    if action != "place":
+        return 1.0 if action in ("decline", "finish") else 0.3
+    tile = KLONGS_BOARDS[state["options"]["board"]].tiles[move["tile"]]
+    weight = 1.0 + 2.0 * tile["luk_phat"]
+    if move["merchant"] != "none":
+        weight += 1.0 + tile["baskets"]
+    return weight * (0.5 if "relocate" in move else 1.0)
+
+
+#: Policies by engine id; other games (the test suite's Nim) get :data:`DEFAULT`.
+POLICIES: dict[str, Policy] = {
+    "siam": Policy(rate=18_000, depth=80, weight=siam_weight),
+    "king-of-siam": Policy(rate=6_000, margin_scale=3.0),
+    "foreign-king": Policy(rate=25_000, depth=60, points=foreign_king_points, margin_scale=10.0),
+    "bangkok-klongs": Policy(rate=3_500, depth=40, points=bangkok_klongs_points, margin_scale=15.0),
+}
+DEFAULT = Policy(rate=20_000)
+
+
+def policy_of(engine: Engine) -> Policy:
+    """The playout policy of ``engine``'s game."""
+    return POLICIES.get(engine.id, DEFAULT)

@@ -1,0 +1,277 @@
+"""Bots at the table (issue 25, server side): bot seats at creation, the worker that plays
+them, hints.
+
+Real processes where it matters: ``turnpost worker`` child processes play bots-only games
+of every engine to the end (two of them at once, checked move by move against the seeded
+bots), and a human plays a bot over HTTP against a gunicorn server and a worker.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+import time
+from collections.abc import Iterator
+from dataclasses import replace
+
+import pytest
+import requests
+from click.testing import CliRunner
+
+from engines import ENGINES
+from engines.search import make_bot
+from server import create_app
+from server.cli import main
+from server.games.bots import BotMover, Plan, turn_seed
+from server.games.game import Game
+from server.games.service import GameService
+from server.http.context import current_service
+from server.store import open_store
+from server.store.base import canonical_json
+from tests.support import BackgroundServer, run_command, start_background
+
+ON_BOTH_BACKENDS = True
+
+#: Seconds a bot may take to answer a move over HTTP (a level-1 turn takes under 0.2 s of CPU).
+ANSWER_SECONDS = 5
+
+
+def create(client, engine: str, players: list[dict], **extra) -> dict:
+    """A new game through the API (asserting it was made)."""
+    response = client.post("/api/v1/games", json={"engine": engine, "players": players, **extra})
+    assert response.status_code == 201, response.get_json()
+    return response.get_json()
+
+
+# -- creation ---------------------------------------------------------------------------
+def test_a_bot_seat_is_named_a_bot_everywhere_and_handed_no_token(client) -> None:
+    game = create(client, "siam", [{"name": "Ann"}, {"bot": "mcts", "level": 3}])
+    ann, bot = game["players"]
+    assert (bot["name"], bot["bot"], "token" in bot) == (
+        "Computer (level 3)",
+        {"bot": "mcts", "level": 3},
+        False,
+    )
+    assert (ann["bot"], "token" in ann) == (None, True)
+    public = client.get(f"/api/v1/games/{game['id']}").get_json()
+    assert public["players"][1]["bot"] == {"bot": "mcts", "level": 3}
+    listed = client.get("/api/v1/games").get_json()["games"][0]
+    assert [player["name"] for player in listed["players"]] == ["Ann", "Computer (level 3)"]
+    page = client.get(f"/games/{game['id']}").get_data(as_text=True)
+    assert "Computer (level 3)" in page
+
+
+def test_several_bots_are_numbered_and_an_mcts_bot_defaults_to_level_3(client) -> None:
+    game = create(client, "foreign-king", [{"bot": "random"}, {"bot": "mcts"}])
+    assert [(player["name"], player["bot"]) for player in game["players"]] == [
+        ("Computer 1 (random moves)", {"bot": "random"}),
+        ("Computer 2 (level 3)", {"bot": "mcts", "level": 3}),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("seat", "words"),
+    [
+        ({"bot": "mcts", "level": 9}, "level is 1 to 5"),
+        ({"bot": "mcts", "level": "3"}, "Not a valid integer"),
+        ({"bot": "random", "level": 2}, "Only an `mcts` bot has a level"),
+        ({"bot": "alphazero"}, "A bot is `random` or `mcts`"),
+        ({"bot": "mcts", "name": "Hal"}, "has no name, email or open"),
+        ({"name": "Hal", "level": 2}, "A level is a bot's"),
+    ],
+)
+def test_a_bad_bot_is_refused_in_words_and_no_game_is_made(client, seat: dict, words: str) -> None:
+    response = client.post(
+        "/api/v1/games", json={"engine": "siam", "players": [{"name": "A"}, seat]}
+    )
+    error = response.get_json()["error"]
+    assert (response.status_code, error["code"]) == (422, "invalid_request")
+    assert words in str(error["details"]["players"])
+    assert client.get("/api/v1/games").get_json()["games"] == []
+
+
+def test_the_lobby_form_seats_the_computer(client) -> None:
+    client.application.config["WTF_CSRF_ENABLED"] = False
+    form = {"engine": "siam", "name0": "Ann", "bot1": "mcts2", "seating": "listed"}
+    response = client.post("/games", data=form)
+    assert response.status_code == 303
+    game_id = re.search(r"/games/(\w+)/created", response.headers["Location"]).group(1)
+    players = client.get(f"/api/v1/games/{game_id}").get_json()["players"]
+    assert [player["name"] for player in players] == ["Ann", "Computer (level 2)"]
+
+
+def test_new_game_on_the_command_line_takes_bots(db_url: str) -> None:
+    command = ["new-game", "siam", "--player", "Ann", "--player", "bot:mcts:1"]
+    result = CliRunner().invoke(main, command, env={"TURNPOST_DB": db_url})
+    assert result.exit_code == 0, result.output
+    assert "seat 1 Computer (level 1): played by the worker" in result.output
+    bad = CliRunner().invoke(main, [*command[:-1], "bot:mcts:7"], env={"TURNPOST_DB": db_url})
+    assert bad.exit_code != 0 and "1 to 5" in bad.output
+
+
+# -- hints ------------------------------------------------------------------------------
+def hint(client, game: dict, seat: int):
+    """``GET .../hint`` with the token of ``seat``."""
+    token = game["players"][seat]["token"]
+    return client.get(
+        f"/api/v1/games/{game['id']}/hint", headers={"Authorization": f"Bearer {token}"}
+    )
+
+
+def test_a_hint_is_a_legal_turn_and_is_refused_off_turn_or_without_hints(client) -> None:
+    game = create(client, "siam", [{"name": "Ann"}, {"name": "Bob"}], seed=5)
+    answer = hint(client, game, 0).get_json()
+    legal = client.get(
+        f"/api/v1/games/{game['id']}/legal-moves",
+        headers={"Authorization": f"Bearer {game['players'][0]['token']}"},
+    ).get_json()["moves"]
+    assert answer["seq"] == 0 and len(answer["moves"]) == 1 and answer["moves"][0] in legal
+    assert hint(client, game, 1).get_json()["error"]["code"] == "not_your_turn"
+    assert client.get(f"/api/v1/games/{game['id']}/hint").status_code == 401
+    closed = create(client, "siam", [{"name": "Ann"}, {"name": "Bob"}], hints=False)
+    refused = hint(client, closed, 0)
+    assert (refused.status_code, refused.get_json()["error"]["code"]) == (403, "forbidden")
+
+
+def test_a_hint_never_depends_on_what_the_seat_cannot_see(client, app) -> None:
+    """Bangkok Klongs hides the other hands and the pile: redrawn, the seat's hint stays."""
+    players = [{"name": "Ann"}, {"name": "Bob"}, {"name": "Cy"}]
+    game = create(client, "bangkok-klongs", players, seed=11)
+    with app.app_context():
+        games = current_service()
+        loaded = games.load(game["id"])
+        seat = loaded.to_move[0]
+        engine = loaded.engine
+        first = hint(client, game, seat).get_json()
+        redrawn = engine.determinize(loaded.state, seat, random.Random(3))
+        assert redrawn != loaded.state
+        assert engine.view(redrawn, seat) == engine.view(loaded.state, seat)
+        games.store.update_game(game["id"], {"state": redrawn})
+        assert hint(client, game, seat).get_json() == first
+
+
+def test_hints_are_limited_per_seat_token(db_url: str) -> None:
+    """Each hint counts against its own limit (and its CPU time against every limit)."""
+    config = {"TURNPOST_DB": db_url, "TESTING": True, "TURNPOST_RATELIMIT_HINT": "2/hour"}
+    client = create_app(config).test_client()
+    game = create(client, "siam", [{"name": "Ann"}, {"name": "Bob"}])
+    answers = [hint(client, game, 0) for _ in range(3)]
+    assert answers[0].status_code == 200 and answers[-1].status_code == 429
+    assert answers[-1].get_json()["error"]["code"] == "rate_limited"
+    assert hint(client, game, 1).get_json()["error"]["code"] == "not_your_turn"  # its own count
+
+
+# -- the mover --------------------------------------------------------------------------
+def test_two_movers_with_the_same_turn_append_it_once(db_url: str, client) -> None:
+    """King of Siam's turn is several decisions: a second worker that planned the same turn,
+    or another, while the first played it, appends nothing."""
+    game = create(client, "king-of-siam", [{"bot": "random"}, {"bot": "random"}], seed=3)
+    first, second = (BotMover(GameService(open_store(db_url))) for _ in range(2))
+    turn = first.games.store.bot_turns(1)[0]
+    plan = first.plan(turn)
+    assert plan == second.plan(turn) and len(plan.moves) > 1
+    assert first.play(replace(plan, moves=plan.moves[:1])) == 1
+    assert second.play(plan) == len(plan.moves)  # the first move answered again, then the rest
+    other = Plan(plan.game_id, plan.seat, plan.seq, list(reversed(plan.moves)))
+    assert first.play(other) == 0
+    logged = first.games.store.moves(game["id"])
+    assert [entry.move for entry in logged] == plan.moves
+    assert first.games.load(game["id"]).seq == turn.seq + len(plan.moves)
+
+
+def seeded_bot_log(games: GameService, game: Game) -> list[dict]:
+    """The moves the game's bots would play from the start, by their seeds: the log of a game
+    whose every bot turn was played once (and whose bots are repeatable: random ones). The
+    bots are handed each state as the store keeps it (canonical JSON: keys sorted)."""
+    state = games.replay(game, upto=0)
+    engine, moves, seq = game.engine, [], 0
+    while engine.result(state) is None:
+        state = json.loads(canonical_json(state))
+        seat = engine.to_move(state)[0]
+        at = Game(replace(game.row, seq=seq, state=state), game.seats, engine)
+        spec = game.seats[seat].bot
+        for move in make_bot(spec).turn(engine, state, seat, turn_seed(at, seat, "turn")):
+            state = engine.apply(state, seat, move)
+            moves.append(move)
+            seq += 1
+    return moves
+
+
+@pytest.fixture
+def two_workers(db_url: str) -> Iterator[list]:
+    """Two ``turnpost worker`` processes on one database."""
+    processes = [run_command(["worker"], {"TURNPOST_DB": db_url}) for _ in range(2)]
+    yield processes
+    for process in processes:
+        process.terminate()
+
+
+def test_two_workers_play_bots_only_games_of_every_engine_to_the_end_once(
+    db_url: str, client, app, two_workers: list
+) -> None:
+    ids = [
+        create(client, engine, [{"bot": "random"}] * ENGINES[engine].min_players)["id"]
+        for engine in ENGINES
+    ]
+    with app.app_context():
+        games = current_service()
+        deadline = time.monotonic() + 120
+        while any(games.load(game_id).status == "active" for game_id in ids):
+            assert time.monotonic() < deadline, "the bots did not finish their games"
+            time.sleep(0.2)
+        for game_id in ids:
+            game = games.load(game_id)
+            assert game.status == "finished"
+            assert [entry.move for entry in games.store.moves(game_id)] == seeded_bot_log(
+                games, game
+            )
+    for process in two_workers:
+        process.terminate()
+        out, err = process.communicate(timeout=30)
+        assert process.returncode == 0 and "Traceback" not in err, err
+        assert "worker stopped" in out
+
+
+# -- a human against a bot over HTTP ----------------------------------------------------
+@pytest.fixture(scope="module")
+def bot_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BackgroundServer]:
+    """gunicorn and ``turnpost worker`` on one SQLite database, generous request limits (on
+    SQLite only: the games take half a minute; the workers' test runs on both backends)."""
+    db_url = str(tmp_path_factory.mktemp("bots") / "turnpost.db")
+    limits = {"TURNPOST_RATELIMIT_IP": "1000000/minute"}
+    server = start_background(db_url, workers=1, environment=limits)
+    worker = run_command(["worker"], {"TURNPOST_DB": db_url})
+    yield server
+    worker.terminate()
+    worker.communicate(timeout=30)
+    server.stop()
+
+
+@pytest.mark.parametrize("engine", list(ENGINES))
+def test_a_player_plays_a_level_1_bot_to_the_end_over_http(
+    bot_server: BackgroundServer, engine: str
+) -> None:
+    """Random moves of a person against the bot, which answers each within seconds."""
+    players = [{"name": "Ann"}] + [{"bot": "mcts", "level": 1}] * (ENGINES[engine].min_players - 1)
+    game = requests.post(
+        bot_server.api("/games"), json={"engine": engine, "players": players}, timeout=10
+    ).json()
+    assert "players" in game, game
+    auth = {"Authorization": f"Bearer {game['players'][0]['token']}"}
+    url, rng, waited = bot_server.api(f"/games/{game['id']}"), random.Random(1), []
+    while True:
+        started = time.monotonic()
+        while (view := requests.get(url, headers=auth, timeout=10).json())["to_move"] != [0]:
+            if view["status"] != "active":
+                break
+            assert time.monotonic() - started < ANSWER_SECONDS, "the bot did not answer"
+            time.sleep(0.05)
+        waited.append(time.monotonic() - started)
+        if view["status"] != "active":
+            break
+        legal = requests.get(f"{url}/legal-moves", headers=auth, timeout=10).json()["moves"]
+        move = {"move": rng.choice(legal), "expected_seq": view["seq"]}
+        assert requests.post(f"{url}/moves", json=move, headers=auth, timeout=10).status_code == 201
+    assert view["status"] == "finished" and view["seq"] > 1
+    assert max(waited) < ANSWER_SECONDS

@@ -1,0 +1,177 @@
+"""``turnpost copy-db``: a database played through the service, copied to the other backend and
+back, every table row for row, games replayed; a target that holds data refused in words.
+
+The source is made by the app (games of every engine with moves, an idempotent
+retry, mailed seats, a webhook and its deliveries, table talk) and the account
+service (players, a sign-in link, a session, a personal token), on each backend
+in turn; it is copied to a new database of the other backend and from there to
+a new one of the first. Each table (as the schema lists it, not as the test
+names it) must hold the same rows in all three.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from engines import ENGINES
+from server import create_app
+from server.accounts.service import AccountService
+from server.cli import main
+from server.games.clock import utcnow
+from server.store import open_store, records
+from server.store.base import Store
+from tests.api.receivers import LOOPBACK
+from tests.conftest import new_database
+
+#: The other backend of each.
+OTHER = {"sqlite": "postgresql", "postgresql": "sqlite"}
+#: The tables the made database leaves empty (nothing the service did above writes them).
+LEFT_EMPTY = {
+    "bot_claims",  # held only while a worker plays a bot's turn
+    "created_pages",
+    "inbound",
+    "mail_suppressions",
+    "push_subscriptions",
+    "pushes",
+    "talk_mutes",
+}
+
+
+def bearer(token: str) -> dict[str, str]:
+    """The ``Authorization`` header of a token."""
+    return {"Authorization": f"Bearer {token}"}
+
+
+def play_first_legal_move(client: Any, game: dict[str, Any], key: str) -> None:
+    """The seat to move plays its first legal move, sent twice with one ``Idempotency-Key``."""
+    seat = client.get(f"/api/v1/games/{game['id']}").get_json()["to_move"][0]
+    auth = bearer(game["players"][seat]["token"])
+    legal = client.get(f"/api/v1/games/{game['id']}/legal-moves", headers=auth).get_json()
+    move = {k: v for k, v in legal["moves"][0].items() if k != "notation"}
+    for _ in range(2):
+        answer = client.post(
+            f"/api/v1/games/{game['id']}/moves",
+            json={"move": move, "expected_seq": legal["seq"]},
+            headers={**auth, "Idempotency-Key": key},
+        )
+        assert answer.status_code == 201, answer.get_json()
+
+
+def make_database(url: str) -> None:
+    """Fill the new database ``url`` through the app and the account service."""
+    app = create_app({"TURNPOST_DB": url, "TESTING": True, "TURNPOST_WEBHOOK_NETWORKS": LOOPBACK})
+    client = app.test_client()
+    for number, engine in enumerate(sorted(ENGINES)):
+        count = ENGINES[engine].min_players
+        players = [{"name": f"P{i}", "email": f"p{i}.{number}@example.org"} for i in range(count)]
+        created = client.post("/api/v1/games", json={"engine": engine, "players": players})
+        game = created.get_json()
+        assert created.status_code == 201, game
+        hook = client.post(
+            f"/api/v1/games/{game['id']}/webhooks",
+            json={"url": "http://127.0.0.1:9/hook"},
+            headers=bearer(game["admin_token"]),
+        )
+        assert hook.status_code == 201, hook.get_json()
+        play_first_legal_move(client, game, f"first-{engine}")
+        said = client.post(
+            f"/api/v1/games/{game['id']}/messages",
+            json={"text": f"Good luck at {engine}!"},
+            headers=bearer(game["players"][0]["token"]),
+        )
+        assert said.status_code == 201, said.get_json()
+    store = open_store(url)
+    try:
+        accounts = AccountService(store, "a key")
+        with store.write():
+            store.add_player(
+                records.Player("p1", "ann@example.org", "ann", "Ann", "UTC", "en", "turn", utcnow())
+            )
+        accounts.open_session("p1")
+        accounts.create_api_token("p1", "laptop")
+        assert accounts.request_link("bob@example.org", "127.0.0.1")
+    finally:
+        store.close()
+
+
+def contents(url: str) -> dict[str, list[tuple[Any, ...]]]:
+    """Every row of every table of ``url``, sorted (JSON as canonical text)."""
+    store = open_store(url)
+    try:
+        tables = store.tables()
+        return {name: sorted(store.table_rows(table), key=repr) for name, table in tables.items()}
+    finally:
+        store.close()
+
+
+def copy(source: str, target: str) -> Any:
+    """Run ``turnpost copy-db SOURCE TARGET``."""
+    return CliRunner().invoke(main, ["copy-db", source, target])
+
+
+@pytest.fixture
+def made(store_url: str) -> str:
+    """A database played through the service, on each backend in turn."""
+    make_database(store_url)
+    return store_url
+
+
+def backend_of(url: str) -> str:
+    """``sqlite`` or ``postgresql``."""
+    return "postgresql" if url.startswith("postgresql://") else "sqlite"
+
+
+def test_a_database_copies_to_the_other_backend_and_back_row_for_row(
+    made: str, request: pytest.FixtureRequest, tmp_path: Path
+) -> None:
+    (tmp_path / "there").mkdir()
+    (tmp_path / "back").mkdir()
+    there = new_database(request, OTHER[backend_of(made)], tmp_path / "there")
+    back = new_database(request, backend_of(made), tmp_path / "back")
+    original = contents(made)
+    assert {name for name, rows in original.items() if not rows} == LEFT_EMPTY
+    for source, target in [(made, there), (there, back)]:
+        result = copy(source, target)
+        assert result.exit_code == 0, result.output
+        assert "4 games replay to their snapshots" in result.output
+        assert contents(target) == original
+    games = open_store(back)
+    assert len(games.game_ids()) == len(ENGINES)
+    games.close()
+
+
+def test_every_table_of_the_schema_is_copied(
+    made: str, request: pytest.FixtureRequest, tmp_path: Path
+) -> None:
+    """The copy is driven by the schema: each table (both backends list the same) is in the
+    command's report with its rows."""
+    (tmp_path / "copy").mkdir()
+    target = new_database(request, OTHER[backend_of(made)], tmp_path / "copy")
+    store: Store = open_store(made)
+    tables, counts = store.tables(), {t: store.count_rows(t) for t in store.tables()}
+    store.close()
+    result = copy(made, target)
+    assert result.exit_code == 0, result.output
+    for name in tables:
+        assert f"{name}: {counts[name]} rows" in result.output
+    copied = open_store(target)
+    assert set(copied.tables()) == set(tables)
+    copied.close()
+
+
+def test_a_target_that_holds_data_is_refused_in_words_and_left_as_it_was(
+    made: str, request: pytest.FixtureRequest, tmp_path: Path
+) -> None:
+    (tmp_path / "full").mkdir()
+    target = new_database(request, OTHER[backend_of(made)], tmp_path / "full")
+    make_database(target)
+    before = contents(target)
+    result = copy(made, target)
+    assert result.exit_code == 1
+    assert "The target database is not empty: it holds" in result.output
+    assert "games (4 rows)" in result.output and "Traceback" not in result.output
+    assert contents(target) == before
