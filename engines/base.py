@@ -131,6 +131,8 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from engines.phrases import Phrase, phrase
+from engines.phrases import seat as seat_ref
 from engines.words import Question, field_questions, result_sentence
 
 State = dict[str, Any]
@@ -292,13 +294,18 @@ class Engine(ABC):
     # The defaults speak in notation and identifiers; each game overrides them.
     def describe(
         self, before: State, after: State, seat: int, move: Move, names: Sequence[str]
-    ) -> str:
+    ) -> str | Phrase:
         """One sentence saying what ``seat`` did: "Ann pushes from a1 to the north: ...".
 
         It says only what the public log shows (never a drawn tile or a
-        hand). The server writes it into the move log when the move is made.
+        hand). The server writes it into the move log when the move is made:
+        a :data:`~engines.phrases.Phrase` (seats as seat numbers), read in each
+        reader's language; an English sentence with ``names`` is kept verbatim
+        (the games' own sentences until their words become phrases).
         """
-        return f"{names[seat]} plays {self.format(move)}."
+        return phrase(
+            "%(seat)s plays %(notation)s.", seat=seat_ref(seat), notation=self.format(move)
+        )
 
     def describe_result(self, result: dict[str, Any], names: Sequence[str]) -> str:
         """The result as a sentence with the players' names: "Ann wins: ..."."""

@@ -26,6 +26,7 @@ from schemas.accounts import MAX_CURSOR
 from server.errors import TurnpostError
 from server.games.clock import parse_time
 from server.games.game import game_summary
+from server.phrases import render
 from server.store.base import Store
 from server.store.records import PlayerGame
 
@@ -119,15 +120,17 @@ def games_page(
     return page, place(page[-1].row).cursor() if more else None
 
 
-def summary(game: MyGame) -> dict[str, Any]:
+def summary(game: MyGame, language: str) -> dict[str, Any]:
     """A listed game as ``GET /api/v1/me/games`` answers it: the game list's summary with
-    ``waiting`` and ``last_move`` (the last log entry, or ``None`` before the first)."""
+    ``waiting`` and ``last_move`` (the last log entry, its sentence in ``language``, or
+    ``None`` before the first)."""
     row, last = game.row, None
-    if row.last_seq is not None:
+    if row.last_seq is not None and row.last_description is not None:
+        names = [seat.name for seat in row.players]
         last = {
             "seq": row.last_seq,
             "seat": row.last_seat,
-            "description": row.last_description,
+            "description": render(row.last_description, names, language),
             "at": row.last_at,
         }
     return {**game_summary(row, row.you), "waiting": row.waiting, "last_move": last}

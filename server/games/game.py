@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from engines import Engine
+from server.phrases import render
 from server.store.records import GameListing, GameRow, ListedSeat, LoggedMove, Seat
 
 
@@ -120,25 +121,27 @@ def player_entry(seat: Seat | ListedSeat) -> dict[str, Any]:
     }
 
 
-def log_entry(move: LoggedMove) -> dict[str, Any]:
+def log_entry(move: LoggedMove, names: Sequence[str], language: str = "en") -> dict[str, Any]:
     """The public entry of a logged move: no hidden parts.
 
-    ``description`` is the move in a sentence (the notation for moves logged
-    before sentences were kept); ``result`` is the game's result on the entry
-    that ended the game, else ``None``.
+    ``description`` is the move in a sentence, in ``language`` with the
+    seats' ``names`` (:func:`server.phrases.render`); ``result`` is the
+    game's result on the entry that ended the game, else ``None``.
 
-    >>> move = LoggedMove("g1", 1, 0, "move", {"action": "pass", "secret": 7},
-    ...     {"action": "pass"}, "pass", "Ann passes.", [1], "active",
-    ...     "2025-03-01T12:00:00.000000Z")
-    >>> log_entry(move)["move"], log_entry(move)["description"], log_entry(move)["to_move"]
-    ({'action': 'pass'}, 'Ann passes.', [1])
+    >>> from engines.phrases import phrase, seat
+    >>> move = LoggedMove("g1", 1, 0, "resign", {"action": "resign", "secret": 7},
+    ...     {"action": "resign"}, "resign", phrase("%(seat)s resigns.", seat=seat(0)), [],
+    ...     "finished", "2025-03-01T12:00:00.000000Z")
+    >>> entry = log_entry(move, ["Ann", "Bob"], "de")
+    >>> entry["move"], entry["description"], entry["to_move"]
+    ({'action': 'resign'}, 'Ann gibt auf.', [])
     """
     return {
         "seq": move.seq,
         "seat": move.seat,
         "move": move.public_move,
         "notation": move.notation,
-        "description": move.description or move.notation,
+        "description": render(move.description, names, language),
         "at": move.at,
         "to_move": move.to_move,
         "status": move.status,

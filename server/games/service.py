@@ -21,6 +21,8 @@ from typing import TYPE_CHECKING, Any
 from marshmallow import ValidationError
 
 from engines import ENGINES, Engine, IllegalMove, InvalidPosition, NotationError
+from engines.phrases import as_phrase, phrase
+from engines.phrases import seat as seat_ref
 from schemas.api import MAX_SEED
 from schemas.moves import load_move
 from server.errors import TurnpostError
@@ -614,10 +616,13 @@ class GameService:
         return state
 
     def move_log(
-        self, game: Game, after: int = 0, limit: int | None = None
+        self, game: Game, after: int = 0, limit: int | None = None, language: str = "en"
     ) -> list[dict[str, Any]]:
-        """The public log entries after ``after`` (the first ``limit`` of them, if given)."""
-        return [log_entry(move) for move in self.store.logged_moves(game.id, after, limit)]
+        """The public log entries after ``after`` (the first ``limit`` of them, if given),
+        their sentences in ``language``."""
+        names = [row.name for row in game.seats]
+        logged = self.store.logged_moves(game.id, after, limit)
+        return [log_entry(move, names, language) for move in logged]
 
     def legal_moves(self, game: Game, seat: int) -> dict[str, Any]:
         """Every legal move of ``seat`` now, each with its ``notation`` beside its fields."""
@@ -758,7 +763,7 @@ class GameService:
             move=move,
             public_move=game.engine.public_move(game.state, state, seat, move),
             notation=game.engine.format(move),
-            description=game.engine.describe(game.state, state, seat, move, names),
+            description=as_phrase(game.engine.describe(game.state, state, seat, move, names)),
             to_move=snapshot["to_move"],
             status=snapshot["status"],
             at=now,
@@ -867,10 +872,10 @@ class GameService:
         team = " and ".join(names[s] for s in losers)
         single = len(losers) == 1
         words = {
-            "resign": (f"{team} resigned", f"{names[seat]} resigns."),
+            "resign": (f"{team} resigned", phrase("%(seat)s resigns.", seat=seat_ref(seat))),
             "forfeit": (
                 f"{team} ran out of time and forfeit{'s' if single else ''}",
-                f"{names[seat]} ran out of time and forfeits.",
+                phrase("%(seat)s ran out of time and forfeits.", seat=seat_ref(seat)),
             ),
         }
         reason, description = words[kind]

@@ -64,6 +64,7 @@ from server.http.events import (
 )
 from server.http.jsontext import load_untrusted
 from server.http.limits import charge_stream
+from server.i18n import page_language
 from server.store.records import Webhook
 from server.webhooks.delivery import webhook_secret
 from server.webhooks.destinations import Refused, configured
@@ -387,7 +388,8 @@ def list_my_games(query: dict[str, Any]) -> dict[str, Any]:
     player = personal_player()
     games = my_games.player_games(current_store(), player.id)
     page, following = my_games.games_page(games, query["limit"], query.get("cursor"))
-    return {"games": [my_games.summary(row) for row in page], "next_cursor": following}
+    language = page_language()
+    return {"games": [my_games.summary(row, language) for row in page], "next_cursor": following}
 
 
 @blp.route("/games/<game_id>")
@@ -465,10 +467,11 @@ def list_moves(query: dict[str, Any], game_id: str) -> Any:
     games = current_service()
     game = games.load(game_id)
     after, limit = query["after"], query["limit"]
-    etag = conditional("moves", game.id, game.seq, after, limit)
+    language = page_language()
+    etag = conditional("moves", game.id, game.seq, after, limit, language)
     if isinstance(etag, Response):
         return etag
-    entries = games.move_log(game, after, limit)
+    entries = games.move_log(game, after, limit, language)
     headers = {"ETag": etag}
     if entries and entries[-1]["seq"] < game.seq:
         following = url_for(
@@ -690,7 +693,7 @@ def event_stream(games: GameService, game: Game, last: int, reader: Reader) -> R
     subscription = current_app.extensions["turnpost"].feed.subscribe(
         game.id, current_client(), last, reader
     )
-    page = games.move_log(game, after=last, limit=REPLAY_PAGE)
+    page = games.move_log(game, after=last, limit=REPLAY_PAGE, language=page_language())
     latest = games.load(game.id)  # it may have moved on or ended since it was loaded above
     replayed = [move_event(entry) for entry in page]
     if page and page[-1]["seq"] < latest.seq:  # far behind: this page, then reconnect

@@ -360,7 +360,8 @@ class Feed:
             moved.add(move.game_id)
             followers = self._followers(move.game_id)
             if followers:
-                event = move_event(log_entry(move))
+                names = [row.name for row in store.seats(move.game_id)]
+                event = move_event(log_entry(move, names))
                 for subscription in followers:
                     subscription.deliver_move(move.seq, event)
             cursor = logged

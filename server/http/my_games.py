@@ -52,6 +52,8 @@ from server.http.clients import current_client
 from server.http.context import current_store
 from server.http.events import STREAM_HEADERS
 from server.http.pages_words import waiting_words
+from server.i18n import page_language
+from server.phrases import render
 from server.store.records import Message, Player
 
 bp = Blueprint("my_games", __name__)
@@ -209,7 +211,9 @@ def _shown(
         "soon": _soon(row.deadline) if row.waiting else False,
         "outcome": _outcome(game),
         "moves": row.seq,
-        "last_move": row.last_description,
+        "last_move": render(row.last_description, names, page_language())
+        if row.last_description
+        else None,
         "last_at": row.last_at,
         "started": row.created_at,
         "said": None

@@ -793,7 +793,7 @@ def _move_list(games: GameService, game: Game, at: int | None) -> MoveList:
     upto = min(max(around if asked is None else asked, 0), latest)
     first = max(upto - MOVES_SHOWN, 0)
     return MoveList(
-        games.move_log(game, after=first, limit=upto - first),
+        games.move_log(game, after=first, limit=upto - first, language=page_language()),
         asked,
         earlier=first or None,
         later=min(upto + MOVES_SHOWN, latest) if upto < latest else None,
@@ -803,7 +803,7 @@ def _move_list(games: GameService, game: Game, at: int | None) -> MoveList:
 def _last_move(games: GameService, game: Game, at: int | None) -> dict[str, Any] | None:
     """The log entry that led to the position shown (move ``at``, else the latest), if any."""
     seq = game.seq if at is None else at
-    entries = games.move_log(game, after=seq - 1, limit=1) if seq else []
+    entries = games.move_log(game, after=seq - 1, limit=1, language=page_language()) if seq else []
     return entries[0] if entries else None
 
 

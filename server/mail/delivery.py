@@ -342,11 +342,13 @@ def render_letter(
     generation = store.mail_generation(game.id, seat) or 0
     if rows[-1].kind == "invite":
         return invitation_letter(store, settings, game, seat, generation, now)
-    recent = [log_entry(row) for row in store.moves(game.id, after=max(0, game.seq - RECENT))]
+    language = recipient_language(store, game.seats[seat], settings.language)
+    names = [row.name for row in game.seats]
+    logged = store.moves(game.id, after=max(0, game.seq - RECENT))
+    recent = [log_entry(row, names, language) for row in logged]
     acted = game.seats[seat].acted_at is not None
     said = TalkService(store).unmailed(game, seat) if acted else None
     inviter = inviter_name(store, game)
-    language = recipient_language(store, game.seats[seat], settings.language)
     return compose(settings, game, seat, rows, recent, generation, now, inviter, said, language)
 
 

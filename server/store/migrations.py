@@ -15,9 +15,9 @@ never changed.
     >>> import sqlite_utils
     >>> db = sqlite_utils.Database(memory=True)
     >>> migrate(db)
-    SchemaChange(before=0, after=21, created=True)
+    SchemaChange(before=0, after=22, created=True)
     >>> migrate(db)
-    SchemaChange(before=21, after=21, created=False)
+    SchemaChange(before=22, after=22, created=False)
 """
 
 from __future__ import annotations
@@ -641,3 +641,33 @@ def m022_seat_language(db: Database) -> None:
     """The language a seat reads (``en``, ``nl``, ``de``, ``fr``), set when it is created or
     invited; ``NULL``: its player's, else the browser's or the server's (:mod:`server.i18n`)."""
     _add_missing(db, "seats", {"language": (str, None)})
+
+
+#: The phrases m023 gives the concessions of an old log, by kind (:mod:`engines.phrases`).
+_CONCEDED = {
+    "resign": "%(seat)s resigns.",
+    "forfeit": "%(seat)s ran out of time and forfeits.",
+}
+
+
+@migrations()
+def m023_move_phrases(db: Database) -> None:
+    """The log's sentences become phrases read in each reader's language
+    (:mod:`engines.phrases`): ``moves.description`` holds a phrase as JSON. A resignation
+    or a forfeit becomes its phrase naming the seat; any other sentence of an old log is
+    kept as written (``{"text": ...}``), a move logged before sentences its notation.
+
+    The move log refuses every update: its trigger is dropped for this one step and made
+    again as :func:`m001_first_release` made it.
+    """
+    conceded = " ".join(
+        f"WHEN '{kind}' THEN json_object('args', json_object('seat', json_object('seat', seat)),"
+        f" 'key', '{key}')"
+        for kind, key in _CONCEDED.items()
+    )
+    db.execute("DROP TRIGGER moves_no_update")
+    db.execute(
+        f"UPDATE moves SET description = CASE kind {conceded}"
+        " ELSE json_object('text', coalesce(description, notation)) END"
+    )
+    db.execute("CREATE TRIGGER IF NOT EXISTS moves_no_update BEFORE UPDATE ON moves " + _REFUSE)

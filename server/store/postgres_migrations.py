@@ -393,6 +393,20 @@ MIGRATIONS: list[tuple[str, str]] = [
         """,
     ),
     ("m022_seat_language", "ALTER TABLE seats ADD COLUMN language text"),
+    (
+        "m023_move_phrases",
+        """
+        ALTER TABLE moves DISABLE TRIGGER moves_no_update;
+        UPDATE moves SET description = CASE kind
+            WHEN 'resign' THEN json_build_object('args', json_build_object('seat',
+                json_build_object('seat', seat)), 'key', '%(seat)s resigns.')::text
+            WHEN 'forfeit' THEN json_build_object('args', json_build_object('seat',
+                json_build_object('seat', seat)), 'key',
+                '%(seat)s ran out of time and forfeits.')::text
+            ELSE json_build_object('text', coalesce(description, notation))::text END;
+        ALTER TABLE moves ENABLE TRIGGER moves_no_update;
+        """,
+    ),
 ]
 
 #: The table that records the applied steps.

@@ -18,6 +18,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, NamedTuple, TypedDict
 
+from engines.phrases import Phrase
+
 #: A JSON value as the store keeps it: decoded.
 Json = Any
 
@@ -223,7 +225,7 @@ class PlayerGame(GameListing):
     waiting: bool
     last_seq: int | None
     last_seat: int | None
-    last_description: str | None
+    last_description: Phrase | None
     last_at: str | None
 
 
@@ -283,8 +285,9 @@ class LoggedMove:
     #: The move as everyone may see it.
     public_move: dict[str, Json]
     notation: str
-    #: The move in a sentence (``None`` for moves logged before sentences were kept).
-    description: str | None
+    #: The move in a sentence, as a phrase read in each reader's language
+    #: (:mod:`engines.phrases`).
+    description: Phrase
     to_move: list[int]
     status: str
     at: str

@@ -80,6 +80,8 @@ JSON_COLUMNS = frozenset(
         "request",
         "response",
         "bot",
+        "description",
+        "last_description",
     }
 )
 NULLABLE_JSON = frozenset({"position", "result", "facts", "bot"})
@@ -636,7 +638,7 @@ class SqlStore(Store):
             f" g.status = 'active' AND {self._HOLDS.format(array='g.to_move', value='s.seat')}"
             " AS waiting,"
             " m.seq AS last_seq, m.seat AS last_seat,"
-            " coalesce(m.description, m.notation) AS last_description, m.at AS last_at"
+            " m.description AS last_description, m.at AS last_at"
             " FROM seats AS s JOIN games AS g ON g.id = s.game_id"
             " LEFT JOIN moves AS m ON m.game_id = g.id AND m.seq = g.seq"
             " WHERE s.player_id = ?",

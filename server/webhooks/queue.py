@@ -15,7 +15,7 @@ class WebhookQueue:
         """Queue ``move`` for a logged entry, and ``end`` once the game is over (or aborted)."""
         game = change.game
         if change.entry is not None:
-            entry = log_entry(change.entry)
+            entry = log_entry(change.entry, [row.name for row in game.seats])
             body = {"event": "move", "game_id": game.id, **entry}
             store.queue_webhooks(game.id, "move", entry["seq"], body, entry["at"], MAX_PENDING)
         if game.status not in ("forming", "active"):

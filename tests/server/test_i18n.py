@@ -43,7 +43,17 @@ def strings(message) -> list[str]:
 def test_the_template_holds_every_message_of_the_code_and_templates(tmp_path: Path) -> None:
     extracted = tmp_path / "messages.pot"
     pybabel = [sys.executable, "-m", "babel.messages.frontend", "extract", "-F", "babel.cfg"]
-    options = ["-k", "N_", "-k", "say", "--no-location", "--sort-output", "--omit-header"]
+    options = [
+        "-k",
+        "N_",
+        "-k",
+        "say",
+        "-k",
+        "phrase",
+        "--no-location",
+        "--sort-output",
+        "--omit-header",
+    ]
     subprocess.run(
         [*pybabel, *options, "-o", str(extracted), "."], cwd=ROOT, check=True, capture_output=True
     )
@@ -176,3 +186,36 @@ def test_a_seat_language_outside_the_list_is_refused(live_server: BackgroundServ
     answer = requests.post(live_server.api("/games"), json=body, timeout=10)
     assert answer.status_code == 422
     assert answer.json()["error"]["code"] == "invalid_request"
+
+
+def test_the_log_is_read_in_the_readers_language_with_the_same_codes(
+    live_server: BackgroundServer,
+) -> None:
+    body = {"engine": "siam", "players": [{"name": "Ann"}, {"name": "Bob"}]}
+    game = requests.post(live_server.api("/games"), json=body, timeout=10).json()
+    token = game["players"][1]["token"]
+    resigned = requests.post(
+        live_server.api(f"/games/{game['id']}/resign"),
+        headers={"Authorization": f"Bearer {token}"},
+        json={},
+        timeout=10,
+    )
+    assert resigned.status_code == 200, resigned.text
+    read = {}
+    for language in ("en", "nl", "de", "fr"):
+        log = requests.get(
+            live_server.api(f"/games/{game['id']}/moves"),
+            headers={"Accept-Language": language},
+            timeout=10,
+        )
+        read[language] = (log.headers["ETag"], log.json()[-1])
+    sentences = {language: entry["description"] for language, (_, entry) in read.items()}
+    assert sentences == {
+        "en": "Bob resigns.",
+        "nl": "Bob geeft op.",
+        "de": "Bob gibt auf.",
+        "fr": "Bob abandonne.",
+    }
+    assert len({etag for etag, _ in read.values()}) == 4  # a cached answer keeps its language
+    codes = {language: {**entry, "description": None} for language, (_, entry) in read.items()}
+    assert all(entry == codes["en"] for entry in codes.values())

@@ -7,6 +7,7 @@ by today's Turnpost, copied column by column into what the old tables have.
 
 from __future__ import annotations
 
+import json
 import logging
 import multiprocessing
 import sqlite3
@@ -20,9 +21,11 @@ from click.testing import CliRunner
 
 from server import create_app
 from server.cli import main
+from server.games.game import log_entry
 from server.games.service import GameService, MoveRequest
 from server.mail.outbox import Notifier
 from server.mail.settings import MailSettings
+from server.phrases import render
 from server.store import open_store
 from server.store.base import canonical_json
 from server.store.migrations import migrate, migrations
@@ -66,6 +69,9 @@ def played_into(path: str, scratch: str) -> dict[str, Any]:
         for row in store.db[table].rows:
             if table == "seats":
                 row = {**row, "token_hash": hashes[(row["game_id"], row["seat"])]}
+            if table == "moves":  # old releases kept the sentence, in English
+                phrase = json.loads(row["description"])
+                row = {**row, "description": render(phrase, ["Ann", "Bob"], "en")}
             values = {column: row.get(column) for column in kept if column in row or kept[column]}
             for column, value in values.items():
                 if value is None and kept[column]:  # today's queued mail: no body, no id yet
@@ -370,3 +376,60 @@ def test_m018_gives_players_who_chose_the_digest_their_first_one_and_a_place_for
     }
     assert store.add_push_subscription(subscription, keep=10) == 1
     assert [row.endpoint for row in store.push_subscriptions("p1")] == [subscription["endpoint"]]
+
+
+def test_m023_makes_the_log_phrases_read_in_each_language_and_keeps_every_move() -> None:
+    db = sqlite_utils.Database(memory=True)
+    migrations.apply(db, stop_before="m023_move_phrases")
+    db["games"].insert(
+        {
+            "id": "g1",
+            "engine": "siam",
+            "options": "{}",
+            "seed": 1,
+            "status": "finished",
+            "seq": 3,
+            "state": "{}",
+            "to_move": "[]",
+        }
+    )
+    old_log = [  # a sentence, a move from before sentences, a resignation
+        (1, 0, "move", "enter a1 N", "Ann enters an elephant on a1, facing north."),
+        (2, 1, "move", "enter e5 S", None),
+        (3, 0, "resign", "resign", "Ann resigns."),
+    ]
+    for seq, seat, kind, notation, description in old_log:
+        db["moves"].insert(
+            {
+                "game_id": "g1",
+                "seq": seq,
+                "seat": seat,
+                "kind": kind,
+                "move": "{}",
+                "public_move": "{}",
+                "notation": notation,
+                "description": description,
+                "to_move": "[]",
+                "status": "active",
+                "at": f"2026-01-0{seq}T00:00:00Z",
+            }
+        )
+    migrate(db)
+    logged = SqliteStore(db).logged_moves("g1", 0, None)
+    assert [(move.seq, move.notation) for move in logged] == [
+        (1, "enter a1 N"),
+        (2, "enter e5 S"),
+        (3, "resign"),
+    ]
+    read = {
+        language: [log_entry(move, ["Ann", "Bob"], language)["description"] for move in logged]
+        for language in ("en", "nl", "de")
+    }
+    assert read["en"] == [
+        "Ann enters an elephant on a1, facing north.",
+        "enter e5 S",
+        "Ann resigns.",
+    ]
+    assert read["nl"][2] == "Ann geeft op." and read["de"][2] == "Ann gibt auf."
+    with pytest.raises(sqlite3.IntegrityError, match="append-only"):
+        db.execute("UPDATE moves SET description = NULL")
