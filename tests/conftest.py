@@ -102,8 +102,11 @@ def client(app):
 def live_server(
     request: pytest.FixtureRequest, backend: str, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[BackgroundServer]:
-    """A real gunicorn server process shared by one test module, on its ``backend``."""
-    server = start_background(new_database(request, backend, tmp_path_factory.mktemp("live")))
+    """A real gunicorn server process shared by one test module, on its ``backend``, with
+    the module's ``LIVE_SERVER_ENVIRONMENT`` (e.g. limits) if it has one."""
+    environment = getattr(request.module, "LIVE_SERVER_ENVIRONMENT", None)
+    database = new_database(request, backend, tmp_path_factory.mktemp("live"))
+    server = start_background(database, environment=environment)
     yield server
     server.stop()
 
