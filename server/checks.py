@@ -101,11 +101,15 @@ def findings(store: Store, deployment: Deployment, process: str) -> list[Finding
 
 
 def base_url_findings(mail: MailSettings, fetch: bool) -> list[Finding]:
-    """``TURNPOST_BASE_URL`` left at its default, plain http, or (``fetch``) not answering."""
+    """``TURNPOST_BASE_URL`` left at its default while mail is sent (without
+    ``TURNPOST_SMTP_URL`` no mail, so no link, leaves: the two-command start stays quiet),
+    plain http, or (``fetch``) not answering."""
     if mail.base_url == DEFAULT_BASE_URL:
+        if not mail.smtp_url:
+            return []
         return [
             Finding(
-                ERROR if mail.smtp_url else WARNING,
+                ERROR,
                 f"TURNPOST_BASE_URL is not set: every link in mails points at {DEFAULT_BASE_URL},"
                 " which players cannot open; set it to the address players use"
                 " (https://turnpost.example.org)",

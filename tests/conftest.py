@@ -14,6 +14,7 @@ import pytest
 from playwright.sync_api import Browser, Playwright, sync_playwright
 
 from server import create_app
+from server.store.postgres import close_pool
 from tests.servers import (
     DovecotServer,
     PostgresServer,
@@ -54,7 +55,9 @@ def new_database(request: pytest.FixtureRequest, backend: str, tmp_path: Path) -
     if backend == "sqlite":
         return str(tmp_path / "turnpost.db")
     server: PostgresServer = request.getfixturevalue("postgres_server")
-    return server.create_database(f"test_{uuid.uuid4().hex[:16]}")
+    url = server.create_database(f"test_{uuid.uuid4().hex[:16]}")
+    request.addfinalizer(lambda: close_pool(url))  # else every test's pool stays connected
+    return url
 
 
 @pytest.fixture(params=BACKENDS)
@@ -99,8 +102,11 @@ def client(app):
 def live_server(
     request: pytest.FixtureRequest, backend: str, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[BackgroundServer]:
-    """A real gunicorn server process shared by one test module, on its ``backend``."""
-    server = start_background(new_database(request, backend, tmp_path_factory.mktemp("live")))
+    """A real gunicorn server process shared by one test module, on its ``backend``, with
+    the module's ``LIVE_SERVER_ENVIRONMENT`` (e.g. limits) if it has one."""
+    environment = getattr(request.module, "LIVE_SERVER_ENVIRONMENT", None)
+    database = new_database(request, backend, tmp_path_factory.mktemp("live"))
+    server = start_background(database, environment=environment)
     yield server
     server.stop()
 

@@ -109,7 +109,9 @@ class PostgresServer:
         """Create an empty database ``name`` and return its URL."""
         createdb = postgres_bin() / "createdb"
         command = [str(createdb), "-h", "127.0.0.1", "-p", str(self.port), "-U", POSTGRES_USER]
-        subprocess.run([*command, name], check=True, capture_output=True)
+        made = subprocess.run([*command, name], capture_output=True, text=True)
+        if made.returncode != 0:
+            raise RuntimeError(f"createdb {name} failed: {made.stderr.strip()}")
         return f"postgresql://{POSTGRES_USER}@127.0.0.1:{self.port}/{name}"
 
     def stop(self) -> None:

@@ -433,11 +433,11 @@ class GameService:
                 " open its newest link (the newest mail about the game has one), or ask the"
                 " game's creator for it."
             )
-        name = game.seats[known["seat"]]["name"]
+        name = game.seats[known.seat].name
         why = {
             "opened": f"{name}'s link was opened in another browser, which plays the seat now",
             "removed": f"{name}'s seat at the table was given up",
-        }.get(known["revoked_why"], f"the game's creator gave {name}'s seat a new link")
+        }.get(known.revoked_why, f"the game's creator gave {name}'s seat a new link")
         return (
             f"This browser's key to {name}'s seat stopped working: {why}. To play it here, open"
             f" the seat's newest link ({name}'s newest mail about the game has one, or ask the"

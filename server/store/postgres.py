@@ -76,6 +76,15 @@ _POOLS_LOCK = threading.Lock()
 _UNREACHABLE: set[str] = set()
 
 
+def close_pool(url: str) -> None:
+    """Close this process's pool to ``url``, if it has one (a process done with a database,
+    such as a test whose database is thrown away; the next use makes a new pool)."""
+    with _POOLS_LOCK:
+        pool = _POOLS.pop((os.getpid(), url), None)
+    if pool is not None:
+        pool.close()
+
+
 class _Connection(psycopg.Connection):
     """A pool's connection: whether connecting to its URL last failed is noted
     (:data:`_UNREACHABLE`)."""

@@ -20,7 +20,7 @@ def rules_page(tmp_path_factory: pytest.TempPathFactory) -> str:
     """The rules page as the site renders it."""
     app = create_app({"TURNPOST_DB": str(tmp_path_factory.mktemp("db") / "t.db"), "TESTING": True})
     with app.test_request_context():
-        return render_template("rules/siam.html")
+        return render_template("rules/siam.html", engine=SIAM)
 
 
 def test_rules_page_tells_the_goal_the_turn_the_push_and_the_end(rules_page: str) -> None:

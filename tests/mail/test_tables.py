@@ -95,13 +95,15 @@ def game_json(server: BackgroundServer, game_id: str) -> dict:
 
 def play_line(server: BackgroundServer, game_id: str, pages: dict[str, Page]) -> None:
     """Play :data:`SIAM_LINE` on the game page of whichever player is to move."""
+    state = SIAM.setup(2, game_json(server, game_id)["options"], 0)  # Siam has no chance
     for notation in SIAM_LINE:
         game = game_json(server, game_id)
         seat = game["to_move"][0]
         page = pages[game["players"][seat]["name"]]
         page.goto(f"{server.url}/games/{game_id}")
-        state = game["state"]  # Siam hides nothing: the public view is the whole state
-        click_move(page, SIAM, state, seat, SIAM.parse(notation, state))
+        move = SIAM.parse(notation, state)
+        click_move(page, SIAM, state, seat, move)
+        state = SIAM.apply(state, seat, move)
 
 
 def test_two_players_fill_a_table_from_the_lobby_play_it_out_and_accept_the_rematch(

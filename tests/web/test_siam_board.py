@@ -292,7 +292,8 @@ def test_a_click_at_the_centre_of_every_facing_arrow_on_every_edge_square_picks_
             board = Board(interactive=True, targets=targets, chosen=["reserve", square])
             page.set_content(page_html(render_board("html", game, board)))
             for direction, word in zip("NESW", ("north", "east", "south", "west"), strict=True):
-                arrow = page.locator(f'a[aria-label="face {word}"] circle')
+                drawn = 'circle:not([fill="transparent"])'  # not its wider tap area
+                arrow = page.locator(f'a[aria-label="face {word}"] {drawn}')
                 arrow.scroll_into_view_if_needed()
                 x, y = centre(arrow.bounding_box())
                 assert clicked(page, x, y) == f"#facing-{direction}", (square, direction)
