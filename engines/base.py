@@ -131,7 +131,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from engines.phrases import Phrase, phrase
+from engines.phrases import Words, english, phrase
 from engines.phrases import seat as seat_ref
 from engines.words import Question, field_questions, result_sentence
 
@@ -158,12 +158,17 @@ class GameKind:
 
 
 class EngineError(Exception):
-    """Base class of the errors an engine raises about its input."""
+    """Base class of the errors an engine raises about its input.
 
-    def __init__(self, message: str, rule: str = "") -> None:
-        super().__init__(message)
-        self.message = message
+    ``words`` says why, as a phrase read in the reader's language (or an
+    English sentence, read as it is); ``message`` is the same in English.
+    """
+
+    def __init__(self, message: Words, rule: str = "") -> None:
+        self.words: Words = message
+        self.message = english(message)
         self.rule = rule
+        super().__init__(self.message)
 
 
 class IllegalMove(EngineError):
@@ -294,26 +299,27 @@ class Engine(ABC):
     # The defaults speak in notation and identifiers; each game overrides them.
     def describe(
         self, before: State, after: State, seat: int, move: Move, names: Sequence[str]
-    ) -> str | Phrase:
+    ) -> Words:
         """One sentence saying what ``seat`` did: "Ann pushes from a1 to the north: ...".
 
         It says only what the public log shows (never a drawn tile or a
         hand). The server writes it into the move log when the move is made:
         a :data:`~engines.phrases.Phrase` (seats as seat numbers), read in each
         reader's language; an English sentence with ``names`` is kept verbatim
-        (the games' own sentences until their words become phrases).
+        (the Bangkok Klongs and Foreign King sentences, until their words
+        become phrases).
         """
         return phrase(
             "%(seat)s plays %(notation)s.", seat=seat_ref(seat), notation=self.format(move)
         )
 
-    def describe_result(self, result: dict[str, Any], names: Sequence[str]) -> str:
-        """The result as a sentence with the players' names: "Ann wins: ..."."""
-        return result_sentence(result, names)
+    def describe_result(self, result: dict[str, Any], names: Sequence[str]) -> Words:
+        """The result as a sentence with the players' names: "Ann wins: ..." (a phrase)."""
+        return result_sentence(result)
 
-    def prompt(self, state: State, seat: int) -> str:
+    def prompt(self, state: State, seat: int) -> Words:
         """What ``seat`` must decide now, as a short phrase: "take a follower"."""
-        return "make your move"
+        return phrase("make your move")
 
     def questions(self, state: State, seat: int) -> list[Question]:
         """How a move of ``seat`` is asked for, one :class:`~engines.words.Question` at a time.
@@ -338,7 +344,7 @@ class Engine(ABC):
         owed = isinstance(pending, dict) and pending.get("seat") == seat
         return owed and seat in self.to_move(after)
 
-    def turn_pause(self, after: State, seat: int, step: Move) -> str:
+    def turn_pause(self, after: State, seat: int, step: Move) -> Words:
         """Why the turn of ``seat`` stops after ``step`` before it is over ("" when it is over).
 
         Said where the game must reveal something or ask another seat first
@@ -353,7 +359,14 @@ class Engine(ABC):
         one. By default a turn is one decision; games that split turns join them.
         """
         if len(steps) != 1:
-            raise IllegalMove(f"{self.name} has no move joining {len(steps)} decisions.", "turn")
+            raise IllegalMove(
+                phrase(
+                    "%(game)s has no move joining %(count)s decisions.",
+                    game=self.name,
+                    count=len(steps),
+                ),
+                "turn",
+            )
         return steps[0]
 
     # -- notation -------------------------------------------------------

@@ -24,14 +24,16 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from engines.phrases import Phrase, Words, counted, phrase, seat, verbatim
+
 Move = dict[str, Any]
 #: The answer of a move to a question: a string, or ``None`` when the question does not apply.
 Answer = Callable[[Move], "str | None"]
 #: Words for an answer value, given the asking seat's view of the game.
-Label = Callable[[str, dict[str, Any]], str]
+Label = Callable[[str, dict[str, Any]], Words]
 
 
-def _as_is(value: str, view: dict[str, Any]) -> str:
+def _as_is(value: str, view: dict[str, Any]) -> Words:
     """The answer value itself (the default label)."""
     return value
 
@@ -47,7 +49,7 @@ class Question:
     """
 
     key: str
-    text: str
+    text: Words
     answer: Answer
     label: Label = field(default=_as_is)
 
@@ -113,22 +115,44 @@ def join(words: Iterable[str], last: str = "and") -> str:
     return f"{', '.join(items[:-1])} {last} {items[-1]}"
 
 
-def result_sentence(result: dict[str, Any], names: Sequence[str]) -> str:
-    """The default words for a result: who won, and the engine's reason.
+def result_sentence(result: dict[str, Any], names: Sequence[str] = ()) -> Phrase:
+    """The default words for a result: who won, and why (a resignation, a forfeit, else the
+    engine's reason, kept as written).
 
-    >>> result_sentence({"winners": [1], "reason": "a rock left the board"}, ["Ann", "Bob"])
-    'Bob wins: a rock left the board.'
-    >>> result_sentence({"winners": [0, 1], "reason": ""}, ["Ann", "Bob"])
+    >>> from engines.phrases import english
+    >>> english(result_sentence({"winners": [1], "resigned": [0]}), ["Ann", "Bob"])
+    'Bob wins: Ann resigned.'
+    >>> english(result_sentence({"winners": [0, 1], "reason": ""}), ["Ann", "Bob"])
     'Ann and Bob share the win.'
-    >>> result_sentence({"winners": [], "reason": "the game was stalled."}, ["Ann", "Bob"])
+    >>> english(result_sentence({"winners": [], "reason": "the game was stalled."}), "AB")
     'Nobody wins: the game was stalled.'
     """
-    winners = [names[seat] for seat in result.get("winners", [])]
+    winners = [seat(number) for number in result.get("winners", [])]
     if not winners:
-        head = "Nobody wins"
+        head = phrase("Nobody wins")
     elif len(winners) == 1:
-        head = f"{winners[0]} wins"
+        head = phrase("%(seat)s wins", seat=winners[0])
     else:
-        head = f"{join(winners)} share the win"
+        head = phrase("%(seats)s share the win", seats=winners)
+    why = _why(result)
+    return (
+        phrase("%(head)s: %(why)s.", head=head, why=why) if why else phrase("%(head)s.", head=head)
+    )
+
+
+def _why(result: dict[str, Any]) -> Phrase | None:
+    """Why the game ended, when the result says: who resigned or forfeited, or the reason."""
+    resigned, forfeit = result.get("resigned"), result.get("forfeit")
+    if resigned:
+        losers = [seat(number) for number in resigned]
+        return counted("%(seats)s resigned", "%(seats)s resigned", len(losers), seats=losers)
+    if forfeit:
+        losers = [seat(number) for number in forfeit]
+        return counted(
+            "%(seats)s ran out of time and forfeits",
+            "%(seats)s ran out of time and forfeit",
+            len(losers),
+            seats=losers,
+        )
     reason = str(result.get("reason") or "").strip().rstrip(".")
-    return f"{head}: {reason}." if reason else f"{head}."
+    return verbatim(reason) if reason else None

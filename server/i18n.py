@@ -40,6 +40,7 @@ from markupsafe import Markup
 from werkzeug.datastructures import LanguageAccept
 from werkzeug.http import parse_accept_header
 
+from engines.phrases import N_  # noqa: F401 (marks the server's messages too)
 from schemas.api import LANGUAGES
 from server.resources import translations_dir
 
@@ -126,18 +127,15 @@ def recipient_language(store: Store, seat: Seat, default: str) -> str:
     return (player.language if player else None) or known_language(seat.language) or default
 
 
-def N_(message: str) -> str:  # noqa: N802 (gettext's name for a message marked, not translated)
-    """``message`` as it is: marks a message id kept in a constant, translated where used."""
-    return message
+def listing(words: Sequence[str], language: str, last: str = "and") -> str:
+    """Words joined as a sentence joins them in ``language``, as a list (``last="and"``) or as
+    alternatives (``last="or"``).
 
-
-def listing(words: Sequence[str], language: str) -> str:
-    """Words joined as a sentence joins them in ``language``.
-
-    >>> listing(["Ann", "Bob", "Cy"], "en"), listing(["Ann", "Bob"], "de")
-    ('Ann, Bob and Cy', 'Ann und Bob')
+    >>> listing(["Ann", "Bob", "Cy"], "en"), listing(["Ann", "Bob"], "de", "or")
+    ('Ann, Bob and Cy', 'Ann oder Bob')
     """
-    return format_list(list(words), locale="en_GB" if language == "en" else language)
+    style = "or" if last == "or" else "standard"
+    return format_list(list(words), style=style, locale="en_GB" if language == "en" else language)
 
 
 @cache

@@ -1,6 +1,10 @@
-"""Phrases read in a reader's language (:mod:`engines.phrases`): the log's sentences.
+"""Phrases read in a reader's language (:mod:`engines.phrases`): the games' words.
 
->>> from engines.phrases import phrase, seat, verbatim
+Every word an engine says (the log's sentences, results, prompts, the guided
+form's questions and labels, refusals) is a phrase rendered here, in the
+reader's language with the seats' names; a plain string is read as it is.
+
+>>> from engines.phrases import counted, phrase, seat, verbatim
 >>> resigns = phrase("%(seat)s resigns.", seat=seat(1))
 >>> render(resigns, ["Ann", "Bob"], "en"), render(resigns, ["Ann", "Bob"], "nl")
 ('Bob resigns.', 'Bob geeft op.')
@@ -12,30 +16,39 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
-from engines.phrases import Phrase
+from engines.phrases import Words, say
+from engines.words import Question
 from server.i18n import catalog, listing
 
 
-def render(words: Phrase, names: Sequence[str], language: str) -> str:
+def render(words: Words, names: Sequence[str], language: str) -> str:
     """``words`` as ``language`` says them, each seat named by ``names``."""
-    if "text" in words:
-        return str(words["text"])
-    message = catalog(language).gettext(words["key"])
-    args = {
-        name: _argument(value, names, language) for name, value in words.get("args", {}).items()
-    }
-    return message % args if args else message
+    translations = catalog(language)
+
+    def lookup(key: str, plural: str | None, count: int) -> str:
+        if plural is None:
+            return translations.gettext(key)
+        return translations.ngettext(key, plural, count)
+
+    return say(words, names, lookup, lambda items, last: listing(items, language, last))
 
 
-def _argument(value: Any, names: Sequence[str], language: str) -> str:
-    """One parameter of a phrase in ``language``: a seat's name, a phrase, a list, or a word."""
-    if isinstance(value, list):
-        return listing([_argument(item, names, language) for item in value], language)
-    if isinstance(value, dict) and "seat" in value:
-        return names[value["seat"]]
-    if isinstance(value, dict):
-        return render(value, names, language)
-    return str(value)
+def read_questions(
+    questions: Sequence[Question], names: Sequence[str], language: str
+) -> list[Question]:
+    """The engine's questions with their texts and labels rendered in ``language``."""
+    return [_read_question(question, names, language) for question in questions]
+
+
+def _read_question(question: Question, names: Sequence[str], language: str) -> Question:
+    label = question.label
+
+    def read_label(value: str, view: dict[str, Any]) -> str:
+        return render(label(value, view), names, language)
+
+    text = render(question.text, names, language)
+    return dataclasses.replace(question, text=text, label=read_label)

@@ -40,6 +40,7 @@ from engines.base import (
     State,
     canonical_json,
 )
+from engines.phrases import Words
 from engines.rng import Rng
 from engines.words import Question, result_sentence
 
@@ -273,9 +274,9 @@ class BangkokKlongsEngine(Engine):
         """What ``seat`` did, in the game's words (see :mod:`.words`)."""
         return words.describe(before, after, seat, move, names)
 
-    def describe_result(self, result: dict[str, Any], names: Sequence[str]) -> str:
+    def describe_result(self, result: dict[str, Any], names: Sequence[str]) -> Words:
         """The winners, the scores and what the inventories brought."""
-        return words.describe_result(result, names) or result_sentence(result, names)
+        return words.describe_result(result, names) or result_sentence(result)
 
     def prompt(self, state: State, seat: int) -> str:
         """What ``seat`` decides now: "place a boat", "score a landing place or decline"..."""

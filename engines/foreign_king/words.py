@@ -36,6 +36,7 @@ from engines.foreign_king.board import (
     VIRTUAL,
 )
 from engines.foreign_king.state import scores
+from engines.phrases import Words
 from engines.words import Question, join, plural, result_sentence
 
 #: Places on the turn-order track, as answers and in words.
@@ -268,7 +269,7 @@ def _game_end(before: State, after: State) -> str:
     return ""
 
 
-def describe_result(result: dict[str, Any], names: Sequence[str]) -> str:
+def describe_result(result: dict[str, Any], names: Sequence[str]) -> Words:
     """The result: who won with how many points, the others' points, and why the game ended.
 
     >>> result = {"winners": [1], "scores": {"0": 30, "1": 41}, "virtual_wins": False,
@@ -278,11 +279,12 @@ def describe_result(result: dict[str, Any], names: Sequence[str]) -> str:
 
     A game ended before its scoring (a resignation, a forfeit) has no scores:
 
-    >>> describe_result({"winners": [1], "scores": {}, "reason": "Ann resigned"}, ["Ann", "Bob"])
-    'Bob wins: Ann resigned.'
+    >>> from engines.phrases import english
+    >>> english(describe_result({"winners": [1], "scores": {}, "resigned": [0]}, "AB"), "AB")
+    'B wins: A resigned.'
     """
     if not result.get("scores"):
-        return result_sentence(result, names)
+        return result_sentence(result)
     scores = dict(result["scores"])
     if result.get("virtual_score") is not None:
         scores[VIRTUAL] = result["virtual_score"]

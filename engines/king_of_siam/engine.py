@@ -36,6 +36,7 @@ from engines.king_of_siam.steps import (
     next_steps,
     rest,
 )
+from engines.phrases import Phrase
 from engines.rng import Rng
 from engines.words import Question
 
@@ -231,15 +232,15 @@ class KingOfSiamEngine(Engine):
     # -- words ----------------------------------------------------------
     def describe(
         self, before: State, after: State, seat: int, move: Move, names: Sequence[str]
-    ) -> str:
+    ) -> Phrase:
         """The move as a sentence: "Bob takes a Lao follower from Kedah." (see :mod:`.words`)."""
-        return words.describe(before, after, seat, move, names)
+        return words.describe(before, after, seat, move)
 
-    def describe_result(self, result: dict[str, Any], names: Sequence[str]) -> str:
+    def describe_result(self, result: dict[str, Any], names: Sequence[str]) -> Phrase:
         """The result with names: "Ann wins: the Lao rule Siam with 4 provinces, ..."."""
-        return words.describe_result(result, names)
+        return words.describe_result(result)
 
-    def prompt(self, state: State, seat: int) -> str:
+    def prompt(self, state: State, seat: int) -> Phrase:
         """What ``seat`` decides now: "play a card or pass", "take a follower", ..."""
         return words.prompt(state, seat)
 

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from engines.base import DETERMINISTIC, PERFECT, Engine, IllegalMove, Move, State
+from engines.phrases import Phrase, english, phrase
 from engines.siam import notation, rules, words
 from engines.siam.board import KINDS, board_data
 from engines.siam.position import build_position, check_fields, new_game
@@ -72,12 +73,14 @@ class SiamEngine(Engine):
     def apply(self, state: State, seat: int, move: Move) -> State:
         """The state after ``seat`` plays ``move``; raise IllegalMove naming the broken rule."""
         if state["outcome"]:
-            ended = "it is drawn" if "draw" in state["outcome"] else "a rock has left the board"
-            raise IllegalMove(f"The game is over: {ended}.", "game_over")
-        if type(seat) is not int or seat not in self.to_move(state):
-            raise IllegalMove(
-                f"It is not your turn: the {KINDS[state['ply'] % 2]}s move now.", "turn"
+            ended = (
+                phrase("The game is over: it is drawn.")
+                if "draw" in state["outcome"]
+                else phrase("The game is over: a rock has left the board.")
             )
+            raise IllegalMove(ended, "game_over")
+        if type(seat) is not int or seat not in self.to_move(state):
+            raise IllegalMove(words.says(KINDS[state["ply"] % 2], "turn"), "turn")
         problem = rules.shape_problem(move)
         if problem:
             raise IllegalMove(problem, "malformed")
@@ -97,14 +100,14 @@ class SiamEngine(Engine):
             return {
                 "winners": [],
                 "scores": {"0": 0, "1": 0},
-                "reason": words.reason(outcome),
+                "reason": english(words.reason(outcome)),
                 "draw": outcome["draw"],
             }
         winner = outcome["winner"]
         return {
             "winners": [winner],
             "scores": {str(seat): int(seat == winner) for seat in (0, 1)},
-            "reason": words.reason(outcome),
+            "reason": english(words.reason(outcome)),
             "rock": outcome["rock"],
             "direction": outcome["direction"],
             "winning_animal": outcome["animal"],
@@ -120,15 +123,15 @@ class SiamEngine(Engine):
     # -- words ----------------------------------------------------------
     def describe(
         self, before: State, after: State, seat: int, move: Move, names: Sequence[str]
-    ) -> str:
+    ) -> Phrase:
         """One sentence in the rulebook's words: "Ann enters an elephant on a1, facing north."."""
-        return words.describe(before, after, seat, move, names)
+        return words.describe(before, after, seat, move)
 
-    def describe_result(self, result: dict[str, Any], names: Sequence[str]) -> str:
+    def describe_result(self, result: dict[str, Any], names: Sequence[str]) -> Phrase:
         """ "Ann wins: the rock on c5 was pushed off the board to the north, and ..."."""
-        return words.describe_result(result, names)
+        return words.describe_result(result)
 
-    def prompt(self, state: State, seat: int) -> str:
+    def prompt(self, state: State, seat: int) -> Phrase:
         """ "enter, move, turn or take off an elephant" (what the seat's legal moves allow)."""
         return words.prompt(state, self.legal_moves(state, seat), seat)
 

@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 from engines.base import Move, NotationError
+from engines.phrases import counted, phrase
 from engines.siam.board import DIRECTIONS, SQUARE_SET
 from engines.siam.rules import FIELDS, shape_problem
 
@@ -33,16 +34,24 @@ def parse_move(text: str) -> Move:
     """The move written as ``text`` (case-insensitive); raise NotationError otherwise."""
     if not isinstance(text, str) or not text.split():
         raise NotationError(
-            "Write a move such as 'enter a1 N', 'move b2 b3 E', 'rotate b2 S' or 'exit a1'."
+            phrase("Write a move such as 'enter a1 N', 'move b2 b3 E', 'rotate b2 S' or 'exit a1'.")
         )
     action, *words = text.split()
     action = action.lower()
     if action not in FIELDS:
-        raise NotationError(f"Unknown action {action!r}: use enter, move, rotate or exit.")
+        raise NotationError(
+            phrase("Unknown action %(action)r: use enter, move, rotate or exit.", action=action)
+        )
     fields = FIELDS[action]
     if len(words) != len(fields):
         raise NotationError(
-            f"'{action}' takes {len(fields)} word(s) after it, e.g. '{EXAMPLES[action]}'."
+            counted(
+                "'%(action)s' takes %(count)s word after it, e.g. '%(example)s'.",
+                "'%(action)s' takes %(count)s words after it, e.g. '%(example)s'.",
+                len(fields),
+                action=action,
+                example=EXAMPLES[action],
+            )
         )
     move = {"action": action}
     for field, word in zip(fields, words, strict=True):
@@ -54,8 +63,8 @@ def _parse_word(field: str, word: str) -> str:
     """A facing (upper case) or a square (lower case) read from ``word``."""
     if field == "facing":
         if word.upper() not in DIRECTIONS:
-            raise NotationError(f"{word!r} is not a facing: use N, E, S or W.")
+            raise NotationError(phrase("%(word)r is not a facing: use N, E, S or W.", word=word))
         return word.upper()
     if word.lower() not in SQUARE_SET:
-        raise NotationError(f"{word!r} is not a square: use a1..e5.")
+        raise NotationError(phrase("%(word)r is not a square: use a1..e5.", word=word))
     return word.lower()

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from engines.base import Engine, IllegalMove, Move, State
+from engines.phrases import Phrase, either, phrase
 from engines.siam.board import (
     CROSS_PLIES,
     CROSS_SQUARES,
@@ -28,6 +29,8 @@ from engines.siam.board import (
     owner,
     position_key,
 )
+from engines.siam.words import TOWARDS as DIRECTION_WORDS
+from engines.siam.words import says
 
 FIELDS = {
     "enter": ("to", "facing"),
@@ -37,22 +40,26 @@ FIELDS = {
 }
 
 
-def shape_problem(move: Any) -> str | None:
+def shape_problem(move: Any) -> Phrase | None:
     """Why ``move`` is not a well-formed Siam move, or None if it is."""
     if not isinstance(move, dict):
-        return "A move must be a JSON object with an 'action' field."
+        return phrase("A move must be a JSON object with an 'action' field.")
     action = move.get("action")
     if not isinstance(action, str) or action not in FIELDS:
-        return "The action must be one of enter, move, rotate or exit."
+        return phrase("The action must be one of enter, move, rotate or exit.")
     fields = FIELDS[action]
     if set(move) != {"action", *fields}:
-        return f"A {action} move has exactly the fields action, {', '.join(fields)}."
+        return phrase(
+            "A %(action)s move has exactly the fields action, %(fields)s.",
+            action=action,
+            fields=", ".join(fields),
+        )
     for field in fields:
         value = move[field]
-        allowed = DIRECTIONS if field == "facing" else SQUARE_SET
-        if not isinstance(value, str) or value not in allowed:
-            what = "one of N, E, S, W" if field == "facing" else "a square a1..e5"
-            return f"The field {field!r} must be {what}."
+        if field == "facing" and (not isinstance(value, str) or value not in DIRECTIONS):
+            return phrase("The field 'facing' must be one of N, E, S, W.")
+        if field != "facing" and (not isinstance(value, str) or value not in SQUARE_SET):
+            return phrase("The field %(field)r must be a square a1..e5.", field=field)
     return None
 
 
@@ -165,14 +172,22 @@ def _push_problem(board: dict[str, Any], target: str, direction: str) -> Illegal
     force = pushing - against
     if force < 1:
         return IllegalMove(
-            f"Push rule C: an animal cannot push animals facing it unless more animals push "
-            f"the same way; here {pushing} push and {against} face against the push.",
+            phrase(
+                "Push rule C: an animal cannot push animals facing it unless more animals push "
+                "the same way; here %(pushing)s push and %(against)s face against the push.",
+                pushing=pushing,
+                against=against,
+            ),
             "push_facing",
         )
     if force < rocks:
         return IllegalMove(
-            f"Push rule B: each rock needs one animal's force; a net force of {force} "
-            f"cannot push {rocks} rocks.",
+            phrase(
+                "Push rule B: each rock needs one animal's force; a net force of %(force)s "
+                "cannot push %(rocks)s rocks.",
+                force=force,
+                rocks=rocks,
+            ),
             "push_rocks",
         )
     return None
@@ -262,8 +277,11 @@ def _require_cross_free(state: State, square: str) -> None:
     """Refuse a destination forbidden by the cross rule."""
     if square in _cross_blocked(state):
         raise IllegalMove(
-            f"Cross rule: no animal may enter or move onto {square} (c1 and c5) during "
-            f"each player's first two turns.",
+            phrase(
+                "Cross rule: no animal may enter or move onto %(square)s (c1 and c5) during "
+                "each player's first two turns.",
+                square=square,
+            ),
             "cross_rule",
         )
 
@@ -303,20 +321,24 @@ def _check_enter(state: State, kind: str, move: Move) -> None:
     """An animal enters from the reserve onto an outer square, pushing if it is occupied."""
     square, facing = move["to"], move["facing"]
     if not state["reserve"][kind]:
-        raise IllegalMove(
-            f"All five {kind}s are already on the board; none is left to enter.", "reserve_empty"
-        )
+        raise IllegalMove(says(kind, "none_left"), "reserve_empty")
     if square not in OUTER_SET:
         raise IllegalMove(
-            f"An animal enters only onto an outer square; {square} is not one.", "outer_square"
+            phrase(
+                "An animal enters only onto an outer square; %(square)s is not one.", square=square
+            ),
+            "outer_square",
         )
     _require_cross_free(state, square)
     if square in state["board"]:
         if facing not in INWARD[square]:
-            inward = " or ".join(INWARD[square])
             raise IllegalMove(
-                f"Entering onto the occupied square {square} is a push: the animal must face "
-                f"inward, perpendicular to the edge ({inward}).",
+                phrase(
+                    "Push rule E: entering onto the occupied square %(square)s is a push: the "
+                    "animal must face inward, perpendicular to the edge (%(inward)s).",
+                    square=square,
+                    inward=either(*INWARD[square]),
+                ),
                 "enter_push_facing",
             )
         _check_push(state["board"], square, facing)
@@ -332,7 +354,7 @@ def _own_animal(state: State, kind: str, square: str) -> dict[str, str]:
     """The ``kind`` animal on ``square``; raise IllegalMove if there is none."""
     piece = state["board"].get(square)
     if piece is None or piece["kind"] != kind:
-        raise IllegalMove(f"There is no {kind} of yours on {square}.", "own_animal")
+        raise IllegalMove(says(kind, "not_yours", square=square), "own_animal")
     return piece
 
 
@@ -343,20 +365,31 @@ def _check_move(state: State, kind: str, move: Move) -> None:
     direction = STEP_DIRECTION.get((origin, square))
     if direction is None:
         raise IllegalMove(
-            f"An animal moves one square orthogonally; {origin} to {square} is not such a step.",
+            phrase(
+                "An animal moves one square orthogonally; %(origin)s to %(square)s is not such "
+                "a step.",
+                origin=origin,
+                square=square,
+            ),
             "orthogonal_step",
         )
     _require_cross_free(state, square)
     if square in state["board"]:
         if piece["facing"] != direction:
             raise IllegalMove(
-                f"Push rule A: an animal pushes only forward; the {kind} on {origin} faces "
-                f"{piece['facing']}, not {direction}.",
+                says(
+                    kind,
+                    "not_forward",
+                    square=origin,
+                    facing=DIRECTION_WORDS[piece["facing"]],
+                    direction=DIRECTION_WORDS[direction],
+                ),
                 "push_forward",
             )
         if facing != direction:
             raise IllegalMove(
-                "Push rule I: an animal never changes its facing while pushing.", "push_orientation"
+                phrase("Push rule I: an animal never changes its facing while pushing."),
+                "push_orientation",
             )
         _check_push(state["board"], square, direction)
 
@@ -372,7 +405,7 @@ def _check_rotate(state: State, kind: str, move: Move) -> None:
     square, facing = move["at"], move["facing"]
     if _own_animal(state, kind, square)["facing"] == facing:
         raise IllegalMove(
-            f"Rotating must change the facing; the {kind} on {square} already faces {facing}.",
+            says(kind, "same_facing", square=square, facing=DIRECTION_WORDS[facing]),
             "same_facing",
         )
 
@@ -389,15 +422,14 @@ def _check_exit(state: State, kind: str, move: Move) -> None:
     _own_animal(state, kind, square)
     if square not in OUTER_SET:
         raise IllegalMove(
-            f"An animal leaves the board only from an outer square; {square} is not one.",
+            phrase(
+                "An animal leaves the board only from an outer square; %(square)s is not one.",
+                square=square,
+            ),
             "exit_outer",
         )
     if state["options"]["exit_once"] and state["exits"][kind]:
-        raise IllegalMove(
-            f"Variant B: each player may take an animal off the board only once "
-            f"per game, and the {kind}s already have.",
-            "exit_once",
-        )
+        raise IllegalMove(says(kind, "exit_once"), "exit_once")
 
 
 def _exit(state: State, kind: str, move: Move) -> State:

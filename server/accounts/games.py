@@ -22,6 +22,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, NamedTuple
 
 from engines import ENGINES
+from engines.phrases import Words
 from schemas.accounts import MAX_CURSOR
 from server.errors import TurnpostError
 from server.games.clock import parse_time
@@ -136,8 +137,9 @@ def summary(game: MyGame, language: str) -> dict[str, Any]:
     return {**game_summary(row, row.you), "waiting": row.waiting, "last_move": last}
 
 
-def prompts(store: Store, games: list[MyGame]) -> dict[str, str]:
-    """What each game waiting for the player asks of them (the engine's prompt), by game id."""
+def prompts(store: Store, games: list[MyGame]) -> dict[str, Words]:
+    """What each game waiting for the player asks of them (the engine's prompt, a phrase), by
+    game id."""
     waiting = [game.row for game in games if game.row.waiting]
     states = store.game_states([row.id for row in waiting])
     return {

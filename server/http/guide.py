@@ -11,14 +11,16 @@ board picture or on a button, with or without JavaScript. Once one legal
 move is left, the page shows it as a preview with a confirm button.
 
     >>> from engines import get_engine
+    >>> from server.phrases import read_questions
     >>> siam = get_engine("siam")
     >>> state = siam.setup(2, siam.options({}), 1)
     >>> legal = [{**m, "notation": siam.format(m)} for m in siam.legal_moves(state, 0)]
     >>> link = lambda picks: "?" + "&".join(f"m.{k}={v}" for k, v in picks)
-    >>> step = build_guide(siam.questions(state, 0), legal, [], link, siam.view(state, 0))
+    >>> asked = read_questions(siam.questions(state, 0), ["Ann", "Bob"], "en")
+    >>> step = build_guide(asked, legal, [], link, siam.view(state, 0))
     >>> step.question, step.chosen, [choice.value for choice in step.choices][:3]
     ('Where to?', ['reserve'], ['a1', 'b1', 'd1'])
-    >>> step = build_guide(siam.questions(state, 0), legal, [("piece", "reserve"),
+    >>> step = build_guide(asked, legal, [("piece", "reserve"),
     ...     ("to", "a1"), ("facing", "N")], link, siam.view(state, 0))
     >>> step.move["notation"], [pick.label for pick in step.picks]
     ('enter a1 N', ['a new elephant from the reserve', 'a1', 'north ↑'])

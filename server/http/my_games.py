@@ -131,7 +131,11 @@ def _context(player: Player) -> dict[str, Any]:
     parts: dict[int, list[MyGame]] = {WAITING: [], RUNNING: [], OVER: []}
     for game in games:
         parts[game.part].append(game)
-    asks = prompts(store, parts[WAITING])
+    language = page_language()
+    asks = {
+        game_id: render(prompt, (), language)
+        for game_id, prompt in prompts(store, parts[WAITING]).items()
+    }
     urls = {"page": _addresses("web.game_page"), "seat": _addresses("web.take_my_seat")}
     listed = [*parts[WAITING], *parts[RUNNING], *parts[OVER][:RECENT_OVER]]
     said = store.last_said([(game.row.id, game.row.you) for game in listed])
@@ -245,7 +249,7 @@ def _turn_words(game: MyGame, engine: Engine, names: list[str], prompt: str) -> 
     if row.waiting:
         return f"Your turn: {prompt}" if prompt else "Your turn."
     if row.status == "finished":
-        return engine.describe_result(row.result, names)
+        return render(engine.describe_result(row.result, names), names, page_language())
     if row.status == "aborted":
         return "The game was stopped."
     return waiting_words(row.to_move, names) if row.to_move else "The game waits for its players."

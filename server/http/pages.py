@@ -89,6 +89,7 @@ from server.http.guide import (
 from server.http.pages_words import moment_words, refusal_words, waiting_words
 from server.http.turn import MAX_STEPS, STEP, TurnSoFar, WholeTurn, read_turn, whole_turn
 from server.i18n import N_, page_language, read_as_seat
+from server.phrases import read_questions, render
 from server.resources import static_dir
 from server.store.base import hash_secret
 from server.store.records import LobbyGame, OpenTable, Player, Seat
@@ -858,9 +859,9 @@ def _table(
         "preview": preview,
         "turn_steps": steps,
         "start_over": _table_url(game.id, (), shown, _anchor="turn"),
-        "prompt": engine.prompt(now, seat) if playing else "",
+        "prompt": render(engine.prompt(now, seat), names, page_language()) if playing else "",
         "waiting": waiting_words(view["to_move"], names),
-        "result_words": engine.describe_result(view["result"], names) if view["result"] else "",
+        "result_words": _result_words(engine, view["result"], names),
         "board_html": board_html,
         "error": error,
         "error_words": refusal_words(error) if error else "",
@@ -872,6 +873,11 @@ def _table(
         "title": _title(engine, view, seat, playing, names),
         "talk": talk_view(games, game, seat),
     }
+
+
+def _result_words(engine: Engine, result: dict[str, Any] | None, names: list[str]) -> str:
+    """The engine's sentence for a finished game's ``result`` in the page's language."""
+    return render(engine.describe_result(result, names), names, page_language()) if result else ""
 
 
 def talk_view(games: GameService, game: Game, seat: int | None) -> TalkView:
@@ -918,7 +924,10 @@ def _turn_steps(game_id: str, turn: TurnSoFar, shown: int | None) -> list[TurnSt
     """The decisions taken so far, each with the link going back to before it."""
     notations = turn.notations
     return [
-        TurnStep(sentence, _table_url(game_id, (), shown, notations[:index], _anchor="turn"))
+        TurnStep(
+            render(sentence, turn.names, page_language()),
+            _table_url(game_id, (), shown, notations[:index], _anchor="turn"),
+        )
         for index, sentence in enumerate(turn.sentences)
     ]
 
@@ -932,10 +941,10 @@ def _guide(game: Game, seat: int, turn: TurnSoFar, picks: Picks, shown: int | No
     def sentence(entry: dict[str, Any]) -> str:
         move = _bare(entry)
         after = engine.apply(state, seat, move)
-        return engine.describe(state, after, seat, move, names)
+        return render(engine.describe(state, after, seat, move, names), names, page_language())
 
     return build_guide(
-        engine.questions(state, seat),
+        read_questions(engine.questions(state, seat), names, page_language()),
         legal,
         picks,
         lambda answers: _table_url(game.id, answers, shown, turn.notations, _anchor="turn"),
@@ -959,7 +968,13 @@ def _preview(game: Game, seat: int, whole: WholeTurn, view: dict[str, Any]) -> P
     viewer = None if engine.hidden_information else seat
     shown = _view_after(game, seat, view, whole.after, whole.move, viewer, game.state)
     board = Board(preview=True, last=shown.pop("touched"))
-    return Preview(whole.notation, whole.sentence, render_board_html(shown, board), whole.pause)
+    names, language = [row.name for row in game.seats], page_language()
+    return Preview(
+        whole.notation,
+        render(whole.sentence, names, language),
+        render_board_html(shown, board),
+        render(whole.pause, names, language),
+    )
 
 
 def _view_after(

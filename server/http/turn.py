@@ -33,6 +33,7 @@ from typing import Any
 
 from engines import Engine
 from engines.base import Move, State
+from engines.phrases import Words
 
 #: The query parameter carrying each decision of the turn taken so far, as its notation.
 STEP = "step"
@@ -44,14 +45,15 @@ MAX_STEPS = 40
 class TurnSoFar:
     """The decisions of the seat's turn taken so far, and the state after them (not sent).
 
-    ``sentences`` says each decision in the game's words; ``moved_on`` says
-    decisions in the address were dropped (the game moved on, or the link
-    was edited).
+    ``sentences`` says each decision in the game's words (phrases, read with
+    the seats' ``names``); ``moved_on`` says decisions in the address were
+    dropped (the game moved on, or the link was edited).
     """
 
     state: State
+    names: Sequence[str] = ()
     moves: list[Move] = field(default_factory=list)
-    sentences: list[str] = field(default_factory=list)
+    sentences: list[Words] = field(default_factory=list)
     moved_on: bool = False
 
     @property
@@ -76,7 +78,7 @@ def read_turn(
     Each must be a legal move listed at its point that leaves the turn going
     on; the first that is not is dropped with those after it.
     """
-    turn = TurnSoFar(state)
+    turn = TurnSoFar(state, names)
     for text in texts[:MAX_STEPS]:
         listed = {engine.format(move): move for move in engine.legal_moves(turn.state, seat)}
         move = listed.get(text)
@@ -95,10 +97,10 @@ class WholeTurn:
     when it stops before its end, why."""
 
     notation: str
-    sentence: str
+    sentence: Words
     after: State
     move: Move
-    pause: str
+    pause: Words
 
 
 def whole_turn(

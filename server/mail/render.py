@@ -37,6 +37,7 @@ from server.mail import words
 from server.mail.addresses import seat_link, stop_url, unsubscribe_url
 from server.mail.picture import Picture, rasterise
 from server.mail.settings import MailSettings
+from server.phrases import render
 from server.resources import templates_dir
 from server.store.records import OutboxMail
 
@@ -194,13 +195,13 @@ def compose(
         "heading": heading,
         "news": news,
         "playing": playing,
-        "prompt": engine.prompt(state, seat) if playing else "",
+        "prompt": render(engine.prompt(state, seat), names, language) if playing else "",
         "move": game.seq + 1,
         "deadline": words.when(game.row.deadline, now, language) if game.row.deadline else "",
-        "examples": words.example_moves(engine, state, seat, turns, names),
+        "examples": words.example_moves(engine, state, seat, turns, names, language),
         "legal_count": len(legal),
         "split": words.splits_turns(turns),
-        "all_moves": _all_moves(game, seat, legal, names) if news.all_moves else [],
+        "all_moves": _all_moves(game, seat, legal, names, language) if news.all_moves else [],
         "commands": words.command_list(),
         "commands_line": words.commands_line(),
         "board_text": board_text,
@@ -260,12 +261,12 @@ def _picture(view: dict[str, Any], board: Board) -> Picture | None:
 
 
 def _all_moves(
-    game: Game, seat: int, legal: list[dict[str, Any]], names: list[str]
+    game: Game, seat: int, legal: list[dict[str, Any]], names: list[str], language: str
 ) -> list[tuple[str, str]]:
-    """The first :data:`LISTED_MOVES` legal moves as ``(notation, sentence)``."""
+    """The first :data:`LISTED_MOVES` legal moves as ``(notation, sentence)`` in ``language``."""
     engine = game.engine
     return [
-        (engine.format(move), words.sentence(engine, game.state, seat, move, names))
+        (engine.format(move), words.sentence(engine, game.state, seat, move, names, language))
         for move in legal[:LISTED_MOVES]
     ]
 
@@ -302,6 +303,7 @@ def _tell(
     language = news.language
     deadline = words.when(game.row.deadline, now, language) if game.row.deadline else ""
     prompt = game.engine.prompt(game.state, seat) if seat in game.to_move else ""
+    prompt = render(prompt, names, language)
     say = news.say
     if kind == "turn":
         subject = say(SUBJECTS["turn"], title=news.title, move=move, prompt=prompt)
@@ -344,7 +346,7 @@ def _tell(
             "The game is over after %(num)d moves.",
             game.seq,
         ) % {"num": game.seq}
-        told = [f"{over} " + result_words(game.engine, result, names)]
+        told = [f"{over} " + result_words(game.engine, result, names, language)]
         return subject, told + [line for line in [words.scores(result, names)] if line]
     if kind == "accepted":
         return _accepted(facts, news)
@@ -353,14 +355,17 @@ def _tell(
     return _answer(game, facts, now, news)
 
 
-def result_words(engine: Engine, result: dict[str, Any], names: list[str]) -> str:
-    """The engine's sentence for ``result``; the shared words where the engine cannot say it
-    (a result it did not make, such as a resignation or a forfeit)."""
+def result_words(
+    engine: Engine, result: dict[str, Any], names: list[str], language: str = "en"
+) -> str:
+    """The engine's sentence for ``result`` in ``language``; the shared words where the engine
+    cannot say it (a result it did not make, such as a resignation or a forfeit)."""
     try:
-        return engine.describe_result(result, names)
+        said = engine.describe_result(result, names)
     except Exception:  # the game's words must not stop the result from reaching the players
         log.exception("%s cannot describe the result %r", engine.id, result)
-        return result_sentence(result, names)
+        said = result_sentence(result)
+    return render(said, names, language)
 
 
 def _accepted(facts: dict[str, Any], news: News) -> tuple[str, list[str]]:

@@ -22,6 +22,7 @@ from engines.base import IllegalMove
 from engines.words import join, plural
 from server.games.clock import parse_time, utcnow
 from server.i18n import catalog, listing
+from server.phrases import render
 
 #: The mail commands, each with what it does, in the order ``help`` lists them.
 COMMANDS = (
@@ -108,10 +109,17 @@ def scores(result: dict[str, Any], names: Sequence[str]) -> str:
 
 
 def sentence(
-    engine: Engine, state: dict[str, Any], seat: int, move: dict, names: Sequence[str]
+    engine: Engine,
+    state: dict[str, Any],
+    seat: int,
+    move: dict,
+    names: Sequence[str],
+    language: str = "en",
 ) -> str:
-    """What playing ``move`` now would do, in the game's words (the engine's ``describe``)."""
-    return engine.describe(state, engine.apply(state, seat, move), seat, move, names)
+    """What playing ``move`` now would do, in the game's words (the engine's ``describe``), in
+    ``language``."""
+    said = engine.describe(state, engine.apply(state, seat, move), seat, move, names)
+    return render(said, names, language)
 
 
 def _kinds(engine: Engine, state: dict[str, Any], seat: int, moves: list[dict]) -> list[list[dict]]:
@@ -160,6 +168,7 @@ def example_moves(
     seat: int,
     turns: list[tuple[dict, dict]],
     names: Sequence[str],
+    language: str = "en",
 ) -> list[tuple[str, str]]:
     """The whole turns of :func:`example_turns` as ``(notation, sentence)``.
 
@@ -172,7 +181,10 @@ def example_moves(
     enter a1 N | A enters an elephant on a1, facing north.
     enter b1 E | A enters an elephant on b1, facing east.
     """
-    return [(engine.format(move), sentence(engine, state, seat, move, names)) for _, move in turns]
+    return [
+        (engine.format(move), sentence(engine, state, seat, move, names, language))
+        for _, move in turns
+    ]
 
 
 def splits_turns(turns: list[tuple[dict, dict]]) -> bool:

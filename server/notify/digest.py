@@ -28,6 +28,7 @@ from server.mail.addresses import new_message_id, seat_link, unsubscribe_url
 from server.mail.render import environment
 from server.mail.settings import MailSettings
 from server.mail.words import title
+from server.phrases import render
 from server.store.base import Store
 from server.store.records import OutboxMail, Player
 
@@ -111,7 +112,7 @@ def waiting_games(
             {
                 "title": title(game.engine, names, seat.seat),
                 "move": str(game.seq + 1),
-                "prompt": game.engine.prompt(game.state, seat.seat),
+                "prompt": render(game.engine.prompt(game.state, seat.seat), names, "en"),
                 "deadline": local_time(deadline, zone) if deadline else "",
                 "link": seat_link(settings, game.id, seat.seat, generation, issued),
             }

@@ -18,6 +18,7 @@ from server.games.clock import utcnow
 from server.games.game import Game
 from server.mail.words import title
 from server.notify.presence import at_the_table, news_due
+from server.phrases import render
 from server.store.base import Store
 from server.store.records import NewPush
 
@@ -26,9 +27,10 @@ def turn_message(game: Game, seat: int) -> dict[str, Any]:
     """What a push tells ``seat`` whose turn it is: title, body, the game's path and a tag
     (a browser shows one notification per game: a newer one replaces it)."""
     names = [row.name for row in game.seats]
+    prompt = render(game.engine.prompt(game.state, seat), names, "en")
     return {
         "title": f"Your turn in {title(game.engine, names, seat)}",
-        "body": f"Move {game.seq + 1}: {game.engine.prompt(game.state, seat)}.",
+        "body": f"Move {game.seq + 1}: {prompt}.",
         "url": f"/games/{game.id}",
         "tag": f"turnpost-{game.id}",
     }

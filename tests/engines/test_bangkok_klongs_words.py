@@ -16,6 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engines.bangkok_klongs.board import BOARDS
+from engines.phrases import english
 from engines.words import Question
 from schemas.bangkok_klongs import BoardSchema, StateSchema
 from tests.engines.test_bangkok_klongs_helpers import (
@@ -246,8 +247,8 @@ def test_equal_scores_share_the_win_in_words() -> None:
 
 
 def test_a_result_without_scores_falls_back_to_the_common_sentence() -> None:
-    result = {"winners": [1], "reason": "Ann resigned"}
-    assert ENGINE.describe_result(result, NAMES) == "Bob wins: Ann resigned."
+    result = {"winners": [1], "resigned": [0]}
+    assert english(ENGINE.describe_result(result, NAMES), NAMES) == "Bob wins: Ann resigned."
 
 
 def test_prompts_follow_the_decision() -> None:

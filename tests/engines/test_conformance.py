@@ -52,6 +52,7 @@ from marshmallow import Schema
 from engines import ENGINES, Engine
 from engines.base import DETERMINISTIC, IMPERFECT, PERFECT, SAMPLED, Move, State
 from engines.base import canonical_json as canonical
+from engines.phrases import english
 from schemas.moves import move_schemas
 from tests.engines.tiny_game import NimEngine
 
@@ -244,8 +245,10 @@ def test_random_games_keep_the_engine_promises(engine_id: str, players: int, see
 def test_a_game_ended_without_its_rules_is_told_in_words(engine_id: str, ending: str) -> None:
     """A resignation or a forfeit ends a game without scores: every engine still says it."""
     result = {"winners": [1], "scores": {}, "reason": "Ann gave up", ending: [0]}
-    sentence = ENGINES[engine_id].describe_result(result, ["Ann", "Bob"])
-    assert sentence.startswith("Bob wins") and "Ann gave up" in sentence
+    names = ["Ann", "Bob"]
+    sentence = english(ENGINES[engine_id].describe_result(result, names), names)
+    told = {"resigned": "Ann resigned", "forfeit": "Ann ran out of time and forfeits"}[ending]
+    assert sentence == f"Bob wins: {told}."
 
 
 @pytest.mark.parametrize("engine_id", sorted(GAMES))

@@ -16,6 +16,7 @@ import pytest
 
 from engines.king_of_siam import KingOfSiamEngine
 from engines.king_of_siam.board import MAPS
+from engines.phrases import Words, english
 from tests.engines.test_king_of_siam_rules import (
     BOARD,
     COLONY,
@@ -29,6 +30,13 @@ from tests.engines.test_king_of_siam_rules import (
 
 ENGINE = KingOfSiamEngine()
 NAMES = ["Alfred", "Benjamin", "Charles", "Dora"]
+
+
+def en(words: Words) -> str:
+    """The engine's words in English, the seats named by :data:`NAMES`."""
+    return english(words, NAMES)
+
+
 #: What no sentence may contain: snake_case or kebab-case identifiers, seat numbers.
 IDENTIFIER = re.compile(r"\b[a-z]+[_-][a-z]+\b|\bseat\b|\b(?:rama|lao|malay|british)\b")
 
@@ -38,7 +46,7 @@ def said(state: dict[str, Any], text: str, names: list[str] = NAMES) -> tuple[st
     seat = ENGINE.to_move(state)[0]
     move = ENGINE.parse(text, state)
     after = ENGINE.apply(state, seat, move)
-    return ENGINE.describe(state, after, seat, move, names[: len(state["players"])]), after
+    return english(ENGINE.describe(state, after, seat, move, names), names), after
 
 
 def korat_first(**extra: Any) -> dict[str, Any]:
@@ -99,10 +107,10 @@ def test_one_vs_one_in_one_move_and_in_steps() -> None:
 
 def test_two_vs_one_names_both_followers_that_go() -> None:
     first, state = said(korat_first(), "two_vs_one rama lao korat")
-    assert first == "Alfred plays 2 vs 1 on a Rama and a Lao follower of Korat."
+    assert first == "Alfred plays 2 vs 1 on a Rama follower and a Lao follower of Korat."
     second, _ = said(state, "swap malay sukhothai")
     assert second == (
-        "Alfred goes on with 2 vs 1: a Rama and a Lao follower of Korat swap places with "
+        "Alfred goes on with 2 vs 1: a Rama follower and a Lao follower of Korat swap places with "
         "a Malay follower of Sukhothai."
     )
 
@@ -160,7 +168,7 @@ def test_players_without_a_playable_card_have_to_pass() -> None:
 # -- results ------------------------------------------------------------------------------
 def result_of(state: dict[str, Any], names: list[str] = NAMES) -> str:
     result = ENGINE.result(state)
-    return ENGINE.describe_result(result, names[: len(state["players"])])
+    return english(ENGINE.describe_result(result, names), names[: len(state["players"])])
 
 
 def test_british_colony_example_charles_with_two_sets_wins() -> None:
@@ -244,7 +252,7 @@ def test_a_tie_no_rule_breaks_is_a_shared_win() -> None:
 
 def test_a_result_the_server_made_keeps_its_own_reason() -> None:
     result = {"winners": [1], "scores": {}, "reason": "Alfred ran out of time and forfeits."}
-    assert ENGINE.describe_result(result, NAMES[:2]) == (
+    assert en(ENGINE.describe_result(result, NAMES[:2])) == (
         "Benjamin wins: Alfred ran out of time and forfeits."
     )
 
@@ -252,16 +260,16 @@ def test_a_result_the_server_made_keeps_its_own_reason() -> None:
 # -- prompts --------------------------------------------------------------------------------
 def test_prompts_follow_the_decisions_of_a_turn() -> None:
     state = korat_first()
-    assert ENGINE.prompt(state, 0) == "play a card or pass"
-    assert ENGINE.prompt(state, 1) == "wait for your turn"
+    assert en(ENGINE.prompt(state, 0)) == "play a card or pass"
+    assert en(ENGINE.prompt(state, 1)) == "wait for your turn"
     _, stepped = said(state, "khon_thai rama korat")
-    assert ENGINE.prompt(stepped, 0) == "place the Lao follower of your Khon Thai"
+    assert en(ENGINE.prompt(stepped, 0)) == "place the Lao follower of your Khon Thai"
     _, swapping = said(state, "one_vs_one rama korat")
-    assert ENGINE.prompt(swapping, 0) == "choose the follower your 1 vs 1 swaps with"
+    assert en(ENGINE.prompt(swapping, 0)) == "choose the follower your 1 vs 1 swaps with"
     _, taking = said(state, "rama korat sukhothai")
-    assert ENGINE.prompt(taking, 0) == "take a follower"
+    assert en(ENGINE.prompt(taking, 0)) == "take a follower"
     over = finished(3, FACTION_RULE, [(1, 0, 0), (0, 0, 0), (0, 0, 0)])
-    assert ENGINE.prompt(over, 0) == "the game is over"
+    assert en(ENGINE.prompt(over, 0)) == "the game is over"
 
 
 # -- questions ------------------------------------------------------------------------------
@@ -280,10 +288,10 @@ def walk(state: dict[str, Any], seat: int, target: dict[str, Any]) -> list[tuple
             continue
         assert None not in answers, question.key
         for answer in set(answers):
-            label = question.label(answer, view)
+            label = en(question.label(answer, view))
             assert label and not IDENTIFIER.search(label), (question.key, label)
         picked = question.answer(target)
-        asked.append((question.text, question.label(picked, view)))
+        asked.append((en(question.text), en(question.label(picked, view))))
         remaining = [
             move for move, answer in zip(remaining, answers, strict=True) if answer == picked
         ]
@@ -320,7 +328,7 @@ def test_questions_two_vs_one_names_the_pair() -> None:
     assert walk(state, 0, target) == [
         ("Which card do you play?", "2 vs 1"),
         ("Swap two followers from which province?", "Korat"),
-        ("Which followers?", "a Rama and a Lao follower"),
+        ("Which followers?", "a Rama follower and a Lao follower"),
     ]
 
 
@@ -353,15 +361,15 @@ def test_random_games_every_listed_move_in_words(players: int, seed: int) -> Non
     names = NAMES[:players]
     for state in random_states(players, seed):
         if ENGINE.result(state):
-            sentence = ENGINE.describe_result(ENGINE.result(state), names)
+            sentence = en(ENGINE.describe_result(ENGINE.result(state), names))
             assert not IDENTIFIER.search(sentence) and sentence.endswith("."), sentence
             assert not IDENTIFIER.search(ENGINE.result(state)["reason"])
             continue
         seat = ENGINE.to_move(state)[0]
-        assert not IDENTIFIER.search(ENGINE.prompt(state, seat))
+        assert not IDENTIFIER.search(en(ENGINE.prompt(state, seat)))
         for move in ENGINE.legal_moves(state, seat):
             after = ENGINE.apply(state, seat, move)
-            sentence = ENGINE.describe(state, after, seat, move, names)
+            sentence = en(ENGINE.describe(state, after, seat, move, names))
             assert sentence.startswith(names[seat]) and sentence.endswith("."), sentence
             assert not IDENTIFIER.search(sentence), sentence
             assert sentence == public_sentence(state, after, seat, move, names)
@@ -373,7 +381,9 @@ def public_sentence(
 ) -> str:
     """The sentence told from the public views and the public move only: no hidden parts."""
     public = ENGINE.public_move(before, after, seat, move)
-    return ENGINE.describe(ENGINE.view(before, None), ENGINE.view(after, None), seat, public, names)
+    return en(
+        ENGINE.describe(ENGINE.view(before, None), ENGINE.view(after, None), seat, public, names)
+    )
 
 
 def test_every_map_province_has_a_name_with_capitals() -> None:

@@ -13,6 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from engines.phrases import Words, english
 from engines.siam import SiamEngine
 from schemas.siam import BoardSchema, StateSchema
 from tests.engines.test_siam_rules import (
@@ -28,6 +29,13 @@ from tests.engines.test_siam_rules import (
 
 SIAM = SiamEngine()
 NAMES = ["Ann", "Bob"]
+
+
+def en(words: Words) -> str:
+    """The engine's words in English, the seats named by :data:`NAMES`."""
+    return english(words, NAMES)
+
+
 #: What a player must never read: identifiers, seats, JSON, notation letters for facings.
 IDENTIFIER = re.compile(r"[a-z]+_[a-z]+|\bseat\b|[{}\[\]]|\bNone\b|\b[NESW]\b")
 #: A label is lower-case words, square names, commas and the facing arrows.
@@ -40,7 +48,7 @@ def said(state: dict, notation: str) -> tuple[str, dict]:
     seat = SIAM.to_move(state)[0]
     move = SIAM.parse(notation)
     after = SIAM.apply(state, seat, move)
-    return SIAM.describe(state, after, seat, move, NAMES), after
+    return en(SIAM.describe(state, after, seat, move, NAMES)), after
 
 
 def random_positions(options: dict, seed: int, plies: int = 80) -> list[dict]:
@@ -76,13 +84,16 @@ def test_sentence_enter_on_a_free_outer_square() -> None:
 
 def test_sentence_move_to_a_free_square_turning_and_not_turning() -> None:
     state = position({**PARKED_ROCKS, "b2": rh("N")}, to_move=1)
-    assert said(state, "move b2 b3 E")[0] == "Bob moves the rhino from b2 to b3 and turns it east."
+    assert (
+        said(state, "move b2 b3 E")[0]
+        == "Bob moves the rhino from b2 to b3 and turns it to the east."
+    )
     assert said(state, "move b2 b3 N")[0] == "Bob moves the rhino from b2 to b3."
 
 
 def test_sentence_rotate_and_exit() -> None:
     state = position({**PARKED_ROCKS, "c2": rh("N"), "a1": rh("E")}, to_move=1)
-    assert said(state, "rotate c2 S")[0] == "Bob turns the rhino on c2 to face south."
+    assert said(state, "rotate c2 S")[0] == "Bob turns the rhino on c2 to the south."
     assert said(state, "exit a1")[0] == "Bob takes the rhino on a1 off the board."
 
 
@@ -99,7 +110,7 @@ def test_sentence_push_d_names_every_pushed_piece() -> None:
     sentence, _ = said(state, "move a2 b2 E")
     assert sentence == (
         "Ann pushes from a2 to the east: Bob's rhino, Ann's elephant and a rock "
-        "move one square east."
+        "move one square to the east."
     )
 
 
@@ -108,7 +119,7 @@ def test_sentence_push_e_while_entering() -> None:
     sentence, _ = said(state, "enter a2 E")
     assert sentence == (
         "Ann enters an elephant on a2 and pushes to the east: a rock and Bob's rhino "
-        "move one square east."
+        "move one square to the east."
     )
 
 
@@ -125,7 +136,7 @@ def test_sentence_and_result_push_g_rock_off_the_board() -> None:
     state = position({"d2": el("E"), "e2": ROCK, "c5": ROCK, "d5": ROCK})
     sentence, after = said(state, "move d2 e2 E")
     assert sentence == "Ann pushes from d2 to the east: the rock on e2 leaves the board."
-    assert SIAM.describe_result(SIAM.result(after), NAMES) == (
+    assert en(SIAM.describe_result(SIAM.result(after), NAMES)) == (
         "Ann wins: the rock on e2 was pushed off the board to the east, and the nearest "
         "animal behind it facing the push is Ann's elephant on e2."
     )
@@ -137,7 +148,7 @@ def test_result_push_g_opponent_of_the_mover_wins() -> None:
     )
     _, after = said(state, "move b2 c2 E")
     result = SIAM.result(after)
-    assert SIAM.describe_result(result, NAMES) == (
+    assert en(SIAM.describe_result(result, NAMES)) == (
         "Bob wins: Ann pushed the rock on e2 off the board to the east, but the nearest "
         "animal behind it facing the push is Bob's rhino on d2."
     )
@@ -151,10 +162,10 @@ def test_sentence_and_result_third_repetition_is_a_draw() -> None:
     state = play(position({**PARKED_ROCKS, "a1": el("N"), "e1": rh("N")}), *LOOP, *LOOP[:3])
     sentence, after = said(state, LOOP[3])
     assert sentence == (
-        "Bob turns the rhino on e1 to face north. The game is drawn: the same position came up"
+        "Bob turns the rhino on e1 to the north. The game is drawn: the same position came up"
         " for the third time, with the same player to move."
     )
-    assert SIAM.describe_result(SIAM.result(after), NAMES) == (
+    assert en(SIAM.describe_result(SIAM.result(after), NAMES)) == (
         "Ann and Bob draw: the same position came up for the third time, with the same player"
         " to move."
     )
@@ -163,23 +174,23 @@ def test_sentence_and_result_third_repetition_is_a_draw() -> None:
 def test_result_ply_limit_is_a_draw() -> None:
     state = SIAM.from_position(2, SIAM.options({}), 7, {"board": PARKED_ROCKS, "ply": 499})
     _, after = said(state, "enter a1 N")
-    assert SIAM.describe_result(SIAM.result(after), NAMES) == (
+    assert en(SIAM.describe_result(SIAM.result(after), NAMES)) == (
         "Ann and Bob draw: 500 moves were played and no rock left the board."
     )
 
 
 def test_result_not_from_a_push_uses_the_shared_words() -> None:
     result = {"winners": [1], "scores": {"0": 0, "1": 1}, "reason": "Ann ran out of time"}
-    assert SIAM.describe_result(result, NAMES) == "Bob wins: Ann ran out of time."
+    assert en(SIAM.describe_result(result, NAMES)) == "Bob wins: Ann ran out of time."
 
 
 # -- prompt and questions ------------------------------------------------------------
 def test_prompt_says_what_the_seat_may_do() -> None:
     state = new_game()
-    assert SIAM.prompt(state, 0) == "enter an elephant"
-    assert SIAM.prompt(state, 1) == "wait for the elephants to move"
+    assert en(SIAM.prompt(state, 0)) == "enter an elephant"
+    assert en(SIAM.prompt(state, 1)) == "wait for the elephants to move"
     state = position({**PARKED_ROCKS, "a1": rh("N")}, to_move=1)
-    assert SIAM.prompt(state, 1) == "enter, move, turn or take off a rhino"
+    assert en(SIAM.prompt(state, 1)) == "enter, move, turn or take off a rhino"
 
 
 def test_questions_ask_which_animal_then_where_then_the_facing() -> None:
@@ -187,17 +198,17 @@ def test_questions_ask_which_animal_then_where_then_the_facing() -> None:
     piece, where, facing = SIAM.questions(state, 0)
     view = SIAM.view(state, 0)
     assert (piece.key, where.key, facing.key) == ("piece", "to", "facing")
-    assert [piece.text, where.text, facing.text] == [
+    assert [en(piece.text), en(where.text), en(facing.text)] == [
         "Which elephant?",
         "Where to?",
         "Facing which way?",
     ]
-    assert piece.label("reserve", view) == "a new elephant from the reserve"
-    assert piece.label("a1", view) == "the elephant on a1"
-    assert where.label("here", view) == "turn it here"
-    assert where.label("off", view) == "take it off the board"
-    assert where.label("b5", view) == "b5, pushing"
-    assert [facing.label(d, view) for d in "NESW"] == ["north ↑", "east →", "south ↓", "west ←"]
+    assert en(piece.label("reserve", view)) == "a new elephant from the reserve"
+    assert en(piece.label("a1", view)) == "the elephant on a1"
+    assert en(where.label("here", view)) == "turn it here"
+    assert en(where.label("off", view)) == "take it off the board"
+    assert en(where.label("b5", view)) == "b5, pushing"
+    assert [en(facing.label(d, view)) for d in "NESW"] == ["north ↑", "east →", "south ↓", "west ←"]
 
 
 def test_questions_skip_forced_answers_a_push_needs_no_facing() -> None:
@@ -221,22 +232,24 @@ def test_random_games_speak_in_words_and_the_questions_reach_every_move(
             legal = SIAM.legal_moves(state, seat)
             questions = SIAM.questions(state, seat)
             view = SIAM.view(state, seat)
-            assert not IDENTIFIER.search(SIAM.prompt(state, seat))
+            assert not IDENTIFIER.search(en(SIAM.prompt(state, seat)))
             for move in legal:
                 assert walk(questions, legal, move) == [move]
                 for question in questions:
                     value = question.answer(move)
                     if value is not None:
-                        assert LABEL.match(question.label(value, view)), question.label(value, view)
+                        assert LABEL.match(en(question.label(value, view))), en(
+                            question.label(value, view)
+                        )
             for move in random.Random(seed).sample(legal, min(12, len(legal))):
                 after = SIAM.apply(state, seat, move)
-                sentence = SIAM.describe(state, after, seat, move, NAMES)
+                sentence = en(SIAM.describe(state, after, seat, move, NAMES))
                 assert sentence.startswith(NAMES[seat]) and sentence.endswith(".")
                 assert not IDENTIFIER.search(sentence), sentence
     result = SIAM.result(states[-1])
     if result:
         assert not IDENTIFIER.search(result["reason"]) and "Ann" not in result["reason"]
-        assert not IDENTIFIER.search(SIAM.describe_result(result, NAMES))
+        assert not IDENTIFIER.search(en(SIAM.describe_result(result, NAMES)))
 
 
 # -- board data and schemas ------------------------------------------------------------

@@ -10,6 +10,7 @@ from email.utils import make_msgid
 import pytest
 from click.testing import CliRunner
 
+from engines.phrases import english
 from server.cli import main
 from server.games.service import GameService
 from server.mail.addresses import reply_address
@@ -214,7 +215,8 @@ def test_full_king_of_siam_game_by_mail_through_the_listener(
     assert finished["status"] == "finished" and finished["result"]["winners"]
     over = mailbox.latest("cy@example.org", "Game over")
     text = " ".join(over.get_body(("plain",)).get_content().split())
-    assert engine.describe_result(finished["result"], ["Ann", "Bob", "Cy"]) in text
+    names = ["Ann", "Bob", "Cy"]
+    assert english(engine.describe_result(finished["result"], names), names) in text
 
 
 def test_lmtp_listener_applies_a_reply(games: GameService, mailbox: Mailbox, db_path: str) -> None:

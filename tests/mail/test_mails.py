@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from engines import ENGINES
+from engines.phrases import english
 from server.boards import Board, render_board
 from server.games.clock import format_time, parse_time
 from server.games.deadlines import process_deadlines
@@ -109,7 +110,7 @@ def test_a_turn_mail_speaks_in_words_with_one_move_number_and_a_few_different_ex
     assert f"Hello {names[seat]}," in text
     others = [name for index, name in enumerate(names) if index != seat]
     assert not any(name in mail["Subject"] for name in others), "the creator's words in a subject"
-    assert loaded.engine.prompt(loaded.state, seat) in mail["Subject"]
+    assert english(loaded.engine.prompt(loaded.state, seat)) in mail["Subject"]
     deadline = parse_time(loaded.row.deadline)
     assert f"by {deadline:%a} {deadline.day} {deadline:%b}, {deadline:%H:%M} UTC" in text
     examples = re.findall(r"\n    (\S[^\n]*)\n        (\S[^\n]*)", text_of(mail))

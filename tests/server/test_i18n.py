@@ -50,6 +50,8 @@ def test_the_template_holds_every_message_of_the_code_and_templates(tmp_path: Pa
         "say",
         "-k",
         "phrase",
+        "-k",
+        "counted:1,2",
         "--no-location",
         "--sort-output",
         "--omit-header",
