@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from engines.phrases import Words, english
+
 STATUS_BY_CODE = {
     "bad_request": 400,
     "unauthorized": 401,
@@ -50,18 +52,23 @@ CODE_BY_STATUS = {
 
 
 class TurnpostError(Exception):
-    """A refusal with a contract error code, a human message and details."""
+    """A refusal with a contract error code, a human message and details.
+
+    The message may be a phrase (:mod:`engines.phrases`): ``words`` keeps it
+    for the answer, said in its reader's language; ``message`` is its English.
+    """
 
     def __init__(
         self,
         code: str,
-        message: str,
+        message: Words,
         details: dict[str, Any] | None = None,
         headers: dict[str, str] | None = None,
     ) -> None:
-        super().__init__(message)
+        self.words: Words = message
+        self.message = english(message)
+        super().__init__(self.message)
         self.code = code
-        self.message = message
         self.details = details or {}
         #: Headers the answer carries (e.g. ``Retry-After`` on ``429``).
         self.headers = headers or {}
@@ -71,6 +78,8 @@ class TurnpostError(Exception):
         """The HTTP status for this code."""
         return STATUS_BY_CODE[self.code]
 
-    def body(self) -> dict[str, Any]:
-        """The contract's error object."""
-        return {"error": {"code": self.code, "message": self.message, "details": self.details}}
+    def body(self, message: str | None = None) -> dict[str, Any]:
+        """The contract's error object (its ``message`` given in the reader's language, else in
+        English)."""
+        said = self.message if message is None else message
+        return {"error": {"code": self.code, "message": said, "details": self.details}}

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from marshmallow import ValidationError
 
 from engines import ENGINES, Engine, IllegalMove, InvalidPosition, NotationError
-from engines.phrases import as_phrase, phrase
+from engines.phrases import as_phrase, counted, phrase
 from engines.phrases import seat as seat_ref
 from schemas.api import MAX_SEED
 from schemas.moves import load_move
@@ -410,7 +410,7 @@ class GameService:
         """The game ``game_id`` at its latest snapshot, or ``404 not_found``."""
         row = self.store.game(game_id)
         if row is None:
-            raise TurnpostError("not_found", f"No game {game_id!r}.")
+            raise TurnpostError("not_found", phrase("No game %(game)r.", game=game_id))
         return Game(row, self.store.seats(game_id), ENGINES[row.engine])
 
     def authenticate(self, game: Game, token: str | None) -> int | None:
@@ -608,9 +608,11 @@ class GameService:
             try:
                 state = game.engine.apply(state, logged.seat, logged.move)
             except IllegalMove as error:
-                message = (
-                    f"This game cannot be replayed past move {logged.seq - 1}: it was played"
-                    f" under older rules ({error.message})"
+                message = phrase(
+                    "This game cannot be replayed past move %(seq)s: it was played under older"
+                    " rules (%(why)s)",
+                    seq=logged.seq - 1,
+                    why=error.words,
                 )
                 raise TurnpostError("invalid_request", message, {"rule": error.rule}) from None
         return state
@@ -644,11 +646,13 @@ class GameService:
             return load_move(game.engine.id, move)
         except NotationError as error:
             raise TurnpostError(
-                "invalid_move", error.message, {"notation": [error.message]}
+                "invalid_move", error.words, {"notation": [error.message]}
             ) from None
         except ValidationError as error:
             raise TurnpostError(
-                "invalid_move", "The move does not match the move schema.", error.messages_dict
+                "invalid_move",
+                phrase("The move does not match the move schema."),
+                error.messages_dict,
             ) from None
 
     def submit(self, request: MoveRequest) -> dict[str, Any]:
@@ -674,7 +678,7 @@ class GameService:
                 state = game.engine.apply(game.state, seat, parsed)
             except IllegalMove as error:
                 raise TurnpostError(
-                    "illegal_move", error.message, {"rule": error.rule, "move": parsed}
+                    "illegal_move", error.words, {"rule": error.rule, "move": parsed}
                 ) from None
             answer = self._append(game, seat, parsed, state, request)
             if key is not None:
@@ -686,11 +690,13 @@ class GameService:
         if request.seat is not None:
             return request.seat
         if not self.store.game_exists(request.game_id):
-            raise TurnpostError("not_found", f"No game {request.game_id!r}.")
+            raise TurnpostError("not_found", phrase("No game %(game)r.", game=request.game_id))
         token = request.token
         seat = None if token is None else self.seat_of(request.game_id, token)
         if seat is None:
-            raise TurnpostError("unauthorized", "A seat token of this game is needed to move.")
+            raise TurnpostError(
+                "unauthorized", phrase("A seat token of this game is needed to move.")
+            )
         return seat
 
     def _idempotent(
@@ -715,16 +721,25 @@ class GameService:
         if expected_seq is not None and expected_seq != game.seq:
             raise TurnpostError(
                 "stale_seq",
-                f"The game is at seq {game.seq}, not {expected_seq}; reload and try again.",
+                phrase(
+                    "The game is at seq %(seq)s, not %(expected)s; reload and try again.",
+                    seq=game.seq,
+                    expected=expected_seq,
+                ),
                 {"seq": game.seq},
             )
         parsed = self._read_move(game, request.move, request.notation)
         to_move = game.to_move
         if seat not in to_move:
-            waiting = " and ".join(game.seats[s].name for s in to_move)
+            waiting = [game.seats[s].name for s in to_move]
             raise TurnpostError(
                 "not_your_turn",
-                f"It is not your turn: {waiting} {'moves' if len(to_move) == 1 else 'move'} now.",
+                counted(
+                    "It is not your turn: %(seats)s moves now.",
+                    "It is not your turn: %(seats)s move now.",
+                    len(waiting),
+                    seats=waiting,
+                ),
                 {"to_move": to_move},
             )
         return parsed
@@ -734,10 +749,13 @@ class GameService:
         """``409 not_started`` at a table still forming, ``409 game_over`` once over."""
         if game.status == "forming":
             raise TurnpostError(
-                "not_started", "This table waits for its players: no moves before it starts."
+                "not_started",
+                phrase("This table waits for its players: no moves before it starts."),
             )
+        if game.status == "finished":
+            raise TurnpostError("game_over", phrase("The game is finished; no more moves."))
         if game.status != "active":
-            raise TurnpostError("game_over", f"The game is {game.status}; no more moves.")
+            raise TurnpostError("game_over", phrase("The game is aborted; no more moves."))
 
     def _append(
         self,

@@ -678,11 +678,12 @@ def stream_reader(games: GameService, game: Game, seat: int | None, talk: bool) 
     """Who reads a stream of ``game``: ``seat`` (``None``: anyone), following the talk after
     the end or not."""
     if seat is None:
-        return Reader(talk=talk)
+        return Reader(talk=talk, language=page_language())
     return Reader(
         frozenset(threads_of(game, seat)),
         frozenset(games.store.muted_seats(game.id, seat)),
         talk,
+        page_language(),
     )
 
 

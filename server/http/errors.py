@@ -18,6 +18,8 @@ from flask import Flask, Response, current_app, jsonify, make_response, render_t
 from flask_wtf.csrf import CSRFError
 
 from server.errors import TurnpostError
+from server.i18n import LANGUAGE_COOKIE, best_language, known_language, server_language
+from server.phrases import render
 from server.store.base import StoreUnavailable
 
 #: Seconds a client is asked to wait after ``503 unavailable``.
@@ -25,15 +27,25 @@ UNAVAILABLE_RETRY_SECONDS = 5
 
 
 def error_response(error: TurnpostError, status: int | None = None) -> Response:
-    """The contract's error body (JSON) or, outside the API, an HTML error page."""
+    """The contract's error body (JSON) or, outside the API, an HTML error page; the message in
+    the reader's language (:func:`error_language`), the code and details as they are."""
     status = status or error.status
+    message = render(error.words, (), error_language())
     if request.path.startswith("/api/") or request.is_json:
-        response = jsonify(error.body())
+        response = jsonify(error.body(message))
     else:
-        response = make_response(render_template("error.html", error=error))
+        response = make_response(render_template("error.html", error=error, message=message))
     response.status_code = status
     response.headers.update(error.headers)
     return response
+
+
+def error_language() -> str:
+    """The language of an error answer: the language picked with the page switch, else the
+    request's ``Accept-Language``, else the server's (a refusal may come before the reader is
+    known, so the signed-in player's choice is not looked up)."""
+    picked = known_language(request.cookies.get(LANGUAGE_COOKIE))
+    return picked or best_language(request.headers.get("Accept-Language", ""), server_language())
 
 
 def register_error_handlers(app: Flask) -> None:

@@ -117,11 +117,13 @@ def message_event(entry: dict[str, Any]) -> str:
 @dataclass(frozen=True)
 class Reader:
     """Who reads a stream: the threads it may read (the store's names), the seats whose
-    messages it leaves out (muted), and whether it stays open after the end (``talk``)."""
+    messages it leaves out (muted), whether it stays open after the end (``talk``), and the
+    language its moves are told in."""
 
     threads: frozenset[str] = frozenset({TABLE})
     hidden: frozenset[int] = frozenset()
     talk: bool = False
+    language: str = "en"
 
     def reads(self, message: Message) -> bool:
         """Whether a message goes to this stream."""
@@ -361,9 +363,12 @@ class Feed:
             followers = self._followers(move.game_id)
             if followers:
                 names = [row.name for row in store.seats(move.game_id)]
-                event = move_event(log_entry(move, names))
+                events: dict[str, str] = {}  # one event per language read
                 for subscription in followers:
-                    subscription.deliver_move(move.seq, event)
+                    language = subscription.reader.language
+                    if language not in events:
+                        events[language] = move_event(log_entry(move, names, language))
+                    subscription.deliver_move(move.seq, events[language])
             cursor = logged
         return cursor, moved
 

@@ -864,7 +864,7 @@ def _table(
         "result_words": _result_words(engine, view["result"], names),
         "board_html": board_html,
         "error": error,
-        "error_words": refusal_words(error) if error else "",
+        "error_words": refusal_words(error, page_language()) if error else "",
         "stale_seat": "" if held else _stale_seat_words(games, game),
         "notation": notation,
         "table_url": lambda as_seat=shown, **params: _table_url(game.id, (), as_seat, **params),

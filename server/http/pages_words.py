@@ -25,9 +25,11 @@ from zoneinfo import ZoneInfo
 
 from babel.dates import format_datetime, format_timedelta, get_timezone_location
 
+from engines.phrases import N_, phrase
 from engines.words import join
 from server.errors import TurnpostError
 from server.i18n import catalog
+from server.phrases import render
 
 #: How far away a moment may be and still be counted in each unit (seconds).
 UNITS = (("minute", 60, 90 * 60), ("hour", 3600, 48 * 3600), ("day", 86400, None))
@@ -96,20 +98,23 @@ def waiting_words(to_move: Sequence[int], names: Sequence[str]) -> str:
     return f"{who} {'moves' if len(to_move) == 1 else 'move'} now."
 
 
-def refusal_words(error: TurnpostError) -> str:
-    """Why a move sent from a page was refused, in words for a player.
+def refusal_words(error: TurnpostError, language: str = "en") -> str:
+    """Why a move sent from a page was refused, in words for a player, in ``language``.
 
     The engine's and the service's messages already are; a few refusals are
     put for a page rather than for an API client.
 
-    >>> refusal_words(TurnpostError("stale_seq", "The game is at seq 5, not 4."))
-    'The game moved on while you were choosing: here it is now. Please choose again.'
+    >>> refusal_words(TurnpostError("stale_seq", "The game is at seq 5, not 4."), "nl")[:31]
+    'Het spel is verdergegaan terwij'
     """
-    return PAGE_REFUSALS.get(error.code, error.message)
+    said = PAGE_REFUSALS.get(error.code)
+    return render(phrase(said) if said else error.words, (), language)
 
 
 PAGE_REFUSALS = {
-    "stale_seq": "The game moved on while you were choosing: here it is now. Please choose again.",
-    "unauthorized": "This browser holds no seat in this game: open your private link to play.",
-    "game_over": "The game is over: no more moves.",
+    "stale_seq": N_(
+        "The game moved on while you were choosing: here it is now. Please choose again."
+    ),
+    "unauthorized": N_("This browser holds no seat in this game: open your private link to play."),
+    "game_over": N_("The game is over: no more moves."),
 }

@@ -38,7 +38,7 @@ from email.utils import getaddresses
 from html.parser import HTMLParser
 from typing import Any
 
-from engines.words import join
+from engines.phrases import Words, english, phrase
 from server.errors import TurnpostError
 from server.games.clock import utcnow
 from server.games.game import Game
@@ -393,7 +393,7 @@ def _reject(
     seat: int,
     message_id: str | None,
     notation: str,
-    problem: str | TurnpostError,
+    problem: Words | TurnpostError,
 ) -> Outcome:
     """Answer the seat with the reason (within its refusal limit); nothing is applied.
 
@@ -403,13 +403,16 @@ def _reject(
         return Outcome("duplicate", DUPLICATE, game_id, seat)
     with games.store.write():
         game = games.load(game_id)
-        reason = problem if isinstance(problem, str) else refusal_words(problem, game, seat)
+        if isinstance(problem, TurnpostError):
+            reason = refusal_words(problem, game, seat)
+        else:
+            reason = problem
         notifier = games.notifier
         unknown = isinstance(problem, TurnpostError) and problem.code == "invalid_move"
         answered = notifier is not None and notifier.refusal(
             games.store, game, seat, message_id, notation, reason, commands=unknown
         )
-    return Outcome("rejected", reason, game_id, seat, answered=answered)
+    return Outcome("rejected", english(reason), game_id, seat, answered=answered)
 
 
 def _say(
@@ -446,20 +449,21 @@ def _first_delivery(games: GameService, message_id: str | None, game_id: str, se
         return games.store.claim_inbound(message_id, game_id, seat, utcnow())
 
 
-def refusal_words(error: TurnpostError, game: Game, seat: int) -> str:
-    """Why a mailed move was refused, said to the player (the service speaks to programs)."""
-    names = [row.name for row in game.seats]
+def refusal_words(error: TurnpostError, game: Game, seat: int) -> Words:
+    """Why a mailed move was refused, said to the player (the service speaks to programs): a
+    phrase, read in the recipient's language when the answer is written."""
     if error.code == "stale_seq":
-        return (
-            f"the game moved on since the mail you answered; it is at move {game.seq + 1} now,"
-            " so reply to the newest mail"
+        return phrase(
+            "the game moved on since the mail you answered; it is at move %(move)s now, so"
+            " reply to the newest mail",
+            move=game.seq + 1,
         )
     if error.code == "not_your_turn":
-        waiting = join([names[s] for s in game.to_move])
-        return f"it is not your turn: the game waits for {waiting}"
+        waiting = [game.seats[s].name for s in game.to_move]
+        return phrase("it is not your turn: the game waits for %(seats)s", seats=waiting)
     if error.code == "game_over":
-        return "the game is over"
-    return error.message
+        return phrase("the game is over")
+    return error.words
 
 
 def describe(outcome: Outcome) -> dict[str, Any]:

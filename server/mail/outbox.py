@@ -18,6 +18,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from engines.phrases import Words
 from server.games.changes import Change
 from server.games.clock import utcnow
 from server.games.game import Game
@@ -78,7 +79,7 @@ class Notifier:
         seat: int,
         message_id: str | None,
         notation: str,
-        reason: str,
+        reason: Words,
         commands: bool = False,
     ) -> bool:
         """Tell ``seat`` why the move it mailed was not played (``commands``: list them too)."""

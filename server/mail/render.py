@@ -382,7 +382,8 @@ def _accepted(facts: dict[str, Any], news: News) -> tuple[str, list[str]]:
 
 
 def _rejected(facts: dict[str, Any], news: News) -> tuple[str, list[str]]:
-    notation, reason = facts.get("notation", ""), str(facts.get("reason", "")).rstrip(".")
+    notation = facts.get("notation", "")
+    reason = render(facts.get("reason") or "", (), news.language).rstrip(".")
     news.commands = news.commands or bool(facts.get("commands"))
     if not notation:
         return news.say(SUBJECTS["unread"], title=news.title), [

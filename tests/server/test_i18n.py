@@ -221,3 +221,101 @@ def test_the_log_is_read_in_the_readers_language_with_the_same_codes(
     assert len({etag for etag, _ in read.values()}) == 4  # a cached answer keeps its language
     codes = {language: {**entry, "description": None} for language, (_, entry) in read.items()}
     assert all(entry == codes["en"] for entry in codes.values())
+
+
+# -- refusals ---------------------------------------------------------------------------
+#: The cross rule's refusal of "enter c1 N" at the start, as each language says it.
+CROSS_RULE = {
+    "en": "Cross rule: no animal may enter or move onto c1 (c1 and c5) during each player's"
+    " first two turns.",
+    "nl": "Kruisregel: tijdens de eerste twee beurten van elke speler mag geen dier op c1 (c1 en"
+    " c5) komen.",
+    "de": "Kreuzregel: Während der ersten 2 Spielzüge jedes Spielers darf kein Tier auf c1 (c1"
+    " und c5) ins Spiel gebracht oder gezogen werden.",
+    "fr": "Règle de la croix : aucun animal ne peut entrer ni se déplacer sur c1 (c1 et c5) lors"
+    " des deux premiers tours de jeu de chaque joueur.",
+}
+
+
+def refusals(server: BackgroundServer, game: dict, body: dict) -> dict[str, dict]:
+    """The error answers of the first seat sending ``body`` as a move, by ``Accept-Language``."""
+    answers = {}
+    for language in ("en", "nl", "de", "fr"):
+        answer = requests.post(
+            server.api(f"/games/{game['id']}/moves"),
+            json=body,
+            headers={
+                "Authorization": f"Bearer {game['players'][0]['token']}",
+                "Accept-Language": f"{language};q=0.9",
+            },
+            timeout=10,
+        )
+        assert answer.status_code == 422, answer.text
+        answers[language] = answer.json()["error"]
+    return answers
+
+
+def test_a_refusal_names_the_rule_in_the_readers_language_with_the_same_code_and_details(
+    live_server: BackgroundServer,
+) -> None:
+    body = {"engine": "siam", "players": [{"name": "Ann"}, {"name": "Bob"}]}
+    game = requests.post(live_server.api("/games"), json=body, timeout=10).json()
+    illegal = refusals(live_server, game, {"notation": "enter c1 N"})
+    assert {language: error["message"] for language, error in illegal.items()} == CROSS_RULE
+    assert {(error["code"], str(error["details"])) for error in illegal.values()} == {
+        ("illegal_move", str(illegal["en"]["details"]))
+    }
+    assert illegal["en"]["details"]["rule"] == "cross_rule"
+    unread = refusals(live_server, game, {"notation": "enter z9 N"})
+    assert unread["nl"]["message"] == "'z9' is geen veld: gebruik a1..e5."
+    assert unread["de"]["message"] == "'z9' ist kein Feld: verwende a1..e5."
+    assert unread["fr"]["message"] == "'z9' n'est pas une case : utilisez a1..e5."
+    assert all(error["details"] == unread["en"]["details"] for error in unread.values())
+    assert unread["en"]["details"] == {"notation": ["'z9' is not a square: use a1..e5."]}
+
+
+def test_the_log_tells_the_games_moves_in_each_language_with_the_same_codes(
+    live_server: BackgroundServer,
+) -> None:
+    body = {"engine": "siam", "players": [{"name": "Ann"}, {"name": "Bob"}]}
+    game = requests.post(live_server.api("/games"), json=body, timeout=10).json()
+    for seat, notation in enumerate(["enter a1 N", "enter e5 S"]):
+        played = requests.post(
+            live_server.api(f"/games/{game['id']}/moves"),
+            json={"notation": notation},
+            headers={"Authorization": f"Bearer {game['players'][seat]['token']}"},
+            timeout=10,
+        )
+        assert played.status_code == 201, played.text
+    logs = {
+        language: requests.get(
+            live_server.api(f"/games/{game['id']}/moves"),
+            headers={"Accept-Language": language},
+            timeout=10,
+        ).json()
+        for language in ("en", "nl", "de", "fr")
+    }
+    said = {language: [entry["description"] for entry in log] for language, log in logs.items()}
+    assert said == {
+        "en": [
+            "Ann enters an elephant on a1, facing north.",
+            "Bob enters a rhino on e5, facing south.",
+        ],
+        "nl": [
+            "Ann zet een olifant op a1, kijkend naar het noorden.",
+            "Bob zet een neushoorn op e5, kijkend naar het zuiden.",
+        ],
+        "de": [
+            "Ann bringt auf a1 einen Elefanten ins Spiel, mit Blick nach Norden.",
+            "Bob bringt auf e5 ein Nashorn ins Spiel, mit Blick nach Süden.",
+        ],
+        "fr": [
+            "Ann entre un éléphant sur a1, tourné vers le nord.",
+            "Bob entre un rhinocéros sur e5, tourné vers le sud.",
+        ],
+    }
+    codes = {
+        language: [{**entry, "description": None} for entry in log]
+        for language, log in logs.items()
+    }
+    assert all(entries == codes["en"] for entries in codes.values())
