@@ -127,12 +127,14 @@ import json
 import marshal
 import random
 from abc import ABC, abstractmethod
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 from engines.phrases import Words, english, phrase
 from engines.phrases import seat as seat_ref
+from engines.spelling import Spellings
 from engines.words import Question, field_questions, result_sentence
 
 State = dict[str, Any]
@@ -211,6 +213,9 @@ class Engine(ABC):
     #: move and starts with none of them (nor a near miss) is table talk, not a mistyped
     #: move (:mod:`server.mail.talk`); without them, every reply is read as a move.
     move_words: frozenset[str] = frozenset()
+    #: Each language's words for the notation's words, as its rulebook prints them or a player
+    #: says them: ``{language: {notation word: (words, ...)}}`` (see :meth:`in_notation`).
+    notation_words: Mapping[str, Mapping[str, Sequence[str]]] = {}
     #: :data:`PERFECT` or :data:`IMPERFECT` (see :attr:`kind`).
     information: str = PERFECT
     #: :data:`DETERMINISTIC` or :data:`SAMPLED` (see :attr:`kind`).
@@ -379,6 +384,15 @@ class Engine(ABC):
         Mai") replaced by its wire id, as :meth:`parse` reads it (see :mod:`engines.spelling`)."""
         return text
 
+    def in_notation(self, text: str, language: str) -> str:
+        """``text`` written in ``language`` with each of its words for a notation word
+        (:attr:`notation_words`: "draai b2 Z" in Dutch) read as that word ("rotate b2 S");
+        the notation itself is always understood. Without words in ``language``: ``text``."""
+        words = self.notation_words.get(language)
+        if not words:
+            return text
+        return language_spellings(tuple((word, tuple(said)) for word, said in words.items()))(text)
+
     @abstractmethod
     def parse(self, text: str, state: State | None = None) -> Move:
         """The move written as ``text``; raise :class:`NotationError` if it is not notation."""
@@ -466,6 +480,12 @@ class Engine(ABC):
     def copy_state(state: State) -> State:
         """A deep copy of ``state`` that :meth:`apply` may change freely."""
         return json.loads(json.dumps(state))
+
+
+@cache
+def language_spellings(words: tuple[tuple[str, tuple[str, ...]], ...]) -> Callable[[str], str]:
+    """How a line is read with one language's notation ``words`` (built once per language)."""
+    return Spellings(dict(words)).canonical
 
 
 def canonical_json(value: Any) -> str:

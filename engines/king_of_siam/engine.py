@@ -95,6 +95,7 @@ class KingOfSiamEngine(Engine):
     option_choices = {"map": MAPS}
     hidden_information = "every player's action cards"
     move_words = frozenset({"pass", *CARDS, *notation.ANSWERS})
+    notation_words = notation.LANGUAGE_WORDS
     #: Every card is shown as it is played (the public log), so a seat that remembers the
     #: log knows every hand: the eight cards minus those played. Chance: the setup only.
     information = PERFECT

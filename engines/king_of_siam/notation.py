@@ -23,6 +23,43 @@ HINT = (
 ANSWERS = ("take", "swap", "place")
 #: How players say the cards besides their printed titles ("1 vs. 1" on the card).
 SAID = {"one_vs_one": ("one vs one",), "two_vs_one": ("two vs one",)}
+#: Each language's words for the notation's words: its printed names of the cards and the
+#: factions (the Dutch rulebook's "Maleisiërs", "1 vs. 1"), and its verbs.
+LANGUAGE_WORDS = {
+    "nl": {
+        "pass": ("pas", "passen"),
+        "take": ("neem",),
+        "swap": ("wissel", "ruil"),
+        "place": ("plaats", "zet"),
+        "with": ("met",),
+        "none": ("geen",),
+        "malay": ("maleisiërs", "maleisisch", "maleisische"),
+        "one_vs_one": ("1 tegen 1",),
+        "two_vs_one": ("2 tegen 1",),
+    },
+    "de": {
+        "pass": ("passe", "passen"),
+        "take": ("nimm", "nehme"),
+        "swap": ("tausche",),
+        "place": ("setze",),
+        "with": ("mit", "gegen"),
+        "none": ("keinen", "nichts"),
+        "malay": ("malaien", "malaiisch", "malaiischen"),
+        "one_vs_one": ("1 gegen 1",),
+        "two_vs_one": ("2 gegen 1",),
+    },
+    "fr": {
+        "pass": ("passe", "passer"),
+        "take": ("prends", "prendre"),
+        "swap": ("échange", "échanger"),
+        "place": ("placer",),
+        "with": ("avec", "contre"),
+        "none": ("aucun", "rien"),
+        "malay": ("malais", "malaise"),
+        "one_vs_one": ("1 contre 1",),
+        "two_vs_one": ("2 contre 1",),
+    },
+}
 
 
 # -- format -------------------------------------------------------------------

@@ -38,6 +38,7 @@ class SiamEngine(Engine):
         ),
     }
     move_words = frozenset(notation.EXAMPLES)
+    notation_words = notation.LANGUAGE_WORDS
     information = PERFECT
     chance = DETERMINISTIC
 

@@ -22,6 +22,44 @@ EXAMPLES = {
 }
 
 
+#: Each language's words for the actions and the facings (the rulebooks' verbs: Dutch "zet,
+#: verplaats, draai, haal", German "setze, ziehe, drehe, nimm", French "entre, déplace,
+#: tourne, sors"; each language's compass letters: Dutch and German O for east, French O for
+#: west).
+LANGUAGE_WORDS = {
+    "nl": {
+        "enter": ("zet", "inzetten"),
+        "move": ("verplaats", "schuif"),
+        "rotate": ("draai",),
+        "exit": ("haal", "eruit"),
+        "N": ("noord",),
+        "E": ("o", "oost"),
+        "S": ("z", "zuid"),
+        "W": ("west",),
+    },
+    "de": {
+        "enter": ("setze", "einsetzen"),
+        "move": ("ziehe", "bewege"),
+        "rotate": ("drehe",),
+        "exit": ("nimm", "raus"),
+        "N": ("nord",),
+        "E": ("o", "ost"),
+        "S": ("süd",),
+        "W": ("west",),
+    },
+    "fr": {
+        "enter": ("entre", "entrer"),
+        "move": ("déplace", "déplacer"),
+        "rotate": ("tourne", "tourner"),
+        "exit": ("sors", "sortir"),
+        "N": ("nord",),
+        "E": ("est",),
+        "S": ("sud",),
+        "W": ("o", "ouest"),
+    },
+}
+
+
 def format_move(move: Move) -> str:
     """``enter a1 N``, ``move b2 b3 E``, ``rotate b2 S`` or ``exit a1``; NotationError otherwise."""
     problem = shape_problem(move)

@@ -32,13 +32,15 @@ import math
 import re
 from dataclasses import dataclass
 from datetime import timedelta
+from functools import cache
 from typing import Any
 
+from engines.phrases import Words, phrase
 from server.errors import TurnpostError
 from server.games.clock import format_time, parse_time, utcnow
 from server.games.deadlines import VACATION_DAYS_PER_YEAR, set_vacation
 from server.games.service import GameService
-from server.mail.words import COMMANDS
+from server.mail.words import COMMAND_WORDS, COMMANDS
 
 NAMES = tuple(usage.split()[0] for usage, _ in COMMANDS)
 #: The commands that take an argument (``vacation 7``).
@@ -47,12 +49,25 @@ WITH_ARGUMENT = tuple(usage.split()[0] for usage, _ in COMMANDS if " " in usage)
 ANSWERING = ("board", "moves", "help")
 #: The commands that change something (``resign``, ``stop``, ``start``): their word alone.
 CHANGING = tuple(name for name in NAMES if name not in (*WITH_ARGUMENT, *ANSWERING))
-COMMAND = re.compile(
-    rf"^(?:(?P<answering>{'|'.join(ANSWERING)})\b.*"
-    rf"|(?P<changing>{'|'.join(CHANGING)})[.!]?"
-    rf"|(?P<with_argument>{'|'.join(WITH_ARGUMENT)})(?:\s+(?P<argument>.*))?)$",
-    re.IGNORECASE,
-)
+
+
+@cache
+def command_pattern(language: str) -> tuple[re.Pattern[str], dict[str, str]]:
+    """How a line written in ``language`` is read as a command (its words and the English
+    ones), and each word's command."""
+    said = {name: name for name in NAMES}
+    said |= {word: name for name, word in COMMAND_WORDS.get(language, {}).items()}
+
+    def words(names: tuple[str, ...]) -> str:
+        return "|".join(re.escape(word) for word, name in said.items() if name in names)
+
+    pattern = re.compile(
+        rf"^(?:(?P<answering>{words(ANSWERING)})\b.*"
+        rf"|(?P<changing>{words(CHANGING)})[.!]?"
+        rf"|(?P<with_argument>{words(WITH_ARGUMENT)})(?:\s+(?P<argument>.*))?)$",
+        re.IGNORECASE,
+    )
+    return pattern, said
 
 
 @dataclass(frozen=True)
@@ -63,8 +78,9 @@ class Command:
     argument: str = ""
 
 
-def parse_command(line: str) -> Command | None:
-    """The command written on ``line``, or ``None`` if it is not one (a move, or table talk).
+def parse_command(line: str, language: str = "en") -> Command | None:
+    """The command written on ``line`` in ``language`` (or in English), or ``None`` if it is
+    not one (a move, or table talk).
 
     A command that changes something is its word alone: "Stop it, Bob!" and "Resign?
     Never!" are talk, not ``stop`` or ``resign``; other words may follow one that only
@@ -72,12 +88,15 @@ def parse_command(line: str) -> Command | None:
 
     >>> parse_command("Board, please"), parse_command("Resign?"), parse_command("stop.")
     (Command(name='board', argument=''), None, Command(name='stop', argument=''))
+    >>> parse_command("Vakantie 5", "nl"), parse_command("Aufgeben", "de")
+    (Command(name='vacation', argument='5'), Command(name='resign', argument=''))
     """
-    match = COMMAND.match(line.strip())
+    pattern, said = command_pattern(language)
+    match = pattern.match(line.strip())
     if match is None:
         return None
-    name = match["answering"] or match["changing"] or match["with_argument"]
-    return Command(name.lower(), (match["argument"] or "").strip())
+    word = match["answering"] or match["changing"] or match["with_argument"]
+    return Command(said[word.lower()], (match["argument"] or "").strip())
 
 
 def run_command(
@@ -107,12 +126,16 @@ def _vacation(
     """Set a vacation of ``argument`` days; its end and the days left, or the error."""
     days = _days(argument)
     if days is None:
-        return {"error": f"write how many days, from 1 to {VACATION_DAYS_PER_YEAR}: vacation 7"}
+        return {
+            "error": phrase(
+                "write how many days, from 1 to %(days)s: vacation 7", days=VACATION_DAYS_PER_YEAR
+            )
+        }
     until = format_time(parse_time(now) + timedelta(days=days))
     try:
         answer = set_vacation(games, game_id, seat, until, now)
     except TurnpostError as error:
-        return {"error": error.message}
+        return {"error": error.words}
     return {"until": until, "days_left": math.floor(answer["days_left"])}
 
 
@@ -129,10 +152,10 @@ def _days(argument: str) -> float | None:
     return days if 0 < days <= VACATION_DAYS_PER_YEAR else None
 
 
-def _resign(games: GameService, game_id: str, seat: int) -> str:
-    """Resign ``seat``; what to tell it."""
+def _resign(games: GameService, game_id: str, seat: int) -> Words:
+    """Resign ``seat``; what to tell it (a phrase, said in its language)."""
     try:
         games.resign(game_id, seat)
     except TurnpostError as error:
-        return f"Nothing changed: {error.message}"
-    return "You resigned: the game is over."
+        return phrase("Nothing changed: %(why)s", why=error.words)
+    return phrase("You resigned: the game is over.")

@@ -44,6 +44,7 @@ from server.games.clock import utcnow
 from server.games.game import Game
 from server.games.service import GameService, MoveRequest
 from server.games.talk import TalkService
+from server.i18n import recipient_language
 from server.mail.addresses import parse_reply_address, plain_message_id, reply_domain
 from server.mail.commands import parse_command, run_command
 from server.mail.identity import sender_of_mail
@@ -120,9 +121,11 @@ def receive(
         problem, reply = read_move(raw, headers.subject)
     if problem:
         return _reject(games, game_id, seat, message_id, "", problem)
-    notation = reply.first
-    command = parse_command(notation)
     game = games.load(game_id)
+    language = recipient_language(games.store, game.seats[seat], settings.language)
+    command = parse_command(reply.first, language)
+    # the seat's language's words for the notation's words ("draai b2 Z") read as notation
+    notation = reply.first if command else game.engine.in_notation(reply.first, language)
     talk = None if command else spoken(game.engine, game.state, notation, reply.words)
     if talk is not None:
         return _say(games, game, seat, message_id, *talk)
@@ -148,7 +151,7 @@ def receive(
     except TurnpostError as error:
         if error.code == "not_found":
             return Outcome("dropped", error.message, game_id, seat)
-        return _reject(games, game_id, seat, message_id, notation, error)
+        return _reject(games, game_id, seat, message_id, reply.first, error)
     return Outcome("applied", notation, game_id, seat, answer["seq"])
 
 

@@ -202,8 +202,8 @@ def compose(
         "legal_count": len(legal),
         "split": words.splits_turns(turns),
         "all_moves": _all_moves(game, seat, legal, names, language) if news.all_moves else [],
-        "commands": words.command_list(),
-        "commands_line": words.commands_line(),
+        "commands": words.command_list(language),
+        "commands_line": words.commands_line(language),
         "board_text": board_text,
         "board_caption": news.say("The board after move %(move)s", move=game.seq)
         if game.seq
@@ -218,12 +218,20 @@ def compose(
         "stop": stop_url(settings, game.id, seat),
         "unsubscribe": unsubscribe_url(settings, game.seats[seat].email),
         "said": [_said(entry) for entry in said.entries],
-        "said_earlier": words.plural(said.earlier, "earlier message") if said.earlier else "",
+        "said_earlier": _earlier(said.earlier, language) if said.earlier else "",
     }
     text = environment.get_template("email/mail.txt").render(**context)
     picture = _picture(view, board)
     html = environment.get_template("email/mail.html").render(picture=picture, **context)
     return Letter(news.subject, text, html, picture, cid, said.upto)
+
+
+def _earlier(count: int, language: str) -> str:
+    """ "3 earlier messages" in ``language``."""
+    earlier = catalog(language).ngettext(
+        "%(num)d earlier message", "%(num)d earlier messages", count
+    )
+    return earlier % {"num": count}
 
 
 def _said(entry: dict[str, Any]) -> dict[str, Any]:
@@ -339,7 +347,7 @@ def _tell(
             return say(SUBJECTS["ended"], title=news.title), [say("The game was stopped.")]
         subject = say(SUBJECTS["ended"], title=news.title)
         if news.title == heading:  # the outcome names players: only once the player acted
-            outcome = words.outcome(result, names, seat)
+            outcome = words.outcome(result, names, seat, language)
             subject = say(SUBJECTS["game_over"], title=heading, outcome=outcome)
         over = catalog(language).ngettext(
             "The game is over after %(num)d move.",
@@ -347,7 +355,7 @@ def _tell(
             game.seq,
         ) % {"num": game.seq}
         told = [f"{over} " + result_words(game.engine, result, names, language)]
-        return subject, told + [line for line in [words.scores(result, names)] if line]
+        return subject, told + [line for line in [words.scores(result, names, language)] if line]
     if kind == "accepted":
         return _accepted(facts, news)
     if kind == "rejected":
@@ -406,55 +414,83 @@ def _rejected(facts: dict[str, Any], news: News) -> tuple[str, list[str]]:
 def _answer(game: Game, facts: dict[str, Any], now: str, news: News) -> tuple[str, list[str]]:
     """The answer to a mail command (``facts["command"]``)."""
     command, move = facts.get("command", "help"), game.seq + 1
+    say = news.say
     if command == "board":
-        return news.say(SUBJECTS["board"], title=news.title, move=move), [
-            "Here is the board as it stands now."
+        return say(SUBJECTS["board"], title=news.title, move=move), [
+            say("Here is the board as it stands now.")
         ]
     if command == "moves":
         news.all_moves = game.status == "active"
-        return news.say(SUBJECTS["moves"], title=news.title, move=move), [
-            "Your legal moves are listed below the board."
+        return say(SUBJECTS["moves"], title=news.title, move=move), [
+            say("Your legal moves are listed below the board.")
             if news.all_moves
-            else "The game is over: there are no moves to make."
+            else say("The game is over: there are no moves to make.")
         ]
     if command == "resign":
-        return news.say(SUBJECTS["resign"], title=news.title), [facts.get("said", "You resigned.")]
+        said = (
+            render(facts["said"], (), news.language) if facts.get("said") else say("You resigned.")
+        )
+        return say(SUBJECTS["resign"], title=news.title), [said]
     if command == "vacation":
         return _vacation(facts, now, news)
     if command == "say":
-        if facts.get("error"):
-            return news.say(SUBJECTS["not_said"], title=news.title), [
-                f"Your words were not posted to the table: {facts['error']}"
-            ]
-        team = facts.get("thread") == PARTNERS
-        where = "to your team" if team else "to the table"
-        return news.say(SUBJECTS["said_team" if team else "said"], title=news.title), [
-            f"Your words were posted {where}: they are on the game's page, and in the next"
-            " mail of the players who read them. To move, reply with a move; to talk, any"
-            ' other words (or "say: ..." to be sure).'
-        ]
+        return _said_answer(facts, news)
     if command in ("stop", "start"):
         paragraph = (
-            "Turnpost will send you no more turn mails, reminders or results for this game."
-            ' You can still play on your page; reply "start" to get mail again.'
+            say(
+                "Turnpost will send you no more turn mails, reminders or results for this game."
+                ' You can still play on your page; reply "%(start)s" to get mail again.',
+                start=words.command_word("start", news.language),
+            )
             if command == "stop"
-            else "Turnpost will mail you again about this game: your turns, reminders and results."
+            else say(
+                "Turnpost will mail you again about this game: your turns, reminders and results."
+            )
         )
-        return news.say(SUBJECTS[command], title=news.title), [paragraph]
+        return say(SUBJECTS[command], title=news.title), [paragraph]
     news.commands = True
-    return news.say(SUBJECTS["help"], title=news.title), [
-        "Reply to any mail of this game with a move, or with one of these words:"
+    return say(SUBJECTS["help"], title=news.title), [
+        say("Reply to any mail of this game with a move, or with one of these words:")
     ]
+
+
+def _said_answer(facts: dict[str, Any], news: News) -> tuple[str, list[str]]:
+    """The answer to words posted by mail to the table or the team (or why they were not)."""
+    if facts.get("error"):
+        error = render(facts["error"], (), news.language)
+        return news.say(SUBJECTS["not_said"], title=news.title), [
+            news.say("Your words were not posted to the table: %(error)s", error=error)
+        ]
+    team = facts.get("thread") == PARTNERS
+    posted = (
+        N_(
+            "Your words were posted to your team: they are on the game's page, and in the next"
+            " mail of the players who read them. To move, reply with a move; to talk, any"
+            ' other words (or "say: ..." to be sure).'
+        )
+        if team
+        else N_(
+            "Your words were posted to the table: they are on the game's page, and in the next"
+            " mail of the players who read them. To move, reply with a move; to talk, any"
+            ' other words (or "say: ..." to be sure).'
+        )
+    )
+    return news.say(SUBJECTS["said_team" if team else "said"], title=news.title), [news.say(posted)]
 
 
 def _vacation(facts: dict[str, Any], now: str, news: News) -> tuple[str, list[str]]:
     if facts.get("error"):
+        error = render(facts["error"], (), news.language)
         return news.say(SUBJECTS["no_vacation"], title=news.title), [
-            f"Your vacation was not set: {facts['error']}"
+            news.say("Your vacation was not set: %(error)s", error=error)
         ]
-    until = words.when(facts["until"], now)
-    left = words.plural(int(facts["days_left"]), "vacation day")
-    return news.say(SUBJECTS["vacation"], title=news.title, until=until), [
-        f"Your vacation runs until {until}: your turn clock waits until then."
-        f" You have {left} left this year."
-    ]
+    until = words.when(facts["until"], now, news.language)
+    days = int(facts["days_left"])
+    left = catalog(news.language).ngettext(
+        "Your vacation runs until %(until)s: your turn clock waits until then. You have"
+        " %(num)d vacation day left this year.",
+        "Your vacation runs until %(until)s: your turn clock waits until then. You have"
+        " %(num)d vacation days left this year.",
+        days,
+    ) % {"until": until, "num": days}
+    return news.say(SUBJECTS["vacation"], title=news.title, until=until), [left]

@@ -19,21 +19,53 @@ from babel.dates import format_datetime
 
 from engines import Engine
 from engines.base import IllegalMove
-from engines.words import join, plural
+from engines.phrases import N_
+from engines.words import plural
 from server.games.clock import parse_time, utcnow
 from server.i18n import catalog, listing
 from server.phrases import render
 
 #: The mail commands, each with what it does, in the order ``help`` lists them.
 COMMANDS = (
-    ("board", "the board again"),
-    ("moves", "all your legal moves, each in words"),
-    ("resign", "give up this game (the others win)"),
-    ("vacation 7", "pause your turn clock for 7 days (at most 30 days a year)"),
-    ("stop", "no more mail about this game (you still play on your page)"),
-    ("start", "mail about this game again"),
-    ("help", "this list"),
+    ("board", N_("the board again")),
+    ("moves", N_("all your legal moves, each in words")),
+    ("resign", N_("give up this game (the others win)")),
+    ("vacation 7", N_("pause your turn clock for 7 days (at most 30 days a year)")),
+    ("stop", N_("no more mail about this game (you still play on your page)")),
+    ("start", N_("mail about this game again")),
+    ("help", N_("this list")),
 )
+#: Each language's word for each mail command (the English word is always understood too).
+COMMAND_WORDS = {
+    "en": {},
+    "nl": {
+        "board": "bord",
+        "moves": "zetten",
+        "resign": "opgeven",
+        "vacation": "vakantie",
+        "stop": "stop",
+        "start": "start",
+        "help": "hulp",
+    },
+    "de": {
+        "board": "brett",
+        "moves": "züge",
+        "resign": "aufgeben",
+        "vacation": "urlaub",
+        "stop": "stopp",
+        "start": "start",
+        "help": "hilfe",
+    },
+    "fr": {
+        "board": "plateau",
+        "moves": "coups",
+        "resign": "abandon",
+        "vacation": "vacances",
+        "stop": "stop",
+        "start": "reprise",
+        "help": "aide",
+    },
+}
 #: How many example moves a mail shows at most.
 EXAMPLES = 5
 #: How long a name may be in a subject line.
@@ -81,17 +113,22 @@ def title(engine: Engine, names: Sequence[str], seat: int, language: str = "en")
     return with_others % {"game": engine.name, "names": listing(others, language)}
 
 
-def outcome(result: dict[str, Any], names: Sequence[str], seat: int) -> str:
-    """Who won, said to ``seat``: "you win", "Bob wins", "nobody wins"."""
-    winners = ["you" if index == seat else short(names[index]) for index in result["winners"]]
-    if not winners:
-        return "nobody wins"
-    if winners == ["you"]:
-        return "you win"
-    return f"{join(winners)} {'wins' if len(winners) == 1 else 'win'}"
+def outcome(result: dict[str, Any], names: Sequence[str], seat: int, language: str = "en") -> str:
+    """Who won, said to ``seat`` in ``language``: "you win", "Bob wins", "nobody wins"."""
+    translations = catalog(language)
+    others = [short(names[index]) for index in result["winners"] if index != seat]
+    if not result["winners"]:
+        return translations.gettext("nobody wins")
+    if not others:
+        return translations.gettext("you win")
+    if seat in result["winners"]:
+        said = translations.gettext("%(names)s and you win")
+    else:
+        said = translations.ngettext("%(names)s wins", "%(names)s win", len(others))
+    return said % {"names": listing(others, language)}
 
 
-def scores(result: dict[str, Any], names: Sequence[str]) -> str:
+def scores(result: dict[str, Any], names: Sequence[str], language: str = "en") -> str:
     """The final scores in words, or "" when the game has none.
 
     >>> scores({"scores": {"0": 12, "1": 9}}, ["Ann", "Bob"])
@@ -105,7 +142,7 @@ def scores(result: dict[str, Any], names: Sequence[str]) -> str:
         index = int(key) if str(key).isdigit() else None
         who = names[index] if index is not None and index < len(names) else str(key)
         parts.append(f"{who} {value}")
-    return f"Scores: {', '.join(parts)}."
+    return catalog(language).gettext("Scores: %(scores)s.") % {"scores": ", ".join(parts)}
 
 
 def sentence(
@@ -215,22 +252,32 @@ def whole_turn(engine: Engine, state: dict[str, Any], seat: int, move: dict) -> 
         return move
 
 
-def command_list() -> list[tuple[str, str]]:
-    """The mail commands as ``(what to write, what it does)``."""
-    return list(COMMANDS)
+def command_word(usage: str, language: str) -> str:
+    """A command as ``language`` writes it: "vacation 7" -> "vakantie 7" in Dutch."""
+    name, _, argument = usage.partition(" ")
+    said = COMMAND_WORDS.get(language, {}).get(name, name)
+    return f"{said} {argument}".strip()
 
 
-def commands_line() -> str:
-    """The mail commands in one line, for the end of every mail.
+def command_list(language: str = "en") -> list[tuple[str, str]]:
+    """The mail commands as ``(what to write, what it does)`` in ``language``."""
+    translations = catalog(language)
+    return [(command_word(usage, language), translations.gettext(does)) for usage, does in COMMANDS]
+
+
+def commands_line(language: str = "en") -> str:
+    """The mail commands in one line, for the end of every mail, in ``language``.
 
     >>> commands_line()[:40]
     'Reply with one word for more: board, mov'
+    >>> commands_line("de")[:51]
+    'Antworte mit einem Wort für mehr: brett, züge, aufge'
     """
-    return (
-        "Reply with one word for more: "
-        + ", ".join(command for command, _ in COMMANDS)
-        + " (help says what each does)."
+    words = [command_word(usage.split()[0], language) for usage, _ in COMMANDS]
+    line = catalog(language).gettext(
+        "Reply with one word for more: %(commands)s (%(help)s says what each does)."
     )
+    return line % {"commands": ", ".join(words), "help": command_word("help", language)}
 
 
 def moves_count(count: int) -> str:

@@ -3,11 +3,15 @@ through a real SMTP server (aiosmtpd); the log and the API's codes the same for 
 
 from __future__ import annotations
 
+import re
+from email.message import EmailMessage
+
 import requests
 from babel.messages.pofile import read_po
 
 from server.games.service import GameService, MoveRequest
-from tests.mail.conftest import Mailbox, opened_links
+from server.mail.inbound import receive
+from tests.mail.conftest import Mailbox, opened_links, reply_to, send
 from tests.server.test_i18n import TRANSLATIONS
 from tests.support import BackgroundServer
 
@@ -70,3 +74,142 @@ def test_the_api_answers_the_same_codes_whatever_the_language(
         )
         answers.append((answer.status_code, answer.json()["error"]["code"]))
     assert len(set(answers)) == 1 and answers[0][0] >= 400
+
+
+# -- games played by mail in other languages ------------------------------------------------
+def english_strings() -> set[str]:
+    """Every English message of the catalogs as its fixed words (placeholders cut out), where
+    a piece is long enough to tell a language by: no such piece may be left in a mail."""
+    with (TRANSLATIONS / "nl" / "LC_MESSAGES" / "messages.po").open("rb") as source:
+        ids = [
+            text for m in read_po(source) if m.id for text in (m.id if m.pluralizable else [m.id])
+        ]
+    pieces = {piece.strip(" .,:;()") for text in ids for piece in re.split(r"%\(\w+\)[sdr]", text)}
+    return {piece for piece in pieces if len(piece) > 14 and " " in piece}
+
+
+def english_left(mail: EmailMessage, english: set[str]) -> list[str]:
+    """The English pieces left in ``mail`` (subject, text and HTML parts)."""
+    parts = [mail["Subject"]] + [mail.get_body((kind,)).get_content() for kind in ("plain", "html")]
+    content = " ".join(" ".join(part.split()) for part in parts)
+    return sorted(piece for piece in english if piece in content)
+
+
+def mails_to(mailbox: Mailbox, address: str) -> list[EmailMessage]:
+    """Every mail delivered to ``address`` so far."""
+    send(mailbox.games)
+    return [mail for mail in mailbox.sink.messages if mail["To"] == address]
+
+
+def answer(games: GameService, mailbox: Mailbox, address: str, subject: str, text: str) -> str:
+    """Reply ``text`` to the newest mail to ``address`` whose subject starts with ``subject``;
+    the outcome's status."""
+    latest = mailbox.latest(address, subject)
+    return receive(reply_to(latest, text), games, games.notifier.settings).status
+
+
+FRENCH_AND_DUTCH = [
+    {"name": "Ann", "email": "ann@example.org", "language": "fr"},
+    {"name": "Bob", "email": "bob@example.org", "language": "nl"},
+]
+#: Late in a Siam game: Ann's elephant on d2 faces the rock on e2, at the board's east edge.
+LATE = {
+    "board": {
+        "d2": {"kind": "elephant", "facing": "E"},
+        "e2": {"kind": "rock"},
+        "c5": {"kind": "rock"},
+        "d5": {"kind": "rock"},
+    },
+    "to_move": 0,
+}
+
+
+def test_a_siam_game_by_mail_in_french_and_dutch_leaves_no_english(
+    games: GameService, mailbox: Mailbox
+) -> None:
+    game = games.create("siam", FRENCH_AND_DUTCH, {"cross_rule": False}, position=LATE)
+    opened_links(games, game)
+    ann, bob = "ann@example.org", "bob@example.org"
+    assert answer(games, mailbox, ann, "Votre tour", "entre a1 nord") == "applied"
+    turn = mailbox.latest(bob, "Jouw beurt in Siam met Ann (zet 2)")
+    text = " ".join(turn.get_body(("plain",)).get_content().split())
+    assert "Ann zet een olifant op a1, kijkend naar het noorden." in text
+    assert answer(games, mailbox, bob, "Jouw beurt", "bord") == "command"
+    board = mailbox.latest(bob, "Het bord van Siam met Ann")
+    assert "Zo staat het bord er nu voor." in board.get_body(("plain",)).get_content()
+    assert answer(games, mailbox, bob, "Jouw beurt", "draai a1 Z") == "rejected"
+    refused = mailbox.latest(bob, "Zet niet gespeeld in Siam met Ann")
+    refusal = " ".join(refused.get_body(("plain",)).get_content().split())
+    assert "Op a1 staat geen neushoorn van jou." in refusal
+    assert answer(games, mailbox, bob, "Jouw beurt", "zet e5 z") == "applied"
+    assert answer(games, mailbox, ann, "Votre tour", "déplace d2 e2 E") == "applied"
+    over = {
+        address: mailbox.latest(address, subject)
+        for address, subject in (
+            (ann, "Partie terminée : Siam avec Bob : vous gagnez"),
+            (bob, "Spel afgelopen: Siam met Ann: Ann wint"),
+        )
+    }
+    said = {
+        address: " ".join(mail.get_body(("plain",)).get_content().split())
+        for address, mail in over.items()
+    }
+    assert (
+        "Ann gagne : le rocher en e2 a été poussé hors du plateau vers l'est, et l'animal le plus"
+        " proche derrière lui, orienté dans le sens de la poussée, est l'éléphant de Ann en e2."
+    ) in said[ann]
+    assert "Ann wint: de rots op e2 is naar het oosten van het bord geduwd" in said[bob]
+    assert [entry.notation for entry in games.store.moves(game["id"])] == [
+        "enter a1 N",
+        "enter e5 S",
+        "move d2 e2 E",
+    ]
+    english = english_strings()
+    for address in (ann, bob):
+        for mail in mails_to(mailbox, address):
+            assert not english_left(mail, english), (mail["Subject"], english_left(mail, english))
+
+
+GERMAN = [
+    {"name": name, "email": f"{name.lower()}@example.org", "language": language}
+    for name, language in (("Ann", "de"), ("Bob", "de"), ("Cy", "nl"))
+]
+#: Each notation word as the German player writes it.
+IN_GERMAN = {"take": "nimm", "malay": "malaien", "pass": "passe"}
+
+
+def test_a_king_of_siam_turn_by_mail_in_german_leaves_no_english(
+    games: GameService, mailbox: Mailbox
+) -> None:
+    game = games.create("king-of-siam", GERMAN, {}, seed=5)
+    opened_links(games, game)
+    loaded = games.load(game["id"])
+    seat = loaded.to_move[0]
+    engine = loaded.engine
+    card = next(m for m in engine.legal_moves(loaded.state, seat) if m.get("card") == "malay")
+    take = engine.legal_moves(engine.apply(loaded.state, seat, card), seat)[0]
+    canonical = f"{engine.format(card)}; {engine.format(take)}"
+    german = " ".join(IN_GERMAN.get(word, word) for word in canonical.split(" "))
+    address = GERMAN[seat]["email"]
+    reply = german.replace("; nimm", "; Nimm")
+    if GERMAN[seat]["language"] == "de":
+        assert "malaien" in reply and "Nimm" in reply
+    assert (
+        answer(games, mailbox, address, "Du bist am Zug" if seat < 2 else "Jouw beurt", reply)
+        == "applied"
+    )
+    assert [entry.notation for entry in games.store.moves(game["id"])] == [canonical]
+    english = english_strings()
+    for player in GERMAN:
+        for mail in mails_to(mailbox, player["email"]):
+            assert not english_left(mail, english), (mail["Subject"], english_left(mail, english))
+    following = games.load(game["id"]).to_move[0]
+    told = mailbox.latest(
+        GERMAN[following]["email"], "Du bist am Zug" if following < 2 else "Jouw beurt"
+    )
+    text = " ".join(told.get_body(("plain",)).get_content().split())
+    mover = GERMAN[seat]["name"]
+    if following < 2:
+        assert f"{mover} spielt Malaien: " in text and "und nimmt danach" in text
+    else:
+        assert f"{mover} speelt Maleisiërs: " in text and "en neemt daarna" in text
