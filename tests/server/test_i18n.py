@@ -319,3 +319,43 @@ def test_the_log_tells_the_games_moves_in_each_language_with_the_same_codes(
         for language, log in logs.items()
     }
     assert all(entries == codes["en"] for entries in codes.values())
+
+
+def test_seats_reading_dutch_and_german_each_see_the_game_in_their_language(
+    live_server: BackgroundServer,
+) -> None:
+    """One game, two seats' pages: each in its seat's language (the log's sentences, the
+    prompt, the guided form's question and the refusal), the same game underneath."""
+    players = [{"name": "Ann", "language": "nl"}, {"name": "Bob", "language": "de"}]
+    body = {"engine": "siam", "players": players, "options": {"cross_rule": False}}
+    game = requests.post(live_server.api("/games"), json=body, timeout=10).json()
+    played = requests.post(
+        live_server.api(f"/games/{game['id']}/moves"),
+        json={"notation": "enter a1 N"},
+        headers={"Authorization": f"Bearer {game['players'][0]['token']}"},
+        timeout=10,
+    )
+    assert played.status_code == 201, played.text
+    seen = {}
+    for seat in (0, 1):
+        session = requests.Session()
+        token = game["players"][seat]["token"]
+        session.get(f"{live_server.url}/games/{game['id']}/seat/{token}", headers=OPENED)
+        seen[seat] = " ".join(visible(session.get(f"{live_server.url}/games/{game['id']}").text))
+    ann, bob = seen[0], seen[1]
+    assert "Ann zet een olifant op a1, kijkend naar het noorden." in ann
+    assert "Ann bringt auf a1 einen Elefanten ins Spiel, mit Blick nach Norden." in bob
+    assert "ein Nashorn ins Spiel bringen" in bob and "Wohin?" in bob and "a1, mit Schieben" in bob
+    for shown in (ann, bob):
+        assert "enters an elephant" not in shown and "facing north" not in shown
+    codes = [
+        requests.get(
+            live_server.api(f"/games/{game['id']}/moves"),
+            headers={"Accept-Language": language},
+            timeout=10,
+        ).json()
+        for language in ("nl", "de")
+    ]
+    assert [{**entry, "description": None} for entry in codes[0]] == [
+        {**entry, "description": None} for entry in codes[1]
+    ]
