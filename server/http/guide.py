@@ -32,14 +32,18 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from engines.phrases import N_
 from engines.words import Question
+from server.i18n import catalog
 
 #: Prefix of the query parameters carrying the guided form's answers so far.
 PICK = "m."
 #: The URL value of the answer "the question does not apply to this move" (``None``).
 NO_ANSWER = ""
 #: Words for that answer (a question that applies to some of the remaining moves only).
-NO_ANSWER_LABEL = "none of these"
+NO_ANSWER_LABEL = N_("none of these")
+#: The last-resort question, when the engine's questions leave several moves apart.
+WHICH_MOVE_TEXT = N_("Which move?")
 #: The key of the last-resort question when the engine's questions leave several moves apart.
 WHICH_MOVE = "move"
 
@@ -123,14 +127,17 @@ def build_guide(
     link: Callable[[Picks], str],
     view: dict[str, Any],
     sentence: Callable[[dict[str, Any]], str] = lambda move: move["notation"],
+    language: str = "en",
 ) -> Guide:
     """The next step of the form for the legal moves ``legal`` (each with its ``notation``).
 
     ``link(picks)`` is the page's URL with the answers ``picks``; ``view`` is
     the asking seat's view (the engine's labels read it). Should the
     engine's questions leave several moves apart, the last question offers
-    each by its ``sentence``.
+    each by its ``sentence``. The form's own words are in ``language`` (the
+    questions come read already: :func:`server.phrases.read_questions`).
     """
+    say = catalog(language).gettext
     by_key = {question.key: question for question in questions}
     remaining = _matching(by_key, legal, picks)
     moved_on = remaining is None
@@ -142,8 +149,8 @@ def build_guide(
         if question is None:
             label = next((sentence(m) for m in legal if m["notation"] == value), value)
         else:
-            label = _label(question, value, view)
-        text = question.text if question else "Which move?"
+            label = _label(question, value, view, say)
+        text = question.text if question else say(WHICH_MOVE_TEXT)
         guide.picks.append(Pick(text, label, value, link(picks[:index])))
     asked = dict(picks)
     for question in questions:
@@ -157,12 +164,16 @@ def build_guide(
             values.sort(key=lambda value: value == NO_ANSWER)
             guide.key, guide.question = question.key, question.text
             guide.choices = [
-                Choice(_label(question, value, view), value, link([*picks, (question.key, value)]))
+                Choice(
+                    _label(question, value, view, say),
+                    value,
+                    link([*picks, (question.key, value)]),
+                )
                 for value in values
             ]
             return guide
     if len(remaining) > 1 and WHICH_MOVE not in asked:
-        guide.key, guide.question = WHICH_MOVE, "Which move?"
+        guide.key, guide.question = WHICH_MOVE, say(WHICH_MOVE_TEXT)
         guide.choices = [
             Choice(sentence(move), move["notation"], link([*picks, (WHICH_MOVE, move["notation"])]))
             for move in remaining
@@ -188,6 +199,6 @@ def _matching(
     return remaining or None
 
 
-def _label(question: Question, value: str, view: dict[str, Any]) -> str:
+def _label(question: Question, value: str, view: dict[str, Any], say: Callable[[str], str]) -> str:
     """The engine's words for an answer (a fixed phrase for "does not apply")."""
-    return NO_ANSWER_LABEL if value == NO_ANSWER else question.label(value, view)
+    return say(NO_ANSWER_LABEL) if value == NO_ANSWER else str(question.label(value, view))

@@ -950,6 +950,7 @@ def _guide(game: Game, seat: int, turn: TurnSoFar, picks: Picks, shown: int | No
         lambda answers: _table_url(game.id, answers, shown, turn.notations, _anchor="turn"),
         engine.view(state, seat),
         sentence,
+        page_language(),
     )
 
 
