@@ -30,7 +30,9 @@ from itertools import combinations_with_replacement, product
 from typing import Any
 
 from engines.base import IllegalMove, Move, State
-from engines.king_of_siam.board import FACTION_NAMES, FACTIONS, RULERS, Board, get_board
+from engines.king_of_siam.board import FACTIONS, Board, get_board
+from engines.king_of_siam.names import card_name, followers
+from engines.phrases import N_, Phrase, counted, phrase
 
 HAND = ("maharacha", "khon_thai", "khon_thai", "one_vs_one", "two_vs_one", "rama", "lao", "malay")
 CARDS = tuple(dict.fromkeys(HAND))
@@ -52,11 +54,40 @@ CARD_TITLES = {
     "lao": "Lao",
     "malay": "Malay",
 }
-AS_FAR_AS_POSSIBLE = "A card must be executed as far as legally possible"
-ONLY_ONE = (
+AS_FAR_AS_POSSIBLE = N_("A card must be executed as far as legally possible: %(what)s.")
+ONLY_ONE = phrase(
     "a province holds two followers to swap with one of an adjacent province, so 2 vs 1 "
     "may not swap only one"
 )
+#: Why no follower may go into a province, by who controls it.
+CONTROLLED = {
+    "rama": N_("No follower may be put into %(province)s: the Rama already control it."),
+    "lao": N_("No follower may be put into %(province)s: the Lao already control it."),
+    "malay": N_("No follower may be put into %(province)s: the Malays already control it."),
+    "british": N_("No follower may be put into %(province)s: the British already control it."),
+}
+#: Why a province next to a faction's home takes none of its followers, by the home's ruler.
+HOME_RULED = {
+    "rama": N_("%(province)s borders %(home)s, but the Rama control it"),
+    "lao": N_("%(province)s borders %(home)s, but the Lao control it"),
+    "malay": N_("%(province)s borders %(home)s, but the Malays control it"),
+    "british": N_("%(province)s borders %(home)s, but the British control it"),
+}
+#: A Khon Thai's refusals by faction: the pool is empty; the pool still holds one.
+KHON_THAI_POOL = {
+    "rama": (
+        N_("Khon Thai: the pool has no Rama follower to place."),
+        N_("the pool still holds a Rama follower, so Khon Thai must place one"),
+    ),
+    "lao": (
+        N_("Khon Thai: the pool has no Lao follower to place."),
+        N_("the pool still holds a Lao follower, so Khon Thai must place one"),
+    ),
+    "malay": (
+        N_("Khon Thai: the pool has no Malay follower to place."),
+        N_("the pool still holds a Malay follower, so Khon Thai must place one"),
+    ),
+}
 
 Key = tuple[Any, ...]
 Delta = tuple[str, str, int]
@@ -362,8 +393,10 @@ def _maharacha_key(table: Table, move: Move) -> Key:
     if not swap:
         if king is not None:
             raise IllegalMove(
-                "Maharacha: the King marker goes on one of the two swapped "
-                "tiles, so without a swap there is no King marker.",
+                phrase(
+                    "Maharacha: the King marker goes on one of the two swapped tiles, so"
+                    " without a swap there is no King marker."
+                ),
                 "maharacha",
             )
         return ()
@@ -441,49 +474,51 @@ def check(table: Table, card: str, key: Key) -> None:
         _explain_faction_card(table, card, key)
     else:
         _EXPLAINERS[card](table, key)
-    raise IllegalMove(
-        f"{AS_FAR_AS_POSSIBLE}: this is not a legal execution of {CARD_TITLES[card]}.",
-        "as_far_as_possible",
-    )
+    raise not_enough(phrase("this is not a legal execution of %(card)s", card=card_name(card)))
 
 
-def not_enough(what: str) -> IllegalMove:
+def not_enough(what: Phrase) -> IllegalMove:
     """The refusal of an execution that does less than the card can."""
-    return IllegalMove(f"{AS_FAR_AS_POSSIBLE}: {what}.", "as_far_as_possible")
+    return IllegalMove(phrase(AS_FAR_AS_POSSIBLE, what=what), "as_far_as_possible")
 
 
 def _require_open(table: Table, province: str) -> None:
     control = table.control(province)
     if control is not None:
         raise IllegalMove(
-            f"No follower may be put into {table.name(province)}: {RULERS[control]} already "
-            "control it.",
-            "controlled_province",
+            phrase(CONTROLLED[control], province=table.name(province)), "controlled_province"
         )
 
 
 def _explain_maharacha(table: Table, key: Key) -> None:
     if not key:
-        raise not_enough("two face-up province tiles without a King marker can be swapped")
+        raise not_enough(phrase("two face-up province tiles without a King marker can be swapped"))
     a, b, king = key
     if a == b:
-        raise IllegalMove("Maharacha swaps two different province tiles.", "maharacha")
+        raise IllegalMove(phrase("Maharacha swaps two different province tiles."), "maharacha")
     for tile in (a, b):
         if table.control(tile) is not None:
             raise IllegalMove(
-                f"Maharacha swaps face-up tiles only: the struggle for {table.name(tile)} "
-                "is over and its tile is face down.",
+                phrase(
+                    "Maharacha swaps face-up tiles only: the struggle for %(province)s is over"
+                    " and its tile is face down.",
+                    province=table.name(tile),
+                ),
                 "maharacha",
             )
         if table.provinces[tile]["king_marker"]:
             raise IllegalMove(
-                "Maharacha: a tile already marked with a King cannot be swapped "
-                f"({table.name(tile)}).",
+                phrase(
+                    "Maharacha: a tile already marked with a King cannot be swapped"
+                    " (%(province)s).",
+                    province=table.name(tile),
+                ),
                 "maharacha",
             )
     if king not in (a, b):
         raise IllegalMove(
-            "Maharacha: the King marker goes on one of the two swapped tiles.", "maharacha"
+            phrase("Maharacha: the King marker goes on one of the two swapped tiles."),
+            "maharacha",
         )
 
 
@@ -491,44 +526,46 @@ def _explain_khon_thai(table: Table, key: Key) -> None:
     placed = dict(key)
     for faction, province in key:
         if not table.pool(faction):
-            raise IllegalMove(
-                f"Khon Thai: the pool has no {FACTION_NAMES[faction]} follower to place.",
-                "khon_thai",
-            )
+            raise IllegalMove(phrase(KHON_THAI_POOL[faction][0]), "khon_thai")
         _require_open(table, province)
     for faction in FACTIONS:
         if faction not in placed and table.pool(faction):
-            raise not_enough(
-                f"the pool still holds a {FACTION_NAMES[faction]} follower, so Khon Thai must "
-                "place one"
-            )
+            raise not_enough(phrase(KHON_THAI_POOL[faction][1]))
 
 
 def require_follower(table: Table, province: str, faction: str, card: str, need: int = 1) -> None:
     """IllegalMove unless ``province`` holds ``need`` followers of ``faction`` for ``card``."""
     if table.count(province, faction) < need:
-        name = FACTION_NAMES[faction]
-        what = f"two {name} followers" if need == 2 else f"a {name} follower"
         raise IllegalMove(
-            f"{CARD_TITLES[card]}: {table.name(province)} does not hold {what} to swap.", card
+            phrase(
+                "%(card)s: %(province)s does not hold %(followers)s to swap.",
+                card=card_name(card),
+                province=table.name(province),
+                followers=followers(faction, need),
+            ),
+            card,
         )
 
 
 def _explain_swap_undo(card: str) -> IllegalMove:
     return IllegalMove(
-        f"{CARD_TITLES[card]} right after a {CARD_TITLES[card]} may not undo it: "
-        "swapping the same factions back between the same provinces is "
-        "forbidden.",
+        phrase(
+            "%(card)s right after a %(card)s may not undo it: swapping the same factions back"
+            " between the same provinces is forbidden.",
+            card=card_name(card),
+        ),
         "undo_swap",
     )
 
 
 def _explain_one_vs_one(table: Table, key: Key) -> None:
     if not key:
-        raise not_enough("two followers of different provinces can be swapped")
+        raise not_enough(phrase("two followers of different provinces can be swapped"))
     (p1, f1), (p2, f2) = key
     if p1 == p2:
-        raise IllegalMove("1 vs 1 swaps followers of two different provinces.", "one_vs_one")
+        raise IllegalMove(
+            phrase("1 vs 1 swaps followers of two different provinces."), "one_vs_one"
+        )
     require_follower(table, p1, f1, "one_vs_one")
     require_follower(table, p2, f2, "one_vs_one")
     raise _explain_swap_undo("one_vs_one")
@@ -538,16 +575,21 @@ def _explain_two_vs_one(table: Table, key: Key) -> None:
     full = two_for_one_exists(table)
     if not key:
         raise not_enough(
-            "two followers of a province can be swapped with one of an adjacent province"
+            phrase("two followers of a province can be swapped with one of an adjacent province")
             if full
-            else "no province holds two followers to swap, but a follower can be swapped "
-            "with one of an adjacent province"
+            else phrase(
+                "no province holds two followers to swap, but a follower can be swapped with"
+                " one of an adjacent province"
+            )
         )
     first, factions, second, h = key
     if second not in table.board.adjacent[first]:
         raise IllegalMove(
-            f"2 vs 1: the two provinces must be adjacent, and {table.name(first)} and "
-            f"{table.name(second)} are not.",
+            phrase(
+                "2 vs 1: the two provinces must be adjacent, and %(first)s and %(second)s are not.",
+                first=table.name(first),
+                second=table.name(second),
+            ),
             "two_vs_one",
         )
     for f in factions:
@@ -559,36 +601,50 @@ def _explain_two_vs_one(table: Table, key: Key) -> None:
 
 
 def _explain_faction_card(table: Table, faction: str, key: Key) -> None:
-    title = CARD_TITLES[faction]
+    title = card_name(faction)
     targets = table.faction_targets(faction)
     for province in key:
         _require_open(table, province)
         if province not in targets:
             raise IllegalMove(
-                f"{title}: followers go only into provinces adjacent to a "
-                f"{title} province or to the {title} home province "
-                f"({table.name(table.board.homes[faction])}), the home only while neither "
-                "another faction nor the British control it; "
-                f"{_why_no_target(table, faction, province)}.",
+                phrase(
+                    "%(card)s: followers go only into provinces adjacent to a province its"
+                    " faction controls or to its home province (%(home)s), the home only while"
+                    " neither another faction nor the British control it; %(why)s.",
+                    card=title,
+                    home=table.name(table.board.homes[faction]),
+                    why=_why_no_target(table, faction, province),
+                ),
                 "faction_card",
             )
     possible = min(2, table.pool(faction)) if targets else 0
     if len(key) > possible:
         raise IllegalMove(
-            f"{title}: the pool holds only {table.pool(faction)} {title} follower"
-            f"{'' if table.pool(faction) == 1 else 's'}.",
+            counted(
+                "%(card)s: the pool holds only %(count)s follower of its faction.",
+                "%(card)s: the pool holds only %(count)s followers of its faction.",
+                table.pool(faction),
+                card=title,
+            ),
             "faction_card",
         )
-    raise not_enough(f"{title} can place {possible} follower{'' if possible == 1 else 's'} here")
+    raise not_enough(
+        counted(
+            "%(card)s can place %(count)s follower here",
+            "%(card)s can place %(count)s followers here",
+            possible,
+            card=title,
+        )
+    )
 
 
-def _why_no_target(table: Table, faction: str, province: str) -> str:
+def _why_no_target(table: Table, faction: str, province: str) -> Phrase:
     """Why ``province`` may not take followers of the ``faction`` card."""
     home = table.board.homes[faction]
     if province in table.board.adjacent[home] and table.control(home) not in (None, faction):
-        ruler = RULERS[table.control(home)]
-        return f"{table.name(province)} borders {table.name(home)}, but {ruler} control it"
-    return f"{table.name(province)} is adjacent to neither"
+        ruled = HOME_RULED[table.control(home)]
+        return phrase(ruled, province=table.name(province), home=table.name(home))
+    return phrase("%(province)s is adjacent to neither", province=table.name(province))
 
 
 _EXPLAINERS = {

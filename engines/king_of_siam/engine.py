@@ -9,7 +9,7 @@ from typing import Any
 
 from engines.base import PERFECT, SAMPLED, Engine, IllegalMove, Move, State
 from engines.king_of_siam import notation, position, rules, words
-from engines.king_of_siam.board import FACTION_NAMES, FACTIONS, MAPS, Board, get_board, map_data
+from engines.king_of_siam.board import FACTIONS, MAPS, Board, get_board, map_data
 from engines.king_of_siam.cards import (
     CARD_TITLES,
     CARDS,
@@ -24,6 +24,7 @@ from engines.king_of_siam.cards import (
     legal_keys,
     move_of,
 )
+from engines.king_of_siam.names import card_name
 from engines.king_of_siam.steps import (
     STEPS,
     check_steps,
@@ -36,7 +37,7 @@ from engines.king_of_siam.steps import (
     next_steps,
     rest,
 )
-from engines.phrases import Phrase
+from engines.phrases import N_, Phrase, phrase
 from engines.rng import Rng
 from engines.words import Question
 
@@ -184,15 +185,17 @@ class KingOfSiamEngine(Engine):
     def apply(self, state: State, seat: int, move: Move) -> State:
         """The state after ``seat`` plays ``move`` and any automatic passes that follow."""
         if rules.is_over(state):
-            raise IllegalMove("The game is over.", "game_over")
+            raise IllegalMove(phrase("The game is over."), "game_over")
         if type(seat) is not int or seat not in self.to_move(state):
-            raise IllegalMove("It is not your turn: another player plays now.", "turn")
+            raise IllegalMove(phrase("It is not your turn: another player plays now."), "turn")
         action = move.get("action") if isinstance(move, dict) else None
         if action not in ("pass", "play", *ANSWERS):
             raise IllegalMove(
-                'A move is {"action": "pass"}, {"action": "play", "card": ...} or, after a '
-                'card, {"action": "take"}, {"action": "swap"} or {"action": "place"} with '
-                "its follower.",
+                phrase(
+                    'A move is {"action": "pass"}, {"action": "play", "card": ...} or, after a'
+                    ' card, {"action": "take"}, {"action": "swap"} or {"action": "place"} with'
+                    " its follower."
+                ),
                 "move_shape",
             )
         waiting = state["pending"]["kind"] if state["pending"] else None
@@ -446,14 +449,26 @@ def _pending_key(table: Table, pending: dict[str, Any]) -> Key:
     return key_of(table, pending["card"], {"action": "play", **fields})
 
 
-#: What the game waits for, by pending kind (for refusals); ``{card}``: the card's title.
+#: What the game waits for, by pending kind (for refusals); ``%(card)s``: the card's name.
 WAITING = {
-    "take": "After your card you must take one follower from a province before anything "
-    "else, e.g. 'take lao kedah'.",
-    "swap": "Your {card} goes on: name the follower on the other side of the swap first, "
-    "e.g. 'swap lao kedah'.",
-    "place": "Your Khon Thai goes on: place the follower of the next faction first, e.g. "
-    "'place lao kedah'.",
+    "take": N_(
+        "After your card you must take one follower from a province before anything else,"
+        " e.g. 'take lao kedah'."
+    ),
+    "swap": N_(
+        "Your %(card)s goes on: name the follower on the other side of the swap first, e.g."
+        " 'swap lao kedah'."
+    ),
+    "place": N_(
+        "Your Khon Thai goes on: place the follower of the next faction first, e.g."
+        " 'place lao kedah'."
+    ),
+}
+#: A take naming a faction the province does not hold after the card, by faction.
+NOTHING_TO_TAKE = {
+    "rama": N_("Take: after the card %(province)s holds no Rama follower to take."),
+    "lao": N_("Take: after the card %(province)s holds no Lao follower to take."),
+    "malay": N_("Take: after the card %(province)s holds no Malay follower to take."),
 }
 
 
@@ -461,17 +476,23 @@ def _out_of_order(state: State, action: str) -> IllegalMove:
     """The refusal of an answer with nothing pending, or of anything else while waiting."""
     pending = state["pending"]
     if pending is not None:
-        title = CARD_TITLES.get(pending.get("card"), "")
-        return IllegalMove(WAITING[pending["kind"]].format(card=title), "pending")
+        card = pending.get("card")
+        named = {"card": card_name(card)} if pending["kind"] == "swap" else {}
+        return IllegalMove(phrase(WAITING[pending["kind"]], **named), "pending")
     if action == "take":
         return IllegalMove(
-            "There is no follower to take now: a take follows your card (play a card, "
-            "alone or with its take, or pass).",
+            phrase(
+                "There is no follower to take now: a take follows your card (play a card,"
+                " alone or with its take, or pass)."
+            ),
             "pending",
         )
     return IllegalMove(
-        f"There is nothing to {action} now: '{action}' goes on with a Khon Thai, 1 vs 1 or "
-        "2 vs 1 card played in steps.",
+        phrase(
+            "There is nothing to %(action)s now: '%(action)s' goes on with a Khon Thai, 1 vs 1"
+            " or 2 vs 1 card played in steps.",
+            action=action,
+        ),
         "pending",
     )
 
@@ -480,10 +501,15 @@ def _play(state: State, seat: int, move: Move) -> None:
     """Validate a card play: carry it out (and its take, if given) or make its first step."""
     card = move.get("card")
     if card not in CARDS:
-        raise IllegalMove(f"'card' must be one of {', '.join(CARDS)}.", "move_shape")
+        raise IllegalMove(
+            phrase("'card' must be one of %(cards)s.", cards=", ".join(CARDS)), "move_shape"
+        )
     if card not in state["players"][seat]["hand"]:
         raise IllegalMove(
-            f"You have no {CARD_TITLES[card]} card left: played cards never return to the hand.",
+            phrase(
+                "You have no %(card)s card left: played cards never return to the hand.",
+                card=card_name(card),
+            ),
             "hand",
         )
     table = Table(state)
@@ -496,8 +522,11 @@ def _play(state: State, seat: int, move: Move) -> None:
         check(table, card, key)  # names the faction the pool still holds
     else:
         raise IllegalMove(
-            f"The take follows the whole card: give every part of the {CARD_TITLES[card]} "
-            "with the take, or leave out 'take' and go on step by step.",
+            phrase(
+                "The take follows the whole card: give every part of the %(card)s with the"
+                " take, or leave out 'take' and go on step by step.",
+                card=card_name(card),
+            ),
             "take",
         )
 
@@ -516,7 +545,10 @@ def _answer_step(state: State, seat: int, move: Move) -> None:
     action = move["action"]
     if set(move) != {"action", "province", "faction"}:
         raise IllegalMove(
-            f'A {action} step is {{"action": "{action}", "province": p, "faction": f}}.',
+            phrase(
+                'A %(action)s step is {"action": "%(action)s", "province": p, "faction": f}.',
+                action=action,
+            ),
             "move_shape",
         )
     pending = state["pending"]
@@ -549,8 +581,10 @@ def _card(state: State, seat: int, table: Table, card: str, key: Key, move: Move
             _take(state, seat, take)
     elif take is not None:
         raise IllegalMove(
-            "Take: after the card no province holds a follower, so there is "
-            "nothing to take ('take' is null, or 'take none').",
+            phrase(
+                "Take: after the card no province holds a follower, so there is nothing to take"
+                " ('take' is null, or 'take none')."
+            ),
             "take",
         )
     else:
@@ -559,8 +593,10 @@ def _card(state: State, seat: int, table: Table, card: str, key: Key, move: Move
 
 def _last_card_refusal() -> IllegalMove:
     return IllegalMove(
-        "Last card: the very last action card of the game may be played only if it wins the "
-        "game for you or your partner, and this play does not, whatever follower you take.",
+        phrase(
+            "Last card: the very last action card of the game may be played only if it wins the"
+            " game for you or your partner, and this play does not, whatever follower you take."
+        ),
         "last_card",
     )
 
@@ -569,7 +605,7 @@ def _answer_take(state: State, seat: int, move: Move) -> None:
     """The pending take: ``{"action": "take", "province": p, "faction": f}``."""
     if set(move) != {"action", "province", "faction"}:
         raise IllegalMove(
-            'A take is {"action": "take", "province": p, "faction": f}.', "move_shape"
+            phrase('A take is {"action": "take", "province": p, "faction": f}.'), "move_shape"
         )
     follower = {"province": move["province"], "faction": move["faction"]}
     _take(state, seat, follower_ref(Table(state), follower, "The take"))
@@ -582,24 +618,26 @@ def _take(state: State, seat: int, take: Take) -> None:
     """Move the taken follower to ``seat`` and end its turn; IllegalMove if it may not."""
     if take is None:
         raise IllegalMove(
-            "After the card you must take one follower from a province: "
-            "'take' may be null only when no province holds a follower.",
+            phrase(
+                "After the card you must take one follower from a province: 'take' may be null"
+                " only when no province holds a follower."
+            ),
             "take",
         )
     province, faction = take
     followers = state["provinces"][province]["followers"]
     if not followers[faction]:
         raise IllegalMove(
-            f"Take: after the card {get_board(state['map']).names[province]} holds no "
-            f"{FACTION_NAMES[faction]} follower to take.",
+            phrase(NOTHING_TO_TAKE[faction], province=get_board(state["map"]).names[province]),
             "take",
         )
     judge = _LastCard.of(state, seat)
     if judge and not judge.wins_take(take):
         raise IllegalMove(
-            "Last card: after the very last action card of the game the take "
-            "must win the game for you or your partner, and this one does "
-            "not.",
+            phrase(
+                "Last card: after the very last action card of the game the take must win the"
+                " game for you or your partner, and this one does not."
+            ),
             "last_card",
         )
     followers[faction] -= 1
@@ -645,7 +683,7 @@ def _carry_out(state: State, seat: int, move: Move) -> State:
     elif set(move) == {"action"}:
         rules.pass_turn(state, seat)
     else:
-        raise IllegalMove('A pass has no other field than "action".', "move_shape")
+        raise IllegalMove(phrase('A pass has no other field than "action".'), "move_shape")
     _auto_pass(state)
     return state
 

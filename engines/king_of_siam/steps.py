@@ -21,9 +21,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from engines.base import IllegalMove, Move
-from engines.king_of_siam.board import FACTION_NAMES, FACTIONS
+from engines.king_of_siam.board import FACTIONS
 from engines.king_of_siam.cards import (
-    CARD_TITLES,
     ONLY_ONE,
     Key,
     Table,
@@ -34,10 +33,20 @@ from engines.king_of_siam.cards import (
     require_follower,
     two_for_one_exists,
 )
+from engines.king_of_siam.names import card_name
+from engines.phrases import N_, phrase
 
 #: The cards played in steps and the kind of the decision pending after a first step.
 STEPS = {"khon_thai": "place", "one_vs_one": "swap", "two_vs_one": "swap"}
 Step = tuple[str, str]
+
+
+#: A Khon Thai step naming a faction already placed, by faction.
+PLACED = {
+    "rama": N_("Khon Thai: the Rama follower is already placed (%(province)s)."),
+    "lao": N_("Khon Thai: the Lao follower is already placed (%(province)s)."),
+    "malay": N_("Khon Thai: the Malay follower is already placed (%(province)s)."),
+}
 
 
 def head(card: str, key: Key) -> Key:
@@ -90,9 +99,7 @@ def joined(table: Table, card: str, partial: Key, step: Step) -> Key:
         faction, _ = step
         if faction in placed:
             raise IllegalMove(
-                f"Khon Thai: the {FACTION_NAMES[faction]} follower is already placed "
-                f"({table.name(placed[faction])}).",
-                "khon_thai",
+                phrase(PLACED[faction], province=table.name(placed[faction])), "khon_thai"
             )
         return tuple(sorted((*partial, step), key=lambda pair: FACTIONS.index(pair[0])))
     if card == "one_vs_one":
@@ -141,13 +148,15 @@ def fitting(table: Table, card: str, partial: Key) -> list[Key]:
 
 def _explain(table: Table, card: str, partial: Key) -> None:
     """Raise the reason why no legal execution of ``card`` starts with ``partial``."""
-    title = CARD_TITLES[card]
+    title = card_name(card)
     if card == "khon_thai":
         check(table, card, partial)  # names the controlled province or the empty pool
     elif card == "one_vs_one":
         require_follower(table, *partial[0], card)
         if not any(p != partial[0][0] for p, _ in table.ends()):
-            raise IllegalMove("1 vs 1: no other province holds a follower to swap with.", card)
+            raise IllegalMove(
+                phrase("1 vs 1: no other province holds a follower to swap with."), card
+            )
     else:
         first, factions = partial
         for faction in factions:
@@ -156,13 +165,18 @@ def _explain(table: Table, card: str, partial: Key) -> None:
             raise not_enough(ONLY_ONE)
         if not any(table.count(p, f) for p in table.board.adjacent[first] for f in FACTIONS):
             raise IllegalMove(
-                f"2 vs 1: no province adjacent to {table.name(first)} holds a follower to swap "
-                "with.",
+                phrase(
+                    "2 vs 1: no province adjacent to %(province)s holds a follower to swap with.",
+                    province=table.name(first),
+                ),
                 card,
             )
     raise IllegalMove(
-        f"{title} right after a {title} may not undo it: every swap from here would swap the "
-        "same factions back between the same provinces.",
+        phrase(
+            "%(card)s right after a %(card)s may not undo it: every swap from here would swap"
+            " the same factions back between the same provinces.",
+            card=title,
+        ),
         "undo_swap",
     )
 
@@ -177,7 +191,7 @@ def join_turn(steps: Sequence[Move]) -> Move:
     """
     first, *later = steps
     if later and first.get("action") != "play":
-        raise IllegalMove("A turn of several decisions starts with its card.", "turn")
+        raise IllegalMove(phrase("A turn of several decisions starts with its card."), "turn")
     move = dict(first)
     for step in later:
         action, follower = (

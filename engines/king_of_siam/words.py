@@ -30,6 +30,7 @@ from typing import Any
 from engines.base import Move, State
 from engines.king_of_siam.board import FACTION_NAMES, FACTIONS, RULERS, get_board
 from engines.king_of_siam.cards import Table, two_for_one_exists
+from engines.king_of_siam.names import FOLLOWERS, card_name, followers
 from engines.king_of_siam.rules import BRITISH, is_over
 from engines.phrases import N_, Phrase, counted, phrase, recount, seat, sentences
 from engines.words import Label, Question, join, plural, result_sentence
@@ -47,22 +48,6 @@ NOTHING = {
 PASS = "pass"
 #: Province names of a map, by province.
 Names = Mapping[str, str]
-#: Each card's printed name, in the reader's language (the faction cards name their faction).
-CARDS = {
-    "maharacha": phrase("Maharacha"),
-    "khon_thai": phrase("Khon Thai"),
-    "one_vs_one": phrase("1 vs 1"),
-    "two_vs_one": phrase("2 vs 1"),
-    "rama": phrase("Rama"),
-    "lao": phrase("Lao"),
-    "malay": phrase("Malay"),
-}
-#: A faction's followers, one or ``%(count)s`` (each language gives the faction its form).
-FOLLOWERS = {
-    "rama": counted("a Rama follower", "%(count)s Rama followers", 1),
-    "lao": counted("a Lao follower", "%(count)s Lao followers", 1),
-    "malay": counted("a Malay follower", "%(count)s Malay followers", 1),
-}
 #: "<province> falls to the Malays.", by who takes control.
 FALLS = {
     "rama": N_("%(province)s falls to the Rama."),
@@ -105,11 +90,6 @@ def province_name(map_name: str, province: str) -> str:
     return get_board(map_name).names[province]
 
 
-def card_name(card: str) -> Phrase:
-    """The card as printed: ``one_vs_one`` -> "1 vs 1"."""
-    return CARDS[card]
-
-
 def faction_name(faction: str) -> str:
     """The faction's name in English: ``malay`` -> "Malay"."""
     return FACTION_NAMES[faction]
@@ -119,16 +99,6 @@ def ruler_name(control: str) -> str:
     """Who controls a province, in English, as in "the Lao rule Siam" (``british``: "the
     British")."""
     return RULERS[control]
-
-
-def followers(faction: str, count: int = 1) -> Phrase:
-    """``count`` followers of ``faction``: "a Lao follower", "2 Lao followers".
-
-    >>> from engines.phrases import english
-    >>> english(followers("lao")), english(followers("rama", 2))
-    ('a Lao follower', '2 Rama followers')
-    """
-    return recount(FOLLOWERS[faction], count)
 
 
 def follower_group(factions: Sequence[str]) -> Phrase:

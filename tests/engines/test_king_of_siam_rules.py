@@ -651,7 +651,9 @@ def test_rama_not_adjacent_to_home_or_rama_province_is_refused() -> None:
     # province or which are adjacent to the Rama home province": the refusal says so.
     error = refused(make(board=BOARD), "rama kedah korat; take lao korat")
     assert error.rule == "faction_card"
-    assert "adjacent to a Rama province or to the Rama home province (Ayutthaya)" in (error.message)
+    assert "adjacent to a province its faction controls or to its home province (Ayutthaya)" in (
+        error.message
+    )
     assert "Kedah is adjacent to neither" in error.message
 
 

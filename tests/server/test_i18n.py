@@ -359,3 +359,44 @@ def test_seats_reading_dutch_and_german_each_see_the_game_in_their_language(
     assert [{**entry, "description": None} for entry in codes[0]] == [
         {**entry, "description": None} for entry in codes[1]
     ]
+
+
+def test_a_king_of_siam_refusal_names_the_rule_in_german_and_dutch(
+    live_server: BackgroundServer,
+) -> None:
+    players = [{"name": name} for name in ("Ann", "Bob", "Cy")]
+    body = {"engine": "king-of-siam", "players": players, "seed": 5}
+    game = requests.post(live_server.api("/games"), json=body, timeout=10).json()
+    seat = game["to_move"][0]
+    token = {"Authorization": f"Bearer {game['players'][seat]['token']}"}
+    moves = requests.get(
+        live_server.api(f"/games/{game['id']}/legal-moves"), headers=token, timeout=10
+    ).json()["moves"]
+    card = next(move["notation"] for move in moves if move.get("card") == "maharacha")
+    played = requests.post(
+        live_server.api(f"/games/{game['id']}/moves"),
+        json={"notation": card},
+        headers=token,
+        timeout=10,
+    )
+    assert played.status_code == 201, played.text
+    said = {}
+    for language in ("de", "nl", "en"):
+        answer = requests.post(
+            live_server.api(f"/games/{game['id']}/moves"),
+            json={"notation": "pass"},
+            headers={**token, "Accept-Language": language},
+            timeout=10,
+        )
+        assert answer.status_code == 422, answer.text
+        error = answer.json()["error"]
+        assert (error["code"], error["details"]["rule"]) == ("illegal_move", "pending")
+        said[language] = error["message"]
+    assert said == {
+        "de": "Nach deiner Karte musst du zuerst einen Anhänger aus einer Provinz nehmen,"
+        " z. B. 'take lao kedah'.",
+        "nl": "Na je kaart moet je eerst een aanhanger uit een provincie nemen, bijvoorbeeld"
+        " 'take lao kedah'.",
+        "en": "After your card you must take one follower from a province before anything"
+        " else, e.g. 'take lao kedah'.",
+    }
