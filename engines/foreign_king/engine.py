@@ -11,6 +11,7 @@ from engines.foreign_king.actions import MAIN_ACTIONS, check_main, main_options,
 from engines.foreign_king.board import LOAN_AMOUNT, MOVE, REPAY_AMOUNT, board_data
 from engines.foreign_king.position import from_position, new_game
 from engines.foreign_king.state import current_seat, face_up_orders, player
+from engines.phrases import Phrase
 from engines.words import Question
 
 PUBLIC_KEYS = (
@@ -172,7 +173,7 @@ class ForeignKingEngine(Engine):
         """ "Ann wins with 41 points (Bob 30): the King's marker reached ..."."""
         return words.describe_result(result, names)
 
-    def prompt(self, state: State, seat: int) -> str:
+    def prompt(self, state: State, seat: int) -> Phrase:
         """What ``seat`` must decide: "choose an action", "bring your parliamentarians ..."."""
         return words.prompt(state, seat)
 

@@ -36,7 +36,7 @@ from engines.foreign_king.board import (
     VIRTUAL,
 )
 from engines.foreign_king.state import scores
-from engines.phrases import Words
+from engines.phrases import Phrase, Words, counted, phrase
 from engines.words import Question, join, plural, result_sentence
 
 #: Places on the turn-order track, as answers and in words.
@@ -309,27 +309,39 @@ def describe_result(result: dict[str, Any], names: Sequence[str]) -> Words:
 
 
 # -- what a seat must decide -------------------------------------------------------------
-def prompt(state: State, seat: int) -> str:
-    """What ``seat`` must decide now, as a short phrase without a name."""
+def prompt(state: State, seat: int) -> Phrase:
+    """What ``seat`` must decide now, as a short phrase without a name (in the reader's
+    language: the German rulebook's Bürger, Parlamentarier, Fabrik, Spielerreihenfolge)."""
     pending = state["pending"]
     if state["result"] is not None:
-        return "nothing: the game is over"
+        return phrase("nothing: the game is over")
     if pending is None:
-        return "choose an action" if _current(state) == seat else "wait for your turn"
+        if _current(state) == seat:
+            return phrase("choose an action")
+        return phrase("wait for your turn")
     if pending["seat"] != seat:
-        return "wait for your turn"
+        return phrase("wait for your turn")
     kind = pending["kind"]
     if kind == "bring_parliament":
-        return f"bring your parliamentarians to {NAMES[pending['province']]}, or leave them"
+        return phrase(
+            "bring your parliamentarians to %(province)s, or leave them",
+            province=NAMES[pending["province"]],
+        )
     if kind == "deactivate":
-        return f"switch off a factory in {NAMES[pending['province']]}, or none"
+        return phrase(
+            "switch off a factory in %(province)s, or none", province=NAMES[pending["province"]]
+        )
     if kind == "virtual":
-        return f"place or move {plural(pending['steps'], 'citizen')} of the virtual player"
+        return counted(
+            "place or move %(count)s citizen of the virtual player",
+            "place or move %(count)s citizens of the virtual player",
+            pending["steps"],
+        )
     if kind == "set_position":
-        return "choose your new place in the turn order"
+        return phrase("choose your new place in the turn order")
     if kind == "finish":
-        return "repay a loan before the game ends, or end it"
-    return "move another citizen (1 franc) or end the move"
+        return phrase("repay a loan before the game ends, or end it")
+    return phrase("move another citizen (1 franc) or end the move")
 
 
 def _current(state: State) -> int | None:

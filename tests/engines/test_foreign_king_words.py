@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from engines.foreign_king.board import BORDERS, NAMES, PROVINCES, board_data
+from engines.phrases import english
 from engines.words import Question
 from tests.engines.test_foreign_king_support import (
     ENGINE,
@@ -286,8 +287,8 @@ def test_result_reasons_name_nobody():
 # -- prompts -------------------------------------------------------------------------------------
 def test_prompt_a_regular_turn_and_waiting():
     state = position(3, to_move=GREEN)
-    assert ENGINE.prompt(state, GREEN) == "choose an action"
-    assert ENGINE.prompt(state, RED) == "wait for your turn"
+    assert english(ENGINE.prompt(state, GREEN)) == "choose an action"
+    assert english(ENGINE.prompt(state, RED)) == "wait for your turn"
 
 
 @pytest.mark.parametrize(
@@ -311,7 +312,7 @@ def test_prompt_of_each_pending_decision(setup: list[str], seat: int, expected: 
     for text in setup:
         state = ENGINE.apply(state, mover, ENGINE.parse(text))
     assert ENGINE.to_move(state) == [seat]
-    assert ENGINE.prompt(state, seat) == expected
+    assert english(ENGINE.prompt(state, seat)) == expected
 
 
 def test_prompt_deactivate_virtual_and_finish():
@@ -322,11 +323,11 @@ def test_prompt_deactivate_virtual_and_finish():
         BLUE,
         ENGINE.parse("king liege"),
     )
-    assert ENGINE.prompt(state, BLUE) == "switch off a factory in Liège, or none"
+    assert english(ENGINE.prompt(state, BLUE)) == "switch off a factory in Liège, or none"
     provinces = {"liege": {"citizens": {"0": 4}, "factories": [{"kind": "textile"}]}}
     state = position(2, provinces=provinces, king={"at": "brabant"}, to_move=0)
     state = ENGINE.apply(state, 0, ENGINE.parse("king liege"))
-    assert ENGINE.prompt(state, 1) == "place or move 2 citizens of the virtual player"
+    assert english(ENGINE.prompt(state, 1)) == "place or move 2 citizens of the virtual player"
     state = position(
         3,
         provinces=with_citizens(liege={"0": 4}),
@@ -335,9 +336,9 @@ def test_prompt_deactivate_virtual_and_finish():
         to_move=0,
     )
     state = ENGINE.apply(state, 0, ENGINE.parse("king liege"))
-    assert ENGINE.prompt(state, 0) == "repay a loan before the game ends, or end it"
+    assert english(ENGINE.prompt(state, 0)) == "repay a loan before the game ends, or end it"
     finished = ENGINE.apply(state, 0, ENGINE.parse("finish"))
-    assert ENGINE.prompt(finished, 0) == "nothing: the game is over"
+    assert english(ENGINE.prompt(finished, 0)) == "nothing: the game is over"
 
 
 # -- questions ----------------------------------------------------------------------------------
@@ -428,7 +429,7 @@ def test_every_listed_move_has_a_sentence_in_words(players: int, seed: int):
             sentence = ENGINE.describe(state, after, seat, move, names)
             assert sentence.startswith((names[seat], "With the Queen")), sentence
             assert sentence.endswith(".") and not IDENTIFIER.search(sentence), sentence
-        prompt = ENGINE.prompt(state, seat)
+        prompt = english(ENGINE.prompt(state, seat))
         assert prompt and not IDENTIFIER.search(prompt) and not any(n in prompt for n in names)
 
 
