@@ -40,7 +40,7 @@ from engines.base import (
     State,
     canonical_json,
 )
-from engines.phrases import Words
+from engines.phrases import Words, phrase
 from engines.rng import Rng
 from engines.words import Question, result_sentence
 
@@ -278,10 +278,10 @@ class BangkokKlongsEngine(Engine):
         """The winners, the scores and what the inventories brought."""
         return words.describe_result(result, names) or result_sentence(result)
 
-    def prompt(self, state: State, seat: int) -> str:
+    def prompt(self, state: State, seat: int) -> Words:
         """What ``seat`` decides now: "place a boat", "score a landing place or decline"..."""
         if seat not in self.to_move(state):
-            return "wait for your turn"
+            return phrase("wait for your turn")
         return words.prompt(state, seat)
 
     def questions(self, state: State, seat: int) -> list[Question]:

@@ -40,6 +40,7 @@ from engines.bangkok_klongs.board import (
 )
 from engines.bangkok_klongs.rules import FINISH, LATER, PLACE
 from engines.base import Move, State
+from engines.phrases import N_, Phrase, phrase
 from engines.words import Question, join, plural
 
 #: The answer of the first question of a turn that plays a move card before placing.
@@ -394,23 +395,38 @@ def describe_result(result: dict[str, Any], names: Sequence[str]) -> str | None:
 # -- prompt ----------------------------------------------------------------------------
 
 
-def prompt(state: State, seat: int) -> str:
-    """What ``seat`` decides now, as a short phrase without a name."""
+#: The prompt of a market day, by its kind.
+MARKET_PROMPTS = {
+    SMALL: N_("score a landing place or decline (small market day)"),
+    BIG: N_("score a landing place or decline (big market day)"),
+}
+#: The prompt of a placement: (on a start field, a move card may go first) -> words.
+PLACE_PROMPTS = {
+    (False, False): N_("place a boat"),
+    (True, False): N_("place a boat on a start field"),
+    (False, True): N_("place a boat (or first move one of yours with a move card)"),
+    (True, True): N_("place a boat on a start field (or first move one of yours with a move card)"),
+}
+
+
+def prompt(state: State, seat: int) -> Phrase:
+    """What ``seat`` decides now, as a short phrase without a name (the Dutch rulebook's
+    aanlegplaats, marktdag, verplaatsingskaart, startveld)."""
     layout = layout_of(state)
     market, pending = state["market"], state["pending"]
     if market is not None:
-        return f"score a landing place or decline ({MARKET_WORDS[market['kind']]})"
+        return phrase(MARKET_PROMPTS[market["kind"]])
     if pending is not None and pending["kind"] == PLACE:
-        return "place a boat"
+        return phrase(PLACE_PROMPTS[False, False])
     player = state["players"][seat]
     movable = player["move_cards"] > 0 and can_relocate(layout, state["board"], seat)
     if pending is not None and pending["kind"] == FINISH:
         if pending["relocate"] and movable:
-            return "move one of your boats with a move card, or end the turn"
-        return "choose the pile to draw from" if state["options"]["tactical"] else "end the turn"
-    where = " on a start field" if seat in state["first_round"] else ""
-    card = " (or first move one of yours with a move card)" if movable else ""
-    return f"place a boat{where}{card}"
+            return phrase("move one of your boats with a move card, or end the turn")
+        if state["options"]["tactical"]:
+            return phrase("choose the pile to draw from")
+        return phrase("end the turn")
+    return phrase(PLACE_PROMPTS[seat in state["first_round"], movable])
 
 
 # -- the guided questions --------------------------------------------------------------

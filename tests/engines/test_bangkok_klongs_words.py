@@ -253,15 +253,23 @@ def test_a_result_without_scores_falls_back_to_the_common_sentence() -> None:
 
 def test_prompts_follow_the_decision() -> None:
     state = ENGINE.setup(2, options(), 3)
-    assert ENGINE.prompt(state, 0) == "place a boat on a start field"
-    assert ENGINE.prompt(state, 1) == "wait for your turn"
+    assert english(ENGINE.prompt(state, 0)) == "place a boat on a start field"
+    assert english(ENGINE.prompt(state, 1)) == "wait for your turn"
     state = position(2, board=two_boats(), hands=[[plain("shrimp", 1)], []])
-    assert ENGINE.prompt(state, 0) == "place a boat (or first move one of yours with a move card)"
-    assert ENGINE.prompt(play(state, 0, "relocate r7c3 r6c3"), 0) == "place a boat"
+    assert (
+        english(ENGINE.prompt(state, 0))
+        == "place a boat (or first move one of yours with a move card)"
+    )
+    assert english(ENGINE.prompt(play(state, 0, "relocate r7c3 r6c3"), 0)) == "place a boat"
     later = play(state, 0, f"place {plain('shrimp', 1)} r6c3 new relocate after")
-    assert ENGINE.prompt(later, 0) == "move one of your boats with a move card, or end the turn"
+    assert (
+        english(ENGINE.prompt(later, 0))
+        == "move one of your boats with a move card, or end the turn"
+    )
     market = position(2, board=john_and_eva(), market={"kind": "small", "trigger": 0}, luk_phat=4)
-    assert ENGINE.prompt(market, 0) == "score a landing place or decline (small market day)"
+    assert (
+        english(ENGINE.prompt(market, 0)) == "score a landing place or decline (small market day)"
+    )
 
 
 def test_questions_at_a_market_day_offer_landing_places_and_decline() -> None:
@@ -358,7 +366,7 @@ def play_and_check(players: int, tactical: bool, seed: int, rnd: random.Random) 
         questions = ENGINE.questions(state, seat)
         assert asked_tree(questions, moves) == len(moves)
         check_labels(questions, moves, view)
-        prompt = ENGINE.prompt(state, seat)
+        prompt = english(ENGINE.prompt(state, seat))
         assert prompt and not IDENTIFIER.search(prompt)
         for viewer in [None, *range(players)]:
             assert StateSchema().validate(ENGINE.view(state, viewer)) == {}
