@@ -25,6 +25,8 @@ import re
 import unicodedata
 from collections.abc import Iterable, Mapping
 
+from engines.phrases import Phrase, english, phrase
+
 #: What may stand between the words of a printed name (or nothing at all).
 BETWEEN = r"[\s_.\-]*"
 #: How alike a word must be to a valid one to be offered as its closest spelling.
@@ -63,11 +65,17 @@ def closest(word: str, choices: Iterable[str]) -> str | None:
     return found[0] if found else None
 
 
+def suggestion(word: str, choices: Iterable[str]) -> Phrase | None:
+    """ "Did you mean 'x'?" for the closest valid spelling (a phrase), or ``None``."""
+    found = closest(word, choices)
+    return phrase("Did you mean %(word)r?", word=found) if found else None
+
+
 def did_you_mean(word: str, choices: Iterable[str]) -> str:
-    """`` Did you mean 'x'?`` for the closest valid spelling, or ``""``.
+    """`` Did you mean 'x'?`` for the closest valid spelling (in English), or ``""``.
 
     >>> did_you_mean("khon", ["khon_thai", "rama"])
     " Did you mean 'khon_thai'?"
     """
-    found = closest(word, choices)
-    return f" Did you mean '{found}'?" if found else ""
+    found = suggestion(word, choices)
+    return f" {english(found)}" if found else ""

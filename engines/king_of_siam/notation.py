@@ -9,15 +9,15 @@ from typing import Any
 from engines.base import Move, NotationError, State
 from engines.king_of_siam.board import FACTION_NAMES, FACTIONS, MAPS, get_board
 from engines.king_of_siam.cards import CARD_TITLES, CARDS, FIELD_SETS
-from engines.spelling import Spellings, did_you_mean
+from engines.phrases import phrase, sentences
+from engines.spelling import Spellings, suggestion
 
 NONE = "none"
 PROVINCE_WORD = re.compile(r"^[a-z][a-z0-9-]*$")
-HINT = (
-    "Write 'pass', a card with its targets and the take (e.g. "
-    "'rama korat sukhothai; take lao kedah'), the card alone ('rama korat sukhothai') "
-    "or, after your card, the next step ('take lao kedah', 'swap lao kedah', "
-    "'place lao kedah')."
+HINT = phrase(
+    "Write 'pass', a card with its targets and the take (e.g. 'rama korat sukhothai; take lao"
+    " kedah'), the card alone ('rama korat sukhothai') or, after your card, the next step ('take"
+    " lao kedah', 'swap lao kedah', 'place lao kedah')."
 )
 #: The answers to a pending decision, each naming one follower: ``<word> <faction> <province>``.
 ANSWERS = ("take", "swap", "place")
@@ -73,11 +73,13 @@ def format_move(move: Move) -> str:
         card = move["card"]
         fields = set(move) - {"action", "card", "take"}
         if move["action"] != "play" or fields not in FIELD_SETS[card]:
-            raise NotationError(f"Not a King of Siam move: {move!r}.")
+            raise NotationError(phrase("Not a King of Siam move: %(move)s.", move=repr(move)))
         text = f"{card} {' '.join(_FORMATTERS.get(card, _format_faction_card)(move)) or NONE}"
         return f"{text}; {_format_take(move['take'])}" if "take" in move else text
     except (KeyError, TypeError, ValueError, AttributeError) as error:
-        raise NotationError(f"Not a King of Siam move: {move!r}.") from error
+        raise NotationError(
+            phrase("Not a King of Siam move: %(move)s.", move=repr(move))
+        ) from error
 
 
 def _format_take(take: dict[str, str] | None) -> str:
@@ -140,14 +142,22 @@ def parse_move(text: str, state: State | None = None) -> Move:
     if parts == [["pass"]]:
         return {"action": "pass"}
     if len(parts) > 2 or not parts[0]:
-        raise NotationError(f"A card and its take are separated by one ';'. {HINT}")
+        raise NotationError(
+            sentences(phrase("A card and its take are separated by one ';'."), HINT)
+        )
     if parts[0][0] in ANSWERS and len(parts) == 1:
         return _read_answer(parts[0], provinces)
     card, *words = parts[0]
     if card not in CARDS:
         raise NotationError(
-            f"Unknown card '{card}': use pass, take, {', '.join(CARDS)}."
-            + did_you_mean(card, (*CARDS, "pass", *ANSWERS))
+            sentences(
+                phrase(
+                    "Unknown card %(card)r: use pass, take, %(cards)s.",
+                    card=card,
+                    cards=", ".join(CARDS),
+                ),
+                suggestion(card, (*CARDS, "pass", *ANSWERS)),
+            )
         )
     reader = _READERS.get(card, _read_faction_card)
     fields = _empty_fields(card) if words == [NONE] else reader(words, _Words(provinces))
@@ -179,16 +189,26 @@ class _Words:
 
     def province(self, word: str) -> str:
         if not PROVINCE_WORD.match(word) or (self.provinces and word not in self.provinces):
-            known = f" ({', '.join(self.provinces)})" if self.provinces else ""
-            hint = did_you_mean(word, self.provinces or ())
-            raise NotationError(f"'{word}' is not a province{known}.{hint}")
+            said = (
+                phrase(
+                    "%(word)r is not a province (%(provinces)s).",
+                    word=word,
+                    provinces=", ".join(self.provinces),
+                )
+                if self.provinces
+                else phrase("%(word)r is not a province.", word=word)
+            )
+            raise NotationError(sentences(said, suggestion(word, self.provinces or ())))
         return word
 
     @staticmethod
     def faction(word: str) -> str:
         if word not in FACTIONS:
             raise NotationError(
-                f"'{word}' is not a faction: use rama, lao or malay." + did_you_mean(word, FACTIONS)
+                sentences(
+                    phrase("%(word)r is not a faction: use rama, lao or malay.", word=word),
+                    suggestion(word, FACTIONS),
+                )
             )
         return word
 
@@ -205,7 +225,7 @@ def _empty_fields(card: str) -> dict[str, Any]:
 def _read_answer(words: list[str], provinces: tuple[str, ...] | None) -> dict[str, str]:
     action = words[0]
     if len(words) != 3:
-        raise NotationError(f"Write '{action} <faction> <province>'.")
+        raise NotationError(phrase("Write '%(action)s <faction> <province>'.", action=action))
     check = _Words(provinces)
     return {
         "action": action,
@@ -218,7 +238,9 @@ def _read_take(words: list[str], provinces: tuple[str, ...] | None) -> dict[str,
     if words == ["take", NONE]:
         return None
     if len(words) != 3 or words[0] != "take":
-        raise NotationError("After ';' write the take: 'take <faction> <province>' or 'take none'.")
+        raise NotationError(
+            phrase("After ';' write the take: 'take <faction> <province>' or 'take none'.")
+        )
     check = _Words(provinces)
     return {"province": check.province(words[2]), "faction": check.faction(words[1])}
 
@@ -226,7 +248,9 @@ def _read_take(words: list[str], provinces: tuple[str, ...] | None) -> dict[str,
 def _read_maharacha(words: list[str], check: _Words) -> dict[str, Any]:
     if len(words) != 5 or words[0] != "swap" or words[3] != "king":
         raise NotationError(
-            "Write 'maharacha swap <province> <province> king <province>' or 'maharacha none'."
+            phrase(
+                "Write 'maharacha swap <province> <province> king <province>' or 'maharacha none'."
+            )
         )
     return {
         "swap": [check.province(words[1]), check.province(words[2])],
@@ -239,8 +263,10 @@ def _read_khon_thai(words: list[str], check: _Words) -> dict[str, Any]:
     factions = [faction for faction, _ in pairs]
     if len(words) % 2 or len(set(factions)) != len(factions):
         raise NotationError(
-            "Write 'khon_thai <faction> <province> ...' with each faction "
-            "at most once, or 'khon_thai none'."
+            phrase(
+                "Write 'khon_thai <faction> <province> ...' with each faction at most once, or"
+                " 'khon_thai none'."
+            )
         )
     return {"place": {check.faction(f): check.province(p) for f, p in pairs}}
 
@@ -248,8 +274,10 @@ def _read_khon_thai(words: list[str], check: _Words) -> dict[str, Any]:
 def _read_one_vs_one(words: list[str], check: _Words) -> dict[str, Any]:
     if len(words) not in (2, 5) or words[2:3] not in ([], ["with"]):
         raise NotationError(
-            "Write 'one_vs_one <faction> <province> with <faction> <province>', its first "
-            "step 'one_vs_one <faction> <province>' or 'one_vs_one none'."
+            phrase(
+                "Write 'one_vs_one <faction> <province> with <faction> <province>', its first "
+                "step 'one_vs_one <faction> <province>' or 'one_vs_one none'."
+            )
         )
     move = {"give": {"province": check.province(words[1]), "faction": check.faction(words[0])}}
     if len(words) == 5:
@@ -261,10 +289,12 @@ def _read_two_vs_one(words: list[str], check: _Words) -> dict[str, Any]:
     two, one = (words[:-3], words[-2:]) if "with" in words else (words, None)
     if len(two) not in (2, 3) or (one is not None and words[-3] != "with"):
         raise NotationError(
-            "Write 'two_vs_one <faction> <faction> <province> with <faction> <province>', "
-            "'two_vs_one <faction> <province> with <faction> <province>' (1 for 1), the "
-            "first step alone ('two_vs_one <faction> <faction> <province>') or "
-            "'two_vs_one none'."
+            phrase(
+                "Write 'two_vs_one <faction> <faction> <province> with <faction> <province>', "
+                "'two_vs_one <faction> <province> with <faction> <province>' (1 for 1), the "
+                "first step alone ('two_vs_one <faction> <faction> <province>') or "
+                "'two_vs_one none'."
+            )
         )
     move = {
         "two": {
@@ -280,7 +310,7 @@ def _read_two_vs_one(words: list[str], check: _Words) -> dict[str, Any]:
 def _read_faction_card(words: list[str], check: _Words) -> dict[str, Any]:
     if not 1 <= len(words) <= 2:
         raise NotationError(
-            "Write '<faction card> <province> [<province>]' or '<faction card> none'."
+            phrase("Write '<faction card> <province> [<province>]' or '<faction card> none'.")
         )
     return {"place": [check.province(word) for word in words]}
 
