@@ -72,7 +72,7 @@ def test_gg_enter_a1_and_say_hi(games: GameService, mailbox: Mailbox) -> None:
     game = siam(games)
     turn = mailbox.latest(ANN)
     mistyped = reply(games, turn, "enter a1")
-    assert mistyped.status == "rejected" and "takes 2 word(s)" in mistyped.reason
+    assert mistyped.status == "rejected" and "takes 2 words after it" in mistyped.reason
     refusal = words(mailbox.latest(ANN, "Move not played"))
     assert 'Your move "enter a1" was not played' in refusal and '"say:"' in refusal
     assert reply(games, turn, "gg").status == "said"
