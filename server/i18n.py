@@ -195,6 +195,14 @@ def init_i18n(app: Flask) -> None:
     app.context_processor(language_helpers)
 
 
+#: The parts of a path that are secrets (a seat's link, a sign-in link, a mail's stop link).
+SECRET_ARGS = frozenset({"token", "link"})
+
+
 def language_helpers() -> dict[str, Any]:
-    """What every page may use: the page's language and the languages of the switch."""
-    return {"page_language": page_language(), "languages": LANGUAGES}
+    """What every page may use: the page's language, the languages of the switch, and whether
+    the page shows the switch: not on a page whose address holds a secret (a seat's or a
+    sign-in link), whose path the switch would copy into its form and whose form's CSRF
+    session would be a cookie handed out with a dead link."""
+    secret = bool(SECRET_ARGS & set(request.view_args or {}))
+    return {"page_language": page_language(), "languages": LANGUAGES, "language_switch": not secret}
