@@ -18,9 +18,10 @@ import pytest
 import requests
 from playwright.sync_api import BrowserContext, Page, expect
 
-from engines import Engine
+from engines import ENGINES, Engine
 from server.http.guide import WHICH_MOVE
 from server.http.pages import HELD_SEPARATOR, seat_cookie, seats_cookie
+from tests.server.test_api import WINNING_LINE
 from tests.support import BackgroundServer
 
 NAMES = ["Ann", "Bob", "Cleo", "Dan"]
@@ -317,3 +318,18 @@ def too_small_on_the_board(page: Page) -> list[str]:
     return [f"text {words!r} at {size} px" for words, size in found["small"]] + [
         f"target {label!r} of {width}x{height} px" for label, width, height in found["tiny"]
     ]
+
+
+def stages(server: BackgroundServer, engine_id: str, players: int) -> dict[str, dict]:
+    """Three games of ``engine_id``: new, half played and finished (random legal moves)."""
+    engine = ENGINES[engine_id]
+    games = {}
+    for stage, share in (("start", 0.0), ("middle", 0.5), ("finished", 1.0)):
+        game = create_game(server, engine_id, players, seed=3)
+        mirror = Mirror(engine, players, seed=3)
+        line = [step for turn in mirror.random_turns(random.Random(3)) for step in turn]
+        if engine_id == "siam":  # random Siam games last long: the rulebook's line instead
+            line = [engine.parse(n) for n in WINNING_LINE]
+        play_by_api(server, game, mirror, line[: int(len(line) * share)])
+        games[stage] = game
+    return games

@@ -1,0 +1,177 @@
+"""WCAG 2.2 AA in a real browser: axe-core finds nothing on any page, in both colour themes.
+
+axe-core (the npm package, :func:`tests.web.conftest.axe_source`) runs in Debian's
+Chromium on the lobby with its new-game form, the created page, every rules page, a
+player's games, and every game's page at its start, middle and end, for the seat to move
+(also after one pick on the board) and for a watcher; each page once in the light theme and
+once in the dark one (``prefers-color-scheme``). Every rule of axe counts: its WCAG rules,
+its best practices (``heading-order``, ``landmark-unique``...) and its experimental rules
+(``label-content-name-mismatch``...).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+import requests
+from playwright.sync_api import Browser, BrowserContext, Page
+
+from engines import ENGINES
+from server.accounts.service import AccountService
+from server.http.actor import SESSION_COOKIE
+from server.store import open_store
+from tests.server.test_admin import add_player
+from tests.support import BackgroundServer, start_background
+from tests.web.table import (
+    DESKTOP,
+    create_game,
+    mark_table,
+    open_seat,
+    seat_link,
+    stages,
+    wait_for_new_table,
+)
+
+#: Many pages from one address in a minute: over the limits a real reader never reaches.
+UNTHROTTLED = {"TURNPOST_RATELIMIT_IP": "99999/minute", "TURNPOST_RATELIMIT_TOKEN": "99999/minute"}
+
+#: axe-core's run on the whole page: each violation, with a few of the elements it found.
+AXE_RUN = """async () => {
+  const experimental = Object.fromEntries(
+    axe.getRules(['experimental']).map(rule => [rule.ruleId, {enabled: true}]));
+  const found = await axe.run(document, {resultTypes: ['violations'], rules: experimental});
+  return found.violations.map(v => `${v.id} (${v.impact}): ${v.help}; ` + v.nodes.slice(0, 3)
+    .map(n => n.target.join(' ') + ' ' + (n.failureSummary || '').replace(/\\s+/g, ' ')
+    .slice(0, 240)).join(' | '));
+}"""
+
+
+@pytest.fixture(scope="module")
+def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BackgroundServer]:
+    """This module's real server, without the rate limits of one address."""
+    server = start_background(str(tmp_path_factory.mktemp("a11y") / "turnpost.db"), 2, UNTHROTTLED)
+    yield server
+    server.stop()
+
+
+def violations(page: Page, axe_source: str, where: str) -> list[str]:
+    """What axe-core finds on ``page`` in the light theme and then in the dark one."""
+    found = []
+    for scheme in ("light", "dark"):
+        page.emulate_media(color_scheme=scheme)
+        if not page.evaluate("typeof axe !== 'undefined'"):
+            page.evaluate(axe_source)
+        found += [f"{where} ({scheme}): {words}" for words in page.evaluate(AXE_RUN)]
+    page.emulate_media(color_scheme="light")
+    return found
+
+
+def signed_in_context(browser: Browser, server: BackgroundServer, player_id: str) -> BrowserContext:
+    """A browser context signed in as a new player ``player_id``."""
+    store = open_store(server.db_path)
+    try:
+        add_player(store, player_id, f"{player_id}@example.org")
+        session = AccountService(store, "unused").open_session(player_id)
+    finally:
+        store.close()
+    context = browser.new_context(viewport=DESKTOP)
+    context.add_cookies([{"name": SESSION_COOKIE, "value": session, "url": server.url}])
+    return context
+
+
+def test_the_lobby_new_game_created_rules_and_my_games_pages_have_no_violation(
+    live_server: BackgroundServer, browser: Browser, axe_source: str
+) -> None:
+    context = signed_in_context(browser, live_server, "ann")
+    found = []
+    try:
+        page = context.new_page()
+        page.goto(live_server.url)
+        found += violations(page, axe_source, "lobby")
+        page.fill("#name0", "Ann")
+        page.fill("#name1", "Bob")
+        with page.expect_navigation():
+            page.click("#create-game button[type=submit]")
+        found += violations(page, axe_source, "created")
+        with page.expect_navigation():
+            page.locator("form.play-as button").first.click()
+        page.goto(f"{live_server.url}/me/games")
+        found += violations(page, axe_source, "my games")
+        page.goto(live_server.url)
+        found += violations(page, axe_source, "lobby signed in")
+        for engine in ENGINES:
+            page.goto(f"{live_server.url}/rules/{engine}")
+            found += violations(page, axe_source, f"rules of {engine}")
+    finally:
+        context.close()
+    assert not found, "\n".join(found)
+
+
+@pytest.mark.parametrize(
+    ("engine_id", "players"),
+    [("siam", 2), ("king-of-siam", 3), ("foreign-king", 2), ("bangkok-klongs", 2)],
+)
+def test_every_game_page_has_no_violation_for_the_seat_to_move_and_a_watcher(
+    live_server: BackgroundServer, browser: Browser, axe_source: str, engine_id: str, players: int
+) -> None:
+    found = []
+    for stage, game in stages(live_server, engine_id, players).items():
+        shown = requests.get(live_server.api(f"/games/{game['id']}"), timeout=10).json()
+        seat = shown["to_move"][0] if shown["to_move"] else 0
+        context = browser.new_context(viewport=DESKTOP)
+        try:
+            page = open_seat(context, seat_link(live_server, game, seat))
+            found += violations(page, axe_source, f"{stage}, seat {seat}")
+            pick = page.locator('#board a[href*="m."]')
+            if pick.count():
+                mark_table(page)
+                pick.first.press("Enter")
+                wait_for_new_table(page)
+                found += violations(page, axe_source, f"{stage}, seat {seat} after a pick")
+            watcher = context.browser.new_context(viewport=DESKTOP)
+            try:
+                watching = watcher.new_page()
+                watching.goto(f"{live_server.url}/games/{game['id']}")
+                found += violations(watching, axe_source, f"{stage}, a watcher")
+            finally:
+                watcher.close()
+        finally:
+            context.close()
+    assert not found, "\n".join(found)
+
+
+def test_an_unknown_page_has_no_violation(
+    live_server: BackgroundServer, browser: Browser, axe_source: str
+) -> None:
+    context = browser.new_context(viewport=DESKTOP)
+    try:
+        page = context.new_page()
+        page.goto(f"{live_server.url}/nope")
+        found = violations(page, axe_source, "error page")
+    finally:
+        context.close()
+    assert not found, "\n".join(found)
+
+
+def test_axe_finds_what_it_is_there_to_find(
+    live_server: BackgroundServer, browser: Browser, axe_source: str
+) -> None:
+    """The check can fail: an image without words and a grey on grey line are found."""
+    game = create_game(live_server, "siam", 2)
+    context = browser.new_context(viewport=DESKTOP)
+    try:
+        page = context.new_page()
+        page.goto(f"{live_server.url}/games/{game['id']}")
+        page.evaluate(
+            """() => {
+              const main = document.querySelector('main');
+              main.insertAdjacentHTML('beforeend',
+                '<img src="/static/favicon.svg"><p style="color:#999;background:#aaa">grey</p>');
+            }"""
+        )
+        found = violations(page, axe_source, "spoiled")
+    finally:
+        context.close()
+    assert any("image-alt" in line for line in found), found
+    assert any("color-contrast" in line for line in found), found
