@@ -25,6 +25,7 @@ from tests.server.test_api import WINNING_LINE
 from tests.support import BackgroundServer
 
 NAMES = ["Ann", "Bob", "Cleo", "Dan"]
+SIAM = ENGINES["siam"]
 DESKTOP = {"width": 1280, "height": 900}
 PHONE = {"width": 390, "height": 844}
 #: What an engine identifier looks like in page text (snake_case names, tile ids, seat numbers,

@@ -1,4 +1,5 @@
-"""WCAG 2.2 AA in a real browser: axe-core finds nothing on any page, in both colour themes.
+"""WCAG 2.2 AA in a real browser: axe-core finds nothing on any page, in both colour themes;
+another player's move is said in the live region; less motion is honoured.
 
 axe-core (the npm package, :func:`tests.web.conftest.axe_source`) runs in Debian's
 Chromium on the lobby with its new-game form, the created page, every rules page, a
@@ -15,7 +16,7 @@ from collections.abc import Iterator
 
 import pytest
 import requests
-from playwright.sync_api import Browser, BrowserContext, Page
+from playwright.sync_api import Browser, BrowserContext, Page, expect
 
 from engines import ENGINES
 from server.accounts.service import AccountService
@@ -25,9 +26,12 @@ from tests.server.test_admin import add_player
 from tests.support import BackgroundServer, start_background
 from tests.web.table import (
     DESKTOP,
+    SIAM,
+    Mirror,
     create_game,
     mark_table,
     open_seat,
+    play_by_api,
     seat_link,
     stages,
     wait_for_new_table,
@@ -36,8 +40,10 @@ from tests.web.table import (
 #: Many pages from one address in a minute: over the limits a real reader never reaches.
 UNTHROTTLED = {"TURNPOST_RATELIMIT_IP": "99999/minute", "TURNPOST_RATELIMIT_TOKEN": "99999/minute"}
 
-#: axe-core's run on the whole page: each violation, with a few of the elements it found.
+#: axe-core's run on the whole page once its transitions are over (a theme's colours fade in):
+#: each violation, with a few of the elements it found.
 AXE_RUN = """async () => {
+  await Promise.all(document.getAnimations().map(running => running.finished));
   const experimental = Object.fromEntries(
     axe.getRules(['experimental']).map(rule => [rule.ruleId, {enabled: true}]));
   const found = await axe.run(document, {resultTypes: ['violations'], rules: experimental});
@@ -175,3 +181,42 @@ def test_axe_finds_what_it_is_there_to_find(
         context.close()
     assert any("image-alt" in line for line in found), found
     assert any("color-contrast" in line for line in found), found
+
+
+def test_the_live_region_says_the_other_players_move_in_words(
+    live_server: BackgroundServer, browser: Browser
+) -> None:
+    game = create_game(live_server, "siam", 2)
+    context = browser.new_context(viewport=DESKTOP)
+    try:
+        bob = open_seat(context, seat_link(live_server, game, 1))
+        region = bob.locator("#announce")
+        expect(region).to_have_attribute("aria-live", "polite")
+        expect(region).to_have_text("")
+        bob.wait_for_timeout(500)  # the stream is open
+        play_by_api(live_server, game, Mirror(SIAM, 2, seed=7), [SIAM.parse("enter a1 N")])
+        expect(region).to_have_text(
+            "Ann enters an elephant on a1, facing north. Your turn: enter a rhino."
+        )
+        assert not region.is_visible() or region.bounding_box()["width"] <= 1
+    finally:
+        context.close()
+
+
+def test_less_motion_when_the_reader_asks_for_it(
+    live_server: BackgroundServer, browser: Browser
+) -> None:
+    moving = """() => [...document.querySelectorAll('*')].filter(element => {
+      const style = getComputedStyle(element);
+      return style.animationName !== 'none'
+        || style.transitionDuration.split(',').some(time => parseFloat(time) > 0);
+    }).length"""
+    game = create_game(live_server, "siam", 2)
+    context = browser.new_context(viewport=DESKTOP)
+    try:
+        page = open_seat(context, seat_link(live_server, game, 0))
+        assert page.evaluate(moving) > 0, "the buttons fade their colours"
+        page.emulate_media(reduced_motion="reduce")
+        assert page.evaluate(moving) == 0
+    finally:
+        context.close()
