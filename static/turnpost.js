@@ -108,7 +108,8 @@
   }
 
   // The board's choice nearest to ``from`` in the direction ``way`` ([dx, dy]): the least
-  // distance along it plus twice the distance across it; none when nothing lies that way.
+  // distance along it plus four times the distance across it (a choice in line first);
+  // none when nothing lies that way.
   function nearest(board, from, way) {
     var here = centre(from);
     var best = null;
@@ -119,7 +120,7 @@
       var along = (there[0] - here[0]) * way[0] + (there[1] - here[1]) * way[1];
       var across = Math.abs((there[0] - here[0]) * way[1] + (there[1] - here[1]) * way[0]);
       if (along <= 1) { return; }
-      var score = along + 2 * across;
+      var score = along + 4 * across;
       if (score < bestScore) { best = link; bestScore = score; }
     });
     return best;

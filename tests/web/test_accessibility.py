@@ -12,8 +12,6 @@ its best practices (``heading-order``, ``landmark-unique``...) and its experimen
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 import requests
 from playwright.sync_api import Browser, BrowserContext, Page, expect
@@ -23,10 +21,11 @@ from server.accounts.service import AccountService
 from server.http.actor import SESSION_COOKIE
 from server.store import open_store
 from tests.server.test_admin import add_player
-from tests.support import BackgroundServer, start_background
+from tests.support import BackgroundServer
 from tests.web.table import (
     DESKTOP,
     SIAM,
+    UNTHROTTLED,
     Mirror,
     create_game,
     mark_table,
@@ -37,8 +36,10 @@ from tests.web.table import (
     wait_for_new_table,
 )
 
-#: Many pages from one address in a minute: over the limits a real reader never reaches.
-UNTHROTTLED = {"TURNPOST_RATELIMIT_IP": "99999/minute", "TURNPOST_RATELIMIT_TOKEN": "99999/minute"}
+#: Many pages from one address in a minute: the module's server (tests/conftest.py's
+#: ``live_server``) runs without the limits a real reader never reaches.
+LIVE_SERVER_ENVIRONMENT = UNTHROTTLED
+
 
 #: axe-core's run on the whole page once its transitions are over (a theme's colours fade in):
 #: each violation, with a few of the elements it found.
@@ -51,14 +52,6 @@ AXE_RUN = """async () => {
     .map(n => n.target.join(' ') + ' ' + (n.failureSummary || '').replace(/\\s+/g, ' ')
     .slice(0, 240)).join(' | '));
 }"""
-
-
-@pytest.fixture(scope="module")
-def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BackgroundServer]:
-    """This module's real server, without the rate limits of one address."""
-    server = start_background(str(tmp_path_factory.mktemp("a11y") / "turnpost.db"), 2, UNTHROTTLED)
-    yield server
-    server.stop()
 
 
 def violations(page: Page, axe_source: str, where: str) -> list[str]:
