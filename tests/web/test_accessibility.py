@@ -24,6 +24,7 @@ from tests.server.test_admin import add_player
 from tests.support import BackgroundServer
 from tests.web.table import (
     DESKTOP,
+    IDENTIFIER,
     SIAM,
     UNTHROTTLED,
     Mirror,
@@ -64,6 +65,17 @@ def violations(page: Page, axe_source: str, where: str) -> list[str]:
         found += [f"{where} ({scheme}): {words}" for words in page.evaluate(AXE_RUN)]
     page.emulate_media(color_scheme="light")
     return found
+
+
+#: The accessible name of each choice on the board (what a screen reader says for it).
+BOARD_NAMES = """() => [...document.querySelectorAll('#board a[href]')].map(link =>
+  link.getAttribute('aria-label') || link.textContent.replace(/\\s+/g, ' ').trim())"""
+
+
+def unnamed_choices(page: Page, where: str) -> list[str]:
+    """The board's choices on ``page`` without a name in words (none, or an identifier)."""
+    names = page.evaluate(BOARD_NAMES)
+    return [f"{where}: {name!r}" for name in names if not name or IDENTIFIER.search(name)]
 
 
 def signed_in_context(browser: Browser, server: BackgroundServer, player_id: str) -> BrowserContext:
@@ -122,12 +134,14 @@ def test_every_game_page_has_no_violation_for_the_seat_to_move_and_a_watcher(
         try:
             page = open_seat(context, seat_link(live_server, game, seat))
             found += violations(page, axe_source, f"{stage}, seat {seat}")
+            found += unnamed_choices(page, f"{stage}, seat {seat}")
             pick = page.locator('#board a[href*="m."]')
             if pick.count():
                 mark_table(page)
                 pick.first.press("Enter")
                 wait_for_new_table(page)
                 found += violations(page, axe_source, f"{stage}, seat {seat} after a pick")
+                found += unnamed_choices(page, f"{stage}, seat {seat} after a pick")
             watcher = context.browser.new_context(viewport=DESKTOP)
             try:
                 watching = watcher.new_page()
@@ -211,5 +225,36 @@ def test_less_motion_when_the_reader_asks_for_it(
         assert page.evaluate(moving) > 0, "the buttons fade their colours"
         page.emulate_media(reduced_motion="reduce")
         assert page.evaluate(moving) == 0
+    finally:
+        context.close()
+
+
+def test_the_siam_boards_choices_are_named_in_the_readers_language(
+    live_server: BackgroundServer, browser: Browser
+) -> None:
+    game = create_game(live_server, "siam", 2)
+    play_by_api(
+        live_server,
+        game,
+        Mirror(SIAM, 2, seed=7),
+        [SIAM.parse(n) for n in ("enter a1 N", "enter e5 S")],
+    )
+    context = browser.new_context(viewport=DESKTOP, locale="nl-NL")
+    try:
+        ann = open_seat(context, seat_link(live_server, game, 0))
+        expect(ann.locator("html")).to_have_attribute("lang", "nl")
+        names = ann.evaluate(BOARD_NAMES)
+        assert "olifant op a1, kijkt naar het noorden" in names, names
+        assert "een olifant uit de reserve inbrengen" in names, names
+        mark_table(ann)
+        ann.locator('#board a[aria-label="olifant op a1, kijkt naar het noorden"]').press("Enter")
+        wait_for_new_table(ann)
+        assert ann.evaluate(BOARD_NAMES) == ["a2", "b1"]
+        mark_table(ann)
+        ann.locator('#board a[aria-label="a2"]').press("Enter")
+        wait_for_new_table(ann)
+        assert set(ann.evaluate(BOARD_NAMES)) == {
+            f"naar het {way} kijken" for way in ("noorden", "oosten", "zuiden", "westen")
+        }
     finally:
         context.close()
