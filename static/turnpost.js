@@ -165,6 +165,7 @@
         fresh.querySelector("#notation-box").open = box.open;
       }
       keepDrafts(live, fresh);
+      var twin = focusTwin(live, fresh);
       live.replaceWith(fresh);
       live = fresh;
       document.title = live.dataset.title;
@@ -174,6 +175,8 @@
       if (focus) {
         var turn = live.querySelector("#turn");
         if (turn) { turn.focus({ preventScroll: true }); }
+      } else if (twin) {
+        twin.focus({ preventScroll: true });
       }
       return true;
     }
@@ -373,6 +376,18 @@
         });
       }
     });
+  }
+
+  // Where the focus goes in ``fresh`` when it was in ``shown`` (a keyboard keeps its place
+  // when another player's move swaps the table): the same element by its id or its link,
+  // else the turn; none when the focus was elsewhere or in the talk (keepDrafts keeps it).
+  function focusTwin(shown, fresh) {
+    var focused = document.activeElement;
+    if (!focused || !shown.contains(focused) || focused.matches("form.say textarea")) { return null; }
+    var href = focused.getAttribute("href");
+    return (focused.id && fresh.querySelector("#" + CSS.escape(focused.id))) ||
+      (href && fresh.querySelector('a[href="' + CSS.escape(href) + '"]')) ||
+      fresh.querySelector("#turn");
   }
 
   // The newest messages in view.

@@ -29,6 +29,9 @@ from tests.web.table import (
     click_turn,
     create_game,
     hold_every_seat,
+    open_seat,
+    play_by_api,
+    seat_link,
     show_seat_to_move,
 )
 
@@ -126,5 +129,26 @@ def test_the_arrow_keys_move_between_the_boards_choices_by_where_they_are_drawn(
         facing.focus()
         page.keyboard.press("ArrowDown")
         assert focused(page).startswith("face "), focused(page)
+    finally:
+        context.close()
+
+
+def test_the_focus_keeps_its_place_when_another_players_move_comes(
+    live_server: BackgroundServer, browser: Browser
+) -> None:
+    game = create_game(live_server, "siam", 2)
+    context = browser.new_context(viewport=DESKTOP)
+    try:
+        bob = open_seat(context, seat_link(live_server, game, 1))
+        rules = bob.locator("#live .table-head a")
+        rules.focus()
+        bob.wait_for_timeout(500)  # the stream is open
+        play_by_api(live_server, game, Mirror(SIAM, 2, seed=7), [SIAM.parse("enter a1 N")])
+        expect(bob.locator("#moves li")).to_have_count(1)
+        assert bob.evaluate("document.activeElement.matches('#live .table-head a')"), (
+            "the focus is on the rules link of the new table"
+        )
+        bob.keyboard.press("Tab")
+        assert bob.evaluate("document.getElementById('live').contains(document.activeElement)")
     finally:
         context.close()
