@@ -41,7 +41,7 @@ from server.resources import templates_dir
 
 #: Player colours by seat: distinct from each other and from King of Siam's faction colours
 #: (yellow Rama, red Lao, blue Malay), readable as text on white.
-PLAYER_COLORS = ("#2f855a", "#6b46c1", "#b83280", "#4a5568")
+PLAYER_COLORS = ("#25704b", "#6b46c1", "#b83280", "#4a5568")
 
 
 @dataclass(frozen=True)

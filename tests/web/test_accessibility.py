@@ -1,5 +1,6 @@
 """WCAG 2.2 AA in a real browser: axe-core finds nothing on any page, in both colour themes;
-another player's move is said in the live region; less motion is honoured.
+every word drawn on a board picture stands out from what is drawn under it (which axe
+cannot tell); another player's move is said in the live region; less motion is honoured.
 
 axe-core (the npm package, :func:`tests.web.conftest.axe_source`) runs in Debian's
 Chromium on the lobby with its new-game form, the created page, every rules page, a
@@ -11,6 +12,8 @@ its best practices (``heading-order``, ``landmark-unique``...) and its experimen
 """
 
 from __future__ import annotations
+
+import base64
 
 import pytest
 import requests
@@ -76,6 +79,88 @@ def unnamed_choices(page: Page, where: str) -> list[str]:
     """The board's choices on ``page`` without a name in words (none, or an identifier)."""
     names = page.evaluate(BOARD_NAMES)
     return [f"{where}: {name!r}" for name in names if not name or IDENTIFIER.search(name)]
+
+
+#: Each word drawn on the board's pictures: its words, fill and halo (colour and width in CSS
+#: px), drawn size in CSS px, boldness and box on the page.
+SVG_TEXTS = """() => [...document.querySelectorAll('#board svg text')]
+  .filter(text => text.checkVisibility() && text.textContent.trim()).map(text => {
+    const style = getComputedStyle(text);
+    const box = text.getBoundingClientRect();
+    const matrix = text.getScreenCTM();
+    const scale = Math.hypot(matrix.a, matrix.b);
+    return {words: text.textContent.trim().slice(0, 30), fill: style.fill, halo: style.stroke,
+            haloWidth: parseFloat(style.strokeWidth) * scale,
+            size: parseFloat(style.fontSize) * scale, bold: parseInt(style.fontWeight) >= 700,
+            box: [box.x + scrollX, box.y + scrollY, box.width, box.height]};
+  })"""
+
+#: The colour drawn most in each box of a screenshot (a PNG, base64): what lies under a word.
+UNDER = """async ([png, boxes]) => {
+  const picture = new Image();
+  picture.src = 'data:image/png;base64,' + png;
+  await picture.decode();
+  const canvas = new OffscreenCanvas(picture.width, picture.height);
+  const drawing = canvas.getContext('2d');
+  drawing.drawImage(picture, 0, 0);
+  return boxes.map(([x, y, width, height]) => {
+    const pixels = drawing.getImageData(Math.round(x), Math.round(y),
+      Math.max(1, Math.round(width)), Math.max(1, Math.round(height))).data;
+    const counts = new Map();
+    for (let i = 0; i < pixels.length; i += 4) {
+      const key = `${pixels[i]},${pixels[i + 1]},${pixels[i + 2]}`;
+      counts.set(key, (counts.get(key) || 0) + 1);
+    }
+    return [...counts].sort((a, b) => b[1] - a[1])[0][0].split(',').map(Number);
+  });
+}"""
+
+
+def luminance(rgb: tuple[int, ...]) -> float:
+    """WCAG's relative luminance of an sRGB colour.
+
+    >>> round(luminance((255, 255, 255)), 3), luminance((0, 0, 0))
+    (1.0, 0.0)
+    """
+    channels = [value / 255 for value in rgb]
+    linear = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+    return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+
+def contrast(one: tuple[int, ...], other: tuple[int, ...]) -> float:
+    """WCAG's contrast ratio of two colours (1 to 21).
+
+    >>> contrast((255, 255, 255), (0, 0, 0)), round(contrast((118, 118, 118), (255, 255, 255)), 2)
+    (21.0, 4.54)
+    """
+    light, dark = sorted((luminance(one), luminance(other)), reverse=True)
+    return (light + 0.05) / (dark + 0.05)
+
+
+def css_rgb(colour: str) -> tuple[int, ...] | None:
+    """A computed ``rgb(r, g, b)`` colour as numbers; ``None`` for ``none`` or a pattern."""
+    if not colour.startswith("rgb"):
+        return None
+    return tuple(int(float(part)) for part in colour.partition("(")[2].rstrip(")").split(",")[:3])
+
+
+def faint_board_words(page: Page, where: str) -> list[str]:
+    """The words drawn on the board's pictures under WCAG's contrast (4.5, 3 for large text:
+    24 px, or 18.66 px bold) against the colour drawn most under them, or against their
+    halo when they have one (2 px or wider). The page's board words are hidden for it."""
+    texts = page.evaluate(SVG_TEXTS)
+    page.add_style_tag(content="#board svg text { visibility: hidden !important; }")
+    png = base64.b64encode(page.screenshot(full_page=True)).decode()
+    under = page.evaluate(UNDER, [png, [text["box"] for text in texts]])
+    faint = []
+    for text, ground in zip(texts, under, strict=True):
+        fill, halo = css_rgb(text["fill"]), css_rgb(text["halo"])
+        back = halo if halo and text["haloWidth"] >= 2 else tuple(ground)
+        large = text["size"] >= 24 or (text["bold"] and text["size"] >= 18.66)
+        ratio = contrast(fill, back) if fill else 21
+        if ratio < (3 if large else 4.5):
+            faint.append(f"{where}: {text['words']!r} {text['fill']} on rgb{back}: {ratio:.2f}")
+    return faint
 
 
 def signed_in_context(browser: Browser, server: BackgroundServer, player_id: str) -> BrowserContext:
@@ -147,6 +232,7 @@ def test_every_game_page_has_no_violation_for_the_seat_to_move_and_a_watcher(
                 watching = watcher.new_page()
                 watching.goto(f"{live_server.url}/games/{game['id']}")
                 found += violations(watching, axe_source, f"{stage}, a watcher")
+                found += faint_board_words(watching, f"{stage}, a watcher")
             finally:
                 watcher.close()
         finally:

@@ -253,7 +253,7 @@ def test_screenshot_of_choosing_a_facing(browser: Browser, screenshots: Path, pa
         page = context.new_page()
         page.set_content(page_html(render_board("html", game, board)))
         labels = []
-        for _ in range(8):  # the site's links and language switch first, then the board's
+        for _ in range(9):  # the skip link, the site's links, the language switch, the board's
             page.keyboard.press("Tab")
             labels.append(page.evaluate("document.activeElement.getAttribute('aria-label')"))
         assert [label for label in labels if label][:3] == ["face north", "face south", "face west"]
