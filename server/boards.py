@@ -40,7 +40,7 @@ from server.i18n import template_words
 from server.resources import templates_dir
 
 #: Player colours by seat: distinct from each other and from King of Siam's faction colours
-#: (yellow Rama, red Lao, blue Malay), readable as text on white.
+#: (yellow Rama, red Lao, blue Malay), readable as text on white and on the boards' paper (4.5:1).
 PLAYER_COLORS = ("#25704b", "#6b46c1", "#b83280", "#4a5568")
 
 
