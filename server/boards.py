@@ -36,11 +36,12 @@ from typing import Any
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
 from engines import ENGINES
+from server.i18n import template_words
 from server.resources import templates_dir
 
 #: Player colours by seat: distinct from each other and from King of Siam's faction colours
-#: (yellow Rama, red Lao, blue Malay), readable as text on white.
-PLAYER_COLORS = ("#2f855a", "#6b46c1", "#b83280", "#4a5568")
+#: (yellow Rama, red Lao, blue Malay), readable as text on white and on the boards' paper (4.5:1).
+PLAYER_COLORS = ("#25704b", "#6b46c1", "#b83280", "#4a5568")
 
 
 @dataclass(frozen=True)
@@ -90,14 +91,21 @@ def board_context(game: dict[str, Any], board: Board | None = None) -> dict[str,
 
 @cache
 def environment() -> Environment:
-    """A Jinja environment on ``templates/`` like Flask's: escaping HTML, SVG and XML."""
-    return Environment(
+    """A Jinja environment on ``templates/`` like Flask's: escaping HTML, SVG and XML, with
+    gettext's ``_`` (the words of a render's language, :func:`render_board`)."""
+    jinja = Environment(
         loader=FileSystemLoader(templates_dir()),
         autoescape=select_autoescape(["html", "svg", "xml"]),
+        extensions=["jinja2.ext.i18n"],
     )
+    jinja.policies["ext.i18n.trimmed"] = True
+    return jinja
 
 
-def render_board(kind: str, game: dict[str, Any], board: Board | None = None) -> str:
-    """``templates/boards/<engine>.<kind>`` (``svg``, ``html`` or ``txt``) for ``game``."""
+def render_board(
+    kind: str, game: dict[str, Any], board: Board | None = None, language: str = "en"
+) -> str:
+    """``templates/boards/<engine>.<kind>`` (``svg``, ``html`` or ``txt``) for ``game``, its
+    words (the names read aloud for the board's elements too) in ``language``."""
     template = environment().get_template(f"boards/{game['engine']}.{kind}")
-    return template.render(board_context(game, board))
+    return template.render({**board_context(game, board), **template_words(language)})

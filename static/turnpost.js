@@ -6,7 +6,10 @@
 // - moments (<time datetime>) are rewritten in the viewer's time zone (or the player's);
 // - the player's games page follows their event stream and swaps in the fresh list;
 // - the new game's links get working copy buttons;
-// - the create form shows only the options and the player rows of the chosen game.
+// - the create form shows only the options and the player rows of the chosen game;
+// - on a board, the arrow keys move the focus to the nearest choice in their direction
+//   (Tab and Enter pick as anywhere else);
+// - when another player moves, the page's live region says the move in words.
 // No framework, no inline code: the Content-Security-Policy admits this file by its nonce.
 "use strict";
 
@@ -96,6 +99,46 @@
     show();
   }
 
+  // -- the board by keyboard ------------------------------------------------------
+  var ARROWS = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1] };
+
+  function centre(element) {
+    var box = element.getBoundingClientRect();
+    return [box.left + box.width / 2, box.top + box.height / 2];
+  }
+
+  // The board's choice nearest to ``from`` in the direction ``way`` ([dx, dy]): the least
+  // distance along it plus four times the distance across it (a choice in line first);
+  // none when nothing lies that way.
+  function nearest(board, from, way) {
+    var here = centre(from);
+    var best = null;
+    var bestScore = Infinity;
+    board.querySelectorAll("a[href]").forEach(function (link) {
+      if (link === from || !link.checkVisibility()) { return; }
+      var there = centre(link);
+      var along = (there[0] - here[0]) * way[0] + (there[1] - here[1]) * way[1];
+      var across = Math.abs((there[0] - here[0]) * way[1] + (there[1] - here[1]) * way[0]);
+      if (along <= 1) { return; }
+      var score = along + 4 * across;
+      if (score < bestScore) { best = link; bestScore = score; }
+    });
+    return best;
+  }
+
+  function boardKeys() {
+    document.addEventListener("keydown", function (event) {
+      var way = ARROWS[event.key];
+      if (!way || event.altKey || event.ctrlKey || event.metaKey || event.shiftKey) { return; }
+      var from = event.target.closest && event.target.closest("a[href]");
+      var board = from && from.closest("#board");
+      if (!board) { return; }
+      var next = nearest(board, from, way);
+      event.preventDefault();
+      if (next) { next.focus(); }
+    });
+  }
+
   // -- the game table --------------------------------------------------------
   function liveTable() {
     var live = document.getElementById("live");
@@ -122,6 +165,7 @@
         fresh.querySelector("#notation-box").open = box.open;
       }
       keepDrafts(live, fresh);
+      var twin = focusTwin(live, fresh);
       live.replaceWith(fresh);
       live = fresh;
       document.title = live.dataset.title;
@@ -131,8 +175,22 @@
       if (focus) {
         var turn = live.querySelector("#turn");
         if (turn) { turn.focus({ preventScroll: true }); }
+      } else if (twin) {
+        twin.focus({ preventScroll: true });
       }
       return true;
+    }
+
+    // Say in the live region what the table ``shown`` brought: the newest move in words
+    // (another player's, come by the stream), then the line of what happens now.
+    function announce(shown) {
+      var region = document.getElementById("announce");
+      var newest = shown.querySelector("#moves li");
+      var status = shown.querySelector("#status");
+      if (!region || !newest) { return; }
+      region.textContent = [newest, status].filter(Boolean).map(function (element) {
+        return element.textContent.replace(/\s+/g, " ").trim();
+      }).join(" ");
     }
 
     // Fetch the table for ``address`` and swap it in; ``push``: a step the player took.
@@ -148,7 +206,9 @@
           return response.text();
         })
         .then(function (html) {
+          var seen = Number(live.dataset.seq);
           if (!swap(html, push)) { return; }
+          if (!push && Number(live.dataset.seq) > seen) { announce(live); }
           var shown = live.dataset.url;
           if (push) {
             history.pushState(null, "", address);
@@ -318,6 +378,18 @@
     });
   }
 
+  // Where the focus goes in ``fresh`` when it was in ``shown`` (a keyboard keeps its place
+  // when another player's move swaps the table): the same element by its id or its link,
+  // else the turn; none when the focus was elsewhere or in the talk (keepDrafts keeps it).
+  function focusTwin(shown, fresh) {
+    var focused = document.activeElement;
+    if (!focused || !shown.contains(focused) || focused.matches("form.say textarea")) { return null; }
+    var href = focused.getAttribute("href");
+    return (focused.id && fresh.querySelector("#" + CSS.escape(focused.id))) ||
+      (href && fresh.querySelector('a[href="' + CSS.escape(href) + '"]')) ||
+      fresh.querySelector("#turn");
+  }
+
   // The newest messages in view.
   function scrollMessages(root) {
     root.querySelectorAll("ol.messages").forEach(function (list) {
@@ -339,6 +411,7 @@
     copyButtons();
     engineOptions();
     liveTable();
+    boardKeys();
     myGames();
   }
 

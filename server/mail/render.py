@@ -186,7 +186,7 @@ def compose(
     legal = engine.legal_moves(state, seat) if playing else []
     turns = words.example_turns(engine, state, seat, legal)
     board = Board(last=last_touched(recent[-1]["move"]) if recent else frozenset())
-    board_text = _text_board(view, board)
+    board_text = _text_board(view, board, language)
     cid = f"board.{game.id}.{game.seq}.{seat}@{settings.domain}"
     context = {
         "engine": engine,
@@ -221,7 +221,7 @@ def compose(
         "said_earlier": _earlier(said.earlier, language) if said.earlier else "",
     }
     text = environment.get_template("email/mail.txt").render(**context)
-    picture = _picture(view, board)
+    picture = _picture(view, board, language)
     html = environment.get_template("email/mail.html").render(picture=picture, **context)
     return Letter(news.subject, text, html, picture, cid, said.upto)
 
@@ -249,18 +249,18 @@ def milliseconds(moment: str) -> int:
     return int(parse_time(moment).timestamp() * 1000)
 
 
-def _text_board(view: dict[str, Any], board: Board) -> str:
+def _text_board(view: dict[str, Any], board: Board, language: str) -> str:
     """The text board, or a pointer to the page for a game that has none yet (never JSON)."""
     try:
-        return render_board("txt", view, board).rstrip()
+        return render_board("txt", view, board, language).rstrip()
     except jinja2.TemplateNotFound:
         return "(This game has no text board yet: your page shows the board.)"
 
 
-def _picture(view: dict[str, Any], board: Board) -> Picture | None:
+def _picture(view: dict[str, Any], board: Board, language: str) -> Picture | None:
     """The board as a PNG, or ``None`` if it cannot be drawn (the mail then shows the text)."""
     try:
-        return rasterise(render_board("svg", view, board))
+        return rasterise(render_board("svg", view, board, language))
     except jinja2.TemplateNotFound:
         return None
     except Exception:  # a board that cannot be drawn must not stop the mail

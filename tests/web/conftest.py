@@ -4,11 +4,14 @@ The session's one Playwright driver and Chromium (``playwright``, ``browser``)
 live in ``tests/conftest.py``, shared with the mail tests that render mails.
 
 Chromium comes from apt (``tests/web/ensure_chromium.sh``, run here when
-``/usr/bin/chromium`` is missing), never from ``playwright install``.
+``/usr/bin/chromium`` is missing), never from ``playwright install``; axe-core, the
+accessibility engine injected into the pages, from npm (``tests/web/ensure_axe.sh``, run when
+``tests/web/axe/node_modules`` lacks it, at the version ``tests/web/axe/package-lock.json`` pins).
 """
 
 from __future__ import annotations
 
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -29,6 +32,7 @@ CHROMIUM_ARGS = [
 #: A phone-sized window, so that the screenshots show what a phone shows.
 PHONE = {"width": 390, "height": 844}
 SCREENSHOTS = ROOT / "test-output" / "screenshots"
+AXE = Path(__file__).parent / "axe" / "node_modules" / "axe-core" / "axe.min.js"
 
 
 @pytest.fixture
@@ -52,3 +56,11 @@ def screenshots() -> Path:
     """The folder for the reviewers' screenshots (git-ignored ``test-output/``)."""
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     return SCREENSHOTS
+
+
+@pytest.fixture(scope="session")
+def axe_source() -> str:
+    """axe-core's script (installed from npm first if it is missing)."""
+    if not AXE.exists():
+        subprocess.run([str(Path(__file__).parent / "ensure_axe.sh")], check=True)
+    return AXE.read_text(encoding="utf-8")

@@ -16,14 +16,19 @@ from typing import Any
 
 import pytest
 import requests
-from playwright.sync_api import BrowserContext, Page, expect
+from playwright.sync_api import BrowserContext, ElementHandle, Page, expect
 
-from engines import Engine
+from engines import ENGINES, Engine
 from server.http.guide import WHICH_MOVE
 from server.http.pages import HELD_SEPARATOR, seat_cookie, seats_cookie
+from tests.server.test_api import WINNING_LINE
 from tests.support import BackgroundServer
 
 NAMES = ["Ann", "Bob", "Cleo", "Dan"]
+SIAM = ENGINES["siam"]
+#: The rate limits of one address and one token, off: whole games and page tours from one
+#: address go over the limits a real table never reaches.
+UNTHROTTLED = {"TURNPOST_RATELIMIT_IP": "99999/minute", "TURNPOST_RATELIMIT_TOKEN": "99999/minute"}
 DESKTOP = {"width": 1280, "height": 900}
 PHONE = {"width": 390, "height": 844}
 #: What an engine identifier looks like in page text (snake_case names, tile ids, seat numbers,
@@ -169,11 +174,8 @@ def wait_for_new_table(page: Page) -> None:
     expect(page.locator("#live[data-old]")).to_have_count(0)
 
 
-def click_answer(page: Page, key: str, value: str) -> str:
-    """Click the board target or the button answering question ``key`` with ``value``.
-
-    Returns ``"board"`` or ``"button"``: where the answer was found.
-    """
+def answer_link(page: Page, key: str, value: str) -> ElementHandle:
+    """The visible board target or button answering question ``key`` with ``value``."""
     found = page.evaluate_handle(
         """([key, value]) => {
           const links = [...document.querySelectorAll('#board a[href]'),
@@ -187,44 +189,100 @@ def click_answer(page: Page, key: str, value: str) -> str:
         [key, value],
     ).as_element()
     assert found is not None, f"no visible choice {key}={value!r} on {page.url}"
+    return found
+
+
+def click_answer(page: Page, key: str, value: str, keys: bool = False) -> str:
+    """Click the board target or the button answering question ``key`` with ``value``
+    (with ``keys``: take the focus there with the keyboard and press Enter).
+
+    Returns ``"board"`` or ``"button"``: where the answer was found.
+    """
+    found = answer_link(page, key, value)
     where = "board" if found.evaluate("a => !!a.closest('#board')") else "button"
     mark_table(page)
-    found.click()
+    activate(page, found, keys)
     wait_for_new_table(page)
     return where
 
 
+def activate(page: Page, element: ElementHandle, keys: bool) -> None:
+    """Click ``element``, or with ``keys`` reach it with the keyboard and press Enter."""
+    if keys:
+        focus_by_keys(page, element)
+        page.keyboard.press("Enter")
+    else:
+        element.click()
+
+
+#: The most keys that may take the focus to one element (Tab through a whole page and more).
+MOST_KEYS = 600
+
+#: The key a keyboard user presses next on the way to ``target``: an arrow toward it while the
+#: focus is on another choice of the board and has not been there on this way yet, else Tab.
+_NEXT_KEY = """(target) => {
+  const here = document.activeElement;
+  if (here === target) return 'done';
+  const board = document.getElementById('board');
+  const visited = window.keysVisited || (window.keysVisited = new WeakSet());
+  const onBoard = here && here.matches('a[href]') && board && board.contains(here);
+  if (!onBoard || !board.contains(target) || visited.has(here)) return 'Tab';
+  visited.add(here);
+  const centre = e => {
+    const box = e.getBoundingClientRect();
+    return [box.x + box.width / 2, box.y + box.height / 2];
+  };
+  const [dx, dy] = [0, 1].map(i => centre(target)[i] - centre(here)[i]);
+  if (Math.abs(dx) >= Math.abs(dy)) return dx > 0 ? 'ArrowRight' : 'ArrowLeft';
+  return dy > 0 ? 'ArrowDown' : 'ArrowUp';
+}"""
+
+
+def focus_by_keys(page: Page, target: ElementHandle) -> None:
+    """Take the focus to ``target`` with the keyboard alone: Tab, and on the board the arrows
+    toward it (Tab again where they lead nowhere new)."""
+    page.evaluate("window.keysVisited = new WeakSet()")
+    for _ in range(MOST_KEYS):
+        key = target.evaluate(_NEXT_KEY)
+        if key == "done":
+            return
+        page.keyboard.press(key)
+    raise AssertionError(f"{MOST_KEYS} keys never reached {target.evaluate('e => e.outerHTML')}")
+
+
 def click_move(
-    page: Page, engine: Engine, state: dict, seat: int, move: dict
+    page: Page, engine: Engine, state: dict, seat: int, move: dict, keys: bool = False
 ) -> list[tuple[str, str]]:
     """Click the one-decision turn ``move`` of ``seat`` (see :func:`click_turn`)."""
-    return click_turn(page, engine, state, seat, [move])
+    return click_turn(page, engine, state, seat, [move], keys)
 
 
 def click_turn(
-    page: Page, engine: Engine, state: dict, seat: int, steps: list[dict]
+    page: Page, engine: Engine, state: dict, seat: int, steps: list[dict], keys: bool = False
 ) -> list[tuple[str, str]]:
     """Click the decisions ``steps`` of one turn of ``seat`` through the questions (the page
-    takes each and asks for the next), check the preview of the whole turn, confirm it once.
+    takes each and asks for the next), check the preview of the whole turn, confirm it once;
+    with ``keys``, by the keyboard alone (Tab, the arrows on the board, Enter).
 
     Returns each answer clicked and where it was (``board`` or ``button``).
     """
     notation = engine.format(engine.join_turn(state, seat, steps))
     clicked = []
     for index, step in enumerate(steps):
-        clicked += _click_decision(page, engine, state, seat, step, index + 1 == len(steps))
+        last = index + 1 == len(steps)
+        clicked += _click_decision(page, engine, state, seat, step, last, keys)
         state = engine.apply(state, seat, step)
     expect(page.locator("#preview .sentence")).to_be_visible()
     assert page.locator("#confirm input[name=notation]").input_value() == notation
     expect(page.locator(".board-area.previewing")).to_have_count(1)
     seq = int(page.locator("#live").get_attribute("data-seq"))
-    page.click("#confirm button[type=submit]")
+    activate(page, page.locator("#confirm button[type=submit]").element_handle(), keys)
     expect(page.locator("#live")).to_have_attribute("data-seq", str(seq + 1))
     return clicked
 
 
 def _click_decision(
-    page: Page, engine: Engine, state: dict, seat: int, move: dict, last: bool
+    page: Page, engine: Engine, state: dict, seat: int, move: dict, last: bool, keys: bool
 ) -> list[tuple[str, str]]:
     """Click the answers of the decision ``move`` until the page takes it: the turn's
     preview when it is the ``last``, else one more decision listed as taken."""
@@ -244,18 +302,19 @@ def _click_decision(
         else:
             answer = questions[key].answer(move)
             value = "" if answer is None else str(answer)
-        clicked.append((value, click_answer(page, key, value)))
+        clicked.append((value, click_answer(page, key, value, keys)))
     raise AssertionError(f"the guided form never took {engine.format(move)!r}")
 
 
-def show_seat_to_move(page: Page, seat: int) -> None:
-    """In a hot-seat browser, make the page show ``seat`` (a click on "play as" if needed)."""
+def show_seat_to_move(page: Page, seat: int, keys: bool = False) -> None:
+    """In a hot-seat browser, make the page show ``seat`` (a click on "play as" if needed;
+    with ``keys``, by the keyboard)."""
     if page.locator("#status").inner_text().startswith(f"Your turn, {NAMES[seat]}:"):
         return
     switch = page.locator("#turn .hot-seat a.choice", has_text=f"Play as {NAMES[seat]}")
     assert switch.count() == 1, page_text(page)
     mark_table(page)
-    switch.click()
+    activate(page, switch.element_handle(), keys)
     wait_for_new_table(page)
     expect(page.locator("#status")).to_contain_text(f"Your turn, {NAMES[seat]}:")
 
@@ -317,3 +376,18 @@ def too_small_on_the_board(page: Page) -> list[str]:
     return [f"text {words!r} at {size} px" for words, size in found["small"]] + [
         f"target {label!r} of {width}x{height} px" for label, width, height in found["tiny"]
     ]
+
+
+def stages(server: BackgroundServer, engine_id: str, players: int) -> dict[str, dict]:
+    """Three games of ``engine_id``: new, half played and finished (random legal moves)."""
+    engine = ENGINES[engine_id]
+    games = {}
+    for stage, share in (("start", 0.0), ("middle", 0.5), ("finished", 1.0)):
+        game = create_game(server, engine_id, players, seed=3)
+        mirror = Mirror(engine, players, seed=3)
+        line = [step for turn in mirror.random_turns(random.Random(3)) for step in turn]
+        if engine_id == "siam":  # random Siam games last long: the rulebook's line instead
+            line = [engine.parse(n) for n in WINNING_LINE]
+        play_by_api(server, game, mirror, line[: int(len(line) * share)])
+        games[stage] = game
+    return games

@@ -71,7 +71,7 @@ def test_svg_links_only_the_targets_given_and_only_when_interactive() -> None:
     assert links(svg) == {
         "/g?p=liege": "Liège",
         "/g?p=namur": "Namur",
-        "/g?p=parliament": "Parliament",
+        "/g?p=parliament": "Parliament, seat a citizen",
     }
     quiet = render_board("svg", game_object(midgame(), 3), Board(targets=targets))
     assert links(quiet) == {}

@@ -35,10 +35,10 @@ from tests.web.table import (
     hold_every_seat,
     mark_table,
     page_text,
-    play_by_api,
     screenshot,
     scrolls_sideways,
     show_seat_to_move,
+    stages,
     too_small_on_the_board,
     wait_for_new_table,
 )
@@ -122,21 +122,6 @@ def test_siam_is_played_from_the_start_to_the_push_off_by_clicks(
         expect(page.locator("#moves li").first).to_contain_text("Ann pushes from b4")
     finally:
         context.close()
-
-
-def stages(server: BackgroundServer, engine_id: str, players: int) -> dict[str, dict]:
-    """Three games of ``engine_id``: new, half played and finished (random legal moves)."""
-    engine = ENGINES[engine_id]
-    games = {}
-    for stage, share in (("start", 0.0), ("middle", 0.5), ("finished", 1.0)):
-        game = create_game(server, engine_id, players, seed=3)
-        mirror = Mirror(engine, players, seed=3)
-        line = [step for turn in mirror.random_turns(random.Random(3)) for step in turn]
-        if engine_id == "siam":  # random Siam games last long: the rulebook's line instead
-            line = [engine.parse(n) for n in WINNING_LINE]
-        play_by_api(server, game, mirror, line[: int(len(line) * share)])
-        games[stage] = game
-    return games
 
 
 @pytest.mark.parametrize(

@@ -244,6 +244,23 @@ def test_screenshots_fill_the_width_without_sideways_scrolling(
         context.close()
 
 
+def test_the_choices_are_named_in_the_language_asked() -> None:
+    game, _ = mid_game()
+    board = Board(interactive=True, targets={d: f"#facing-{d}" for d in "NSW"}, chosen=["d5", "d4"])
+    english = links(parse(render_board("svg", game, board)))
+    german = links(parse(render_board("svg", game, board, "de")))
+    assert english == {
+        "#facing-N": "face north",
+        "#facing-S": "face south",
+        "#facing-W": "face west",
+    }
+    assert german == {
+        "#facing-N": "nach Norden blicken",
+        "#facing-S": "nach Süden blicken",
+        "#facing-W": "nach Westen blicken",
+    }
+
+
 def test_screenshot_of_choosing_a_facing(browser: Browser, screenshots: Path, page_html) -> None:
     game, _ = mid_game()
     targets = {d: f"#facing-{d}" for d in "NSW"}
@@ -253,7 +270,7 @@ def test_screenshot_of_choosing_a_facing(browser: Browser, screenshots: Path, pa
         page = context.new_page()
         page.set_content(page_html(render_board("html", game, board)))
         labels = []
-        for _ in range(6):  # the site's links first, then the board's
+        for _ in range(9):  # the skip link, the site's links, the language switch, the board's
             page.keyboard.press("Tab")
             labels.append(page.evaluate("document.activeElement.getAttribute('aria-label')"))
         assert [label for label in labels if label][:3] == ["face north", "face south", "face west"]
