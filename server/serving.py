@@ -161,11 +161,13 @@ def prepare(db_url: str) -> None:
     ``select``, and every worker would inherit it, stalling its event loop)."""
     from server.app import load_secret_key, log_schema_change
     from server.checks import Deployment, warn_at_start
+    from server.logs import NAMESPACE, configure_logging
     from server.store import open_store
 
+    configure_logging()
     store = open_store(db_url)
     try:
-        log_schema_change(logging.getLogger(__name__), db_url, store.init())
+        log_schema_change(logging.getLogger(f"{NAMESPACE}.database"), db_url, store.init())
         deployment = Deployment.from_environment(db_url, load_secret_key(store))
         warn_at_start(store, deployment, "serve")
     finally:

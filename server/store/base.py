@@ -2,8 +2,8 @@
 
 Every query Turnpost runs is an operation named here, with what it takes
 and gives as typed records (:mod:`server.store.records`): the rest of the
-server calls these and nothing else, so a backend (:mod:`server.store.sqlite`,
-later PostgreSQL) implements :class:`Store` and passes the same store tests.
+server calls these and nothing else, so each backend (:mod:`server.store.sqlite`,
+:mod:`server.store.postgres`) implements :class:`Store` and passes the same store tests.
 :func:`server.store.open_store` picks the backend from ``TURNPOST_DB``.
 
 Operations marked *in a write* expect the caller's :meth:`Connection.write`
@@ -781,9 +781,10 @@ class WebhookStore(Protocol):
         ...
 
 
-class OperationsStore(Protocol):
-    """Figures across all games for the operator (``turnpost check``, ``/metrics``), read when
-    asked for, never on a request's path."""
+class OperatorStore(Protocol):
+    """What the operator reads and mends across all games: figures for ``turnpost check``
+    and ``/metrics`` (read when asked for, never on a request's path) and what the
+    operator's page (``/admin``) finds and mends."""
 
     def addressed_seats(self) -> int:
         """How many seats of forming or running games have an email address."""
@@ -797,10 +798,6 @@ class OperationsStore(Protocol):
         """How many webhook deliveries failed and were not delivered since (retrying or given
         up)."""
         ...
-
-
-class OperatorStore(Protocol):
-    """What the operator's page (``/admin``) finds and mends across all games."""
 
     def find_games(self, text: str, limit: int) -> list[AdminGame]:
         """Up to ``limit`` games, hidden ones too, newest first: those whose id starts with
@@ -852,7 +849,6 @@ class Store(
     MailStore,
     NotificationStore,
     WebhookStore,
-    OperationsStore,
     OperatorStore,
     Protocol,
 ):
