@@ -765,7 +765,8 @@ def backup(dest: Path, keep: int | None) -> None:
     (``turnpost-YYYYMMDDTHHMMSSZ.backup``, UTC); ``--keep N`` then removes all
     but the newest N of those. The copy is readable by its owner only: it holds
     the games' hands and seeds, the players' addresses and, unless
-    ``TURNPOST_SECRET_KEY`` is set, the secret key.
+    ``TURNPOST_SECRET_KEY`` is set, the secret key. On PostgreSQL it is
+    ``pg_dump``'s (custom format; PostgreSQL's client programs must be installed).
     """
     folder = dest.is_dir()
     if keep is not None and not folder:
