@@ -559,6 +559,46 @@ class LoggedMoveSchema(StrictSchema):
     )
 
 
+class AnalysisNoteSchema(StrictSchema):
+    """A move where the computer would have played differently."""
+
+    seq = fields.Integer(required=True, metadata={"description": "The move's entry in the log."})
+    seat = fields.Integer(required=True, metadata={"description": "The seat that played it."})
+    played = fields.String(required=True, metadata={"description": "The move, in notation."})
+    played_words = fields.String(required=True, metadata={"description": "The move in words."})
+    suggested = fields.String(
+        required=True,
+        metadata={"description": "The computer's turn from the same position, in notation."},
+    )
+    suggested_words = fields.String(
+        required=True, metadata={"description": "The computer's turn in words."}
+    )
+
+
+class AnalysisSchema(StrictSchema):
+    """``GET /api/v1/games/{id}/analysis``: where a level-3 bot would have played
+    differently, knowing what each seat knew."""
+
+    status = fields.String(
+        required=True,
+        validate=validate.OneOf(["not_over", "waiting", "ready", "none"]),
+        metadata={
+            "description": "`not_over`: the game runs; `waiting`: the worker has not"
+            " analysed it yet; `ready`; `none`: it will not be (it ended before Turnpost"
+            " analysed games, or only bots played)."
+        },
+    )
+    level = fields.Integer(required=True, metadata={"description": "The bot's level."})
+    moves = fields.List(
+        fields.Nested(AnalysisNoteSchema),
+        required=True,
+        metadata={
+            "description": "The moves where the bot's turn differs, in order. In a game that"
+            " hides something, only the caller's seat's own moves (seat token)."
+        },
+    )
+
+
 class HintSchema(StrictSchema):
     """``GET /api/v1/games/{id}/hint``: a suggested turn for the caller's seat."""
 

@@ -50,6 +50,7 @@ from schemas.api import PlayerInSchema
 from server.app import SECRET_KEY_SETTING, configured_db, create_app
 from server.checks import ERROR, Deployment, file_findings, findings, warn_at_start
 from server.errors import TurnpostError
+from server.games.analysis import run_analyses
 from server.games.bots import BotMover, run_bots
 from server.games.clock import parse_time, utcnow
 from server.games.deadlines import process_deadlines
@@ -603,6 +604,8 @@ def background_rounds(app: Flask, stop: threading.Event, interval: float, what: 
 #: The longest a worker's bots wait between two looks for their turns (a change of the
 #: database wakes them at once).
 BOT_WAIT_SECONDS = 1.0
+#: The longest a worker waits between two looks for finished games to analyse.
+ANALYSIS_WAIT_SECONDS = 10.0
 
 
 def bot_rounds(app: Flask, stop: threading.Event) -> None:
@@ -611,20 +614,30 @@ def bot_rounds(app: Flask, stop: threading.Event) -> None:
         run_bots(lambda: BotMover(current_service()), stop, BOT_WAIT_SECONDS)
 
 
+def analysis_rounds(app: Flask, stop: threading.Event) -> None:
+    """Analyse finished games until ``stop`` (one of the worker's threads)."""
+    with app.app_context():
+        run_analyses(current_service, stop, ANALYSIS_WAIT_SECONDS)
+
+
 @main.command("worker")
 @click.option("--interval", default=30.0, show_default=True, help="Seconds between rounds.")
 @click.option(
-    "--bots/--no-bots", default=True, show_default=True, help="Play the bots' turns here too."
+    "--bots/--no-bots",
+    default=True,
+    show_default=True,
+    help="Play the bots' turns and analyse finished games here too.",
 )
 @with_appcontext
 def worker(interval: float, bots: bool) -> None:
     """Run ``send-mail`` every ``--interval`` seconds, with bots, webhooks, pushes and
     ``fetch-mail`` beside it, until stopped.
 
-    Bots, webhooks, pushes and the replies of ``TURNPOST_IMAP_URL``'s mailbox
-    go from threads of their own, so a slow receiver or a long search never
-    holds up deadlines and mail; the bots move as soon as it is their turn
-    (see :mod:`server.games.bots`), and several workers may run at once.
+    Bots, after-game analyses (:mod:`server.games.analysis`), webhooks, pushes
+    and the replies of ``TURNPOST_IMAP_URL``'s mailbox go from threads of their
+    own, so a slow receiver or a long search never holds up deadlines and mail;
+    the bots move as soon as it is their turn (see :mod:`server.games.bots`),
+    and several workers may run at once.
     ``SIGTERM`` or ``SIGINT`` (Ctrl-C) stops them all: the mail round under
     way ends first, so a mail being sent is recorded and its line printed;
     webhook deliveries and pushes under way are cut and tried again later,
@@ -636,12 +649,13 @@ def worker(interval: float, bots: bool) -> None:
         signal.signal(signum, lambda *_: stop.set())
     app = current_app._get_current_object()
     warn_at_start(current_store(), _deployment(), "worker")
-    with ThreadPoolExecutor(len(BACKGROUND) + 1, thread_name_prefix="background") as background:
+    with ThreadPoolExecutor(len(BACKGROUND) + 2, thread_name_prefix="background") as background:
         threads = [
             background.submit(background_rounds, app, stop, interval, what) for what in BACKGROUND
         ]
         if bots:
             threads.append(background.submit(bot_rounds, app, stop))
+            threads.append(background.submit(analysis_rounds, app, stop))
         for thread in threads:  # a failing thread stops all
             thread.add_done_callback(lambda _: stop.set())
         try:

@@ -16,6 +16,7 @@ from engines import ENGINES, Engine
 from schemas.accounts import MyGameListSchema, MyGamesQuerySchema
 from schemas.api import (
     MAX_SEED,
+    AnalysisSchema,
     EngineDetailSchema,
     EngineSchema,
     ErrorResponseSchema,
@@ -42,6 +43,7 @@ from schemas.api import (
 )
 from server.accounts import games as my_games
 from server.errors import CODE_BY_STATUS, STATUS_BY_CODE, TurnpostError
+from server.games.analysis import ANALYSIS_LEVEL, notes_of
 from server.games.bots import hint
 from server.games.clock import format_time
 from server.games.deadlines import set_vacation
@@ -555,6 +557,23 @@ def get_hint(game_id: str) -> dict[str, Any]:
     moves = offload(hint, game, seat)
     engine = game.engine
     return {"seq": game.seq, "moves": [{**move, "notation": engine.format(move)} for move in moves]}
+
+
+@blp.route("/games/<game_id>/analysis")
+@blp.response(200, AnalysisSchema)
+@operation("getAnalysis", "unauthorized", "not_found")
+@bearer
+def get_analysis(game_id: str) -> dict[str, Any]:
+    """Where a level-3 bot would have played differently, after the game's end.
+
+    The worker analyses a finished game once (``status`` ``waiting`` until
+    then). Each suggestion knows only what the seat knew; in a game that hides
+    something, the caller (seat token) reads only its own seat's moves.
+    """
+    games = current_service()
+    game = games.load(game_id)
+    notes = offload(notes_of, games, game, games.authenticate(game, current_actor().bearer))
+    return {"status": notes.status, "level": ANALYSIS_LEVEL, "moves": notes.notes}
 
 
 @blp.route("/games/<game_id>/vacation", methods=["POST"])

@@ -67,6 +67,7 @@ from engines.words import plural
 from schemas.api import GameCreateSchema
 from server.boards import PLAYER_COLORS, Board, board_context, last_touched
 from server.errors import TurnpostError
+from server.games.analysis import notes_of
 from server.games.clock import format_time, parse_time, utcnow
 from server.games.game import Game
 from server.games.service import GameService, MoveRequest, Table, handed_tokens
@@ -869,6 +870,7 @@ def _table(
         "scores": _scores(view["result"]),
         "title": _title(engine, view, seat, playing, names),
         "talk": talk_view(games, game, seat),
+        "analysis": offload(notes_of, games, game, seat) if at is None else None,
     }
 
 

@@ -33,6 +33,7 @@ from typing import Any, Protocol
 
 from server.store.records import (
     AdminGame,
+    Analysis,
     ApiToken,
     BotTurn,
     ClaimedDelivery,
@@ -292,6 +293,19 @@ class GameStore(Protocol):
 
     def release_bot_turn(self, game_id: str, holder: str) -> None:
         """End ``holder``'s claim of the bot turn of ``game_id`` (in a write)."""
+        ...
+
+    def games_to_analyse(self, limit: int) -> list[str]:
+        """Up to ``limit`` finished games with a person at a seat and no analysis yet, the
+        longest finished first (:mod:`server.games.analysis`)."""
+        ...
+
+    def analysis(self, game_id: str) -> Analysis | None:
+        """What the computer made of the finished game ``game_id``, or ``None`` (not yet)."""
+        ...
+
+    def save_analysis(self, analysis: Analysis) -> None:
+        """Keep ``analysis``; a game analysed already keeps its first one."""
         ...
 
     def seats(self, game_id: str) -> list[Seat]:

@@ -15,9 +15,9 @@ never changed.
     >>> import sqlite_utils
     >>> db = sqlite_utils.Database(memory=True)
     >>> migrate(db)
-    SchemaChange(before=0, after=20, created=True)
+    SchemaChange(before=0, after=21, created=True)
     >>> migrate(db)
-    SchemaChange(before=20, after=20, created=False)
+    SchemaChange(before=21, after=21, created=False)
 """
 
 from __future__ import annotations
@@ -633,4 +633,23 @@ def m021_bot_seats(db: Database) -> None:
         pk="game_id",
         not_null={"holder", "until"},
         if_not_exists=True,
+    )
+
+
+@migrations()
+def m029_analyses(db: Database) -> None:
+    """After-game analysis: ``analyses`` holds, per finished game, where a level-3 bot
+    would have played differently (``differences``, JSON; see
+    :class:`~server.store.records.Analysis`). Games that ended before get a row with
+    ``differences`` NULL: the worker never analyses them (a backlog of old games would
+    keep it busy for days)."""
+    db["analyses"].create(
+        {"game_id": str, "made_at": str, "differences": str},
+        pk="game_id",
+        not_null={"made_at"},
+        if_not_exists=True,
+    )
+    db.execute(
+        "INSERT OR IGNORE INTO analyses (game_id, made_at) SELECT id, updated_at FROM games"
+        " WHERE status = 'finished'"
     )

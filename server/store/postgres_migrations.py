@@ -392,6 +392,15 @@ MIGRATIONS: list[tuple[str, str]] = [
             until text NOT NULL);
         """,
     ),
+    (
+        "m029_analyses",
+        """
+        CREATE TABLE analyses (game_id text PRIMARY KEY, made_at text NOT NULL,
+            differences text);
+        INSERT INTO analyses (game_id, made_at) SELECT id, updated_at FROM games
+            WHERE status = 'finished';
+        """,
+    ),
 ]
 
 #: The table that records the applied steps.

@@ -141,6 +141,30 @@ class BotTurn(NamedTuple):
     seq: int
 
 
+@dataclass(frozen=True)
+class Difference:
+    """A move ``seq`` of ``seat`` where a level-3 bot would have played ``suggested`` (its
+    whole turn as one move) instead of ``played`` (the moves as the engine takes them)."""
+
+    seq: int
+    seat: int
+    played: dict[str, Json]
+    suggested: dict[str, Json]
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """What the computer made of a finished game
+    (:mod:`server.games.analysis`): made at ``made_at``."""
+
+    game_id: str
+    made_at: str
+    #: Each move where a level-3 bot would have played differently, in move order.
+    #: ``None``: never analysed (the game ended before Turnpost analysed games, or
+    #: cannot be replayed), and never will be.
+    differences: list[Difference] | None
+
+
 class SeatRef(NamedTuple):
     """A seat of a game, by game id and seat number."""
 

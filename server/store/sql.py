@@ -18,17 +18,19 @@ import json
 import re
 from abc import abstractmethod
 from collections.abc import Sequence
-from dataclasses import fields, replace
+from dataclasses import asdict, fields, replace
 from functools import cache
 from typing import Any, TypeVar
 
 from server.store.base import Store, canonical_json, hash_secret
 from server.store.records import (
     AdminGame,
+    Analysis,
     ApiToken,
     BotTurn,
     ClaimedDelivery,
     ClaimedPush,
+    Difference,
     EndedGame,
     FailingDelivery,
     GameRow,
@@ -80,9 +82,10 @@ JSON_COLUMNS = frozenset(
         "request",
         "response",
         "bot",
+        "differences",
     }
 )
-NULLABLE_JSON = frozenset({"position", "result", "facts", "bot"})
+NULLABLE_JSON = frozenset({"position", "result", "facts", "bot", "differences"})
 #: The columns (and computed columns) kept as 0 or 1.
 BOOLEAN_COLUMNS = frozenset({"seeded", "from_position", "waiting", "invitation", "hints"})
 
@@ -359,6 +362,35 @@ class SqlStore(Store):
 
     def release_bot_turn(self, game_id: str, holder: str) -> None:
         self._execute("DELETE FROM bot_claims WHERE game_id = ? AND holder = ?", [game_id, holder])
+
+    def games_to_analyse(self, limit: int) -> list[str]:
+        return self._values(
+            "SELECT id FROM games WHERE status = 'finished' AND NOT EXISTS (SELECT 1 FROM"
+            " analyses WHERE analyses.game_id = games.id) AND EXISTS (SELECT 1 FROM seats"
+            " WHERE seats.game_id = games.id AND seats.bot IS NULL) ORDER BY updated_at LIMIT ?",
+            [limit],
+        )
+
+    def analysis(self, game_id: str) -> Analysis | None:
+        rows = self._rows("SELECT * FROM analyses WHERE game_id = ?", [game_id])
+        if not rows:
+            return None
+        found = rows[0]["differences"]
+        differences = None if found is None else [Difference(**item) for item in found]
+        return Analysis(game_id, rows[0]["made_at"], differences)
+
+    def save_analysis(self, analysis: Analysis) -> None:
+        found = analysis.differences
+        differences = None if found is None else [asdict(item) for item in found]
+        self._execute(
+            "INSERT INTO analyses (game_id, made_at, differences) VALUES (?, ?, ?)"
+            " ON CONFLICT (game_id) DO NOTHING",
+            [
+                analysis.game_id,
+                analysis.made_at,
+                _encode({"differences": differences})["differences"],
+            ],
+        )
 
     def seats(self, game_id: str) -> list[Seat]:
         return self._all(Seat, "SELECT * FROM seats WHERE game_id = ? ORDER BY seat", [game_id])

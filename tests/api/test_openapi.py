@@ -24,6 +24,7 @@ OPERATIONS = {
     "submitMove",
     "getLegalMoves",
     "getHint",
+    "getAnalysis",
     "streamEvents",
     "resignSeat",
     "abortGame",

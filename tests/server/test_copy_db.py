@@ -87,7 +87,10 @@ def make_database(url: str) -> None:
     store = open_store(url)
     try:
         accounts = AccountService(store, "a key")
+        first = store.moves(game["id"])[0]
+        difference = records.Difference(1, first.seat, first.move, first.move)
         with store.write():
+            store.save_analysis(records.Analysis(game["id"], utcnow(), [difference]))
             store.add_player(
                 records.Player("p1", "ann@example.org", "ann", "Ann", "UTC", "en", "turn", utcnow())
             )
