@@ -8,7 +8,7 @@ the preview of the whole turn and its one confirm, until the game is over;
 the log keeps one move per turn. Screenshots of the start, the
 middle and the end of each game at 1280x900 and at 390x844 go to
 ``test-output/screenshots/table/<engine>/``; no page scrolls sideways on a
-phone and no page text shows an engine identifier.
+phone, lists the players twice there, or shows an engine identifier.
 """
 
 from __future__ import annotations
@@ -36,6 +36,7 @@ from tests.web.table import (
     mark_table,
     page_text,
     play_by_api,
+    player_lists_shown,
     screenshot,
     scrolls_sideways,
     show_seat_to_move,
@@ -179,6 +180,8 @@ def test_every_page_of_a_game_fits_a_phone_reads_and_taps_and_speaks_words(
                 problems.append(f"{stage} at {size} is too small: {sorted(set(small))}")
             if scrolls_sideways(page):
                 problems.append(f"{stage} at {size} scrolls sideways")
+            if size == "phone" and player_lists_shown(page) != 1:
+                problems.append(f"{stage} at {size} lists the players more than once")
             words = IDENTIFIER.findall(page_text(page))
             if words:
                 problems.append(f"{stage} at {size} shows identifiers: {sorted(set(words))}")
