@@ -310,6 +310,13 @@ _TOO_SMALL = """([text, target]) => {
 }"""
 
 
+def board_screens(page: Page) -> float:
+    """How many widths of its box the widest sideways-scrolling board is (1: no scrolling)."""
+    return page.locator("#board .zoom").evaluate_all(
+        "boxes => Math.max(1, ...boxes.map(box => box.scrollWidth / box.clientWidth))"
+    )
+
+
 def player_lists_shown(page: Page) -> int:
     """How many lists of the players the page shows (the side panel's, the board's own)."""
     return page.locator("#players, .board-players").evaluate_all(

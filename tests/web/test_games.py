@@ -29,6 +29,7 @@ from tests.web.table import (
     IDENTIFIER,
     PHONE,
     Mirror,
+    board_screens,
     click_move,
     click_turn,
     create_game,
@@ -140,6 +141,11 @@ def stages(server: BackgroundServer, engine_id: str, players: int) -> dict[str, 
     return games
 
 
+#: How many widths of the phone's screen a board may take in its sideways-scrolling box
+#: (the Foreign King's board is still drawn at its own size, two widths).
+BOARD_SCREENS = {"siam": 1, "king-of-siam": 1.5, "foreign-king": 2, "bangkok-klongs": 1.5}
+
+
 @pytest.mark.parametrize(
     ("engine_id", "players"),
     [("siam", 2), ("king-of-siam", 4), ("foreign-king", 3), ("bangkok-klongs", 3)],
@@ -180,6 +186,8 @@ def test_every_page_of_a_game_fits_a_phone_reads_and_taps_and_speaks_words(
                 problems.append(f"{stage} at {size} is too small: {sorted(set(small))}")
             if scrolls_sideways(page):
                 problems.append(f"{stage} at {size} scrolls sideways")
+            if size == "phone" and board_screens(page) > BOARD_SCREENS[engine_id]:
+                problems.append(f"{stage} at {size}: the board is {board_screens(page):.2f} wide")
             if size == "phone" and player_lists_shown(page) != 1:
                 problems.append(f"{stage} at {size} lists the players more than once")
             words = IDENTIFIER.findall(page_text(page))
