@@ -404,10 +404,15 @@ class GameService:
     # -- reading --------------------------------------------------------
     def load(self, game_id: str) -> Game:
         """The game ``game_id`` at its latest snapshot, or ``404 not_found``."""
-        row = self.store.game(game_id)
-        if row is None:
+        return self._read(game_id)[0]
+
+    def _read(self, game_id: str, token: str | None = None) -> tuple[Game, int | None]:
+        """The game ``game_id`` (``404 not_found``) and the seat of ``token`` in it, in one
+        read of the store."""
+        read = self.store.game_with_seats(game_id, token)
+        if read is None:
             raise TurnpostError("not_found", f"No game {game_id!r}.")
-        return Game(row, self.store.seats(game_id), ENGINES[row.engine])
+        return Game(read.row, read.seats, ENGINES[read.row.engine]), read.token_seat
 
     def authenticate(self, game: Game, token: str | None) -> int | None:
         """The seat of a bearer token (``None`` without a token); ``401`` for a wrong token."""
@@ -650,14 +655,9 @@ class GameService:
         The one gate for every move: the API, the pages, mail and the clock all
         come through here (see :class:`MoveRequest`).
         """
-        seat = self._mover(request)
         key, fingerprint = request.idempotency_key, request.fingerprint()
-        if key is not None:
-            replayed = self._idempotent(request.game_id, seat, key, fingerprint)
-            if replayed is not None:
-                return replayed
         with self.store.write():
-            game = self.load(request.game_id)
+            game, seat = self._mover(request)
             if key is not None:
                 replayed = self._idempotent(game.id, seat, key, fingerprint)
                 if replayed is not None:
@@ -674,17 +674,15 @@ class GameService:
                 self.store.record_response(game.id, seat, key, fingerprint, answer)
         return answer
 
-    def _mover(self, request: MoveRequest) -> int:
-        """The seat that moves: given, or the seat of the request's token (``404``, ``401``)."""
-        if request.seat is not None:
-            return request.seat
-        if not self.store.game_exists(request.game_id):
-            raise TurnpostError("not_found", f"No game {request.game_id!r}.")
-        token = request.token
-        seat = None if token is None else self.seat_of(request.game_id, token)
+    def _mover(self, request: MoveRequest) -> tuple[Game, int]:
+        """The game (``404``) and the seat that moves: given, or the seat of the request's
+        token (``401``), read at once inside the caller's write."""
+        token = None if request.seat is not None else request.token
+        game, token_seat = self._read(request.game_id, token)
+        seat = request.seat if request.seat is not None else token_seat
         if seat is None:
             raise TurnpostError("unauthorized", "A seat token of this game is needed to move.")
-        return seat
+        return game, seat
 
     def _idempotent(
         self, game_id: str, seat: int, key: str, request: dict[str, Any]

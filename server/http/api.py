@@ -164,9 +164,11 @@ def check_seat_before_body() -> None:
     without a seat token of the game is answered at once, not waited for.
     """
     needed_for = SEAT_OPERATIONS.get(request.endpoint or "")
-    if needed_for is not None:
-        games = current_service()
-        seat_of(games, games.load(request.view_args["game_id"]), needed_for)
+    if needed_for is None:
+        return
+    games, game_id, token = current_service(), request.view_args["game_id"], current_actor().bearer
+    if token is None or games.seat_of(game_id, token) is None:  # the words of the refusal
+        seat_of(games, games.load(game_id), needed_for)
 
 
 MAX_IDEMPOTENCY_KEY = 200

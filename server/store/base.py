@@ -41,6 +41,7 @@ from server.store.records import (
     EndedGame,
     FailingDelivery,
     GameRow,
+    GameSeats,
     GameUpdate,
     IdempotentAnswer,
     Json,
@@ -238,6 +239,14 @@ class GameStore(Protocol):
 
     def game(self, game_id: str) -> GameRow | None:
         """The game ``game_id``, or ``None``."""
+        ...
+
+    def game_with_seats(self, game_id: str, token: str | None = None) -> GameSeats | None:
+        """The game ``game_id`` with its seats in seat order, in one read, and the seat of
+        ``token`` if it is a live seat token of the game; ``None`` if there is no such game.
+
+        In a write, the game's row is locked as :meth:`game` locks it.
+        """
         ...
 
     def game_exists(self, game_id: str) -> bool:

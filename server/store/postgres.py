@@ -276,8 +276,10 @@ class PostgresStore(SqlStore):
         return self._listener
 
     # -- what PostgreSQL says its own way -----------------------------------------------
-    def _lock(self) -> str:
-        return " FOR UPDATE" if self._writing is not None and not self._read_only else ""
+    def _lock(self, table: str = "") -> str:
+        if self._writing is None or self._read_only:
+            return ""
+        return f" FOR UPDATE OF {table}" if table else " FOR UPDATE"
 
     def _serialize_messages(self) -> None:
         self._execute("SELECT pg_advisory_xact_lock(?)", [MESSAGE_LOCK])

@@ -106,6 +106,17 @@ class Seat:
 
 
 @dataclass(frozen=True, slots=True)
+class GameSeats:
+    """A game and its seats read in one statement
+    (:meth:`~server.store.base.GameStore.game_with_seats`), with the seat of the token
+    asked about (``None``: no token asked about, or not a live token of this game)."""
+
+    row: GameRow
+    seats: list[Seat]
+    token_seat: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class NewSeat:
     """A seat of a game being created (:meth:`~server.store.base.GameStore.create_game`);
     a bot's seat is taken (``joined_at``) as it is made."""

@@ -34,6 +34,7 @@ from server.store.records import (
     EndedGame,
     FailingDelivery,
     GameRow,
+    GameSeats,
     GameUpdate,
     IdempotentAnswer,
     Json,
@@ -133,6 +134,16 @@ def _select(kind: type) -> str:
     return "SELECT " + ", ".join(_columns(kind))
 
 
+@cache
+def _qualified(kind: type, table: str) -> str:
+    """The columns of a record type, each named with its ``table``.
+
+    >>> _qualified(EndedGame, "games")
+    'games.id, games.seq, games.status, games.result'
+    """
+    return ", ".join(f"{table}.{name}" for name in _columns(kind))
+
+
 def _quoted(name: str) -> str:
     """An identifier quoted for both databases.
 
@@ -193,9 +204,9 @@ class SqlStore(Store):
         of reach or locked for too long.
         """
 
-    def _lock(self) -> str:
-        """What ends a ``SELECT`` of a row that a write reads to change: nothing where a
-        write holds the whole database."""
+    def _lock(self, table: str = "") -> str:
+        """What ends a ``SELECT`` of a row that a write reads to change (of ``table`` only, in
+        a join): nothing where a write holds the whole database."""
         return ""
 
     def _serialize_messages(self) -> None:
@@ -264,6 +275,24 @@ class SqlStore(Store):
         return self._one(
             GameRow, f"{_select(GameRow)} FROM games WHERE id = ?{self._lock()}", [game_id]
         )
+
+    def game_with_seats(self, game_id: str, token: str | None = None) -> GameSeats | None:
+        token_seat = (
+            "(SELECT seat_tokens.seat FROM seat_tokens WHERE seat_tokens.game_id = games.id"
+            " AND seat_tokens.token_hash = ? AND seat_tokens.revoked_at IS NULL)"
+        )
+        rows = self._named(
+            f"SELECT {_qualified(GameRow, 'games')}, {_qualified(Seat, 'seats')},"
+            f" {token_seat} AS token_seat FROM games JOIN seats ON seats.game_id = games.id"
+            f" WHERE games.id = ? ORDER BY seats.seat{self._lock('games')}",
+            [None if token is None else hash_secret(token), game_id],
+        )
+        if not rows:
+            return None
+        first = rows[0]
+        game = GameRow(**_decode({name: first[name] for name in _columns(GameRow)}))
+        seats = [Seat(**_decode({name: row[name] for name in _columns(Seat)})) for row in rows]
+        return GameSeats(game, seats, first["token_seat"])
 
     def game_exists(self, game_id: str) -> bool:
         return self._value("SELECT 1 FROM games WHERE id = ?", [game_id]) is not None
