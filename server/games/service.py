@@ -241,7 +241,7 @@ class GameService:
         if forming:
             start = self._forming(now)
         else:
-            state = self._initial_state(engine, len(players), merged, state_seed, position)
+            state = self.initial_state(engine, len(players), merged, state_seed, position)
             start = self._snapshot(engine, state, now, turn_hours)
         game_row = GameRow(
             id=game_id,
@@ -324,7 +324,7 @@ class GameService:
         seats, row = len(game.seats), game.row
         if row.seating == "drawn":
             self.store.renumber_seats(game.id, drawn_order(row.seed, seats))
-        state = self._initial_state(game.engine, seats, row.options, row.seed, None)
+        state = self.initial_state(game.engine, seats, row.options, row.seed, None)
         now = utcnow()
         self.store.update_game(
             game.id, self._snapshot(game.engine, state, now, row.turn_hours, game.seats)
@@ -357,13 +357,15 @@ class GameService:
             ) from None
 
     @staticmethod
-    def _initial_state(
+    def initial_state(
         engine: Engine,
         players: int,
         options: dict[str, Any],
         seed: int,
         position: dict[str, Any] | None,
     ) -> dict[str, Any]:
+        """A game's first state: the engine's setup, or the creator's ``position``
+        (``422 invalid_position`` if it is inconsistent)."""
         if position is None:
             return engine.setup(players, options, seed)
         try:
@@ -589,27 +591,38 @@ class GameService:
         return self.replay(game, upto=at)
 
     def replay(self, game: Game, upto: int | None = None) -> dict[str, Any]:
-        """Rebuild the state from the seed (or position) and the log, up to move ``upto``.
+        """Rebuild the state from the seed (or position) and the log, up to entry ``upto``."""
+        return self.states(game, upto)[-1]
+
+    def states(self, game: Game, upto: int | None = None) -> list[dict[str, Any]]:
+        """The state at the start and after each log entry (up to ``upto``), replayed.
 
         A logged move today's rules refuse (a game played before a rule was
         added, such as Siam's draws) stops the replay with ``422 invalid_request``.
         """
         row = game.row
-        state = self._initial_state(
-            game.engine, len(game.seats), row.options, row.seed, row.position
-        )
+        states = [
+            self.initial_state(game.engine, len(game.seats), row.options, row.seed, row.position)
+        ]
         for logged in self.store.moves(game.id, upto=upto):
-            if logged.kind != "move":  # a resignation or forfeit changes no state
-                continue
-            try:
-                state = game.engine.apply(state, logged.seat, logged.move)
-            except IllegalMove as error:
-                message = (
-                    f"This game cannot be replayed past move {logged.seq - 1}: it was played"
-                    f" under older rules ({error.message})"
-                )
-                raise TurnpostError("invalid_request", message, {"rule": error.rule}) from None
-        return state
+            states.append(self._after_entry(game.engine, states, logged))
+        return states
+
+    @staticmethod
+    def _after_entry(
+        engine: Engine, states: list[dict[str, Any]], logged: LoggedMove
+    ) -> dict[str, Any]:
+        """The state after the log entry ``logged``, from the ``states`` before it."""
+        if logged.kind != "move":  # a resignation or forfeit changes no state
+            return states[-1]
+        try:
+            return engine.apply(states[-1], logged.seat, logged.move)
+        except IllegalMove as error:
+            message = (
+                f"This game cannot be replayed past move {logged.seq - 1}: it was played"
+                f" under older rules ({error.message})"
+            )
+            raise TurnpostError("invalid_request", message, {"rule": error.rule}) from None
 
     def move_log(
         self, game: Game, after: int = 0, limit: int | None = None

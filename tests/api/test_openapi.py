@@ -36,6 +36,7 @@ OPERATIONS = {
     "listMessages",
     "postMessage",
     "deleteMessage",
+    "getGameRecord",
 }
 
 
