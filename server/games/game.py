@@ -86,6 +86,7 @@ def game_object(
         "result": result,
         "deadline": row.deadline,
         "options": row.options,
+        "takebacks": row.takebacks,
         "seeded": row.seeded,
         "from_position": row.position is not None,
         "state": None if state is None else engine.view(state, seat),

@@ -41,6 +41,7 @@ from schemas.api import MAX_SEED
 from server.errors import TurnpostError
 from server.games.game import Game
 from server.games.service import GameService, MoveRequest
+from server.games.takebacks import take_back
 from server.store.records import LoggedMove
 
 #: One header line: ``[Name "JSON string body"]``.
@@ -204,21 +205,36 @@ def check_record(games: GameService, setup: Setup, entries: list[RecordEntry]) -
         options = engine.options(setup.options)
     except ValueError as error:
         _refuse(f"The record's options: {error}.")
-    state = GameService.initial_state(
-        engine, len(setup.names), options, setup.seed or 0, setup.position
-    )
-    states = [state]
+    states = [
+        GameService.initial_state(
+            engine, len(setup.names), options, setup.seed or 0, setup.position
+        )
+    ]
     for entry in entries:
         if not 0 <= entry.seat < len(setup.names):
             _refuse(f"Entry {entry.seq}: there is no seat {entry.seat}.")
-        if entry.notation.split()[0] in NOT_MOVES:
-            states.append(state)
-            continue
-        try:
-            state = engine.apply(state, entry.seat, engine.parse(entry.notation, state))
-        except EngineError as error:
-            _refuse(f"Entry {entry.seq} ({entry.notation}) is not legal: {error.message}")
-        states.append(state)
+        states.append(_after(engine, states, entry))
+
+
+def _after(engine: Engine, states: list[dict[str, Any]], entry: RecordEntry) -> dict[str, Any]:
+    """The state after ``entry`` of a record, from the ``states`` before it; ``422``."""
+    word, state = entry.notation.split()[0], states[-1]
+    if word == "takeback":
+        return _taken_back(states, entry)
+    if word in NOT_MOVES:
+        return state
+    try:
+        return engine.apply(state, entry.seat, engine.parse(entry.notation, state))
+    except EngineError as error:
+        _refuse(f"Entry {entry.seq} ({entry.notation}) is not legal: {error.message}")
+
+
+def _taken_back(states: list[dict[str, Any]], entry: RecordEntry) -> dict[str, Any]:
+    """The state a ``takeback N`` entry returns to: the one before move ``N``, the last."""
+    _, _, number = entry.notation.partition(" ")
+    if number != str(len(states) - 1):
+        _refuse(f"Entry {entry.seq}: {entry.notation!r} does not take back the last move.")
+    return states[-2]
 
 
 def import_record(games: GameService, text: str) -> dict[str, Any]:
@@ -249,12 +265,14 @@ def import_record(games: GameService, text: str) -> dict[str, Any]:
 
 def play_entry(games: GameService, game_id: str, entry: RecordEntry) -> None:
     """Play one entry of a record into ``game_id`` through the service."""
-    word = entry.notation.split()[0]
+    word, _, rest = entry.notation.partition(" ")
     expected = entry.seq - 1
     if word == "resign":
         games.resign(game_id, entry.seat, expected)
     elif word == "forfeit":
         games.forfeit(game_id, entry.seat, expected)
+    elif word == "takeback":
+        take_back(games, game_id, entry.seat, int(rest), expected)
     else:
         games.submit(
             MoveRequest(game_id, seat=entry.seat, notation=entry.notation, expected_seq=expected)

@@ -189,6 +189,7 @@ class GameService:
         handed_key: bytes | None = None,
         table: Table | None = None,
         hints: bool = True,
+        takebacks: bool = True,
     ) -> dict[str, Any]:
         """Create a game; the answer carries each seat's token and the admin token (shown once).
 
@@ -213,7 +214,8 @@ class GameService:
         limits (see :mod:`server.mail.gate`). A ``seed`` or a ``position``
         chosen by the creator is shown in the game object (``seeded``,
         ``from_position``): whoever chose it may know what the game hides.
-        ``hints``: whether its seats may ask for a suggested move.
+        ``hints``: whether its seats may ask for a suggested move; ``takebacks``: whether a
+        seat may offer to take back its last move (:mod:`server.games.takebacks`).
         """
         engine = self.engine(engine_id)
         if not engine.min_players <= len(players) <= engine.max_players:
@@ -242,7 +244,7 @@ class GameService:
             start = self._forming(now)
         else:
             state = self.initial_state(engine, len(players), merged, state_seed, position)
-            start = self._snapshot(engine, state, now, turn_hours)
+            start = self.snapshot(engine, state, now, turn_hours)
         game_row = GameRow(
             id=game_id,
             engine=engine.id,
@@ -264,6 +266,7 @@ class GameService:
             hidden_at=None,
             rematch_of=table.rematch_of,
             hints=hints,
+            takebacks=takebacks,
             **start,
         )
         seat_rows = new_seats(players, now)
@@ -327,7 +330,7 @@ class GameService:
         state = self.initial_state(game.engine, seats, row.options, row.seed, None)
         now = utcnow()
         self.store.update_game(
-            game.id, self._snapshot(game.engine, state, now, row.turn_hours, game.seats)
+            game.id, self.snapshot(game.engine, state, now, row.turn_hours, game.seats)
         )
         self._changed(Change(self.load(game.id)))
 
@@ -374,7 +377,7 @@ class GameService:
             raise TurnpostError("invalid_position", error.message, {"rule": error.rule}) from None
 
     @staticmethod
-    def _snapshot(
+    def snapshot(
         engine: Engine,
         state: dict[str, Any],
         now: str,
@@ -613,6 +616,8 @@ class GameService:
         engine: Engine, states: list[dict[str, Any]], logged: LoggedMove
     ) -> dict[str, Any]:
         """The state after the log entry ``logged``, from the ``states`` before it."""
+        if logged.kind == "takeback":  # back to the state before the move taken back
+            return states[logged.move["seq"] - 1]
         if logged.kind != "move":  # a resignation or forfeit changes no state
             return states[-1]
         try:
@@ -717,13 +722,7 @@ class GameService:
     def _check_turn(self, game: Game, seat: int, request: MoveRequest) -> dict[str, Any]:
         """Refuse a game not running, a stale seq or the wrong seat; return the parsed move."""
         self.check_running(game)
-        expected_seq = request.expected_seq
-        if expected_seq is not None and expected_seq != game.seq:
-            raise TurnpostError(
-                "stale_seq",
-                f"The game is at seq {game.seq}, not {expected_seq}; reload and try again.",
-                {"seq": game.seq},
-            )
+        self.check_seq(game, request.expected_seq)
         parsed = self._read_move(game, request.move, request.notation)
         to_move = game.to_move
         if seat not in to_move:
@@ -734,6 +733,16 @@ class GameService:
                 {"to_move": to_move},
             )
         return parsed
+
+    @staticmethod
+    def check_seq(game: Game, expected_seq: int | None) -> None:
+        """``409 stale_seq`` if ``expected_seq`` is given and the game moved on from it."""
+        if expected_seq is not None and expected_seq != game.seq:
+            raise TurnpostError(
+                "stale_seq",
+                f"The game is at seq {game.seq}, not {expected_seq}; reload and try again.",
+                {"seq": game.seq},
+            )
 
     @staticmethod
     def check_running(game: Game) -> None:
@@ -758,7 +767,7 @@ class GameService:
         seq = game.seq + 1
         snapshot: GameUpdate = {
             "seq": seq,
-            **self._snapshot(game.engine, state, now, game.row.turn_hours, game.seats),
+            **self.snapshot(game.engine, state, now, game.row.turn_hours, game.seats),
         }
         names = [row.name for row in game.seats]
         logged = LoggedMove(
@@ -858,12 +867,7 @@ class GameService:
         with self.store.write():
             game = self.load(game_id)
             self.check_running(game)
-            if expected_seq is not None and expected_seq != game.seq:
-                raise TurnpostError(
-                    "stale_seq",
-                    f"The game is at seq {game.seq}, not {expected_seq}; reload and try again.",
-                    {"seq": game.seq},
-                )
+            self.check_seq(game, expected_seq)
             return self._concede(game, seat, "resign", now or utcnow())
 
     def _concede(self, game: Game, seat: int, kind: str, now: str) -> dict[str, Any]:
@@ -914,11 +918,18 @@ class GameService:
             at=now,
             result=result,
         )
-        self.store.append_move(logged)
-        self.store.update_game(game.id, ended)
-        updated = Game(replace(game.row, **ended), game.seats, game.engine)
-        self._changed(Change(updated, logged, seat))
+        updated = self.append_entry(game, logged, ended)
         return {"seq": seq, "game": game_object(updated, seat)}
+
+    def append_entry(self, game: Game, logged: LoggedMove, snapshot: GameUpdate) -> Game:
+        """Append ``logged`` (an entry that is no engine move: a resignation, a takeback) and
+        the game's new ``snapshot``, and hand the change to the listeners (inside the caller's
+        write); the game after it."""
+        self.store.append_move(logged)
+        self.store.update_game(game.id, snapshot)
+        updated = Game(replace(game.row, **snapshot), game.seats, game.engine)
+        self._changed(Change(updated, logged, logged.seat))
+        return updated
 
     def _check_admin(self, game: Game, admin_token: str | None) -> None:
         """``401`` unless ``admin_token`` is the admin token of ``game``."""

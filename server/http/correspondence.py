@@ -1,20 +1,32 @@
 """Correspondence play over HTTP: game records, takebacks by agreement, conditional moves.
 
 The API: ``GET /api/v1/games/{id}/record`` (the text record,
-:mod:`server.games.records`). The pages: ``GET /games/{id}/record.gif``
+:mod:`server.games.records`); ``GET`` and ``POST /api/v1/games/{id}/takeback``
+(:mod:`server.games.takebacks`). The pages: ``GET /games/{id}/record.gif``
 (the animated board, :mod:`server.animation`), linked with the record from
-the game page once the game is over.
+the game page once the game is over; ``POST /games/{id}/takeback`` the
+page's takeback buttons.
 """
 
 from __future__ import annotations
 
-from flask import Blueprint, Response
+from typing import Any
 
+from flask import Blueprint, Response, redirect, request
+
+from schemas.correspondence import (
+    TakebackAnsweredSchema,
+    TakebackRequestSchema,
+    TakebackStatusSchema,
+)
 from server.animation import game_gif
+from server.errors import TurnpostError
 from server.games.records import game_record
-from server.http.api import blp, operation
+from server.games.takebacks import answer_takeback, offer_takeback, takeback_status
+from server.http.api import bearer, blp, operation, seat_of
 from server.http.context import current_service
 from server.http.cooperative import offload
+from server.http.pages import _held_seats, _table_url, whole_number
 
 bp = Blueprint("correspondence", __name__)
 
@@ -62,3 +74,57 @@ def _attachment(game_id: str, extension: str, inline: bool = False) -> dict[str,
     """The ``Content-Disposition`` naming a game's download ``turnpost-<id>.<extension>``."""
     kind = "inline" if inline else "attachment"
     return {"Content-Disposition": f'{kind}; filename="turnpost-{game_id}.{extension}"'}
+
+
+@blp.route("/games/<game_id>/takeback")
+@blp.response(200, TakebackStatusSchema)
+@operation("getTakeback", "not_found")
+def get_takeback(game_id: str) -> dict[str, Any]:
+    """The game's open takeback offer (``null`` when there is none)."""
+    return takeback_status(current_service(), game_id)
+
+
+@blp.route("/games/<game_id>/takeback", methods=["POST"])
+@blp.arguments(TakebackRequestSchema)
+@blp.response(200, TakebackAnsweredSchema)
+@operation(
+    "takeBack",
+    "unauthorized",
+    "forbidden",
+    "not_found",
+    "stale_seq",
+    "game_over",
+    "takeback_refused",
+    "invalid_request",
+    body=True,
+)
+@bearer
+def post_takeback(body: dict[str, Any], game_id: str) -> dict[str, Any]:
+    """Offer to take back the caller's last move (no ``accept``), or answer the open offer
+    (``{"accept": true}`` or ``false``); seat token."""
+    games = current_service()
+    seat = seat_of(games, games.load(game_id), "for a takeback")
+    if body["accept"] is None:
+        return offer_takeback(games, game_id, seat, body["expected_seq"])
+    return answer_takeback(games, game_id, seat, body["accept"], body["expected_seq"])
+
+
+#: The page's takeback buttons: what each ``answer`` does.
+PAGE_ANSWERS = {"offer": None, "accept": True, "decline": False}
+
+
+@bp.route("/games/<game_id>/takeback", methods=["POST"])
+def page_takeback(game_id: str) -> Response:
+    """The game page's takeback buttons, as a seat the browser holds; back to the page."""
+    games = current_service()
+    game = games.load(game_id)
+    seat = whole_number(request.form.get("seat", ""))
+    answer = request.form.get("answer", "")
+    if seat not in _held_seats(games, game) or answer not in PAGE_ANSWERS:
+        raise TurnpostError("forbidden", "This browser holds no such seat of this game.")
+    expected = whole_number(request.form.get("expected_seq", ""))
+    if PAGE_ANSWERS[answer] is None:
+        offer_takeback(games, game_id, seat, expected)
+    else:
+        answer_takeback(games, game_id, seat, PAGE_ANSWERS[answer], expected)
+    return redirect(_table_url(game_id, as_seat=seat), 303)

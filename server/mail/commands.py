@@ -7,6 +7,9 @@ its game with one of :data:`server.mail.words.COMMANDS`:
     the board again; ``moves``: every legal move, each in words;
 ``resign``
     give up the game (everyone else wins);
+``takeback``
+    offer to take back the seat's last move; ``takeback accept`` / ``takeback decline``
+    answer another seat's offer (:mod:`server.games.takebacks`);
 ``vacation 7``
     pause the seat's turn clock for 7 days (:func:`server.games.deadlines.set_vacation`);
 ``stop`` / ``start``
@@ -38,6 +41,7 @@ from server.errors import TurnpostError
 from server.games.clock import format_time, parse_time, utcnow
 from server.games.deadlines import VACATION_DAYS_PER_YEAR, set_vacation
 from server.games.service import GameService
+from server.games.takebacks import answer_takeback, offer_takeback
 from server.mail.words import COMMANDS
 
 NAMES = tuple(usage.split()[0] for usage, _ in COMMANDS)
@@ -90,6 +94,8 @@ def run_command(
         facts |= _vacation(games, game_id, seat, command.argument, now)
     elif command.name == "resign":
         facts["said"] = _resign(games, game_id, seat)
+    elif command.name == "takeback":
+        facts["said"] = _takeback(games, game_id, seat, command.argument)
     with games.store.write():
         game = games.load(game_id)
         if command.name in ("stop", "start"):
@@ -127,6 +133,34 @@ def _days(argument: str) -> float | None:
     except ValueError:
         return None
     return days if 0 < days <= VACATION_DAYS_PER_YEAR else None
+
+
+#: What ``takeback ...`` answers an offer with: the word after it.
+TAKEBACK_ANSWERS = {"accept": True, "decline": False}
+#: What a takeback command did, in words, by its outcome.
+TAKEBACK_WORDS = {
+    "offered": "Your takeback offer was sent to the other players: the move is taken back"
+    " once they all accept.",
+    "accepted": "You accepted the takeback; it waits for the other players' answers.",
+    "declined": "You declined the takeback: the move stays.",
+    "taken_back": "The move was taken back, as agreed.",
+}
+
+
+def _takeback(games: GameService, game_id: str, seat: int, argument: str) -> str:
+    """Offer a takeback (no ``argument``) or answer one (``accept``, ``decline``); what to
+    tell the seat."""
+    word = argument.lower().strip(" .!")
+    if word and word not in TAKEBACK_ANSWERS:
+        return 'Nothing changed: write "takeback", "takeback accept" or "takeback decline".'
+    try:
+        if word:
+            answer = answer_takeback(games, game_id, seat, TAKEBACK_ANSWERS[word])
+        else:
+            answer = offer_takeback(games, game_id, seat)
+    except TurnpostError as error:
+        return f"Nothing changed: {error.message}"
+    return TAKEBACK_WORDS[answer["outcome"]]
 
 
 def _resign(games: GameService, game_id: str, seat: int) -> str:

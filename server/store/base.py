@@ -66,6 +66,7 @@ from server.store.records import (
     SeatUpdate,
     SignInLink,
     Table,
+    TakebackOffer,
     Webhook,
     WebhookDelivery,
 )
@@ -435,6 +436,22 @@ class MoveLog(Protocol):
 
     def ended_games(self, game_ids: list[str]) -> list[EndedGame]:
         """Those of ``game_ids`` that are over."""
+        ...
+
+
+class TakebackStore(Protocol):
+    """The open takeback offer of each game (:mod:`server.games.takebacks`)."""
+
+    def takeback_offer(self, game_id: str) -> TakebackOffer | None:
+        """The game's open takeback offer, or ``None``."""
+        ...
+
+    def set_takeback_offer(self, offer: TakebackOffer) -> None:
+        """Make ``offer`` the game's open offer (replacing any earlier one)."""
+        ...
+
+    def drop_takeback_offer(self, game_id: str) -> None:
+        """Forget the game's open takeback offer, if it has one."""
         ...
 
 
@@ -846,6 +863,7 @@ class Store(
     TableStore,
     SeatTokenStore,
     MoveLog,
+    TakebackStore,
     IdempotencyStore,
     PlayerStore,
     TalkStore,

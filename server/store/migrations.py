@@ -15,9 +15,9 @@ never changed.
     >>> import sqlite_utils
     >>> db = sqlite_utils.Database(memory=True)
     >>> migrate(db)
-    SchemaChange(before=0, after=20, created=True)
+    SchemaChange(before=0, after=21, created=True)
     >>> migrate(db)
-    SchemaChange(before=20, after=20, created=False)
+    SchemaChange(before=21, after=21, created=False)
 """
 
 from __future__ import annotations
@@ -632,5 +632,21 @@ def m021_bot_seats(db: Database) -> None:
         {"game_id": str, "holder": str, "until": str},
         pk="game_id",
         not_null={"holder", "until"},
+        if_not_exists=True,
+    )
+
+
+@migrations()
+def m024_takebacks(db: Database) -> None:
+    """Takebacks by agreement: ``games.takebacks`` whether a seat may offer one (1, the
+    default) or not (0), and ``takeback_offers`` each game's open offer: the move offered
+    back (``seq``, the game's last entry), the seat that offers it, the seats that accepted
+    (a JSON array) and when it was made."""
+    _add_missing(db, "games", {"takebacks": (int, 1)})
+    db["takeback_offers"].create(
+        {"game_id": str, "seq": int, "seat": int, "accepted_seats": str, "offered_at": str},
+        pk="game_id",
+        not_null={"seq", "seat", "accepted_seats", "offered_at"},
+        foreign_keys=[("game_id", "games", "id")],
         if_not_exists=True,
     )

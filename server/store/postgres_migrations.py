@@ -392,6 +392,15 @@ MIGRATIONS: list[tuple[str, str]] = [
             until text NOT NULL);
         """,
     ),
+    (
+        "m024_takebacks",
+        """
+        ALTER TABLE games ADD COLUMN takebacks bigint NOT NULL DEFAULT 1;
+        CREATE TABLE takeback_offers (game_id text PRIMARY KEY REFERENCES games (id),
+            seq bigint NOT NULL, seat bigint NOT NULL, accepted_seats jsonb NOT NULL,
+            offered_at text NOT NULL);
+        """,
+    ),
 ]
 
 #: The table that records the applied steps.

@@ -58,6 +58,8 @@ class GameRow:
     rematch_of: str | None
     #: Whether its seats may ask for a suggested move (``GET .../hint``).
     hints: bool = True
+    #: Whether a seat may offer to take back its last move (:mod:`server.games.takebacks`).
+    takebacks: bool = True
 
 
 class GameUpdate(TypedDict, total=False):
@@ -271,7 +273,8 @@ class LoggedMove:
     game_id: str
     seq: int
     seat: int
-    #: ``move`` (an engine move), ``resign`` or ``forfeit``.
+    #: ``move`` (an engine move), ``resign``, ``forfeit`` or ``takeback`` (``move`` is
+    #: ``{"action": "takeback", "seq": N}``: the game returns to the state before move N).
     kind: str
     #: The move as played, hidden parts included.
     move: dict[str, Json]
@@ -284,6 +287,18 @@ class LoggedMove:
     status: str
     at: str
     result: dict[str, Json] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TakebackOffer:
+    """A seat's open offer to take back its move ``seq`` (the game's last entry), and the
+    seats that accepted it so far."""
+
+    game_id: str
+    seq: int
+    seat: int
+    accepted_seats: list[int]
+    offered_at: str
 
 
 @dataclass(frozen=True, slots=True)

@@ -58,6 +58,7 @@ from server.store.records import (
     SeatUpdate,
     SignInLink,
     Table,
+    TakebackOffer,
     Webhook,
     WebhookDelivery,
 )
@@ -80,11 +81,14 @@ JSON_COLUMNS = frozenset(
         "request",
         "response",
         "bot",
+        "accepted_seats",
     }
 )
 NULLABLE_JSON = frozenset({"position", "result", "facts", "bot"})
 #: The columns (and computed columns) kept as 0 or 1.
-BOOLEAN_COLUMNS = frozenset({"seeded", "from_position", "waiting", "invitation", "hints"})
+BOOLEAN_COLUMNS = frozenset(
+    {"seeded", "from_position", "waiting", "invitation", "hints", "takebacks"}
+)
 
 R = TypeVar("R")
 
@@ -710,6 +714,21 @@ class SqlStore(Store):
             f" AND id IN ({self._JSON_TEXTS})",
             [json.dumps(game_ids)],
         )
+
+    # -- takeback offers -----------------------------------------------------------
+    def takeback_offer(self, game_id: str) -> TakebackOffer | None:
+        return self._one(
+            TakebackOffer,
+            f"{_select(TakebackOffer)} FROM takeback_offers WHERE game_id = ?",
+            [game_id],
+        )
+
+    def set_takeback_offer(self, offer: TakebackOffer) -> None:
+        self.drop_takeback_offer(offer.game_id)
+        self._insert("takeback_offers", _row_of(offer))
+
+    def drop_takeback_offer(self, game_id: str) -> None:
+        self._execute("DELETE FROM takeback_offers WHERE game_id = ?", [game_id])
 
     # -- idempotency keys ---------------------------------------------------------
     def idempotent_response(self, game_id: str, seat: int, key: str) -> IdempotentAnswer | None:

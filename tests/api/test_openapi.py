@@ -37,6 +37,8 @@ OPERATIONS = {
     "postMessage",
     "deleteMessage",
     "getGameRecord",
+    "getTakeback",
+    "takeBack",
 }
 
 
