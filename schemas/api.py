@@ -571,6 +571,10 @@ class LoggedMoveSchema(StrictSchema):
     result = game_result(
         "The game's result on the entry that ended the game (null on every other entry)."
     )
+    conditional = fields.Boolean(
+        required=True,
+        metadata={"description": "Played at once from the seat's conditional moves."},
+    )
 
 
 class HintSchema(StrictSchema):

@@ -62,3 +62,27 @@ class TakebackAnsweredSchema(TakebackStatusSchema):
         },
     )
     game = fields.Nested(GameSchema, required=True)
+
+
+#: The most lines a seat stores in one game, the most steps of a line, the longest notation.
+MAX_LINES, MAX_STEPS, MAX_NOTATION = 20, 40, 200
+
+
+class ConditionalLinesSchema(StrictSchema):
+    """A seat's conditional moves: ``PUT /api/v1/games/{id}/conditional`` (replacing the
+    earlier ones; ``[]`` forgets them) and what ``GET`` answers."""
+
+    lines = fields.List(
+        fields.List(
+            fields.String(validate=validate.Length(min=1, max=MAX_NOTATION)),
+            validate=validate.Length(min=2, max=MAX_STEPS),
+        ),
+        required=True,
+        validate=validate.Length(max=MAX_LINES),
+        metadata={
+            "description": "Each line alternates another seat's move and your answer, in"
+            ' notation, from the game as it stands: [["enter a1 N", "enter e5 S"]]. Stored'
+            " in canonical notation; only your seat ever sees them.",
+            "example": [["enter a1 N", "enter e5 S"]],
+        },
+    )

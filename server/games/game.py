@@ -144,6 +144,7 @@ def log_entry(move: LoggedMove) -> dict[str, Any]:
         "to_move": move.to_move,
         "status": move.status,
         "result": move.result,
+        "conditional": move.conditional,
     }
 
 

@@ -87,8 +87,10 @@ def reveals_nothing(game: Game) -> bool:
 
 
 def entry_line(logged: LoggedMove) -> str:
-    """One entry of a record: ``seq. (seat) notation``."""
-    return f"{logged.seq}. ({logged.seat}) {logged.notation}"
+    """One entry of a record: ``seq. (seat) notation``, ``{conditional}`` when the seat's
+    conditional moves played it."""
+    comment = " {conditional}" if logged.conditional else ""
+    return f"{logged.seq}. ({logged.seat}) {logged.notation}{comment}"
 
 
 def game_record(games: GameService, game: Game) -> str:

@@ -20,13 +20,14 @@ from typing import TYPE_CHECKING, Any
 
 from marshmallow import ValidationError
 
-from engines import ENGINES, Engine, IllegalMove, InvalidPosition, NotationError
+from engines import ENGINES, Engine, EngineError, IllegalMove, InvalidPosition, NotationError
 from schemas.api import MAX_SEED
 from schemas.moves import load_move
 from server.errors import TurnpostError
 from server.games.bot_seats import bot_name, bot_spec
 from server.games.changes import Change, Listener
 from server.games.clock import format_time, parse_time, utcnow
+from server.games.conditional import follow
 from server.games.game import Game, game_object, game_summary, log_entry
 from server.store.base import Store, hash_secret, new_secret
 from server.store.records import GameRow, GameUpdate, LoggedMove, NewSeat, Seat, Webhook
@@ -114,7 +115,8 @@ class MoveRequest:
     and appends nothing. ``mail_message_id`` marks a move that came by mail
     with the seat's key (the mover gets a confirmation); ``now`` is the moment of the move
     (default: the current time); ``by_clock`` marks a move the deadline plays
-    for the seat.
+    for the seat; ``conditional`` a move the seat's conditional lines play
+    (:mod:`server.games.conditional`).
     """
 
     game_id: str
@@ -127,6 +129,7 @@ class MoveRequest:
     mail_message_id: str | None = None
     now: str | None = None
     by_clock: bool = False
+    conditional: bool = False
 
     def fingerprint(self) -> dict[str, Any]:
         """What a repeat with the same ``idempotency_key`` must ask again: the move and seq."""
@@ -783,12 +786,38 @@ class GameService:
             status=snapshot["status"],
             at=now,
             result=snapshot["result"],
+            conditional=request.conditional,
         )
         self.store.append_move(logged)
         self.store.update_game(game.id, snapshot)
         updated = Game(replace(game.row, **snapshot), game.seats, game.engine)
         self._changed(Change(updated, logged, seat, request.mail_message_id))
-        return {"seq": seq, "game": game_object(updated, seat)}
+        latest = self._answer_conditionally(updated, logged, request.now)
+        return {"seq": seq, "game": game_object(latest, seat)}
+
+    def _answer_conditionally(self, game: Game, logged: LoggedMove, now: str | None) -> Game:
+        """Play what the other seats' conditional lines answer ``logged`` with (inside the
+        caller's write, through :meth:`_append`); the game after it (see
+        :mod:`server.games.conditional`)."""
+        for seat, lines in self.store.conditional_lines(game.id).items():
+            if seat == logged.seat:
+                continue
+            followed = follow(lines, logged.notation)
+            playable = followed.answer is not None and seat in game.to_move
+            kept = followed.lines if playable else []
+            self.store.set_conditional_lines(game.id, seat, kept, now or utcnow())
+            if not playable:
+                continue
+            try:
+                move = load_move(game.engine.id, game.engine.parse(followed.answer, game.state))
+                state = game.engine.apply(game.state, seat, move)
+            except (EngineError, ValidationError):
+                self.store.set_conditional_lines(game.id, seat, [], now or utcnow())
+                continue
+            request = MoveRequest(game.id, seat=seat, now=now, conditional=True)
+            self._append(game, seat, move, state, request)
+            return self.load(game.id)
+        return game
 
     # -- webhooks -------------------------------------------------------
     def add_webhook(self, game_id: str, admin_token: str | None, url: str) -> Webhook:
@@ -927,6 +956,7 @@ class GameService:
         write); the game after it."""
         self.store.append_move(logged)
         self.store.update_game(game.id, snapshot)
+        self.store.drop_conditional_lines(game.id)  # lines follow moves only
         updated = Game(replace(game.row, **snapshot), game.seats, game.engine)
         self._changed(Change(updated, logged, logged.seat))
         return updated

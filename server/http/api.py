@@ -152,6 +152,7 @@ SEAT_OPERATIONS = {
     "api.vacation": "to set a vacation",
     "api.post_api_message": "to post a message",
     "api.post_takeback": "for a takeback",
+    "api.put_conditional": "for conditional moves",
 }
 
 

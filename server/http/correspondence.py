@@ -2,7 +2,9 @@
 
 The API: ``GET /api/v1/games/{id}/record`` (the text record,
 :mod:`server.games.records`); ``GET`` and ``POST /api/v1/games/{id}/takeback``
-(:mod:`server.games.takebacks`). The pages: ``GET /games/{id}/record.gif``
+(:mod:`server.games.takebacks`); ``GET`` and ``PUT
+/api/v1/games/{id}/conditional`` a seat's conditional moves
+(:mod:`server.games.conditional`). The pages: ``GET /games/{id}/record.gif``
 (the animated board, :mod:`server.animation`), linked with the record from
 the game page once the game is over; ``POST /games/{id}/takeback`` the
 page's takeback buttons.
@@ -15,12 +17,15 @@ from typing import Any
 from flask import Blueprint, Response, redirect, request
 
 from schemas.correspondence import (
+    ConditionalLinesSchema,
     TakebackAnsweredSchema,
     TakebackRequestSchema,
     TakebackStatusSchema,
 )
 from server.animation import game_gif
 from server.errors import TurnpostError
+from server.games.clock import utcnow
+from server.games.conditional import checked_lines
 from server.games.records import game_record
 from server.games.takebacks import answer_takeback, offer_takeback, takeback_status
 from server.http.api import bearer, blp, operation, seat_of
@@ -128,3 +133,33 @@ def page_takeback(game_id: str) -> Response:
     else:
         answer_takeback(games, game_id, seat, PAGE_ANSWERS[answer], expected)
     return redirect(_table_url(game_id, as_seat=seat), 303)
+
+
+@blp.route("/games/<game_id>/conditional")
+@blp.response(200, ConditionalLinesSchema)
+@operation("getConditionalMoves", "unauthorized", "not_found")
+@bearer
+def get_conditional(game_id: str) -> dict[str, Any]:
+    """The caller's conditional moves in this game (seat token; nobody else sees them)."""
+    games = current_service()
+    seat = seat_of(games, games.load(game_id), "for conditional moves")
+    return {"lines": games.store.conditional_lines(game_id).get(seat, [])}
+
+
+@blp.route("/games/<game_id>/conditional", methods=["PUT"])
+@blp.arguments(ConditionalLinesSchema)
+@blp.response(200, ConditionalLinesSchema)
+@operation(
+    "setConditionalMoves", "unauthorized", "not_found", "game_over", "invalid_request", body=True
+)
+@bearer
+def put_conditional(body: dict[str, Any], game_id: str) -> dict[str, Any]:
+    """Store the caller's conditional moves, replacing earlier ones (seat token): each line
+    alternates another seat's move and the answer played at once when that move comes."""
+    games = current_service()
+    with games.store.write():
+        game = games.load(game_id)
+        seat = seat_of(games, game, "for conditional moves")
+        lines = checked_lines(game, seat, body["lines"])
+        games.store.set_conditional_lines(game.id, seat, lines, utcnow())
+    return {"lines": lines}

@@ -455,6 +455,24 @@ class TakebackStore(Protocol):
         ...
 
 
+class ConditionalStore(Protocol):
+    """Each seat's conditional moves (:mod:`server.games.conditional`): private to the seat."""
+
+    def conditional_lines(self, game_id: str) -> dict[int, list[list[str]]]:
+        """The stored lines of every seat of the game that has some, by seat."""
+        ...
+
+    def set_conditional_lines(
+        self, game_id: str, seat: int, lines: list[list[str]], at: str
+    ) -> None:
+        """Replace the lines of ``seat`` (none: forget them)."""
+        ...
+
+    def drop_conditional_lines(self, game_id: str) -> None:
+        """Forget every seat's lines in the game."""
+        ...
+
+
 class IdempotencyStore(Protocol):
     """The answers given to ``Idempotency-Key`` requests."""
 
@@ -864,6 +882,7 @@ class Store(
     SeatTokenStore,
     MoveLog,
     TakebackStore,
+    ConditionalStore,
     IdempotencyStore,
     PlayerStore,
     TalkStore,

@@ -15,9 +15,9 @@ never changed.
     >>> import sqlite_utils
     >>> db = sqlite_utils.Database(memory=True)
     >>> migrate(db)
-    SchemaChange(before=0, after=21, created=True)
+    SchemaChange(before=0, after=22, created=True)
     >>> migrate(db)
-    SchemaChange(before=21, after=21, created=False)
+    SchemaChange(before=22, after=22, created=False)
 """
 
 from __future__ import annotations
@@ -650,3 +650,18 @@ def m024_takebacks(db: Database) -> None:
         foreign_keys=[("game_id", "games", "id")],
         if_not_exists=True,
     )
+
+
+@migrations()
+def m025_conditional_moves(db: Database) -> None:
+    """Conditional moves: ``conditional_lines`` the lines each seat stored ahead (a JSON array
+    of arrays of notations, private to the seat), and ``moves.conditional`` whether a logged
+    move was played from them (1) or not (0)."""
+    db["conditional_lines"].create(
+        {"game_id": str, "seat": int, "lines": str, "updated_at": str},
+        pk=("game_id", "seat"),
+        not_null={"lines", "updated_at"},
+        foreign_keys=[("game_id", "games", "id")],
+        if_not_exists=True,
+    )
+    _add_missing(db, "moves", {"conditional": (int, 0)})

@@ -401,6 +401,14 @@ MIGRATIONS: list[tuple[str, str]] = [
             offered_at text NOT NULL);
         """,
     ),
+    (
+        "m025_conditional_moves",
+        """
+        CREATE TABLE conditional_lines (game_id text REFERENCES games (id), seat bigint,
+            lines jsonb NOT NULL, updated_at text NOT NULL, PRIMARY KEY (game_id, seat));
+        ALTER TABLE moves ADD COLUMN conditional bigint NOT NULL DEFAULT 0;
+        """,
+    ),
 ]
 
 #: The table that records the applied steps.

@@ -287,6 +287,8 @@ class LoggedMove:
     status: str
     at: str
     result: dict[str, Json] | None = None
+    #: Whether the seat's conditional moves played it (:mod:`server.games.conditional`).
+    conditional: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -39,6 +39,8 @@ OPERATIONS = {
     "getGameRecord",
     "getTakeback",
     "takeBack",
+    "getConditionalMoves",
+    "setConditionalMoves",
 }
 
 
