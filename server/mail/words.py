@@ -27,6 +27,7 @@ COMMANDS = (
     ("resign", "give up this game (the others win)"),
     ("takeback", "offer to take back your last move (the others accept or decline)"),
     ("takeback accept", "accept the takeback offered to you (takeback decline: refuse it)"),
+    ("if enter a1 N then enter e5 S", "a conditional move: if they play the first, you answer"),
     ("vacation 7", "pause your turn clock for 7 days (at most 30 days a year)"),
     ("stop", "no more mail about this game (you still play on your page)"),
     ("start", "mail about this game again"),

@@ -6,6 +6,9 @@ from typing import Any
 
 import requests
 
+from server.games.service import GameService, MoveRequest
+from server.mail.commands import parse_command, run_command
+from server.store import open_store
 from tests.corr.test_takebacks import read
 from tests.server.test_api import auth, create_siam, submit
 from tests.support import BackgroundServer
@@ -106,3 +109,24 @@ def test_refused_lines(live_server: BackgroundServer) -> None:
     waiting = 1 - read(live_server, hidden)["to_move"][0]
     refused = put_lines(live_server, hidden, waiting, {"lines": [["decline", "decline"]]})
     assert refused.status_code == 422 and "hides" in refused.json()["error"]["message"]
+
+
+def test_mail_commands_store_lines_and_take_back(db_path: str) -> None:
+    store = open_store(db_path)
+    store.init()
+    try:
+        games = GameService(store)
+        game_id = games.create("siam", [{"name": "Ann"}, {"name": "Bob"}], {})["id"]
+        command = parse_command("If enter a1 N then enter e5 S")
+        run_command(games, game_id, 1, None, command)
+        assert store.conditional_lines(game_id) == {1: LINE}
+        run_command(games, game_id, 1, None, parse_command("if fly then land"))
+        assert store.conditional_lines(game_id) == {1: LINE}  # refused, nothing changed
+        games.submit(MoveRequest(game_id, seat=0, notation="enter a1 N"))
+        assert games.load(game_id).seq == 2  # Bob's answer came at once
+        run_command(games, game_id, 1, None, parse_command("takeback"))
+        run_command(games, game_id, 0, None, parse_command("takeback accept"))
+        entries = games.move_log(games.load(game_id))
+        assert [entry["notation"] for entry in entries][-1] == "takeback 2"
+    finally:
+        store.close()
