@@ -13,6 +13,9 @@ from tests.corr.test_takebacks import read
 from tests.server.test_api import auth, create_siam, submit
 from tests.support import BackgroundServer
 
+#: The new store tables run on SQLite and on PostgreSQL (tests/conftest.py).
+ON_BOTH_BACKENDS = True
+
 LINE = [["enter a1 N", "enter e5 S"]]
 
 

@@ -12,6 +12,9 @@ from server.store import open_store
 from tests.server.test_api import auth, create_siam, submit
 from tests.support import BackgroundServer
 
+#: The new store tables run on SQLite and on PostgreSQL (tests/conftest.py).
+ON_BOTH_BACKENDS = True
+
 
 def takeback(server: BackgroundServer, game: dict[str, Any], seat: int | None, body: Any = None):
     """POST the takeback route as ``seat`` (``None``: without a token)."""
