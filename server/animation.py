@@ -6,11 +6,17 @@ with the last entry highlighted, above a caption naming the entry
 (``12. Bob: move b2 b3 E``). So the GIF has one frame more than the log has
 entries: the first shows the start. Pillow writes the GIF; the caption keeps
 two equal boards (a resignation changes none) apart as frames of their own.
+
+Drawing takes about 0.1 s a frame, so each worker keeps the last
+:data:`KEPT_PICTURES` GIFs it drew, by game and log length: asking again for
+the same game costs nothing until it changes.
 """
 
 from __future__ import annotations
 
 import io
+import threading
+from collections import OrderedDict
 from typing import Any
 
 from PIL import Image, ImageDraw, ImageFont
@@ -26,6 +32,10 @@ LAST_FRAME_MS = 4000
 #: The caption strip under each board, in pixels.
 CAPTION_HEIGHT = 28
 CAPTION_SIZE = 16
+#: The GIFs a worker keeps, newest last, by ``(game id, entries, status)``.
+KEPT_PICTURES = 16
+_kept: OrderedDict[tuple[str, int, str], bytes] = OrderedDict()
+_kept_lock = threading.Lock()
 
 
 def caption(game: Game, entry: dict[str, Any] | None) -> str:
@@ -48,7 +58,22 @@ def frame(svg: str, text: str) -> Image.Image:
 
 def game_gif(games: GameService, game: Game) -> bytes:
     """The animated GIF of ``game`` as everyone may see it: one frame per position, the
-    start included (so ``seq + 1`` frames)."""
+    start included (so ``seq + 1`` frames); drawn once per game and log length."""
+    key = (game.id, game.seq, game.status)
+    with _kept_lock:
+        if key in _kept:
+            _kept.move_to_end(key)
+            return _kept[key]
+    picture = draw_gif(games, game)
+    with _kept_lock:
+        _kept[key] = picture
+        while len(_kept) > KEPT_PICTURES:
+            _kept.popitem(last=False)
+    return picture
+
+
+def draw_gif(games: GameService, game: Game) -> bytes:
+    """:func:`game_gif` drawn anew."""
     states = games.states(game)
     entries: list[dict[str, Any] | None] = [None, *games.move_log(game)]
     frames = []
