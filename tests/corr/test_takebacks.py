@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import requests
@@ -10,6 +11,7 @@ from server.games.records import game_record, import_record
 from server.games.service import GameService
 from server.store import open_store
 from tests.server.test_api import auth, create_siam, submit
+from tests.server.test_web import play_by_form, seat_session
 from tests.support import BackgroundServer
 
 #: The new store tables run on SQLite and on PostgreSQL (tests/conftest.py).
@@ -134,3 +136,43 @@ def test_no_takeback_across_a_draw(live_server: BackgroundServer) -> None:
     refused = takeback(live_server, game, seat)
     assert refused.status_code == 409 and "hidden" in refused.json()["error"]["message"]
     assert read(live_server, game, "/takeback")["offer"] is None
+
+
+def page_takeback(server: BackgroundServer, session: requests.Session, game: dict, answer: str):
+    """Load the game page, then press its takeback button ``answer``."""
+    page = session.get(f"{server.url}/games/{game['id']}", timeout=10).text
+    form = page.partition('<section id="takeback">')[2].partition("</section>")[0]
+    assert f'value="{answer}"' in form, page
+    fields = dict(re.findall(r'name="(csrf_token|seat|expected_seq)" value="([^"]*)"', form))
+    return session.post(
+        f"{server.url}/games/{game['id']}/takeback", data={**fields, "answer": answer}, timeout=10
+    )
+
+
+def test_a_takeback_on_the_page(live_server: BackgroundServer) -> None:
+    game = create_siam(live_server)
+    ann, bob = seat_session(live_server, game, 0), seat_session(live_server, game, 1)
+    assert play_by_form(live_server, ann, game, "enter b1 N").status_code == 200
+    page = bob.get(f"{live_server.url}/games/{game['id']}", timeout=10).text
+    assert '<section id="takeback">' not in page  # Bob has nothing to take back or answer
+    offered = page_takeback(live_server, ann, game, "offer")
+    assert offered.status_code == 200 and "offers to take back move 1" in offered.text
+    accepted = page_takeback(live_server, bob, game, "accept")
+    assert accepted.status_code == 200
+    now = read(live_server, game)
+    assert (
+        now["seq"] == 2
+        and now["to_move"] == [0]
+        and now["state"]["board"].keys()
+        == {
+            "b3",
+            "c3",
+            "d3",
+        }
+    )
+    forged = ann.post(
+        f"{live_server.url}/games/{game['id']}/takeback",
+        data={"seat": "1", "answer": "offer"},
+        timeout=10,
+    )
+    assert forged.status_code in (400, 403)
