@@ -265,6 +265,15 @@ class GameCreateSchema(StrictSchema):
             " (`GET /api/v1/games/{id}/hint`); false refuses them with 403 forbidden."
         },
     )
+    takebacks = fields.Boolean(
+        load_default=True,
+        truthy={True},
+        falsy={False},
+        metadata={
+            "description": "Whether a seat may offer to take back its last move"
+            " (`POST /api/v1/games/{id}/takeback`); false refuses offers with 403 forbidden."
+        },
+    )
     seating = fields.String(
         load_default="drawn",
         validate=validate.OneOf(["drawn", "listed"]),
@@ -273,6 +282,17 @@ class GameCreateSchema(StrictSchema):
             " from the seed when the last seat is taken; `listed`, the seats stay in the order"
             " of `players`. A game without open seats is always seated as listed."
         },
+    )
+
+
+def expected_seq_field() -> fields.Integer:
+    """The optional ``expected_seq`` of a change: refused with ``409 stale_seq`` unless the
+    game is at this seq."""
+    return fields.Integer(
+        load_default=None,
+        allow_none=True,
+        strict=True,
+        metadata={"description": "Refuse with 409 stale_seq unless the game is at this seq."},
     )
 
 
@@ -288,12 +308,7 @@ class MoveSubmitSchema(StrictSchema):
         },
     )
     notation = fields.String(validate=validate.Length(min=1, max=500))
-    expected_seq = fields.Integer(
-        load_default=None,
-        allow_none=True,
-        strict=True,
-        metadata={"description": "Refuse with 409 stale_seq unless the game is at this seq."},
-    )
+    expected_seq = expected_seq_field()
 
     @validates_schema
     def one_of_move_or_notation(self, data: dict[str, Any], **_: Any) -> None:
@@ -308,12 +323,7 @@ class ResignSchema(StrictSchema):
     #: An empty body is ``{}`` (see :class:`server.http.api.ContractParser`).
     optional_body = True
 
-    expected_seq = fields.Integer(
-        load_default=None,
-        allow_none=True,
-        strict=True,
-        metadata={"description": "Refuse with 409 stale_seq unless the game is at this seq."},
-    )
+    expected_seq = expected_seq_field()
 
 
 class VacationSchema(StrictSchema):
@@ -509,6 +519,10 @@ class GameSchema(GameSummarySchema):
     """The game object."""
 
     options = fields.Dict(required=True, metadata={"description": "The engine's options."})
+    takebacks = fields.Boolean(
+        required=True,
+        metadata={"description": "Whether a seat may offer to take back its last move."},
+    )
     state = PerEngine(
         "State",
         required=True,
@@ -556,6 +570,10 @@ class LoggedMoveSchema(StrictSchema):
     )
     result = game_result(
         "The game's result on the entry that ended the game (null on every other entry)."
+    )
+    conditional = fields.Boolean(
+        required=True,
+        metadata={"description": "Played at once from the seat's conditional moves."},
     )
 
 

@@ -174,6 +174,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         account_pages,
         admin,
         api,
+        correspondence,
         docs,
         mail_stop,
         my_games,
@@ -195,6 +196,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.register_blueprint(mail_stop.bp)
     app.register_blueprint(talk.bp)
     app.register_blueprint(push.bp)
+    app.register_blueprint(correspondence.bp)
     admin.init_admin(app)
     init_protection(app)
     init_web_conventions(app)

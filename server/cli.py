@@ -10,6 +10,7 @@ Every command (``turnpost COMMAND --help`` tells more)::
     turnpost replay GAME_ID           # exit 1 if the log does not rebuild the snapshot
     turnpost copy-db SOURCE TARGET    # copy a whole database (SQLite <-> PostgreSQL), verified
     turnpost export GAME_ID           # the game and its full log as JSON
+    turnpost import-record FILE       # a game record (GET .../record) played into a new game
     turnpost send-mail                # once: deadlines and reminders, then deliver due mail
     turnpost worker                   # send-mail every 30 s; bots, webhooks, pushes, mailbox beside
     turnpost send-webhooks            # once: post due webhook deliveries, until none is due
@@ -55,6 +56,7 @@ from server.games.bots import BotMover, run_bots
 from server.games.clock import parse_time, utcnow
 from server.games.deadlines import process_deadlines
 from server.games.game import Game
+from server.games.records import MAX_RECORD_BYTES, import_record
 from server.games.service import GameService
 from server.games.tables import DEADLINE_POLICIES, MAX_TURN_HOURS, MIN_TURN_HOURS, expire_tables
 from server.http.api_spec import openapi_document
@@ -405,6 +407,29 @@ def export(game_id: str) -> None:
     game = _load(games, game_id)
     document = {"game": games.game_object(game, seat=None), "moves": games.move_log(game)}
     click.echo(json.dumps(document, indent=2))
+
+
+@main.command("import-record")
+@click.argument("path", type=click.Path(dir_okay=False, allow_dash=True, path_type=Path))
+@click.option("--base-url", default=None, help="Address in the links (default: TURNPOST_BASE_URL).")
+@with_appcontext
+def import_record_command(path: Path, base_url: str | None) -> None:
+    """Play the game record in PATH (``-``: standard input) into a new game, checking every
+    move, and print the new game's seat tokens and links.
+
+    A record is what ``GET /api/v1/games/{id}/record`` answers. One with a
+    malformed line or an illegal move makes no game (exit 1, naming the entry).
+    """
+    data = sys.stdin.buffer.read() if str(path) == "-" else path.read_bytes()
+    if len(data) > MAX_RECORD_BYTES:
+        raise click.ClickException(f"A record is at most {MAX_RECORD_BYTES} bytes.")
+    try:
+        game = import_record(current_service(), data.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise click.ClickException("The record is not UTF-8 text.") from None
+    except TurnpostError as error:
+        raise click.ClickException(error.message) from None
+    print_game(game, base_url or _mail_settings().base_url)
 
 
 @main.command("serve")

@@ -86,6 +86,7 @@ def game_object(
         "result": result,
         "deadline": row.deadline,
         "options": row.options,
+        "takebacks": row.takebacks,
         "seeded": row.seeded,
         "from_position": row.position is not None,
         "state": None if state is None else engine.view(state, seat),
@@ -143,6 +144,7 @@ def log_entry(move: LoggedMove) -> dict[str, Any]:
         "to_move": move.to_move,
         "status": move.status,
         "result": move.result,
+        "conditional": move.conditional,
     }
 
 

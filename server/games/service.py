@@ -20,13 +20,14 @@ from typing import TYPE_CHECKING, Any
 
 from marshmallow import ValidationError
 
-from engines import ENGINES, Engine, IllegalMove, InvalidPosition, NotationError
+from engines import ENGINES, Engine, EngineError, IllegalMove, InvalidPosition, NotationError
 from schemas.api import MAX_SEED
 from schemas.moves import load_move
 from server.errors import TurnpostError
 from server.games.bot_seats import bot_name, bot_spec
 from server.games.changes import Change, Listener
 from server.games.clock import format_time, parse_time, utcnow
+from server.games.conditional import follow
 from server.games.game import Game, game_object, game_summary, log_entry
 from server.store.base import Store, hash_secret, new_secret
 from server.store.records import GameRow, GameUpdate, LoggedMove, NewSeat, Seat, Webhook
@@ -114,7 +115,8 @@ class MoveRequest:
     and appends nothing. ``mail_message_id`` marks a move that came by mail
     with the seat's key (the mover gets a confirmation); ``now`` is the moment of the move
     (default: the current time); ``by_clock`` marks a move the deadline plays
-    for the seat.
+    for the seat; ``conditional`` a move the seat's conditional lines play
+    (:mod:`server.games.conditional`).
     """
 
     game_id: str
@@ -127,6 +129,7 @@ class MoveRequest:
     mail_message_id: str | None = None
     now: str | None = None
     by_clock: bool = False
+    conditional: bool = False
 
     def fingerprint(self) -> dict[str, Any]:
         """What a repeat with the same ``idempotency_key`` must ask again: the move and seq."""
@@ -189,6 +192,7 @@ class GameService:
         handed_key: bytes | None = None,
         table: Table | None = None,
         hints: bool = True,
+        takebacks: bool = True,
     ) -> dict[str, Any]:
         """Create a game; the answer carries each seat's token and the admin token (shown once).
 
@@ -213,7 +217,8 @@ class GameService:
         limits (see :mod:`server.mail.gate`). A ``seed`` or a ``position``
         chosen by the creator is shown in the game object (``seeded``,
         ``from_position``): whoever chose it may know what the game hides.
-        ``hints``: whether its seats may ask for a suggested move.
+        ``hints``: whether its seats may ask for a suggested move; ``takebacks``: whether a
+        seat may offer to take back its last move (:mod:`server.games.takebacks`).
         """
         engine = self.engine(engine_id)
         if not engine.min_players <= len(players) <= engine.max_players:
@@ -241,8 +246,8 @@ class GameService:
         if forming:
             start = self._forming(now)
         else:
-            state = self._initial_state(engine, len(players), merged, state_seed, position)
-            start = self._snapshot(engine, state, now, turn_hours)
+            state = self.initial_state(engine, len(players), merged, state_seed, position)
+            start = self.snapshot(engine, state, now, turn_hours)
         game_row = GameRow(
             id=game_id,
             engine=engine.id,
@@ -264,6 +269,7 @@ class GameService:
             hidden_at=None,
             rematch_of=table.rematch_of,
             hints=hints,
+            takebacks=takebacks,
             **start,
         )
         seat_rows = new_seats(players, now)
@@ -324,10 +330,10 @@ class GameService:
         seats, row = len(game.seats), game.row
         if row.seating == "drawn":
             self.store.renumber_seats(game.id, drawn_order(row.seed, seats))
-        state = self._initial_state(game.engine, seats, row.options, row.seed, None)
+        state = self.initial_state(game.engine, seats, row.options, row.seed, None)
         now = utcnow()
         self.store.update_game(
-            game.id, self._snapshot(game.engine, state, now, row.turn_hours, game.seats)
+            game.id, self.snapshot(game.engine, state, now, row.turn_hours, game.seats)
         )
         self._changed(Change(self.load(game.id)))
 
@@ -357,13 +363,15 @@ class GameService:
             ) from None
 
     @staticmethod
-    def _initial_state(
+    def initial_state(
         engine: Engine,
         players: int,
         options: dict[str, Any],
         seed: int,
         position: dict[str, Any] | None,
     ) -> dict[str, Any]:
+        """A game's first state: the engine's setup, or the creator's ``position``
+        (``422 invalid_position`` if it is inconsistent)."""
         if position is None:
             return engine.setup(players, options, seed)
         try:
@@ -372,7 +380,7 @@ class GameService:
             raise TurnpostError("invalid_position", error.message, {"rule": error.rule}) from None
 
     @staticmethod
-    def _snapshot(
+    def snapshot(
         engine: Engine,
         state: dict[str, Any],
         now: str,
@@ -594,27 +602,40 @@ class GameService:
         return self.replay(game, upto=at)
 
     def replay(self, game: Game, upto: int | None = None) -> dict[str, Any]:
-        """Rebuild the state from the seed (or position) and the log, up to move ``upto``.
+        """Rebuild the state from the seed (or position) and the log, up to entry ``upto``."""
+        return self.states(game, upto)[-1]
+
+    def states(self, game: Game, upto: int | None = None) -> list[dict[str, Any]]:
+        """The state at the start and after each log entry (up to ``upto``), replayed.
 
         A logged move today's rules refuse (a game played before a rule was
         added, such as Siam's draws) stops the replay with ``422 invalid_request``.
         """
         row = game.row
-        state = self._initial_state(
-            game.engine, len(game.seats), row.options, row.seed, row.position
-        )
+        states = [
+            self.initial_state(game.engine, len(game.seats), row.options, row.seed, row.position)
+        ]
         for logged in self.store.moves(game.id, upto=upto):
-            if logged.kind != "move":  # a resignation or forfeit changes no state
-                continue
-            try:
-                state = game.engine.apply(state, logged.seat, logged.move)
-            except IllegalMove as error:
-                message = (
-                    f"This game cannot be replayed past move {logged.seq - 1}: it was played"
-                    f" under older rules ({error.message})"
-                )
-                raise TurnpostError("invalid_request", message, {"rule": error.rule}) from None
-        return state
+            states.append(self._after_entry(game.engine, states, logged))
+        return states
+
+    @staticmethod
+    def _after_entry(
+        engine: Engine, states: list[dict[str, Any]], logged: LoggedMove
+    ) -> dict[str, Any]:
+        """The state after the log entry ``logged``, from the ``states`` before it."""
+        if logged.kind == "takeback":  # back to the state before the move taken back
+            return states[logged.move["seq"] - 1]
+        if logged.kind != "move":  # a resignation or forfeit changes no state
+            return states[-1]
+        try:
+            return engine.apply(states[-1], logged.seat, logged.move)
+        except IllegalMove as error:
+            message = (
+                f"This game cannot be replayed past move {logged.seq - 1}: it was played"
+                f" under older rules ({error.message})"
+            )
+            raise TurnpostError("invalid_request", message, {"rule": error.rule}) from None
 
     def move_log(
         self, game: Game, after: int = 0, limit: int | None = None
@@ -702,13 +723,7 @@ class GameService:
     def _check_turn(self, game: Game, seat: int, request: MoveRequest) -> dict[str, Any]:
         """Refuse a game not running, a stale seq or the wrong seat; return the parsed move."""
         self.check_running(game)
-        expected_seq = request.expected_seq
-        if expected_seq is not None and expected_seq != game.seq:
-            raise TurnpostError(
-                "stale_seq",
-                f"The game is at seq {game.seq}, not {expected_seq}; reload and try again.",
-                {"seq": game.seq},
-            )
+        self.check_seq(game, request.expected_seq)
         parsed = self._read_move(game, request.move, request.notation)
         to_move = game.to_move
         if seat not in to_move:
@@ -719,6 +734,16 @@ class GameService:
                 {"to_move": to_move},
             )
         return parsed
+
+    @staticmethod
+    def check_seq(game: Game, expected_seq: int | None) -> None:
+        """``409 stale_seq`` if ``expected_seq`` is given and the game moved on from it."""
+        if expected_seq is not None and expected_seq != game.seq:
+            raise TurnpostError(
+                "stale_seq",
+                f"The game is at seq {game.seq}, not {expected_seq}; reload and try again.",
+                {"seq": game.seq},
+            )
 
     @staticmethod
     def check_running(game: Game) -> None:
@@ -743,7 +768,7 @@ class GameService:
         seq = game.seq + 1
         snapshot: GameUpdate = {
             "seq": seq,
-            **self._snapshot(game.engine, state, now, game.row.turn_hours, game.seats),
+            **self.snapshot(game.engine, state, now, game.row.turn_hours, game.seats),
         }
         names = [row.name for row in game.seats]
         logged = LoggedMove(
@@ -759,12 +784,38 @@ class GameService:
             status=snapshot["status"],
             at=now,
             result=snapshot["result"],
+            conditional=request.conditional,
         )
         self.store.append_move(logged)
         self.store.update_game(game.id, snapshot)
         updated = Game(replace(game.row, **snapshot), game.seats, game.engine)
         self._changed(Change(updated, logged, seat, request.mail_message_id))
-        return {"seq": seq, "game": game_object(updated, seat)}
+        latest = self._answer_conditionally(updated, logged, request.now)
+        return {"seq": seq, "game": game_object(latest, seat)}
+
+    def _answer_conditionally(self, game: Game, logged: LoggedMove, now: str | None) -> Game:
+        """Play what the other seats' conditional lines answer ``logged`` with (inside the
+        caller's write, through :meth:`_append`); the game after it (see
+        :mod:`server.games.conditional`)."""
+        for seat, lines in self.store.conditional_lines(game.id).items():
+            if seat == logged.seat:
+                continue
+            followed = follow(lines, logged.notation)
+            playable = followed.answer is not None and seat in game.to_move
+            kept = followed.lines if playable else []
+            self.store.set_conditional_lines(game.id, seat, kept, now or utcnow())
+            if not playable:
+                continue
+            try:
+                move = load_move(game.engine.id, game.engine.parse(followed.answer, game.state))
+                state = game.engine.apply(game.state, seat, move)
+            except (EngineError, ValidationError):
+                self.store.set_conditional_lines(game.id, seat, [], now or utcnow())
+                continue
+            request = MoveRequest(game.id, seat=seat, now=now, conditional=True)
+            self._append(game, seat, move, state, request)
+            return self.load(game.id)
+        return game
 
     # -- webhooks -------------------------------------------------------
     def add_webhook(self, game_id: str, admin_token: str | None, url: str) -> Webhook:
@@ -843,12 +894,7 @@ class GameService:
         with self.store.write():
             game = self.load(game_id)
             self.check_running(game)
-            if expected_seq is not None and expected_seq != game.seq:
-                raise TurnpostError(
-                    "stale_seq",
-                    f"The game is at seq {game.seq}, not {expected_seq}; reload and try again.",
-                    {"seq": game.seq},
-                )
+            self.check_seq(game, expected_seq)
             return self._concede(game, seat, "resign", now or utcnow())
 
     def _concede(self, game: Game, seat: int, kind: str, now: str) -> dict[str, Any]:
@@ -899,11 +945,19 @@ class GameService:
             at=now,
             result=result,
         )
-        self.store.append_move(logged)
-        self.store.update_game(game.id, ended)
-        updated = Game(replace(game.row, **ended), game.seats, game.engine)
-        self._changed(Change(updated, logged, seat))
+        updated = self.append_entry(game, logged, ended)
         return {"seq": seq, "game": game_object(updated, seat)}
+
+    def append_entry(self, game: Game, logged: LoggedMove, snapshot: GameUpdate) -> Game:
+        """Append ``logged`` (an entry that is no engine move: a resignation, a takeback) and
+        the game's new ``snapshot``, and hand the change to the listeners (inside the caller's
+        write); the game after it."""
+        self.store.append_move(logged)
+        self.store.update_game(game.id, snapshot)
+        self.store.drop_conditional_lines(game.id)  # lines follow moves only
+        updated = Game(replace(game.row, **snapshot), game.seats, game.engine)
+        self._changed(Change(updated, logged, logged.seat))
+        return updated
 
     def _check_admin(self, game: Game, admin_token: str | None) -> None:
         """``401`` unless ``admin_token`` is the admin token of ``game``."""

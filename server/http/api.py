@@ -153,6 +153,8 @@ SEAT_OPERATIONS = {
     "api.resign": "to resign",
     "api.vacation": "to set a vacation",
     "api.post_api_message": "to post a message",
+    "api.post_takeback": "for a takeback",
+    "api.put_conditional": "for conditional moves",
 }
 
 
@@ -358,6 +360,7 @@ def create_game(body: dict[str, Any]) -> dict[str, Any]:
         client=current_client(),
         table=Table(actor.player.id if actor.personal_token else None, body["seating"]),
         hints=body["hints"],
+        takebacks=body["takebacks"],
     )
 
 

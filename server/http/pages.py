@@ -72,6 +72,7 @@ from server.games.clock import format_time, parse_time, utcnow
 from server.games.game import Game
 from server.games.service import GameService, MoveRequest, Table, handed_tokens
 from server.games.tables import Tables
+from server.games.takebacks import takeback_panel
 from server.games.talk import TalkService, TalkView, talk_seat
 from server.http.actor import current_actor, signed_in_player
 from server.http.clients import current_client
@@ -871,6 +872,7 @@ def _table(
         "title": _title(engine, view, seat, playing, names),
         "talk": talk_view(games, game, seat),
         "analysis": offload(notes_of, games, game, seat) if at is None else None,
+        "takeback": takeback_panel(games, game, seat if at is None else None),
     }
 
 

@@ -50,6 +50,8 @@ SUBJECTS = {
     "moves": "Your legal moves in {title} (move {move})",
     "help": "Mail commands for {title}",
     "resign": "You resigned in {title}",
+    "takeback": "Takeback in {title}",
+    "conditional": "Conditional moves in {title}",
     "vacation": "Vacation in {title} until {until}",
     "no_vacation": "No vacation in {title}",
     "stop": "Mail stopped for {title}",
@@ -355,6 +357,9 @@ def _answer(game: Game, facts: dict[str, Any], now: str, news: News) -> tuple[st
         ]
     if command == "resign":
         return SUBJECTS["resign"].format(title=news.title), [facts.get("said", "You resigned.")]
+    if command in ("takeback", "if"):
+        subject = SUBJECTS["takeback" if command == "takeback" else "conditional"]
+        return subject.format(title=news.title), [facts.get("said", "")]
     if command == "vacation":
         return _vacation(facts, now, news)
     if command == "say":

@@ -68,6 +68,7 @@ from server.store.records import (
     SeatUpdate,
     SignInLink,
     Table,
+    TakebackOffer,
     Webhook,
     WebhookDelivery,
 )
@@ -458,6 +459,40 @@ class MoveLog(Protocol):
 
     def ended_games(self, game_ids: list[str]) -> list[EndedGame]:
         """Those of ``game_ids`` that are over."""
+        ...
+
+
+class TakebackStore(Protocol):
+    """The open takeback offer of each game (:mod:`server.games.takebacks`)."""
+
+    def takeback_offer(self, game_id: str) -> TakebackOffer | None:
+        """The game's open takeback offer, or ``None``."""
+        ...
+
+    def set_takeback_offer(self, offer: TakebackOffer) -> None:
+        """Make ``offer`` the game's open offer (replacing any earlier one)."""
+        ...
+
+    def drop_takeback_offer(self, game_id: str) -> None:
+        """Forget the game's open takeback offer, if it has one."""
+        ...
+
+
+class ConditionalStore(Protocol):
+    """Each seat's conditional moves (:mod:`server.games.conditional`): private to the seat."""
+
+    def conditional_lines(self, game_id: str) -> dict[int, list[list[str]]]:
+        """The stored lines of every seat of the game that has some, by seat."""
+        ...
+
+    def set_conditional_lines(
+        self, game_id: str, seat: int, lines: list[list[str]], at: str
+    ) -> None:
+        """Replace the lines of ``seat`` (none: forget them)."""
+        ...
+
+    def drop_conditional_lines(self, game_id: str) -> None:
+        """Forget every seat's lines in the game."""
         ...
 
 
@@ -866,6 +901,8 @@ class Store(
     TableStore,
     SeatTokenStore,
     MoveLog,
+    TakebackStore,
+    ConditionalStore,
     IdempotencyStore,
     PlayerStore,
     TalkStore,

@@ -15,9 +15,9 @@ never changed.
     >>> import sqlite_utils
     >>> db = sqlite_utils.Database(memory=True)
     >>> migrate(db)
-    SchemaChange(before=0, after=21, created=True)
+    SchemaChange(before=0, after=23, created=True)
     >>> migrate(db)
-    SchemaChange(before=21, after=21, created=False)
+    SchemaChange(before=23, after=23, created=False)
 """
 
 from __future__ import annotations
@@ -634,6 +634,37 @@ def m021_bot_seats(db: Database) -> None:
         not_null={"holder", "until"},
         if_not_exists=True,
     )
+
+
+@migrations()
+def m024_takebacks(db: Database) -> None:
+    """Takebacks by agreement: ``games.takebacks`` whether a seat may offer one (1, the
+    default) or not (0), and ``takeback_offers`` each game's open offer: the move offered
+    back (``seq``, the game's last entry), the seat that offers it, the seats that accepted
+    (a JSON array) and when it was made."""
+    _add_missing(db, "games", {"takebacks": (int, 1)})
+    db["takeback_offers"].create(
+        {"game_id": str, "seq": int, "seat": int, "accepted_seats": str, "offered_at": str},
+        pk="game_id",
+        not_null={"seq", "seat", "accepted_seats", "offered_at"},
+        foreign_keys=[("game_id", "games", "id")],
+        if_not_exists=True,
+    )
+
+
+@migrations()
+def m025_conditional_moves(db: Database) -> None:
+    """Conditional moves: ``conditional_lines`` the lines each seat stored ahead (a JSON array
+    of arrays of notations, private to the seat), and ``moves.conditional`` whether a logged
+    move was played from them (1) or not (0)."""
+    db["conditional_lines"].create(
+        {"game_id": str, "seat": int, "lines": str, "updated_at": str},
+        pk=("game_id", "seat"),
+        not_null={"lines", "updated_at"},
+        foreign_keys=[("game_id", "games", "id")],
+        if_not_exists=True,
+    )
+    _add_missing(db, "moves", {"conditional": (int, 0)})
 
 
 @migrations()

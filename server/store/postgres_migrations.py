@@ -393,6 +393,23 @@ MIGRATIONS: list[tuple[str, str]] = [
         """,
     ),
     (
+        "m024_takebacks",
+        """
+        ALTER TABLE games ADD COLUMN takebacks bigint NOT NULL DEFAULT 1;
+        CREATE TABLE takeback_offers (game_id text PRIMARY KEY REFERENCES games (id),
+            seq bigint NOT NULL, seat bigint NOT NULL, accepted_seats jsonb NOT NULL,
+            offered_at text NOT NULL);
+        """,
+    ),
+    (
+        "m025_conditional_moves",
+        """
+        CREATE TABLE conditional_lines (game_id text REFERENCES games (id), seat bigint,
+            lines jsonb NOT NULL, updated_at text NOT NULL, PRIMARY KEY (game_id, seat));
+        ALTER TABLE moves ADD COLUMN conditional bigint NOT NULL DEFAULT 0;
+        """,
+    ),
+    (
         "m029_analyses",
         """
         CREATE TABLE analyses (game_id text PRIMARY KEY, made_at text NOT NULL,

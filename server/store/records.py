@@ -58,6 +58,8 @@ class GameRow:
     rematch_of: str | None
     #: Whether its seats may ask for a suggested move (``GET .../hint``).
     hints: bool = True
+    #: Whether a seat may offer to take back its last move (:mod:`server.games.takebacks`).
+    takebacks: bool = True
 
 
 class GameUpdate(TypedDict, total=False):
@@ -306,7 +308,8 @@ class LoggedMove:
     game_id: str
     seq: int
     seat: int
-    #: ``move`` (an engine move), ``resign`` or ``forfeit``.
+    #: ``move`` (an engine move), ``resign``, ``forfeit`` or ``takeback`` (``move`` is
+    #: ``{"action": "takeback", "seq": N}``: the game returns to the state before move N).
     kind: str
     #: The move as played, hidden parts included.
     move: dict[str, Json]
@@ -319,6 +322,20 @@ class LoggedMove:
     status: str
     at: str
     result: dict[str, Json] | None = None
+    #: Whether the seat's conditional moves played it (:mod:`server.games.conditional`).
+    conditional: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class TakebackOffer:
+    """A seat's open offer to take back its move ``seq`` (the game's last entry), and the
+    seats that accepted it so far."""
+
+    game_id: str
+    seq: int
+    seat: int
+    accepted_seats: list[int]
+    offered_at: str
 
 
 @dataclass(frozen=True, slots=True)

@@ -61,6 +61,7 @@ from server.store.records import (
     SeatUpdate,
     SignInLink,
     Table,
+    TakebackOffer,
     Webhook,
     WebhookDelivery,
 )
@@ -84,11 +85,15 @@ JSON_COLUMNS = frozenset(
         "response",
         "bot",
         "differences",
+        "accepted_seats",
+        "lines",
     }
 )
 NULLABLE_JSON = frozenset({"position", "result", "facts", "bot", "differences"})
 #: The columns (and computed columns) kept as 0 or 1.
-BOOLEAN_COLUMNS = frozenset({"seeded", "from_position", "waiting", "invitation", "hints"})
+BOOLEAN_COLUMNS = frozenset(
+    {"seeded", "from_position", "waiting", "invitation", "hints", "takebacks", "conditional"}
+)
 
 R = TypeVar("R")
 
@@ -734,7 +739,8 @@ class SqlStore(Store):
     _LOGGED = (
         "SELECT moves.game_id, moves.seq, moves.seat, moves.kind, moves.move,"
         " moves.public_move, moves.notation, moves.description, moves.to_move, moves.status,"
-        " moves.at, CASE WHEN moves.status != 'active' THEN games.result END AS result"
+        " moves.at, CASE WHEN moves.status != 'active' THEN games.result END AS result,"
+        " moves.conditional"
         " FROM moves JOIN games ON games.id = moves.game_id"
     )
 
@@ -771,6 +777,41 @@ class SqlStore(Store):
             f" AND id IN ({self._JSON_TEXTS})",
             [json.dumps(game_ids)],
         )
+
+    # -- takeback offers -----------------------------------------------------------
+    def takeback_offer(self, game_id: str) -> TakebackOffer | None:
+        return self._one(
+            TakebackOffer,
+            f"{_select(TakebackOffer)} FROM takeback_offers WHERE game_id = ?",
+            [game_id],
+        )
+
+    def set_takeback_offer(self, offer: TakebackOffer) -> None:
+        self.drop_takeback_offer(offer.game_id)
+        self._insert("takeback_offers", _row_of(offer))
+
+    def drop_takeback_offer(self, game_id: str) -> None:
+        self._execute("DELETE FROM takeback_offers WHERE game_id = ?", [game_id])
+
+    # -- conditional moves ----------------------------------------------------------
+    def conditional_lines(self, game_id: str) -> dict[int, list[list[str]]]:
+        rows = self._rows(
+            "SELECT seat, lines FROM conditional_lines WHERE game_id = ? ORDER BY seat", [game_id]
+        )
+        return {row["seat"]: row["lines"] for row in rows}
+
+    def set_conditional_lines(
+        self, game_id: str, seat: int, lines: list[list[str]], at: str
+    ) -> None:
+        self._execute(
+            "DELETE FROM conditional_lines WHERE game_id = ? AND seat = ?", [game_id, seat]
+        )
+        if lines:
+            row = {"game_id": game_id, "seat": seat, "lines": lines, "updated_at": at}
+            self._insert("conditional_lines", row)
+
+    def drop_conditional_lines(self, game_id: str) -> None:
+        self._execute("DELETE FROM conditional_lines WHERE game_id = ?", [game_id])
 
     # -- idempotency keys ---------------------------------------------------------
     def idempotent_response(self, game_id: str, seat: int, key: str) -> IdempotentAnswer | None:

@@ -37,6 +37,11 @@ OPERATIONS = {
     "listMessages",
     "postMessage",
     "deleteMessage",
+    "getGameRecord",
+    "getTakeback",
+    "takeBack",
+    "getConditionalMoves",
+    "setConditionalMoves",
 }
 
 
