@@ -68,6 +68,7 @@ from schemas.api import GameCreateSchema
 from server.boards import PLAYER_COLORS, Board, board_context, last_touched
 from server.errors import TurnpostError
 from server.games.clock import format_time, parse_time, utcnow
+from server.games.conditional import conditional_panel
 from server.games.game import Game
 from server.games.service import GameService, MoveRequest, Table, handed_tokens
 from server.games.tables import Tables
@@ -871,6 +872,7 @@ def _table(
         "title": _title(engine, view, seat, playing, names),
         "talk": talk_view(games, game, seat),
         "takeback": takeback_panel(games, game, seat if at is None else None),
+        "conditional": conditional_panel(games, game, seat if at is None else None),
     }
 
 
