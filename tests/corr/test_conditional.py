@@ -162,3 +162,25 @@ def test_lines_on_the_game_page(live_server: BackgroundServer) -> None:
     log = read(live_server, game, "/moves")
     assert [entry["notation"] for entry in log] == ["enter a1 N", "enter e5 S"]
     assert log[1]["conditional"] is True
+
+
+def test_a_takeback_or_a_resignation_drops_every_line(db_path: str) -> None:
+    store = open_store(db_path)
+    store.init()
+    try:
+        games = GameService(store)
+        game_id = games.create("siam", [{"name": "Ann"}, {"name": "Bob"}], {})["id"]
+        games.submit(MoveRequest(game_id, seat=0, notation="enter b1 N"))
+        games.submit(MoveRequest(game_id, seat=1, notation="enter e5 S"))
+        run_command(games, game_id, 1, None, parse_command("if move b1 b2 N then enter d5 S"))
+        assert store.conditional_lines(game_id) == {1: [["move b1 b2 N", "enter d5 S"]]}
+        run_command(games, game_id, 1, None, parse_command("takeback"))
+        run_command(games, game_id, 0, None, parse_command("takeback accept"))
+        assert store.conditional_lines(game_id) == {}
+        games.submit(MoveRequest(game_id, seat=1, notation="enter d5 S"))
+        run_command(games, game_id, 1, None, parse_command("if move b1 b2 N then enter a5 S"))
+        assert store.conditional_lines(game_id) != {}
+        games.resign(game_id, 0)
+        assert store.conditional_lines(game_id) == {}
+    finally:
+        store.close()
