@@ -7,7 +7,8 @@ with the last entry highlighted, above a caption naming the entry
 entries: the first shows the start. Pillow writes the GIF; the caption keeps
 two equal boards (a resignation changes none) apart as frames of their own.
 
-Drawing takes about 0.1 s a frame, so each worker keeps the last
+Drawing takes 0.1 to 0.3 s a frame (frames are at most :data:`FRAME_WIDTH`
+pixels wide), so each worker keeps the last
 :data:`KEPT_PICTURES` GIFs it drew, by game and log length: asking again for
 the same game costs nothing until it changes.
 """
@@ -29,6 +30,8 @@ from server.mail.picture import rasterise
 #: How long each frame shows, in milliseconds, and the last one (the final position).
 FRAME_MS = 1200
 LAST_FRAME_MS = 4000
+#: The widest a frame's board is, in pixels (drawing takes time with the area).
+FRAME_WIDTH = 480
 #: The caption strip under each board, in pixels.
 CAPTION_HEIGHT = 28
 CAPTION_SIZE = 16
@@ -48,7 +51,9 @@ def caption(game: Game, entry: dict[str, Any] | None) -> str:
 
 def frame(svg: str, text: str) -> Image.Image:
     """One frame: the board picture with ``text`` in a strip beneath it, in 256 colours."""
-    board = Image.open(io.BytesIO(rasterise(svg, density=1).png)).convert("RGB")
+    board = Image.open(io.BytesIO(rasterise(svg, density=1, max_width=FRAME_WIDTH).png)).convert(
+        "RGB"
+    )
     picture = Image.new("RGB", (board.width, board.height + CAPTION_HEIGHT), "white")
     picture.paste(board, (0, 0))
     font = ImageFont.load_default(size=CAPTION_SIZE)

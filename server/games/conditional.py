@@ -21,12 +21,17 @@ tile drawn), so lines are refused there (``422``).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engines import IMPERFECT, EngineError
+from schemas.correspondence import MAX_LINES, MAX_STEPS
 from server.errors import TurnpostError
 from server.games.game import Game
+
+if TYPE_CHECKING:  # the service plays the lines through this module
+    from server.games.service import GameService
 
 
 @dataclass(frozen=True)
@@ -87,6 +92,52 @@ def _checked_line(game: Game, seat: int, number: int, line: list[str]) -> list[s
             _refuse(f"Line {number}, step {step} ({text}): {error.message}")
         canonical.append(engine.format(move))
     return canonical
+
+
+#: How the game page writes the steps of one line (one line a row).
+THEN = " then "
+
+
+def lines_text(lines: list[list[str]]) -> str:
+    """Lines as the game page shows them: one a row, the steps joined by "then".
+
+    >>> lines_text([["enter a1 N", "enter e5 S"]])
+    'enter a1 N then enter e5 S'
+    """
+    return "\n".join(THEN.join(line) for line in lines)
+
+
+def read_lines_text(text: str) -> list[list[str]]:
+    """The lines written on the game page (:func:`lines_text`, an ``if`` before a row allowed);
+    ``422`` for more lines or steps than a seat may store.
+
+    >>> read_lines_text("If enter a1 N THEN enter e5 S")
+    [['enter a1 N', 'enter e5 S']]
+    """
+    rows = [row.strip() for row in text.splitlines() if row.strip()]
+    lines = [
+        [
+            step.strip()
+            for step in re.split(r"\s+then\s+", re.sub(r"(?i)^if\s+", "", row), flags=re.I)
+        ]
+        for row in rows
+    ]
+    if len(lines) > MAX_LINES or any(len(line) > MAX_STEPS for line in lines):
+        _refuse(f"At most {MAX_LINES} lines of {MAX_STEPS} steps each.")
+    return lines
+
+
+def conditional_panel(games: GameService, game: Game, seat: int | None) -> dict[str, Any]:
+    """What the game page shows ``seat`` of its conditional moves: whether it may store some
+    now (a running game hiding nothing, the others to move) and its lines as text."""
+    available = (
+        seat is not None
+        and game.status == "active"
+        and game.engine.information != IMPERFECT
+        and seat not in game.to_move
+    )
+    lines = games.store.conditional_lines(game.id).get(seat, []) if available else []
+    return {"available": available, "text": lines_text(lines)}
 
 
 def _refuse(message: str) -> Any:

@@ -794,26 +794,30 @@ class GameService:
         return {"seq": seq, "game": game_object(latest, seat)}
 
     def _answer_conditionally(self, game: Game, logged: LoggedMove, now: str | None) -> Game:
-        """Play what the other seats' conditional lines answer ``logged`` with (inside the
-        caller's write, through :meth:`_append`); the game after it (see
+        """Follow the other seats' conditional lines past ``logged`` and play the first answer
+        they give (inside the caller's write, through :meth:`_append`); the game after it (see
         :mod:`server.games.conditional`)."""
+        moment, answers = now or utcnow(), []
         for seat, lines in self.store.conditional_lines(game.id).items():
             if seat == logged.seat:
                 continue
             followed = follow(lines, logged.notation)
             playable = followed.answer is not None and seat in game.to_move
-            kept = followed.lines if playable else []
-            self.store.set_conditional_lines(game.id, seat, kept, now or utcnow())
-            if not playable:
-                continue
+            self.store.set_conditional_lines(
+                game.id, seat, followed.lines if playable else [], moment
+            )
+            if playable:
+                answers.append((seat, followed.answer))
+        for seat, answer in answers:
             try:
-                move = load_move(game.engine.id, game.engine.parse(followed.answer, game.state))
+                move = load_move(game.engine.id, game.engine.parse(answer, game.state))
                 state = game.engine.apply(game.state, seat, move)
-            except (EngineError, ValidationError):
-                self.store.set_conditional_lines(game.id, seat, [], now or utcnow())
+            except (EngineError, ValidationError):  # no longer legal: the seat's lines end
+                self.store.set_conditional_lines(game.id, seat, [], moment)
                 continue
-            request = MoveRequest(game.id, seat=seat, now=now, conditional=True)
-            self._append(game, seat, move, state, request)
+            self._append(
+                game, seat, move, state, MoveRequest(game.id, seat=seat, now=now, conditional=True)
+            )
             return self.load(game.id)
         return game
 

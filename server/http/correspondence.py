@@ -7,7 +7,7 @@ The API: ``GET /api/v1/games/{id}/record`` (the text record,
 (:mod:`server.games.conditional`). The pages: ``GET /games/{id}/record.gif``
 (the animated board, :mod:`server.animation`), linked with the record from
 the game page once the game is over; ``POST /games/{id}/takeback`` the
-page's takeback buttons.
+page's takeback buttons and ``POST /games/{id}/conditional`` its conditional moves.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from schemas.correspondence import (
 from server.animation import game_gif
 from server.errors import TurnpostError
 from server.games.clock import utcnow
-from server.games.conditional import checked_lines
+from server.games.conditional import checked_lines, read_lines_text
 from server.games.records import game_record
 from server.games.takebacks import answer_takeback, offer_takeback, takeback_status
 from server.http.api import bearer, blp, operation, seat_of
@@ -163,3 +163,18 @@ def put_conditional(body: dict[str, Any], game_id: str) -> dict[str, Any]:
         lines = checked_lines(game, seat, body["lines"])
         games.store.set_conditional_lines(game.id, seat, lines, utcnow())
     return {"lines": lines}
+
+
+@bp.route("/games/<game_id>/conditional", methods=["POST"])
+def page_conditional(game_id: str) -> Response:
+    """The game page's conditional moves, as a seat the browser holds: the lines written one a
+    row replace the seat's earlier ones; back to the page."""
+    games = current_service()
+    seat = whole_number(request.form.get("seat", ""))
+    with games.store.write():
+        game = games.load(game_id)
+        if seat not in _held_seats(games, game):
+            raise TurnpostError("forbidden", "This browser holds no such seat of this game.")
+        lines = checked_lines(game, seat, read_lines_text(request.form.get("lines", "")[:20000]))
+        games.store.set_conditional_lines(game.id, seat, lines, utcnow())
+    return redirect(_table_url(game_id, as_seat=seat), 303)

@@ -69,6 +69,7 @@ from server.boards import PLAYER_COLORS, Board, board_context, last_touched
 from server.errors import TurnpostError
 from server.games.analysis import notes_of
 from server.games.clock import format_time, parse_time, utcnow
+from server.games.conditional import conditional_panel
 from server.games.game import Game
 from server.games.service import GameService, MoveRequest, Table, handed_tokens
 from server.games.tables import Tables
@@ -873,6 +874,7 @@ def _table(
         "talk": talk_view(games, game, seat),
         "analysis": offload(notes_of, games, game, seat) if at is None else None,
         "takeback": takeback_panel(games, game, seat if at is None else None),
+        "conditional": conditional_panel(games, game, seat if at is None else None),
     }
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import requests
@@ -11,6 +12,7 @@ from server.mail.commands import parse_command, run_command
 from server.store import open_store
 from tests.corr.test_takebacks import read
 from tests.server.test_api import auth, create_siam, submit
+from tests.server.test_web import play_by_form, seat_session
 from tests.support import BackgroundServer
 
 #: The new store tables run on SQLite and on PostgreSQL (tests/conftest.py).
@@ -131,5 +133,54 @@ def test_mail_commands_store_lines_and_take_back(db_path: str) -> None:
         run_command(games, game_id, 0, None, parse_command("takeback accept"))
         entries = games.move_log(games.load(game_id))
         assert [entry["notation"] for entry in entries][-1] == "takeback 2"
+    finally:
+        store.close()
+
+
+def test_lines_on_the_game_page(live_server: BackgroundServer) -> None:
+    game = create_siam(live_server)
+    ann, bob = seat_session(live_server, game, 0), seat_session(live_server, game, 1)
+    page = bob.get(f"{live_server.url}/games/{game['id']}", timeout=10).text
+    form = page.partition('<details id="conditional"')[2].partition("</details>")[0]
+    csrf = re.search(r'name="csrf_token" value="([^"]+)"', form)[1]
+    stored = bob.post(
+        f"{live_server.url}/games/{game['id']}/conditional",
+        data={"csrf_token": csrf, "seat": "1", "lines": "if enter a1 N then enter e5 S\n"},
+        timeout=10,
+    )
+    assert stored.status_code == 200 and "enter a1 N then enter e5 S</textarea>" in stored.text
+    watched = requests.get(f"{live_server.url}/games/{game['id']}", timeout=10).text
+    assert 'id="conditional"' not in watched and "enter e5 S" not in watched
+    assert "enter e5 S" not in ann.get(f"{live_server.url}/games/{game['id']}", timeout=10).text
+    refused = bob.post(
+        f"{live_server.url}/games/{game['id']}/conditional",
+        data={"csrf_token": csrf, "seat": "1", "lines": "enter c3 N then enter e5 S"},
+        timeout=10,
+    )
+    assert refused.status_code == 422 and "Line 1, step 1" in refused.text
+    assert play_by_form(live_server, ann, game, "enter a1 N").status_code == 200
+    log = read(live_server, game, "/moves")
+    assert [entry["notation"] for entry in log] == ["enter a1 N", "enter e5 S"]
+    assert log[1]["conditional"] is True
+
+
+def test_a_takeback_or_a_resignation_drops_every_line(db_path: str) -> None:
+    store = open_store(db_path)
+    store.init()
+    try:
+        games = GameService(store)
+        game_id = games.create("siam", [{"name": "Ann"}, {"name": "Bob"}], {})["id"]
+        games.submit(MoveRequest(game_id, seat=0, notation="enter b1 N"))
+        games.submit(MoveRequest(game_id, seat=1, notation="enter e5 S"))
+        run_command(games, game_id, 1, None, parse_command("if move b1 b2 N then enter d5 S"))
+        assert store.conditional_lines(game_id) == {1: [["move b1 b2 N", "enter d5 S"]]}
+        run_command(games, game_id, 1, None, parse_command("takeback"))
+        run_command(games, game_id, 0, None, parse_command("takeback accept"))
+        assert store.conditional_lines(game_id) == {}
+        games.submit(MoveRequest(game_id, seat=1, notation="enter d5 S"))
+        run_command(games, game_id, 1, None, parse_command("if move b1 b2 N then enter a5 S"))
+        assert store.conditional_lines(game_id) != {}
+        games.resign(game_id, 0)
+        assert store.conditional_lines(game_id) == {}
     finally:
         store.close()

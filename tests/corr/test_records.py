@@ -133,3 +133,21 @@ def test_record_and_gif_from_a_real_server(live_server: BackgroundServer) -> Non
     assert f"/games/{game['id']}/record.gif" in page.text
     for path in ("/api/v1/games/nope/record", "/games/nope/record.gif"):
         assert requests.get(live_server.url + path, timeout=10).status_code == 404
+
+
+def test_a_game_from_a_position_is_recorded_with_it(games: GameService) -> None:
+    position = {
+        "board": {
+            **{square: {"kind": "rock"} for square in ("b3", "c3", "d3")},
+            "c2": {"kind": "elephant", "facing": "N"},
+        },
+        "reserve": {"elephant": 4, "rhino": 5},
+        "to_move": 1,
+    }
+    created = games.create("siam", [{"name": "Ann"}, {"name": "Bob"}], {}, position=position)
+    games.submit(MoveRequest(created["id"], seat=1, notation="enter a1 E"))
+    original = games.load(created["id"])
+    record = game_record(games, original)
+    assert "[Position " in record
+    copy = games.load(import_record(games, record)["id"])
+    assert copy.row.position == original.row.position and copy.state == original.state
