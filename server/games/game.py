@@ -23,6 +23,9 @@ class Game:
     row: GameRow
     seats: list[Seat]
     engine: Engine
+    #: Whether a seat may have stored conditional moves (``False`` only when the read said
+    #: none did: then a move need not look for them).
+    lines_stored: bool = True
 
     @property
     def id(self) -> str:

@@ -420,7 +420,8 @@ class GameService:
         read = self.store.game_with_seats(game_id, token)
         if read is None:
             raise TurnpostError("not_found", f"No game {game_id!r}.")
-        return Game(read.row, read.seats, ENGINES[read.row.engine]), read.token_seat
+        game = Game(read.row, read.seats, ENGINES[read.row.engine], read.lines_stored)
+        return game, read.token_seat
 
     def authenticate(self, game: Game, token: str | None) -> int | None:
         """The seat of a bearer token (``None`` without a token); ``401`` for a wrong token."""
@@ -788,7 +789,7 @@ class GameService:
         )
         self.store.append_move(logged)
         self.store.update_game(game.id, snapshot)
-        updated = Game(replace(game.row, **snapshot), game.seats, game.engine)
+        updated = replace(game, row=replace(game.row, **snapshot))
         self._changed(Change(updated, logged, seat, request.mail_message_id))
         latest = self._answer_conditionally(updated, logged, request.now)
         return {"seq": seq, "game": game_object(latest, seat)}
@@ -797,6 +798,8 @@ class GameService:
         """Follow the other seats' conditional lines past ``logged`` and play the first answer
         they give (inside the caller's write, through :meth:`_append`); the game after it (see
         :mod:`server.games.conditional`)."""
+        if not game.lines_stored:
+            return game
         moment, answers = now or utcnow(), []
         for seat, lines in self.store.conditional_lines(game.id).items():
             if seat == logged.seat:

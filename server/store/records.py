@@ -116,6 +116,8 @@ class GameSeats:
     row: GameRow
     seats: list[Seat]
     token_seat: int | None = None
+    #: Whether a seat of the game stored conditional moves (``conditional_lines``).
+    lines_stored: bool = False
 
 
 @dataclass(frozen=True, slots=True)

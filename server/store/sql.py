@@ -286,9 +286,13 @@ class SqlStore(Store):
             "(SELECT seat_tokens.seat FROM seat_tokens WHERE seat_tokens.game_id = games.id"
             " AND seat_tokens.token_hash = ? AND seat_tokens.revoked_at IS NULL)"
         )
+        lines_stored = (
+            "EXISTS (SELECT 1 FROM conditional_lines WHERE conditional_lines.game_id = games.id)"
+        )
         rows = self._named(
             f"SELECT {_qualified(GameRow, 'games')}, {_qualified(Seat, 'seats')},"
-            f" {token_seat} AS token_seat FROM games JOIN seats ON seats.game_id = games.id"
+            f" {token_seat} AS token_seat, {lines_stored} AS lines_stored FROM games"
+            " JOIN seats ON seats.game_id = games.id"
             f" WHERE games.id = ? ORDER BY seats.seat{self._lock('games')}",
             [None if token is None else hash_secret(token), game_id],
         )
@@ -297,7 +301,7 @@ class SqlStore(Store):
         first = rows[0]
         game = GameRow(**_decode({name: first[name] for name in _columns(GameRow)}))
         seats = [Seat(**_decode({name: row[name] for name in _columns(Seat)})) for row in rows]
-        return GameSeats(game, seats, first["token_seat"])
+        return GameSeats(game, seats, first["token_seat"], bool(first["lines_stored"]))
 
     def game_exists(self, game_id: str) -> bool:
         return self._value("SELECT 1 FROM games WHERE id = ?", [game_id]) is not None
