@@ -39,7 +39,7 @@ WEEKDAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 #: The most weekdays a pause may cover, and the longest quiet night (hours).
 MAX_PAUSED_WEEKDAYS = 5
 MAX_NIGHT_HOURS = 14
-#: How long one vacation day spent before a timeout holds a seat's clock.
+#: The running time one vacation day spent before a timeout gives a seat's clock.
 VACATION_DAY = timedelta(days=1)
 ZERO = timedelta(0)
 
@@ -312,13 +312,14 @@ def paused(control: TimeControl, zone: ZoneInfo, now: datetime) -> bool:
 
 
 def spend_vacation_day(control: TimeControl, clock: SeatClock, year: int) -> SeatClock | None:
-    """``clock`` held one more day by an automatic vacation day of ``year``; ``None`` when
+    """``clock`` with a day more to run, by an automatic vacation day of ``year`` (a day of
+    running time: holding the clock through a quiet time would give nothing); ``None`` when
     the seat has none left (its time is out)."""
     if clock.since is None or clock.vacation_left(control, year) <= 0:
         return None
     used = clock.vacation_used if clock.vacation_year == year else 0
     return replace(
-        clock, since=clock.since + VACATION_DAY, vacation_year=year, vacation_used=used + 1
+        clock, bank=clock.bank + VACATION_DAY, vacation_year=year, vacation_used=used + 1
     )
 
 

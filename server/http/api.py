@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from dataclasses import asdict
 from typing import Any
 
 import flask_smorest
@@ -40,10 +41,11 @@ from schemas.api import (
     WebhookCreateSchema,
     WebhookSchema,
 )
+from schemas.pings import PingCreatedSchema, PingCreateSchema, PingSchema
 from server.accounts import games as my_games
 from server.errors import CODE_BY_STATUS, STATUS_BY_CODE, TurnpostError
 from server.games.bots import hint
-from server.games.clock import format_time
+from server.games.clock import format_time, utcnow
 from server.games.deadlines import set_vacation
 from server.games.game import Game
 from server.games.service import GameService, MoveRequest, Table
@@ -64,9 +66,10 @@ from server.http.events import (
 )
 from server.http.jsontext import load_untrusted
 from server.http.limits import charge_stream
-from server.store.records import Webhook
+from server.store.records import ChatPing, Webhook
 from server.webhooks.delivery import webhook_secret
 from server.webhooks.destinations import Refused, configured
+from server.webhooks.pings import add_ping
 
 
 class Api(flask_smorest.Api):
@@ -151,6 +154,7 @@ SEAT_OPERATIONS = {
     "api.resign": "to resign",
     "api.vacation": "to set a vacation",
     "api.post_api_message": "to post a message",
+    "api.create_ping": "to add a chat ping",
 }
 
 
@@ -262,9 +266,11 @@ def conditional(*parts: Any) -> str | Response:
 
 
 def game_version(game: Game) -> tuple[Any, ...]:
-    """What every view of ``game`` changes with."""
+    """What every view of ``game`` changes with (a running clock's remaining time: each
+    minute)."""
     row = game.row
-    return (game.id, game.seq, game.status, row.updated_at, row.deadline)
+    minute = utcnow()[:16] if row.deadline else None
+    return (game.id, game.seq, game.status, row.updated_at, row.deadline, minute)
 
 
 @blp.route("/engines")
@@ -351,6 +357,7 @@ def create_game(body: dict[str, Any]) -> dict[str, Any]:
         position=body["position"],
         turn_hours=body["turn_hours"],
         deadline_policy=body["deadline_policy"],
+        clock=body["clock"],
         client=current_client(),
         table=Table(actor.player.id if actor.personal_token else None, body["seating"]),
         hints=body["hints"],
@@ -585,6 +592,47 @@ def create_webhook(body: dict[str, Any], game_id: str) -> dict[str, Any]:
     secret = webhook_secret(current_app.config["SECRET_KEY"], game_id, webhook.id)
     created = {"id": webhook.id, "url": webhook.url, "created_at": webhook.created_at}
     return {**created, "secret": secret}
+
+
+@blp.route("/games/<game_id>/pings", methods=["POST"])
+@blp.arguments(PingCreateSchema)
+@blp.response(201, PingCreatedSchema)
+@operation("createPing", "unauthorized", "not_found", "invalid_request", body=True)
+@bearer
+def create_ping(body: dict[str, Any], game_id: str) -> dict[str, Any]:
+    """Announce the caller's turns in a chat: Discord, Slack, Matrix or generic (seat token)."""
+    games = current_service()
+    seat = seat_of(games, games.load(game_id), "to add a chat ping")
+    try:
+        configured(current_app.config).check_url(body["url"])
+    except Refused as error:
+        raise TurnpostError("invalid_request", str(error), {"url": [str(error)]}) from None
+    ping = add_ping(games.store, game_id, seat, body["kind"], body["url"], body["mention"])
+    secret = webhook_secret(current_app.config["SECRET_KEY"], game_id, ping.id)
+    return {**asdict(ping), "secret": secret}
+
+
+@blp.route("/games/<game_id>/pings")
+@blp.response(200, PingSchema(many=True))
+@operation("listPings", "unauthorized", "not_found")
+@bearer
+def list_pings(game_id: str) -> list[ChatPing]:
+    """The caller's chat pings in this game (seat token)."""
+    games = current_service()
+    seat = seat_of(games, games.load(game_id), "to list chat pings")
+    return games.store.chat_pings(game_id, seat)
+
+
+@blp.route("/games/<game_id>/pings/<int:ping_id>", methods=["DELETE"])
+@blp.response(204)
+@operation("deletePing", "unauthorized", "not_found")
+@bearer
+def delete_ping(game_id: str, ping_id: int) -> None:
+    """Stop one of the caller's chat pings; its pending pings are dropped (seat token)."""
+    games = current_service()
+    seat = seat_of(games, games.load(game_id), "to remove a chat ping")
+    if not games.store.remove_chat_ping(game_id, seat, ping_id, utcnow()):
+        raise TurnpostError("not_found", f"Your seat has no chat ping {ping_id} in this game.")
 
 
 @blp.route("/games/<game_id>/webhooks")

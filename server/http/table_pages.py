@@ -117,7 +117,7 @@ def table_page(game_id: str) -> Response:
         game=game,
         view=view,
         options=option_words(view["options"]),
-        clock=clock_words(game.row.turn_hours),
+        clock=clock_words(game.row.turn_hours, game.row.clock),
         seated=any(row.joined_at for row in mine),
         kept=any(not row.joined_at for row in mine),
         free=sum(not row.name for row in game.seats),

@@ -35,6 +35,7 @@ from server.store.records import (
     AdminGame,
     ApiToken,
     BotTurn,
+    ChatPing,
     ClaimedDelivery,
     ClaimedPush,
     EndedGame,
@@ -740,6 +741,24 @@ class WebhookStore(Protocol):
 
     def remove_webhook(self, game_id: str, webhook_id: int, now: str) -> bool:
         """Stop a webhook of ``game_id`` (its pending deliveries are dropped); whether it was."""
+        ...
+
+    def add_chat_ping(
+        self, game_id: str, seat: int, kind: str, url: str, mention: str | None, now: str
+    ) -> int:
+        """Record a chat ping of ``seat`` of ``game_id`` (in a write); its id."""
+        ...
+
+    def chat_pings(self, game_id: str, seat: int) -> list[ChatPing]:
+        """The chat pings of ``seat`` of ``game_id`` not removed, oldest first."""
+        ...
+
+    def remove_chat_ping(self, game_id: str, seat: int, ping_id: int, now: str) -> bool:
+        """Stop a chat ping of ``seat`` (its pending deliveries are dropped); whether it was."""
+        ...
+
+    def queue_chat_ping(self, ping_id: int, seq: int, body: Json, now: str) -> None:
+        """Queue ``body`` (a ``turn`` event) for the chat ping ``ping_id`` (in a write)."""
         ...
 
     def queue_webhooks(

@@ -15,9 +15,9 @@ never changed.
     >>> import sqlite_utils
     >>> db = sqlite_utils.Database(memory=True)
     >>> migrate(db)
-    SchemaChange(before=0, after=20, created=True)
+    SchemaChange(before=0, after=22, created=True)
     >>> migrate(db)
-    SchemaChange(before=20, after=20, created=False)
+    SchemaChange(before=22, after=22, created=False)
 """
 
 from __future__ import annotations
@@ -634,3 +634,22 @@ def m021_bot_seats(db: Database) -> None:
         not_null={"holder", "until"},
         if_not_exists=True,
     )
+
+
+@migrations()
+def m026_clocks(db: Database) -> None:
+    """Clocks: ``games.clock`` is a game's time control (JSON, as
+    :func:`server.games.time_control.clock_json` writes it; NULL: the per-move clock of
+    ``turn_hours``, or none), ``seats.clock`` a seat's clock (its bank, since when it runs,
+    its automatic vacation days; JSON, NULL until its first turn)."""
+    _add_missing(db, "games", {"clock": (str, None)})
+    _add_missing(db, "seats", {"clock": (str, None)})
+
+
+@migrations()
+def m027_chat_pings(db: Database) -> None:
+    """Chat pings: a webhook of one seat (``webhooks.seat``; NULL: a game's webhook) that
+    announces the seat's turns in a chat's message format (``kind``: ``discord``, ``slack``,
+    ``matrix`` or ``generic``), mentioning its player (``mention``, optional). Its deliveries
+    go out as the game webhooks' do."""
+    _add_missing(db, "webhooks", {"seat": (int, None), "kind": (str, None), "mention": (str, None)})

@@ -392,6 +392,20 @@ MIGRATIONS: list[tuple[str, str]] = [
             until text NOT NULL);
         """,
     ),
+    (
+        "m026_clocks",
+        """
+        ALTER TABLE games ADD COLUMN clock text;
+        ALTER TABLE seats ADD COLUMN clock text;
+        """,
+    ),
+    (
+        "m027_chat_pings",
+        """
+        ALTER TABLE webhooks ADD COLUMN seat bigint, ADD COLUMN kind text,
+            ADD COLUMN mention text;
+        """,
+    ),
 ]
 
 #: The table that records the applied steps.
