@@ -70,6 +70,16 @@ class PingSchema(StrictSchema):
     created_at = timestamp(required=True)
 
 
+class PlayerPingSchema(StrictSchema):
+    """A chat ping of a player, for every game of theirs."""
+
+    id = fields.Integer(required=True)
+    kind = fields.String(required=True)
+    url = fields.String(required=True)
+    mention = fields.String(required=True, allow_none=True)
+    created_at = timestamp(required=True)
+
+
 class PingCreatedSchema(PingSchema):
     """A new chat ping, with the secret its deliveries are signed with (shown once; a
     ``generic`` receiver may check ``Turnpost-Signature`` as a webhook's)."""

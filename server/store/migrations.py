@@ -651,5 +651,34 @@ def m027_chat_pings(db: Database) -> None:
     """Chat pings: a webhook of one seat (``webhooks.seat``; NULL: a game's webhook) that
     announces the seat's turns in a chat's message format (``kind``: ``discord``, ``slack``,
     ``matrix`` or ``generic``), mentioning its player (``mention``, optional). Its deliveries
-    go out as the game webhooks' do."""
-    _add_missing(db, "webhooks", {"seat": (int, None), "kind": (str, None), "mention": (str, None)})
+    go out as the game webhooks' do.
+
+    ``player_pings`` are a player's own, for every game of theirs: when a turn of one of
+    their seats starts, a seat's ping is made from each (``webhooks.player_ping_id``), once
+    per game and seat (a seat that removed it keeps it removed)."""
+    db["player_pings"].create(
+        {
+            "id": int,
+            "player_id": str,
+            "kind": str,
+            "url": str,
+            "mention": str,
+            "created_at": str,
+            "removed_at": str,
+        },
+        pk="id",
+        foreign_keys=[("player_id", "players", "id")],
+        not_null={"player_id", "kind", "url", "created_at"},
+        if_not_exists=True,
+    )
+    db["player_pings"].create_index(["player_id"], if_not_exists=True)
+    _add_missing(
+        db,
+        "webhooks",
+        {
+            "seat": (int, None),
+            "kind": (str, None),
+            "mention": (str, None),
+            "player_ping_id": (int, None),
+        },
+    )

@@ -456,6 +456,17 @@ class ChatPing:
 
 
 @dataclass(frozen=True, slots=True)
+class PlayerPing:
+    """A player's chat ping, for the turns of every game of theirs."""
+
+    id: int
+    kind: str
+    url: str
+    mention: str | None
+    created_at: str
+
+
+@dataclass(frozen=True, slots=True)
 class WebhookDelivery:
     """One event to post to one webhook, and how posting it went."""
 

@@ -51,6 +51,7 @@ from server.store.records import (
     OutboxMail,
     Player,
     PlayerGame,
+    PlayerPing,
     PlayerUpdate,
     PushSubscription,
     Seat,
@@ -1148,6 +1149,49 @@ class SqlStore(Store):
                     [now, ping_id, game_id, seat],
                 )
             )
+
+    def add_player_ping(
+        self, player_id: str, kind: str, url: str, mention: str | None, now: str
+    ) -> int:
+        row = {"player_id": player_id, "kind": kind, "url": url, "mention": mention}
+        return self._insert_id("player_pings", {**row, "created_at": now})
+
+    def player_pings(self, player_id: str) -> list[PlayerPing]:
+        return self._all(
+            PlayerPing,
+            f"{_select(PlayerPing)} FROM player_pings WHERE player_id = ?"
+            " AND removed_at IS NULL ORDER BY id",
+            [player_id],
+        )
+
+    def remove_player_ping(self, player_id: str, ping_id: int, now: str) -> bool:
+        if not 0 <= ping_id <= MAX_INTEGER:
+            return False
+        with self.write():
+            removed = self._execute(
+                "UPDATE player_pings SET removed_at = ? WHERE id = ? AND player_id = ?"
+                " AND removed_at IS NULL",
+                [now, ping_id, player_id],
+            )
+            if removed:
+                self._execute(
+                    "UPDATE webhooks SET removed_at = ? WHERE player_ping_id = ?"
+                    " AND removed_at IS NULL",
+                    [now, ping_id],
+                )
+        return bool(removed)
+
+    def seat_ping_of(self, game_id: str, seat: int, ping: PlayerPing, now: str) -> int | None:
+        found = self._tuples(
+            "SELECT id, removed_at FROM webhooks WHERE game_id = ? AND seat = ?"
+            " AND player_ping_id = ?",
+            [game_id, seat, ping.id],
+        )
+        if found:
+            return None if found[0][1] is not None else found[0][0]
+        row = {"game_id": game_id, "seat": seat, "kind": ping.kind, "url": ping.url}
+        extra = {"mention": ping.mention, "player_ping_id": ping.id, "created_at": now}
+        return self._insert_id("webhooks", {**row, **extra})
 
     def queue_chat_ping(self, ping_id: int, seq: int, body: Json, now: str) -> None:
         self._queue_delivery(ping_id, "turn", seq, body, now, (None, None))

@@ -19,8 +19,8 @@ gives them the database file's mode). Deleted content is overwritten
     SchemaChange(before=0, after=22, created=True)
     >>> print(" ".join(sorted(store.db.table_names())))  # doctest: +NORMALIZE_WHITESPACE
     _sqlite_migrations api_tokens bot_claims created_pages games idempotency inbound
-    mail_suppressions messages moves outbox players push_subscriptions pushes seat_tokens seats
-    sessions settings sign_in_links talk_mutes webhook_deliveries webhooks
+    mail_suppressions messages moves outbox player_pings players push_subscriptions pushes
+    seat_tokens seats sessions settings sign_in_links talk_mutes webhook_deliveries webhooks
 """
 
 from __future__ import annotations

@@ -2,7 +2,9 @@
 any receiver of JSON), once per turn, mentioning the player and linking the game.
 
 A seat adds a chat ping: an incoming-webhook URL of its chat, the chat's
-``kind`` and, optionally, who to ``mention`` there. A ping is a webhook of
+``kind`` and, optionally, who to ``mention`` there. A player adds one for
+every game of theirs: when a turn of one of their seats starts, the seat gets
+a ping made from it (once per game; a seat that removed it keeps it removed). A ping is a webhook of
 the seat (:mod:`server.webhooks`): the same destination rules (no private
 addresses unless the operator allows them) and the same delivery (a total
 deadline per post, retries, a failing receiver resting). Each chat gets its
@@ -37,7 +39,7 @@ from server.games.clock import utcnow
 from server.games.game import Game
 from server.mail.words import title
 from server.store.base import Store
-from server.store.records import ChatPing
+from server.store.records import ChatPing, PlayerPing
 
 #: The chats a ping can speak to, and a generic JSON receiver.
 KINDS = ("discord", "slack", "matrix", "generic")
@@ -114,12 +116,29 @@ def add_ping(
 ) -> ChatPing:
     """Give ``seat`` a chat ping (the URL already checked); ``422`` past :data:`MAX_PINGS`."""
     with store.write():
-        if len(store.chat_pings(game_id, seat)) >= MAX_PINGS:
-            message = f"A seat has at most {MAX_PINGS} chat pings; remove one first."
-            raise TurnpostError("invalid_request", message, {"url": [message]})
+        _check_room(len(store.chat_pings(game_id, seat)), "A seat")
         now = utcnow()
         ping_id = store.add_chat_ping(game_id, seat, kind, url, mention, now)
     return ChatPing(ping_id, seat, kind, url, mention, now)
+
+
+def add_player_ping(
+    store: Store, player_id: str, kind: str, url: str, mention: str | None
+) -> PlayerPing:
+    """Give a player a chat ping for every game of theirs (the URL already checked); ``422``
+    past :data:`MAX_PINGS`."""
+    with store.write():
+        _check_room(len(store.player_pings(player_id)), "A player")
+        now = utcnow()
+        ping_id = store.add_player_ping(player_id, kind, url, mention, now)
+    return PlayerPing(ping_id, kind, url, mention, now)
+
+
+def _check_room(count: int, who: str) -> None:
+    """``422`` when ``who`` has :data:`MAX_PINGS` chat pings already."""
+    if count >= MAX_PINGS:
+        message = f"{who} has at most {MAX_PINGS} chat pings; remove one first."
+        raise TurnpostError("invalid_request", message, {"url": [message]})
 
 
 class ChatPingQueue:
@@ -135,8 +154,11 @@ class ChatPingQueue:
             return
         waited, now = set(change.waited or ()), utcnow()
         for seat in game.to_move:
-            if seat in waited or game.seats[seat].bot is not None:
+            row = game.seats[seat]
+            if seat in waited or row.bot is not None:
                 continue
+            for own in store.player_pings(row.player_id) if row.player_id else ():
+                store.seat_ping_of(game.id, seat, own, now)
             facts = turn_facts(game, seat, self.base_url)
             for ping in store.chat_pings(game.id, seat):
                 store.queue_chat_ping(

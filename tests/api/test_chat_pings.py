@@ -5,10 +5,14 @@ from __future__ import annotations
 
 import json
 import re
+import secrets
 from typing import Any
 
 import pytest
 
+from server.accounts.service import AccountService
+from server.games.clock import utcnow
+from server.store import open_store, records
 from server.webhooks.delivery import verify
 from server.webhooks.pings import MAX_PINGS
 from tests.api.conftest import bearer, new_game, play, seat_header
@@ -195,3 +199,58 @@ def test_a_seat_has_at_most_a_few_pings_and_needs_its_token(
     assert client.post(
         "/api/v1/games/nope/pings", json={}, headers=seat_header(game, 0)
     ).status_code in (401, 404)
+
+
+def signed_in_player(app: Any, client: Any, name: str) -> tuple[str, str]:
+    """A player signed in in ``client`` (the session cookie), with a personal API token:
+    ``(player id, token)``."""
+    store = open_store(app.config["TURNPOST_DB"])
+    accounts = AccountService(store, app.config["SECRET_KEY"])
+    player_id = secrets.token_hex(8)
+    email = f"{name.lower()}@example.org"
+    with store.write():
+        store.add_player(
+            records.Player(player_id, email, email, name, "UTC", "en", "turn", utcnow())
+        )
+    client.set_cookie("turnpost_player", accounts.open_session(player_id))
+    token = accounts.create_api_token(player_id, "tests")["token"]
+    store.close()
+    return player_id, token
+
+
+def test_a_players_ping_follows_them_into_every_game(allowed_app, receiver: Receiver) -> None:
+    client, bobs = allowed_app.test_client(), allowed_app.test_client()
+    _, token = signed_in_player(allowed_app, bobs, "Bob")
+    added = bobs.post(
+        "/api/v1/me/pings",
+        json={"kind": "matrix", "url": receiver.url, "mention": "@bob:example.org"},
+        headers=bearer(token),
+    )
+    assert added.status_code == 201, added.get_json()
+    assert [p["kind"] for p in bobs.get("/api/v1/me/pings").get_json()] == ["matrix"]
+    by_cookie = bobs.post("/api/v1/me/pings", json={"kind": "generic", "url": receiver.url})
+    assert by_cookie.status_code == 401, "a browser's cookie alone cannot add a ping"
+    games = [new_game(client, seed=seed) for seed in (1, 2)]
+    for game in games:  # Bob opens his seat's link, signed in: the seat is his
+        opened = bobs.get(
+            f"/games/{game['id']}/seat/{game['players'][1]['token']}",
+            headers={"Sec-Fetch-Site": "none"},
+        )
+        assert opened.status_code == 303, opened.get_data(as_text=True)[:300]
+        play(client, game, 0, "enter a1 N")
+    assert deliver(allowed_app) == (2, 0)
+    linked = {event["text"].rsplit("/games/", 1)[1] for event in receiver.events()}
+    assert linked == {game["id"] for game in games}
+    assert {event["text"].split(",")[0] for event in receiver.events()} == {"@bob:example.org"}
+    removed = bobs.delete(f"/api/v1/me/pings/{added.get_json()['id']}", headers=bearer(token))
+    assert removed.status_code == 204
+    store = open_store(allowed_app.config["TURNPOST_DB"])
+    assert [store.chat_pings(game["id"], 1) for game in games] == [[], []]
+    store.close()
+    later = new_game(client, seed=3)
+    bobs.get(
+        f"/games/{later['id']}/seat/{later['players'][1]['token']}",
+        headers={"Sec-Fetch-Site": "none"},
+    )
+    play(client, later, 0, "enter a1 N")
+    assert deliver(allowed_app) == (0, 0), "a removed ping of a player stops in every game"
