@@ -8,7 +8,7 @@ the current time (tests pass their own):
 - at half of the time a turn had when it started, and again 12 hours before
   the deadline, the seats to move get a reminder (each at most once per turn);
 - when a seat's clock runs out and the clock gives automatic vacation days, the
-  seat spends one of this year's: its clock holds for a day (``vacation-day``);
+  seat spends one of this year's: its clock gets a day more (``vacation-day``);
 - when a seat's time is out, the game's ``deadline_policy`` applies once:
   ``remind`` sends one last reminder; ``skip`` plays ``{"action": "pass"}``
   for the seat when that is a legal move (else it reminds); ``forfeit`` ends
@@ -123,8 +123,9 @@ def _expire(games: GameService, game: Game, now: str) -> list[Action]:
 
 
 def _vacation_day(games: GameService, game: Game, seat: int, clock: SeatClock, now: str) -> bool:
-    """Hold ``seat``'s clock for one of this year's automatic vacation days, unless it has
-    none left or the game moved on since ``game`` was loaded."""
+    """Give ``seat``'s clock one of this year's automatic vacation days, unless it has none
+    left, or the game or the seat's clock moved on since ``game`` was loaded (another
+    worker spent it)."""
     control = control_of(game.row)
     held = None if control is None else spend_vacation_day(control, clock, parse_time(now).year)
     if held is None:
@@ -132,6 +133,8 @@ def _vacation_day(games: GameService, game: Game, seat: int, clock: SeatClock, n
     with games.store.write():
         current = games.load(game.id)
         if current.seq != game.seq or current.status != "active":
+            return False
+        if current.seats[seat].clock != game.seats[seat].clock:
             return False
         deadline = hold_seat(games.store, current.row, current.seats, seat, held)
         games.store.update_game(game.id, {"deadline": deadline, "reminders_sent": 0})
