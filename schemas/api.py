@@ -13,6 +13,7 @@ from email_validator import EmailNotValidError, validate_email
 from marshmallow import ValidationError, fields, validate, validates, validates_schema
 
 from schemas.base import StrictSchema
+from schemas.clocks import ClockSchema, ClockViewSchema
 
 #: The largest integer SQLite stores (seeds, seq numbers).
 MAX_SEED = 2**63 - 1
@@ -250,6 +251,15 @@ class GameCreateSchema(StrictSchema):
         allow_none=True,
         validate=validate.Range(min=1, max=24 * 60),
         metadata={"description": "Hours each turn may take; reminders and expiry follow."},
+    )
+    clock = fields.Nested(
+        ClockSchema,
+        load_default=None,
+        allow_none=True,
+        metadata={
+            "description": "A time control instead of `turn_hours`: `per_move` or `bank`,"
+            " with quiet times and automatic vacation days (see the API guide)."
+        },
     )
     deadline_policy = fields.String(
         load_default="remind",
@@ -522,6 +532,12 @@ class GameSchema(GameSummarySchema):
     takebacks = fields.Boolean(
         required=True,
         metadata={"description": "Whether a seat may offer to take back its last move."},
+    )
+    clock = fields.Nested(
+        ClockViewSchema,
+        required=True,
+        allow_none=True,
+        metadata={"description": "The game's clock and each seat's time; null: no clock."},
     )
     state = PerEngine(
         "State",

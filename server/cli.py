@@ -48,6 +48,7 @@ from flask.cli import FlaskGroup, with_appcontext
 from marshmallow import ValidationError
 
 from schemas.api import PlayerInSchema
+from schemas.clocks import ClockSchema
 from server.app import SECRET_KEY_SETTING, configured_db, create_app
 from server.checks import ERROR, Deployment, file_findings, findings, warn_at_start
 from server.errors import TurnpostError
@@ -181,6 +182,13 @@ def _db_name_of(app: Flask) -> str:
     help="A turn clock: hours per move (default: no clock).",
 )
 @click.option(
+    "--clock",
+    "clock_text",
+    default=None,
+    help='A time control as JSON instead of --turn-hours, e.g. \'{"kind": "bank",'
+    ' "bank_hours": 240, "increment_hours": 36, "max_bank_hours": 480}\' (see docs/api.md).',
+)
+@click.option(
     "--deadline-policy",
     type=click.Choice(DEADLINE_POLICIES),
     default="remind",
@@ -197,6 +205,7 @@ def new_game(
     seed: int | None,
     options: tuple[str, ...],
     turn_hours: float | None,
+    clock_text: str | None,
     deadline_policy: str,
     base_url: str | None,
 ) -> None:
@@ -204,7 +213,8 @@ def new_game(
 
     A player with an ``--email`` gets turn mails; with ``--invite``, an
     invitation at once (a player to move first: their first turn mail). The
-    command says who was mailed. ``--turn-hours`` gives each turn a deadline. A ``--player``
+    command says who was mailed. ``--turn-hours`` gives each turn a deadline, ``--clock`` a
+    time control (a bank, quiet times). A ``--player``
     ``bot:random`` or ``bot:mcts:LEVEL`` is a seat the computer plays (``turnpost worker``
     moves it).
     """
@@ -224,6 +234,7 @@ def new_game(
             seed=seed,
             turn_hours=turn_hours,
             deadline_policy=deadline_policy,
+            clock=_parse_clock(clock_text),
         )
     except ValidationError as error:
         raise click.ClickException(f"Please check the players: {error.messages}") from None
@@ -231,6 +242,17 @@ def new_game(
         raise click.ClickException(error.message) from None
     print_game(game, base_url or _mail_settings().base_url)
     print_invitations(game, players)
+
+
+def _parse_clock(text: str | None) -> dict[str, Any] | None:
+    """The ``--clock`` JSON, checked by the API's schema; a usage error in words."""
+    if text is None:
+        return None
+    try:
+        return ClockSchema().load(json.loads(text))
+    except (json.JSONDecodeError, ValidationError) as error:
+        message = error.messages if isinstance(error, ValidationError) else str(error)
+        raise click.ClickException(f"Please check --clock: {message}") from None
 
 
 #: How ``--player`` names a bot: ``bot:random``, ``bot:mcts:3``.

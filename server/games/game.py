@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from engines import Engine
+from server.games.clock import utcnow
+from server.games.seat_clocks import clock_view
 from server.store.records import GameListing, GameRow, ListedSeat, LoggedMove, Seat
 
 
@@ -88,6 +90,7 @@ def game_object(
         "you": seat,
         "result": result,
         "deadline": row.deadline,
+        "clock": clock_view(row, game.seats, utcnow()) if at is None else None,
         "options": row.options,
         "takebacks": row.takebacks,
         "seeded": row.seeded,

@@ -29,8 +29,10 @@ from server.games.changes import Change, Listener
 from server.games.clock import format_time, parse_time, utcnow
 from server.games.conditional import follow
 from server.games.game import Game, game_object, game_summary, log_entry
+from server.games.seat_clocks import turn_clocks
+from server.games.time_control import ClockError, TimeControl, clock_json, parse_clock
 from server.store.base import Store, hash_secret, new_secret
-from server.store.records import GameRow, GameUpdate, LoggedMove, NewSeat, Seat, Webhook
+from server.store.records import GameRow, GameUpdate, LoggedMove, NewSeat, Webhook
 
 if TYPE_CHECKING:  # the notifier (server.mail) builds on this module
     from server.mail.outbox import Notifier
@@ -73,9 +75,20 @@ def handed_tokens(key: bytes, seats: int) -> tuple[list[str], str]:
     return [derive(f"seat.{seat}") for seat in range(seats)], derive("admin")
 
 
-def deadline_after(now: str, turn_hours: float) -> str:
-    """The deadline of a turn starting at ``now``."""
-    return format_time(parse_time(now) + timedelta(hours=turn_hours))
+def time_control(clock: dict[str, Any] | None, turn_hours: float | None) -> TimeControl | None:
+    """The time control a new game asks for: a ``clock`` (wire form) or ``turn_hours`` per
+    move, not both; ``422`` for settings that contradict each other."""
+    if clock is not None and turn_hours is not None:
+        message = "Give either clock or turn_hours, not both."
+        raise TurnpostError("invalid_request", message, {"clock": [message]})
+    if clock is None:
+        return TimeControl("per_move", turn_hours) if turn_hours else None
+    try:
+        return parse_clock(clock)
+    except ClockError as error:
+        raise TurnpostError(
+            "invalid_request", str(error), {"clock": {error.field: [str(error)]}}
+        ) from None
 
 
 def drawn_order(seed: int, seats: int) -> list[int]:
@@ -188,6 +201,7 @@ class GameService:
         position: dict[str, Any] | None = None,
         turn_hours: float | None = None,
         deadline_policy: str = "remind",
+        clock: dict[str, Any] | None = None,
         client: str | None = None,
         handed_key: bytes | None = None,
         table: Table | None = None,
@@ -211,8 +225,9 @@ class GameService:
         so that whoever keeps the key can show them again (the lobby's page of a
         new game); without, they are random.
 
-        ``turn_hours`` gives each turn a deadline; ``deadline_policy`` says what
-        happens when it passes (see :mod:`server.games.deadlines`). ``client`` is the
+        ``turn_hours`` gives each turn a deadline, or ``clock`` a time control (its wire
+        form, :mod:`server.games.time_control`); ``deadline_policy`` says what
+        happens when a seat's time runs out (see :mod:`server.games.deadlines`). ``client`` is the
         address of the client creating it: the game's mails count against its
         limits (see :mod:`server.mail.gate`). A ``seed`` or a ``position``
         chosen by the creator is shown in the game object (``seeded``,
@@ -232,6 +247,7 @@ class GameService:
         except ValueError as error:
             raise TurnpostError("invalid_request", str(error), {"options": [str(error)]}) from None
         table = table or Table()
+        control = time_control(clock, turn_hours)
         forming = table.rematch_of is not None or any(player.get("open") for player in players)
         if forming and position is not None:
             message = "A table with open seats starts from the game's own setup, not a position."
@@ -247,7 +263,7 @@ class GameService:
             start = self._forming(now)
         else:
             state = self.initial_state(engine, len(players), merged, state_seed, position)
-            start = self.snapshot(engine, state, now, turn_hours)
+            start = self.snapshot(engine, state, now)
         game_row = GameRow(
             id=game_id,
             engine=engine.id,
@@ -258,8 +274,9 @@ class GameService:
             seq=0,
             admin_token_hash=hash_secret(admin_token),
             created_at=now,
-            turn_hours=turn_hours,
+            turn_hours=control.hours if control and control.kind == "per_move" else None,
             deadline_policy=deadline_policy,
+            clock=None if clock is None or control is None else clock_json(control),
             creator_client=client,
             creator_id=table.creator_id,
             seating=table.seating if forming else "listed",
@@ -275,6 +292,8 @@ class GameService:
         seat_rows = new_seats(players, now)
         with self.store.write():
             self.store.create_game(game_row, seat_rows)
+            if not forming:
+                self._start_clocks(game_row, now)
             handed = [
                 seat
                 for seat, row in enumerate(seat_rows)
@@ -332,9 +351,8 @@ class GameService:
             self.store.renumber_seats(game.id, drawn_order(row.seed, seats))
         state = self.initial_state(game.engine, seats, row.options, row.seed, None)
         now = utcnow()
-        self.store.update_game(
-            game.id, self.snapshot(game.engine, state, now, row.turn_hours, game.seats)
-        )
+        self.store.update_game(game.id, self.snapshot(game.engine, state, now))
+        self._start_clocks(self.load(game.id).row, now)
         self._changed(Change(self.load(game.id)))
 
     def check_open(self, game: Game, now: str) -> None:
@@ -379,33 +397,35 @@ class GameService:
         except InvalidPosition as error:
             raise TurnpostError("invalid_position", error.message, {"rule": error.rule}) from None
 
-    @staticmethod
-    def snapshot(
-        engine: Engine,
-        state: dict[str, Any],
-        now: str,
-        turn_hours: float | None,
-        seats: Sequence[Seat] = (),
-    ) -> GameUpdate:
-        """The columns of a game derived from a state reached at ``now``.
+    def _start_clocks(self, row: GameRow, now: str) -> None:
+        """Start the clocks of the seats to move of a game just dealt (inside its write)."""
+        seats = self.store.seats(row.id)
+        deadline = turn_clocks(self.store, row, seats, [], row.to_move, None, now)
+        self.store.update_game(row.id, {"deadline": deadline})
 
-        A turn's clock starts now, or when the vacation of a seat to move ends.
-        """
+    def restart_clocks(self, game_id: str, now: str) -> None:
+        """Give every seat its first allowance again and start the clocks of the seats to
+        move at ``now`` (the host changed the clock; inside the caller's write)."""
+        for seat in self.store.seats(game_id):
+            self.store.update_seat(game_id, seat.seat, {"clock": None})
+        row = self.load(game_id).row
+        if row.status == "active":
+            self._start_clocks(row, now)
+
+    @staticmethod
+    def snapshot(engine: Engine, state: dict[str, Any], now: str) -> GameUpdate:
+        """The columns of a game derived from a state reached at ``now`` (its deadline:
+        none; the seats' clocks give it, :func:`~server.games.seat_clocks.turn_clocks`)."""
         result = engine.result(state)
         running = result is None
         to_move = engine.to_move(state)
-        deadline = None
-        if running and turn_hours:
-            vacations = [s.vacation_until for s in seats if s.seat in to_move]
-            start = max([now, *(v for v in vacations if v)])
-            deadline = deadline_after(start, turn_hours)
         return {
             "state": state,
             "to_move": to_move,
             "result": None if running else result,
             "status": "active" if running else "finished",
             "updated_at": now,
-            "deadline": deadline,
+            "deadline": None,
             "reminders_sent": 0,
         }
 
@@ -767,10 +787,11 @@ class GameService:
         """Append the move, the new snapshot and its mails inside the caller's transaction."""
         now = request.now or utcnow()
         seq = game.seq + 1
-        snapshot: GameUpdate = {
-            "seq": seq,
-            **self.snapshot(game.engine, state, now, game.row.turn_hours, game.seats),
-        }
+        snapshot: GameUpdate = {"seq": seq, **self.snapshot(game.engine, state, now)}
+        after = snapshot["to_move"] if snapshot["status"] == "active" else []
+        snapshot["deadline"] = turn_clocks(
+            self.store, game.row, game.seats, game.to_move, after, seat, now
+        )
         names = [row.name for row in game.seats]
         logged = LoggedMove(
             game_id=game.id,
@@ -790,7 +811,7 @@ class GameService:
         self.store.append_move(logged)
         self.store.update_game(game.id, snapshot)
         updated = replace(game, row=replace(game.row, **snapshot))
-        self._changed(Change(updated, logged, seat, request.mail_message_id))
+        self._changed(Change(updated, logged, seat, request.mail_message_id, tuple(game.to_move)))
         latest = self._answer_conditionally(updated, logged, request.now)
         return {"seq": seq, "game": game_object(latest, seat)}
 
@@ -958,12 +979,18 @@ class GameService:
     def append_entry(self, game: Game, logged: LoggedMove, snapshot: GameUpdate) -> Game:
         """Append ``logged`` (an entry that is no engine move: a resignation, a takeback) and
         the game's new ``snapshot``, and hand the change to the listeners (inside the caller's
-        write); the game after it."""
+        write); the game after it. A game that goes on moves its seats' clocks on."""
+        if snapshot.get("status", game.status) == "active":
+            after = snapshot.get("to_move", game.to_move)
+            deadline = turn_clocks(
+                self.store, game.row, game.seats, game.to_move, after, logged.seat, logged.at
+            )
+            snapshot = {**snapshot, "deadline": deadline}
         self.store.append_move(logged)
         self.store.update_game(game.id, snapshot)
         self.store.drop_conditional_lines(game.id)  # lines follow moves only
-        updated = Game(replace(game.row, **snapshot), game.seats, game.engine)
-        self._changed(Change(updated, logged, logged.seat))
+        updated = replace(game, row=replace(game.row, **snapshot))
+        self._changed(Change(updated, logged, logged.seat, None, tuple(game.to_move)))
         return updated
 
     def _check_admin(self, game: Game, admin_token: str | None) -> None:

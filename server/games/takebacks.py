@@ -203,7 +203,7 @@ def _take_back(games: GameService, game: Game, offer: TakebackOffer, seat: int) 
     now = utcnow()
     snapshot = {
         "seq": game.seq + 1,
-        **games.snapshot(game.engine, before, now, game.row.turn_hours, game.seats),
+        **games.snapshot(game.engine, before, now),
     }
     name = game.seats[offer.seat].name
     logged = LoggedMove(

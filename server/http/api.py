@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from dataclasses import asdict
 from typing import Any
 
 import flask_smorest
@@ -41,11 +42,12 @@ from schemas.api import (
     WebhookCreateSchema,
     WebhookSchema,
 )
+from schemas.pings import PingCreatedSchema, PingCreateSchema, PingSchema, PlayerPingSchema
 from server.accounts import games as my_games
 from server.errors import CODE_BY_STATUS, STATUS_BY_CODE, TurnpostError
 from server.games.analysis import ANALYSIS_LEVEL, notes_of
 from server.games.bots import hint
-from server.games.clock import format_time
+from server.games.clock import format_time, utcnow
 from server.games.deadlines import set_vacation
 from server.games.game import Game
 from server.games.service import GameService, MoveRequest, Table
@@ -66,9 +68,10 @@ from server.http.events import (
 )
 from server.http.jsontext import load_untrusted
 from server.http.limits import charge_stream
-from server.store.records import Webhook
+from server.store.records import ChatPing, Player, PlayerPing, Webhook
 from server.webhooks.delivery import webhook_secret
 from server.webhooks.destinations import Refused, configured
+from server.webhooks.pings import add_ping, add_player_ping
 
 
 class Api(flask_smorest.Api):
@@ -155,6 +158,7 @@ SEAT_OPERATIONS = {
     "api.post_api_message": "to post a message",
     "api.post_takeback": "for a takeback",
     "api.put_conditional": "for conditional moves",
+    "api.create_ping": "to add a chat ping",
 }
 
 
@@ -268,9 +272,11 @@ def conditional(*parts: Any) -> str | Response:
 
 
 def game_version(game: Game) -> tuple[Any, ...]:
-    """What every view of ``game`` changes with."""
+    """What every view of ``game`` changes with (a running clock's remaining time: each
+    minute)."""
     row = game.row
-    return (game.id, game.seq, game.status, row.updated_at, row.deadline)
+    minute = utcnow()[:16] if row.deadline else None
+    return (game.id, game.seq, game.status, row.updated_at, row.deadline, minute)
 
 
 @blp.route("/engines")
@@ -357,6 +363,7 @@ def create_game(body: dict[str, Any]) -> dict[str, Any]:
         position=body["position"],
         turn_hours=body["turn_hours"],
         deadline_policy=body["deadline_policy"],
+        clock=body["clock"],
         client=current_client(),
         table=Table(actor.player.id if actor.personal_token else None, body["seating"]),
         hints=body["hints"],
@@ -601,14 +608,97 @@ def vacation(body: dict[str, Any], game_id: str) -> dict[str, Any]:
 def create_webhook(body: dict[str, Any], game_id: str) -> dict[str, Any]:
     """Post this game's events to a URL (admin token)."""
     url = body["url"]
-    try:
-        configured(current_app.config).check_url(url)
-    except Refused as error:
-        raise TurnpostError("invalid_request", str(error), {"url": [str(error)]}) from None
+    _check_destination(url)
     webhook = current_service().add_webhook(game_id, current_actor().bearer, url)
     secret = webhook_secret(current_app.config["SECRET_KEY"], game_id, webhook.id)
     created = {"id": webhook.id, "url": webhook.url, "created_at": webhook.created_at}
     return {**created, "secret": secret}
+
+
+@blp.route("/games/<game_id>/pings", methods=["POST"])
+@blp.arguments(PingCreateSchema)
+@blp.response(201, PingCreatedSchema)
+@operation("createPing", "unauthorized", "not_found", "invalid_request", body=True)
+@bearer
+def create_ping(body: dict[str, Any], game_id: str) -> dict[str, Any]:
+    """Announce the caller's turns in a chat: Discord, Slack, Matrix or generic (seat token)."""
+    games = current_service()
+    seat = seat_of(games, games.load(game_id), "to add a chat ping")
+    _check_destination(body["url"])
+    ping = add_ping(games.store, game_id, seat, body["kind"], body["url"], body["mention"])
+    secret = webhook_secret(current_app.config["SECRET_KEY"], game_id, ping.id)
+    return {**asdict(ping), "secret": secret}
+
+
+@blp.route("/games/<game_id>/pings")
+@blp.response(200, PingSchema(many=True))
+@operation("listPings", "unauthorized", "not_found")
+@bearer
+def list_pings(game_id: str) -> list[ChatPing]:
+    """The caller's chat pings in this game (seat token)."""
+    games = current_service()
+    seat = seat_of(games, games.load(game_id), "to list chat pings")
+    return games.store.chat_pings(game_id, seat)
+
+
+@blp.route("/games/<game_id>/pings/<int:ping_id>", methods=["DELETE"])
+@blp.response(204)
+@operation("deletePing", "unauthorized", "not_found")
+@bearer
+def delete_ping(game_id: str, ping_id: int) -> None:
+    """Stop one of the caller's chat pings; its pending pings are dropped (seat token)."""
+    games = current_service()
+    seat = seat_of(games, games.load(game_id), "to remove a chat ping")
+    if not games.store.remove_chat_ping(game_id, seat, ping_id, utcnow()):
+        raise TurnpostError("not_found", f"Your seat has no chat ping {ping_id} in this game.")
+
+
+@blp.route("/me/pings", methods=["POST"])
+@blp.arguments(PingCreateSchema)
+@blp.response(201, PlayerPingSchema)
+@operation("createMyPing", "unauthorized", "invalid_request", body=True)
+@blp.doc(security=[{"personalToken": []}])
+def create_my_ping(body: dict[str, Any]) -> PlayerPing:
+    """Announce the signed-in player's turns in every game of theirs in a chat (personal
+    API token)."""
+    player = _token_player()
+    _check_destination(body["url"])
+    return add_player_ping(current_store(), player.id, body["kind"], body["url"], body["mention"])
+
+
+@blp.route("/me/pings")
+@blp.response(200, PlayerPingSchema(many=True))
+@operation("listMyPings", "unauthorized")
+@blp.doc(security=[{"personalToken": []}, {"session": []}])
+def list_my_pings() -> list[PlayerPing]:
+    """The signed-in player's chat pings."""
+    return current_store().player_pings(personal_player().id)
+
+
+@blp.route("/me/pings/<int:ping_id>", methods=["DELETE"])
+@blp.response(204)
+@operation("deleteMyPing", "unauthorized", "not_found")
+@blp.doc(security=[{"personalToken": []}])
+def delete_my_ping(ping_id: int) -> None:
+    """Stop one of the player's chat pings, in every game (personal API token)."""
+    if not current_store().remove_player_ping(_token_player().id, ping_id, utcnow()):
+        raise TurnpostError("not_found", f"You have no chat ping {ping_id}.")
+
+
+def _token_player() -> Player:
+    """The player of a personal API token; ``401`` otherwise (a browser's cookie does not
+    change where the player's turns are posted: no cross-site request can)."""
+    if not current_actor().personal_token:
+        raise TurnpostError("unauthorized", "A personal API token (tpp_...) is needed here.")
+    return personal_player()
+
+
+def _check_destination(url: str) -> None:
+    """``422`` for a URL the webhook destination rules refuse."""
+    try:
+        configured(current_app.config).check_url(url)
+    except Refused as error:
+        raise TurnpostError("invalid_request", str(error), {"url": [str(error)]}) from None
 
 
 @blp.route("/games/<game_id>/webhooks")

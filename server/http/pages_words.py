@@ -44,6 +44,28 @@ def distance_words(seconds: float) -> str:
     raise AssertionError("the last unit has no limit")
 
 
+def time_left_words(seat_time: dict[str, object]) -> str:
+    """A seat's time (an entry of the game object's ``clock.seats``) in words.
+
+    >>> time_left_words({"remaining_seconds": 183600, "running": True, "runs_out_at": "x"})
+    '2 days 3 hours left'
+    >>> time_left_words({"remaining_seconds": 2700, "running": False, "runs_out_at": "x"})
+    '45 minutes left (its clock is paused now)'
+    >>> time_left_words({"remaining_seconds": 36059, "running": False, "runs_out_at": None})
+    '10 hours'
+    >>> time_left_words({"remaining_seconds": 35999, "running": True, "runs_out_at": "x"})
+    '9 hours 59 minutes left'
+    """
+    seconds = int(seat_time["remaining_seconds"])  # type: ignore[call-overload]
+    days, rest = divmod(seconds, 86400)
+    hours, minutes = divmod(rest // 60, 60)
+    units = [(days, "day"), (hours, "hour")] if days else [(hours, "hour"), (minutes, "minute")]
+    amount = " ".join(plural(count, unit) for count, unit in units if count) or "no time"
+    if seat_time["runs_out_at"] is None:
+        return amount
+    return f"{amount} left" + ("" if seat_time["running"] else " (its clock is paused now)")
+
+
 def moment_words(moment: datetime, now: datetime, zone: str = "UTC") -> str:
     """A moment as a player reads it: how far away, and the day and time in ``zone``.
 

@@ -36,6 +36,7 @@ from server.store.records import (
     Analysis,
     ApiToken,
     BotTurn,
+    ChatPing,
     ClaimedDelivery,
     ClaimedPush,
     EndedGame,
@@ -59,6 +60,7 @@ from server.store.records import (
     OutboxMail,
     Player,
     PlayerGame,
+    PlayerPing,
     PlayerUpdate,
     PushSubscription,
     SchemaChange,
@@ -798,6 +800,43 @@ class WebhookStore(Protocol):
 
     def remove_webhook(self, game_id: str, webhook_id: int, now: str) -> bool:
         """Stop a webhook of ``game_id`` (its pending deliveries are dropped); whether it was."""
+        ...
+
+    def add_chat_ping(
+        self, game_id: str, seat: int, kind: str, url: str, mention: str | None, now: str
+    ) -> int:
+        """Record a chat ping of ``seat`` of ``game_id`` (in a write); its id."""
+        ...
+
+    def chat_pings(self, game_id: str, seat: int) -> list[ChatPing]:
+        """The chat pings of ``seat`` of ``game_id`` not removed, oldest first."""
+        ...
+
+    def remove_chat_ping(self, game_id: str, seat: int, ping_id: int, now: str) -> bool:
+        """Stop a chat ping of ``seat`` (its pending deliveries are dropped); whether it was."""
+        ...
+
+    def add_player_ping(
+        self, player_id: str, kind: str, url: str, mention: str | None, now: str
+    ) -> int:
+        """Record a chat ping of a player (in a write); its id."""
+        ...
+
+    def player_pings(self, player_id: str) -> list[PlayerPing]:
+        """The chat pings of a player not removed, oldest first."""
+        ...
+
+    def remove_player_ping(self, player_id: str, ping_id: int, now: str) -> bool:
+        """Stop a player's chat ping and the seats' pings made from it; whether it was."""
+        ...
+
+    def seat_ping_of(self, game_id: str, seat: int, ping: PlayerPing, now: str) -> int | None:
+        """The seat's ping made from a player's ``ping`` in ``game_id``, made now if the seat
+        has none; ``None`` if the seat removed it (in a write)."""
+        ...
+
+    def queue_chat_ping(self, ping_id: int, seq: int, body: Json, now: str) -> None:
+        """Queue ``body`` (a ``turn`` event) for the chat ping ``ping_id`` (in a write)."""
         ...
 
     def queue_webhooks(

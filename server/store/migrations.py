@@ -15,9 +15,9 @@ never changed.
     >>> import sqlite_utils
     >>> db = sqlite_utils.Database(memory=True)
     >>> migrate(db)
-    SchemaChange(before=0, after=23, created=True)
+    SchemaChange(before=0, after=25, created=True)
     >>> migrate(db)
-    SchemaChange(before=23, after=23, created=False)
+    SchemaChange(before=25, after=25, created=False)
 """
 
 from __future__ import annotations
@@ -665,6 +665,54 @@ def m025_conditional_moves(db: Database) -> None:
         if_not_exists=True,
     )
     _add_missing(db, "moves", {"conditional": (int, 0)})
+
+
+@migrations()
+def m026_clocks(db: Database) -> None:
+    """Clocks: ``games.clock`` is a game's time control (JSON, as
+    :func:`server.games.time_control.clock_json` writes it; NULL: the per-move clock of
+    ``turn_hours``, or none), ``seats.clock`` a seat's clock (its bank, since when it runs,
+    its automatic vacation days; JSON, NULL until its first turn)."""
+    _add_missing(db, "games", {"clock": (str, None)})
+    _add_missing(db, "seats", {"clock": (str, None)})
+
+
+@migrations()
+def m027_chat_pings(db: Database) -> None:
+    """Chat pings: a webhook of one seat (``webhooks.seat``; NULL: a game's webhook) that
+    announces the seat's turns in a chat's message format (``kind``: ``discord``, ``slack``,
+    ``matrix`` or ``generic``), mentioning its player (``mention``, optional). Its deliveries
+    go out as the game webhooks' do.
+
+    ``player_pings`` are a player's own, for every game of theirs: when a turn of one of
+    their seats starts, a seat's ping is made from each (``webhooks.player_ping_id``), once
+    per game and seat (a seat that removed it keeps it removed)."""
+    db["player_pings"].create(
+        {
+            "id": int,
+            "player_id": str,
+            "kind": str,
+            "url": str,
+            "mention": str,
+            "created_at": str,
+            "removed_at": str,
+        },
+        pk="id",
+        foreign_keys=[("player_id", "players", "id")],
+        not_null={"player_id", "kind", "url", "created_at"},
+        if_not_exists=True,
+    )
+    db["player_pings"].create_index(["player_id"], if_not_exists=True)
+    _add_missing(
+        db,
+        "webhooks",
+        {
+            "seat": (int, None),
+            "kind": (str, None),
+            "mention": (str, None),
+            "player_ping_id": (int, None),
+        },
+    )
 
 
 @migrations()

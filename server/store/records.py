@@ -60,6 +60,9 @@ class GameRow:
     hints: bool = True
     #: Whether a seat may offer to take back its last move (:mod:`server.games.takebacks`).
     takebacks: bool = True
+    #: Its time control (:mod:`server.games.time_control`'s wire form); ``None``: the
+    #: per-move clock of ``turn_hours``, or none.
+    clock: dict[str, Json] | None = None
 
 
 class GameUpdate(TypedDict, total=False):
@@ -77,6 +80,7 @@ class GameUpdate(TypedDict, total=False):
     deadline_policy: str | None
     forming_until: str | None
     hidden_at: str | None
+    clock: dict[str, Json] | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,6 +109,9 @@ class Seat:
     #: The spec of the bot that plays the seat (``{"bot": "mcts", "level": 3}``); ``None``:
     #: a person.
     bot: dict[str, Json] | None = None
+    #: The seat's clock (its bank, since when it runs: :func:`~server.games.time_control.
+    #: seat_clock_json`); ``None`` before its first turn of a timed game.
+    clock: dict[str, Json] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,6 +152,7 @@ class SeatUpdate(TypedDict, total=False):
     mail_stopped_at: str | None
     mail_generation: int
     bot: dict[str, Json] | None
+    clock: dict[str, Json] | None
 
 
 class BotTurn(NamedTuple):
@@ -290,6 +298,7 @@ class OpenTable:
     created_at: str
     forming_until: str | None
     players: tuple[ListedSeat, ...]
+    clock: dict[str, Json] | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -484,6 +493,30 @@ class Webhook:
 
     id: int
     url: str
+    created_at: str
+
+
+@dataclass(frozen=True, slots=True)
+class ChatPing:
+    """A seat's chat ping as listed: where its turns are announced, in which chat's message
+    format (``kind``), mentioning whom."""
+
+    id: int
+    seat: int
+    kind: str
+    url: str
+    mention: str | None
+    created_at: str
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerPing:
+    """A player's chat ping, for the turns of every game of theirs."""
+
+    id: int
+    kind: str
+    url: str
+    mention: str | None
     created_at: str
 
 

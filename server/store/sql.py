@@ -28,6 +28,7 @@ from server.store.records import (
     Analysis,
     ApiToken,
     BotTurn,
+    ChatPing,
     ClaimedDelivery,
     ClaimedPush,
     Difference,
@@ -53,6 +54,7 @@ from server.store.records import (
     OutboxMail,
     Player,
     PlayerGame,
+    PlayerPing,
     PlayerUpdate,
     PushSubscription,
     Seat,
@@ -87,9 +89,10 @@ JSON_COLUMNS = frozenset(
         "differences",
         "accepted_seats",
         "lines",
+        "clock",
     }
 )
-NULLABLE_JSON = frozenset({"position", "result", "facts", "bot", "differences"})
+NULLABLE_JSON = frozenset({"position", "result", "facts", "bot", "differences", "clock"})
 #: The columns (and computed columns) kept as 0 or 1.
 BOOLEAN_COLUMNS = frozenset(
     {"seeded", "from_position", "waiting", "invitation", "hints", "takebacks", "conditional"}
@@ -478,7 +481,7 @@ class SqlStore(Store):
         return self._with_players(
             OpenTable,
             "SELECT id, engine, options, seeded, position IS NOT NULL AS from_position,"
-            " turn_hours, deadline_policy, seating, created_at, forming_until FROM games"
+            " turn_hours, deadline_policy, seating, created_at, forming_until, clock FROM games"
             " WHERE status = 'forming' AND hidden_at IS NULL AND forming_until > ?"
             " AND EXISTS (SELECT 1 FROM seats WHERE game_id = games.id AND name = '')"
             " ORDER BY created_at DESC LIMIT ?",
@@ -1211,7 +1214,7 @@ class SqlStore(Store):
         return self._all(
             Webhook,
             "SELECT id, url, created_at FROM webhooks WHERE game_id = ? AND removed_at IS NULL"
-            " ORDER BY id",
+            " AND seat IS NULL ORDER BY id",
             [game_id],
         )
 
@@ -1222,32 +1225,117 @@ class SqlStore(Store):
             return bool(
                 self._execute(
                     "UPDATE webhooks SET removed_at = ? WHERE id = ? AND game_id = ?"
-                    " AND removed_at IS NULL",
+                    " AND removed_at IS NULL AND seat IS NULL",
                     [now, webhook_id, game_id],
                 )
             )
+
+    def add_chat_ping(
+        self, game_id: str, seat: int, kind: str, url: str, mention: str | None, now: str
+    ) -> int:
+        row = {"game_id": game_id, "seat": seat, "kind": kind, "url": url, "mention": mention}
+        return self._insert_id("webhooks", {**row, "created_at": now})
+
+    def chat_pings(self, game_id: str, seat: int) -> list[ChatPing]:
+        return self._all(
+            ChatPing,
+            f"{_select(ChatPing)} FROM webhooks WHERE game_id = ? AND seat = ?"
+            " AND removed_at IS NULL ORDER BY id",
+            [game_id, seat],
+        )
+
+    def remove_chat_ping(self, game_id: str, seat: int, ping_id: int, now: str) -> bool:
+        if not 0 <= ping_id <= MAX_INTEGER:
+            return False
+        with self.write():
+            return bool(
+                self._execute(
+                    "UPDATE webhooks SET removed_at = ? WHERE id = ? AND game_id = ?"
+                    " AND seat = ? AND removed_at IS NULL",
+                    [now, ping_id, game_id, seat],
+                )
+            )
+
+    def add_player_ping(
+        self, player_id: str, kind: str, url: str, mention: str | None, now: str
+    ) -> int:
+        row = {"player_id": player_id, "kind": kind, "url": url, "mention": mention}
+        return self._insert_id("player_pings", {**row, "created_at": now})
+
+    def player_pings(self, player_id: str) -> list[PlayerPing]:
+        return self._all(
+            PlayerPing,
+            f"{_select(PlayerPing)} FROM player_pings WHERE player_id = ?"
+            " AND removed_at IS NULL ORDER BY id",
+            [player_id],
+        )
+
+    def remove_player_ping(self, player_id: str, ping_id: int, now: str) -> bool:
+        if not 0 <= ping_id <= MAX_INTEGER:
+            return False
+        with self.write():
+            removed = self._execute(
+                "UPDATE player_pings SET removed_at = ? WHERE id = ? AND player_id = ?"
+                " AND removed_at IS NULL",
+                [now, ping_id, player_id],
+            )
+            if removed:
+                self._execute(
+                    "UPDATE webhooks SET removed_at = ? WHERE player_ping_id = ?"
+                    " AND removed_at IS NULL",
+                    [now, ping_id],
+                )
+        return bool(removed)
+
+    def seat_ping_of(self, game_id: str, seat: int, ping: PlayerPing, now: str) -> int | None:
+        found = self._tuples(
+            "SELECT id, removed_at FROM webhooks WHERE game_id = ? AND seat = ?"
+            " AND player_ping_id = ?",
+            [game_id, seat, ping.id],
+        )
+        if found:
+            return None if found[0][1] is not None else found[0][0]
+        row = {"game_id": game_id, "seat": seat, "kind": ping.kind, "url": ping.url}
+        extra = {"mention": ping.mention, "player_ping_id": ping.id, "created_at": now}
+        return self._insert_id("webhooks", {**row, **extra})
+
+    def queue_chat_ping(self, ping_id: int, seq: int, body: Json, now: str) -> None:
+        self._queue_delivery(ping_id, "turn", seq, body, now, (None, None))
 
     def queue_webhooks(
         self, game_id: str, event: str, seq: int, body: Json, now: str, max_pending: int
     ) -> None:
         hooks = self._values(
-            "SELECT id FROM webhooks WHERE game_id = ? AND removed_at IS NULL", [game_id]
+            "SELECT id FROM webhooks WHERE game_id = ? AND removed_at IS NULL AND seat IS NULL",
+            [game_id],
         )
         for hook in hooks:
-            missed_from, missed_to = self._drop_backlog(hook, max_pending)
-            self._insert(
-                "webhook_deliveries",
-                {
-                    "webhook_id": hook,
-                    "event": event,
-                    "seq": seq,
-                    "body": body,
-                    "created_at": now,
-                    "next_attempt_at": now,
-                    "missed_from_seq": missed_from,
-                    "missed_to_seq": missed_to,
-                },
-            )
+            missed = self._drop_backlog(hook, max_pending)
+            self._queue_delivery(hook, event, seq, body, now, missed)
+
+    def _queue_delivery(
+        self,
+        webhook_id: int,
+        event: str,
+        seq: int,
+        body: Json,
+        now: str,
+        missed: tuple[int | None, int | None],
+    ) -> None:
+        """Queue one delivery of ``body`` to a webhook, due ``now``."""
+        self._insert(
+            "webhook_deliveries",
+            {
+                "webhook_id": webhook_id,
+                "event": event,
+                "seq": seq,
+                "body": body,
+                "created_at": now,
+                "next_attempt_at": now,
+                "missed_from_seq": missed[0],
+                "missed_to_seq": missed[1],
+            },
+        )
 
     def _drop_backlog(self, webhook_id: int, max_pending: int) -> tuple[int | None, int | None]:
         """Delete a webhook's pending ``move`` deliveries if it has ``max_pending`` pending.

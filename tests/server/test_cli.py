@@ -44,6 +44,23 @@ def test_new_game_with_a_turn_clock_sets_a_deadline(db_path: str) -> None:
     assert refused.exit_code != 0 and "turn-hours" in refused.output
 
 
+def test_new_game_with_a_bank_clock(db_path: str) -> None:
+    bank = '{"kind": "bank", "bank_hours": 240, "increment_hours": 36, "max_bank_hours": 480}'
+    players = ("--player", "Ann", "--player", "Bob")
+    result = run(db_path, "new-game", "siam", *players, "--clock", bank)
+    assert result.exit_code == 0, result.output
+    store = open_store(db_path)
+    [listed] = store.games_page(None, None, None, None, 1)
+    game = store.game(listed.id)
+    store.close()
+    assert game.clock["kind"] == "bank" and game.clock["increment_hours"] == 36
+    waited = parse_time(game.deadline) - parse_time(game.created_at)
+    assert waited.total_seconds() == 240 * 3600
+    for bad in ('{"kind": "bank", "hours": 3}', "ten days"):
+        refused = run(db_path, "new-game", "siam", *players, "--clock", bad)
+        assert refused.exit_code != 0 and "--clock" in refused.output
+
+
 def test_new_game_unknown_engine_fails(db_path: str) -> None:
     result = run(db_path, "new-game", "chess", "--player", "Ann")
     assert result.exit_code != 0 and "No engine" in result.output

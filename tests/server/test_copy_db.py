@@ -103,6 +103,8 @@ def make_database(url: str) -> None:
         accounts.open_session("p1")
         accounts.create_api_token("p1", "laptop")
         assert accounts.request_link("bob@example.org", "127.0.0.1")
+        with store.write():
+            store.add_player_ping("p1", "slack", "http://127.0.0.1:9/slack", "U024BE7LH", utcnow())
     finally:
         store.close()
 
