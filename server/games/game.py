@@ -25,9 +25,11 @@ class Game:
     row: GameRow
     seats: list[Seat]
     engine: Engine
-    #: Whether a seat may have stored conditional moves (``False`` only when the read said
-    #: none did: then a move need not look for them).
+    #: Whether a seat may have stored conditional moves, and whether the game may have a
+    #: webhook or chat ping (``False`` only when the read said none: then a change need not
+    #: look for them).
     lines_stored: bool = True
+    hooks_stored: bool = True
 
     @property
     def id(self) -> str:

@@ -440,7 +440,9 @@ class GameService:
         read = self.store.game_with_seats(game_id, token)
         if read is None:
             raise TurnpostError("not_found", f"No game {game_id!r}.")
-        game = Game(read.row, read.seats, ENGINES[read.row.engine], read.lines_stored)
+        game = Game(
+            read.row, read.seats, ENGINES[read.row.engine], read.lines_stored, read.hooks_stored
+        )
         return game, read.token_seat
 
     def authenticate(self, game: Game, token: str | None) -> int | None:

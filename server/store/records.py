@@ -125,6 +125,8 @@ class GameSeats:
     token_seat: int | None = None
     #: Whether a seat of the game stored conditional moves (``conditional_lines``).
     lines_stored: bool = False
+    #: Whether the game has a live webhook or chat ping (``webhooks``).
+    hooks_stored: bool = False
 
 
 @dataclass(frozen=True, slots=True)

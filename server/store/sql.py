@@ -99,6 +99,8 @@ BOOLEAN_COLUMNS = frozenset(
 )
 
 R = TypeVar("R")
+#: How a game's read names its seats' columns (games and seats both have a ``clock``).
+SEAT_PREFIX = "seat__"
 
 
 def _encode(row: dict[str, Any]) -> dict[str, Any]:
@@ -143,13 +145,17 @@ def _select(kind: type) -> str:
 
 
 @cache
-def _qualified(kind: type, table: str) -> str:
-    """The columns of a record type, each named with its ``table``.
+def _qualified(kind: type, table: str, prefix: str = "") -> str:
+    """The columns of a record type, each named with its ``table`` (and read as
+    ``prefix`` + its name, where two tables of a join share a column name).
 
     >>> _qualified(EndedGame, "games")
     'games.id, games.seq, games.status, games.result'
+    >>> _qualified(EndedGame, "games", "g_").split(", ")[0]
+    'games.id AS g_id'
     """
-    return ", ".join(f"{table}.{name}" for name in _columns(kind))
+    alias = (lambda name: f" AS {prefix}{name}") if prefix else (lambda name: "")
+    return ", ".join(f"{table}.{name}{alias(name)}" for name in _columns(kind))
 
 
 def _quoted(name: str) -> str:
@@ -292,9 +298,14 @@ class SqlStore(Store):
         lines_stored = (
             "EXISTS (SELECT 1 FROM conditional_lines WHERE conditional_lines.game_id = games.id)"
         )
+        hooks_stored = (
+            "EXISTS (SELECT 1 FROM webhooks WHERE webhooks.game_id = games.id"
+            " AND webhooks.removed_at IS NULL)"
+        )
         rows = self._named(
-            f"SELECT {_qualified(GameRow, 'games')}, {_qualified(Seat, 'seats')},"
-            f" {token_seat} AS token_seat, {lines_stored} AS lines_stored FROM games"
+            f"SELECT {_qualified(GameRow, 'games')}, {_qualified(Seat, 'seats', SEAT_PREFIX)},"
+            f" {token_seat} AS token_seat, {lines_stored} AS lines_stored,"
+            f" {hooks_stored} AS hooks_stored FROM games"
             " JOIN seats ON seats.game_id = games.id"
             f" WHERE games.id = ? ORDER BY seats.seat{self._lock('games')}",
             [None if token is None else hash_secret(token), game_id],
@@ -303,8 +314,12 @@ class SqlStore(Store):
             return None
         first = rows[0]
         game = GameRow(**_decode({name: first[name] for name in _columns(GameRow)}))
-        seats = [Seat(**_decode({name: row[name] for name in _columns(Seat)})) for row in rows]
-        return GameSeats(game, seats, first["token_seat"], bool(first["lines_stored"]))
+        seats = [
+            Seat(**_decode({name: row[SEAT_PREFIX + name] for name in _columns(Seat)}))
+            for row in rows
+        ]
+        stored = bool(first["lines_stored"]), bool(first["hooks_stored"])
+        return GameSeats(game, seats, first["token_seat"], *stored)
 
     def game_exists(self, game_id: str) -> bool:
         return self._value("SELECT 1 FROM games WHERE id = ?", [game_id]) is not None

@@ -159,6 +159,8 @@ class ChatPingQueue:
                 continue
             for own in store.player_pings(row.player_id) if row.player_id else ():
                 store.seat_ping_of(game.id, seat, own, now)
+            if not (game.hooks_stored or row.player_id):
+                continue
             facts = turn_facts(game, seat, self.base_url)
             for ping in store.chat_pings(game.id, seat):
                 store.queue_chat_ping(
