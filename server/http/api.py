@@ -41,6 +41,7 @@ from schemas.api import (
     WebhookSchema,
 )
 from server.accounts import games as my_games
+from server.cooperative import offload
 from server.errors import CODE_BY_STATUS, STATUS_BY_CODE, TurnpostError
 from server.games.bots import hint
 from server.games.clock import format_time
@@ -52,7 +53,6 @@ from server.http.actor import current_actor, personal_player
 from server.http.answers import answer
 from server.http.clients import current_client
 from server.http.context import current_service, current_store
-from server.http.cooperative import offload
 from server.http.errors import error_response
 from server.http.events import (
     MORE_EVENTS,
