@@ -5,7 +5,7 @@ everything its answer depends on: the route, the game and its version
 (seq, status, last change, deadline), the viewer's seat, the page. Two
 requests with the same ETag get the same body, so the body is built (the
 game object put together, dumped by its schema, encoded) by the first of
-them and the others are given the kept bytes. A cache hit still reads the
+them and the others are given the kept bytes (each app keeps its own). A cache hit still reads the
 game (its version makes the ETag) and still checks the token: only the
 building is saved. The bodies are kept in least-recently-used order within
 :data:`MAX_BYTES` per worker process.
@@ -63,16 +63,14 @@ class AnswerCache:
                 self._bytes -= len(dropped)
 
 
-ANSWERS = AnswerCache()
-
-
 def answer(etag: str, schema: Schema, build: Callable[[], Any]) -> Response:
     """``200`` with the body of ``etag``: kept, or ``build()`` dumped by ``schema`` and encoded
     as Flask encodes any answer (then kept)."""
-    body = ANSWERS.get(etag)
+    answers = current_app.extensions.setdefault("turnpost_answers", AnswerCache())
+    body = answers.get(etag)
     if body is None:
         body = f"{current_app.json.dumps(schema.dump(build()))}\n".encode()
-        ANSWERS.put(etag, body)
+        answers.put(etag, body)
     response = current_app.response_class(body, 200, mimetype=current_app.json.mimetype)
     response.headers["ETag"] = etag
     return response
