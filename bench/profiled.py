@@ -11,7 +11,9 @@ legal moves) or ``log`` (the move log). It prints the CPU time per
 request (of every thread of the process: a machine shared with other work
 makes wall time noisy), the SQL statements per request (SQLite's trace callback) and the
 top functions of the profile, so that a change is measured before and after
-it on the same route (``docs/performance.md``).
+it on the same route (``docs/performance.md``). ``--route growth`` instead
+plays ``--games`` whole Siam games (to the 500-ply draw) and compares the CPU
+and wall time of moves 5-24 with those of moves 480-499.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import argparse
 import cProfile
 import io
 import pstats
+import statistics
 import sys
 import tempfile
 import time
@@ -29,6 +32,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from engines.siam.board import PLY_LIMIT  # noqa: E402
 from server import create_app  # noqa: E402
 
 #: Limits far above the run's rate; the limiter still runs on every request.
@@ -85,11 +89,48 @@ def route(app: Any, name: str) -> Callable[[int], int]:
     return move if name == "move" else reads[name]
 
 
+def growth(app: Any, games: int) -> None:
+    """Print the CPU and wall time of a move early and late in a game: medians over ``games``
+    games of Siam's cycle to its last ply (a game is drawn at 500), moves 5-24 and 480-499."""
+    client = app.test_client()
+    cpu: list[list[float]] = []
+    wall: list[list[float]] = []
+    for _ in range(games):
+        path, tokens = new_game(client)
+        cpu.append([])
+        wall.append([])
+        for ply in range(2, PLY_LIMIT):
+            cpu_started, started = time.thread_time(), time.perf_counter()
+            status = client.post(
+                f"{path}/moves",
+                json={"notation": CYCLE[ply % 4]},
+                headers={"Authorization": tokens[ply % 2]},
+            ).status_code
+            cpu[-1].append(time.thread_time() - cpu_started)
+            wall[-1].append(time.perf_counter() - started)
+            assert status == 201, (ply, status)
+
+    def medians(times: list[list[float]]) -> tuple[float, float]:
+        early = [t for game in times for t in game[3:23]]
+        late = [t for game in times for t in game[-20:]]
+        return statistics.median(early) * 1000, statistics.median(late) * 1000
+
+    for name, times in (("CPU", cpu), ("wall", wall)):
+        early, late = medians(times)
+        print(
+            f"{name} per move, median over {games} games: moves 5-24 {early:.3f} ms,"
+            f" moves 480-499 {late:.3f} ms, ratio {late / early:.2f}"
+        )
+
+
 def main() -> None:
     """Profile ``--requests`` requests of one route and print the figures."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--requests", type=int, default=2000)
-    parser.add_argument("--route", choices=("move", "game", "seat", "legal", "log"), default="move")
+    parser.add_argument(
+        "--route", choices=("move", "game", "seat", "legal", "log", "growth"), default="move"
+    )
+    parser.add_argument("--games", type=int, default=4, help="games of the growth route")
     parser.add_argument("--top", type=int, default=25)
     parser.add_argument("--sort", default="tottime", help="a pstats sort key (cumulative, ...)")
     args = parser.parse_args()
@@ -97,6 +138,9 @@ def main() -> None:
         config = {"TURNPOST_DB": f"{folder}/profile.db", **UNLIMITED}
         app = create_app(config)
         app.logger.disabled = True
+        if args.route == "growth":
+            growth(app, args.games)
+            return
         answer = route(app, args.route)
         statements: list[str] = []
         with app.app_context():

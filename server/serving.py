@@ -22,9 +22,13 @@ Behind a reverse proxy (``TURNPOST_PROXY_HOPS`` set) every connection comes
 from the proxy, so this cap is left to the proxy (nginx ``limit_conn``).
 
 A greenlet runs until it waits for I/O, so CPU-heavy work holds its worker's
-loop: :func:`server.http.cooperative.offload` runs the heaviest (legal-move lists,
+loop: :func:`server.cooperative.offload` runs the heaviest (legal-move lists,
 replays) in a real thread, and the rate limits charge large answers more
-(:mod:`server.http.limits`).
+(:mod:`server.http.limits`). A SQLite write's ``COMMIT`` (its fsync) runs
+there too, and its ``BEGIN IMMEDIATE`` waits for another worker's write in
+gevent sleeps rather than in SQLite's busy handler
+(:meth:`server.store.sqlite.SqliteStore.write`); its other statements take
+microseconds, less than a hop to a thread (``docs/performance.md``).
 """
 
 from __future__ import annotations

@@ -445,14 +445,13 @@ class GameService:
         )
         return game, read.token_seat
 
-    def authenticate(self, game: Game, token: str | None) -> int | None:
-        """The seat of a bearer token (``None`` without a token); ``401`` for a wrong token."""
-        if token is None:
-            return None
-        seat = self.seat_of(game.id, token)
-        if seat is None:
+    def load_as(self, game_id: str, token: str | None) -> tuple[Game, int | None]:
+        """The game ``game_id`` (``404``) and the seat of a bearer token in it, in one read:
+        ``None`` without a token, ``401`` for a wrong one."""
+        game, seat = self._read(game_id, token)
+        if token is not None and seat is None:
             raise TurnpostError("unauthorized", self.dead_token_words(game, token))
-        return seat
+        return game, seat
 
     def dead_token_words(self, game: Game, token: str) -> str:
         """Why a seat token (a browser's, a client's) no longer plays its seat, and what to do,

@@ -23,14 +23,14 @@ from schemas.correspondence import (
     TakebackStatusSchema,
 )
 from server.animation import game_gif
+from server.cooperative import offload
 from server.errors import TurnpostError
 from server.games.clock import utcnow
 from server.games.conditional import checked_lines, read_lines_text
 from server.games.records import game_record
 from server.games.takebacks import answer_takeback, offer_takeback, takeback_status
-from server.http.api import bearer, blp, operation, seat_of
+from server.http.api import bearer, blp, operation, seated
 from server.http.context import current_service
-from server.http.cooperative import offload
 from server.http.pages import _held_seats, _table_url, whole_number
 
 bp = Blueprint("correspondence", __name__)
@@ -108,7 +108,7 @@ def post_takeback(body: dict[str, Any], game_id: str) -> dict[str, Any]:
     """Offer to take back the caller's last move (no ``accept``), or answer the open offer
     (``{"accept": true}`` or ``false``); seat token."""
     games = current_service()
-    seat = seat_of(games, games.load(game_id), "for a takeback")
+    _, seat = seated(games, game_id, "for a takeback")
     if body["accept"] is None:
         return offer_takeback(games, game_id, seat, body["expected_seq"])
     return answer_takeback(games, game_id, seat, body["accept"], body["expected_seq"])
@@ -142,7 +142,7 @@ def page_takeback(game_id: str) -> Response:
 def get_conditional(game_id: str) -> dict[str, Any]:
     """The caller's conditional moves in this game (seat token; nobody else sees them)."""
     games = current_service()
-    seat = seat_of(games, games.load(game_id), "for conditional moves")
+    _, seat = seated(games, game_id, "for conditional moves")
     return {"lines": games.store.conditional_lines(game_id).get(seat, [])}
 
 
@@ -158,8 +158,7 @@ def put_conditional(body: dict[str, Any], game_id: str) -> dict[str, Any]:
     alternates another seat's move and the answer played at once when that move comes."""
     games = current_service()
     with games.store.write():
-        game = games.load(game_id)
-        seat = seat_of(games, game, "for conditional moves")
+        game, seat = seated(games, game_id, "for conditional moves")
         lines = checked_lines(game, seat, body["lines"])
         games.store.set_conditional_lines(game.id, seat, lines, utcnow())
     return {"lines": lines}

@@ -66,6 +66,7 @@ from engines.search import LEVELS
 from engines.words import join, plural
 from schemas.api import GameCreateSchema
 from server.boards import PLAYER_COLORS, Board, board_context, last_touched
+from server.cooperative import offload
 from server.errors import TurnpostError
 from server.games.analysis import notes_of
 from server.games.clock import format_time, parse_time, utcnow
@@ -78,7 +79,6 @@ from server.games.talk import TalkService, TalkView, talk_seat
 from server.http.actor import current_actor, signed_in_player
 from server.http.clients import current_client
 from server.http.context import current_service, current_store
-from server.http.cooperative import offload
 from server.http.guide import (
     HAND_END,
     HAND_START,

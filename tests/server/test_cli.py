@@ -148,8 +148,7 @@ def test_serve_demo_reuses_its_running_demo_game_with_new_links(db_path: str) ->
     again = server.cli.demo_game(games)
     assert again["id"] == first["id"] and again["seq"] == 1
     assert "admin_token" not in again, "the admin token is shown when the game is made only"
-    game = games.load(first["id"])
-    assert games.authenticate(game, again["players"][0]["token"]) == 0
+    assert games.load_as(first["id"], again["players"][0]["token"])[1] == 0
     assert store.seat_by_token(first["id"], ann) is None, "the old link stopped working"
     games.resign(first["id"], 1)
     fresh = server.cli.demo_game(games)

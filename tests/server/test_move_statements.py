@@ -20,7 +20,8 @@ from server import create_app
 #: with its seats and the token's seat (one read), the log entry (SQLite traces the append-only
 #: trigger's step as the INSERT again), the snapshot, the game's webhooks, COMMIT.
 MOVE_STATEMENTS = 8
-#: A public read of a game: the game with its seats.
+#: A read of a game, public or a seat's, and of its legal moves: the game with its seats and
+#: the token's seat (the move log reads its page too).
 READ_STATEMENTS = 1
 
 
@@ -70,7 +71,13 @@ def test_one_move_runs_only_what_its_transaction_needs(siam: tuple[Any, str, lis
     assert [sql.split()[0] for sql in ran].count("COMMIT") == 1
 
 
-def test_a_game_read_is_one_statement(siam: tuple[Any, str, list[str]]) -> None:
-    app, game_id, _ = siam
-    ran = traced(app, lambda: app.test_client().get(f"/api/v1/games/{game_id}"))
-    assert len(ran) <= READ_STATEMENTS, "\n".join(ran)
+@pytest.mark.parametrize(
+    ("path", "seated"), [("", False), ("", True), ("/legal-moves", True), ("/moves", False)]
+)
+def test_a_read_is_one_statement(siam: tuple[Any, str, list[str]], path: str, seated: bool) -> None:
+    """The game (with the seat of the token, if one is sent) in one read; the log in one."""
+    app, game_id, tokens = siam
+    headers = {"Authorization": f"Bearer {tokens[0]}"} if seated else {}
+    url = f"/api/v1/games/{game_id}{path}"
+    ran = traced(app, lambda: app.test_client().get(url, headers=headers))
+    assert len(ran) <= READ_STATEMENTS + (path == "/moves"), "\n".join(ran)
