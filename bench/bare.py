@@ -40,7 +40,7 @@ def served(workers: int) -> Iterator[str]:
             try:
                 requests.get(url, timeout=1)
                 break
-            except requests.ConnectionError:
+            except (requests.ConnectionError, requests.Timeout):  # not up yet, or a busy machine
                 time.sleep(0.1)
         yield url
     finally:

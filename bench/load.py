@@ -19,8 +19,8 @@ out of the way; the limiter still runs), then measures in one run:
    process) holds ``--slow-clients`` connections that send one header line
    every 3 s and ``--listeners`` event streams of the active games (skipped
    when both are 0);
-4. per-move cost as one game grows: median latency around move 10 and move
-   ``--long-game`` (from ``bench/moves.py``);
+4. per-move cost as one game grows: median latency around move 10 and over the
+   last 20 of ``--long-game`` moves (from ``bench/moves.py``; Siam draws at 500);
 5. the server's memory: RSS of the gunicorn master and workers, sampled from
    ``/proc`` every half second across the whole run.
 """
@@ -55,6 +55,7 @@ from bench.moves import (  # noqa: E402
     run_threads,
     trivial_requests_per_second,
 )
+from engines.siam.board import PLY_LIMIT  # noqa: E402
 from tests.support import BackgroundServer, start_background  # noqa: E402
 
 #: Seconds the crowd gets to connect before the crowded phase is measured.
@@ -280,7 +281,7 @@ def main() -> None:
     parser.add_argument("--slow-clients", type=int, default=0)
     parser.add_argument("--listeners", type=int, default=0)
     parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--long-game", type=int, default=1000)
+    parser.add_argument("--long-game", type=int, default=PLY_LIMIT - 1, help="moves, < 500")
     args = parser.parse_args()
 
     raise_file_limit()
@@ -325,8 +326,8 @@ def main() -> None:
             f"process used {tally['cpu_seconds']:.0f} s of CPU"
         )
     print(
-        f"per-move latency: move 10 {at_10 * 1000:.1f} ms, move {args.long_game} "
-        f"{at_long * 1000:.1f} ms, ratio {at_long / at_10:.2f}"
+        f"per-move latency: move 10 {at_10 * 1000:.1f} ms, moves {args.long_game - 19}-"
+        f"{args.long_game} {at_long * 1000:.1f} ms, ratio {at_long / at_10:.2f}"
     )
     mib = [sample / 2**20 for sample in memory]
     print(

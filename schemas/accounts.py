@@ -13,9 +13,6 @@ the same things in the same words.
 
 from __future__ import annotations
 
-from functools import cache
-from zoneinfo import available_timezones
-
 from marshmallow import fields, validate
 
 from schemas.api import (
@@ -28,7 +25,7 @@ from schemas.api import (
     timestamp,
     visible_name,
 )
-from schemas.base import StrictSchema
+from schemas.base import StrictSchema, time_zones
 
 #: The longest display name and API token name.
 MAX_NAME = 64
@@ -40,12 +37,6 @@ MAIL_PREFERENCES = {
     "digest": "One mail a day with every game waiting for me",
     "none": "No mail (I look at my games page)",
 }
-
-
-@cache
-def time_zones() -> tuple[str, ...]:
-    """The IANA time zones a player may pick (``UTC`` first, then by name)."""
-    return ("UTC", *sorted(zone for zone in available_timezones() if "/" in zone))
 
 
 def name_field(**kwargs: object) -> fields.String:

@@ -13,6 +13,7 @@ from email_validator import EmailNotValidError, validate_email
 from marshmallow import ValidationError, fields, validate, validates, validates_schema
 
 from schemas.base import StrictSchema
+from schemas.clocks import ClockSchema, ClockViewSchema
 
 #: The largest integer SQLite stores (seeds, seq numbers).
 MAX_SEED = 2**63 - 1
@@ -264,6 +265,15 @@ class GameCreateSchema(StrictSchema):
         validate=validate.Range(min=1, max=24 * 60),
         metadata={"description": "Hours each turn may take; reminders and expiry follow."},
     )
+    clock = fields.Nested(
+        ClockSchema,
+        load_default=None,
+        allow_none=True,
+        metadata={
+            "description": "A time control instead of `turn_hours`: `per_move` or `bank`,"
+            " with quiet times and automatic vacation days (see the API guide)."
+        },
+    )
     deadline_policy = fields.String(
         load_default="remind",
         validate=validate.OneOf(["remind", "skip", "forfeit"]),
@@ -278,6 +288,15 @@ class GameCreateSchema(StrictSchema):
             " (`GET /api/v1/games/{id}/hint`); false refuses them with 403 forbidden."
         },
     )
+    takebacks = fields.Boolean(
+        load_default=True,
+        truthy={True},
+        falsy={False},
+        metadata={
+            "description": "Whether a seat may offer to take back its last move"
+            " (`POST /api/v1/games/{id}/takeback`); false refuses offers with 403 forbidden."
+        },
+    )
     seating = fields.String(
         load_default="drawn",
         validate=validate.OneOf(["drawn", "listed"]),
@@ -286,6 +305,17 @@ class GameCreateSchema(StrictSchema):
             " from the seed when the last seat is taken; `listed`, the seats stay in the order"
             " of `players`. A game without open seats is always seated as listed."
         },
+    )
+
+
+def expected_seq_field() -> fields.Integer:
+    """The optional ``expected_seq`` of a change: refused with ``409 stale_seq`` unless the
+    game is at this seq."""
+    return fields.Integer(
+        load_default=None,
+        allow_none=True,
+        strict=True,
+        metadata={"description": "Refuse with 409 stale_seq unless the game is at this seq."},
     )
 
 
@@ -301,12 +331,7 @@ class MoveSubmitSchema(StrictSchema):
         },
     )
     notation = fields.String(validate=validate.Length(min=1, max=500))
-    expected_seq = fields.Integer(
-        load_default=None,
-        allow_none=True,
-        strict=True,
-        metadata={"description": "Refuse with 409 stale_seq unless the game is at this seq."},
-    )
+    expected_seq = expected_seq_field()
 
     @validates_schema
     def one_of_move_or_notation(self, data: dict[str, Any], **_: Any) -> None:
@@ -321,12 +346,7 @@ class ResignSchema(StrictSchema):
     #: An empty body is ``{}`` (see :class:`server.http.api.ContractParser`).
     optional_body = True
 
-    expected_seq = fields.Integer(
-        load_default=None,
-        allow_none=True,
-        strict=True,
-        metadata={"description": "Refuse with 409 stale_seq unless the game is at this seq."},
-    )
+    expected_seq = expected_seq_field()
 
 
 class VacationSchema(StrictSchema):
@@ -522,6 +542,16 @@ class GameSchema(GameSummarySchema):
     """The game object."""
 
     options = fields.Dict(required=True, metadata={"description": "The engine's options."})
+    takebacks = fields.Boolean(
+        required=True,
+        metadata={"description": "Whether a seat may offer to take back its last move."},
+    )
+    clock = fields.Nested(
+        ClockViewSchema,
+        required=True,
+        allow_none=True,
+        metadata={"description": "The game's clock and each seat's time; null: no clock."},
+    )
     state = PerEngine(
         "State",
         required=True,
@@ -569,6 +599,50 @@ class LoggedMoveSchema(StrictSchema):
     )
     result = game_result(
         "The game's result on the entry that ended the game (null on every other entry)."
+    )
+    conditional = fields.Boolean(
+        required=True,
+        metadata={"description": "Played at once from the seat's conditional moves."},
+    )
+
+
+class AnalysisNoteSchema(StrictSchema):
+    """A move where the computer would have played differently."""
+
+    seq = fields.Integer(required=True, metadata={"description": "The move's entry in the log."})
+    seat = fields.Integer(required=True, metadata={"description": "The seat that played it."})
+    played = fields.String(required=True, metadata={"description": "The move, in notation."})
+    played_words = fields.String(required=True, metadata={"description": "The move in words."})
+    suggested = fields.String(
+        required=True,
+        metadata={"description": "The computer's turn from the same position, in notation."},
+    )
+    suggested_words = fields.String(
+        required=True, metadata={"description": "The computer's turn in words."}
+    )
+
+
+class AnalysisSchema(StrictSchema):
+    """``GET /api/v1/games/{id}/analysis``: where a level-3 bot would have played
+    differently, knowing what each seat knew."""
+
+    status = fields.String(
+        required=True,
+        validate=validate.OneOf(["not_over", "waiting", "ready", "none"]),
+        metadata={
+            "description": "`not_over`: the game runs; `waiting`: the worker has not"
+            " analysed it yet; `ready`; `none`: it will not be (it ended before Turnpost"
+            " analysed games, or only bots played)."
+        },
+    )
+    level = fields.Integer(required=True, metadata={"description": "The bot's level."})
+    moves = fields.List(
+        fields.Nested(AnalysisNoteSchema),
+        required=True,
+        metadata={
+            "description": "The moves where the bot's turn differs, in order. In a game that"
+            " hides something, only the caller's seat's own moves (seat token)."
+        },
     )
 
 

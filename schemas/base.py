@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from functools import cache
+from zoneinfo import available_timezones
+
 from marshmallow import RAISE, Schema
 
 
@@ -10,3 +13,9 @@ class StrictSchema(Schema):
 
     class Meta:
         unknown = RAISE
+
+
+@cache
+def time_zones() -> tuple[str, ...]:
+    """The IANA time zones a player may pick (``UTC`` first, then by name)."""
+    return ("UTC", *sorted(zone for zone in available_timezones() if "/" in zone))

@@ -83,7 +83,13 @@ def load_move(engine_id: str, data: Any) -> dict[str, Any]:
     if not isinstance(action, str) or action not in schemas:
         expected = ", ".join(sorted(schemas))
         raise ValidationError({"action": [f"Unknown action; expected one of: {expected}."]})
-    return schemas[action]().load(data)
+    return _schema(schemas[action]).load(data)
+
+
+@cache
+def _schema(kind: type[Schema]) -> Schema:
+    """The one instance of a move schema class (a schema keeps no state between loads)."""
+    return kind()
 
 
 on_register(move_schemas)

@@ -36,6 +36,7 @@ from server.resources import templates_dir
 from server.store import in_memory, open_store, redacted
 from server.store.base import Store
 from server.store.records import SchemaChange
+from server.webhooks.pings import ChatPingQueue
 from server.webhooks.queue import WebhookQueue
 
 MAX_BODY_BYTES = 64 * 1024
@@ -60,7 +61,8 @@ class Turnpost:
         self.db_url = db_url
         self.feed = feed
         self.notifier: Notifier | None = None
-        #: Who else hears of every game change (:mod:`server.games.changes`): webhooks, pushes.
+        #: Who else hears of every game change (:mod:`server.games.changes`): webhooks, pushes
+        #: (and chat pings, once the app knows its address).
         self.listeners: list[Listener] = [WebhookQueue(), PushQueue()]
         #: What opening the database did to its schema (see :meth:`Store.init`).
         self.schema: SchemaChange | None = None
@@ -168,7 +170,9 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         if not app.config.get("SECRET_KEY"):
             app.config["SECRET_KEY"] = load_secret_key(turnpost.store())
     log_schema_change(app.logger, turnpost.db_url, turnpost.schema)
-    turnpost.notifier = Notifier(settings_from_config(app.config))
+    settings = settings_from_config(app.config)
+    turnpost.notifier = Notifier(settings)
+    turnpost.listeners.append(ChatPingQueue(settings.base_url))
     init_i18n(app)
 
     # the blueprints import their request helpers from server.http.context, never this module
@@ -176,6 +180,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         account_pages,
         admin,
         api,
+        correspondence,
         docs,
         mail_stop,
         my_games,
@@ -197,6 +202,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.register_blueprint(mail_stop.bp)
     app.register_blueprint(talk.bp)
     app.register_blueprint(push.bp)
+    app.register_blueprint(correspondence.bp)
     admin.init_admin(app)
     init_protection(app)
     init_web_conventions(app)

@@ -10,6 +10,7 @@ Every command (``turnpost COMMAND --help`` tells more)::
     turnpost replay GAME_ID           # exit 1 if the log does not rebuild the snapshot
     turnpost copy-db SOURCE TARGET    # copy a whole database (SQLite <-> PostgreSQL), verified
     turnpost export GAME_ID           # the game and its full log as JSON
+    turnpost import-record FILE       # a game record (GET .../record) played into a new game
     turnpost send-mail                # once: deadlines and reminders, then deliver due mail
     turnpost worker                   # send-mail every 30 s; bots, webhooks, pushes, mailbox beside
     turnpost send-webhooks            # once: post due webhook deliveries, until none is due
@@ -47,13 +48,16 @@ from flask.cli import FlaskGroup, with_appcontext
 from marshmallow import ValidationError
 
 from schemas.api import PlayerInSchema
+from schemas.clocks import ClockSchema
 from server.app import SECRET_KEY_SETTING, configured_db, create_app
 from server.checks import ERROR, Deployment, file_findings, findings, warn_at_start
 from server.errors import TurnpostError
+from server.games.analysis import run_analyses
 from server.games.bots import BotMover, run_bots
 from server.games.clock import parse_time, utcnow
 from server.games.deadlines import process_deadlines
 from server.games.game import Game
+from server.games.records import MAX_RECORD_BYTES, import_record
 from server.games.service import GameService
 from server.games.tables import DEADLINE_POLICIES, MAX_TURN_HOURS, MIN_TURN_HOURS, expire_tables
 from server.http.api_spec import openapi_document
@@ -178,6 +182,13 @@ def _db_name_of(app: Flask) -> str:
     help="A turn clock: hours per move (default: no clock).",
 )
 @click.option(
+    "--clock",
+    "clock_text",
+    default=None,
+    help='A time control as JSON instead of --turn-hours, e.g. \'{"kind": "bank",'
+    ' "bank_hours": 240, "increment_hours": 36, "max_bank_hours": 480}\' (see docs/api.md).',
+)
+@click.option(
     "--deadline-policy",
     type=click.Choice(DEADLINE_POLICIES),
     default="remind",
@@ -194,6 +205,7 @@ def new_game(
     seed: int | None,
     options: tuple[str, ...],
     turn_hours: float | None,
+    clock_text: str | None,
     deadline_policy: str,
     base_url: str | None,
 ) -> None:
@@ -201,7 +213,8 @@ def new_game(
 
     A player with an ``--email`` gets turn mails; with ``--invite``, an
     invitation at once (a player to move first: their first turn mail). The
-    command says who was mailed. ``--turn-hours`` gives each turn a deadline. A ``--player``
+    command says who was mailed. ``--turn-hours`` gives each turn a deadline, ``--clock`` a
+    time control (a bank, quiet times). A ``--player``
     ``bot:random`` or ``bot:mcts:LEVEL`` is a seat the computer plays (``turnpost worker``
     moves it).
     """
@@ -221,6 +234,7 @@ def new_game(
             seed=seed,
             turn_hours=turn_hours,
             deadline_policy=deadline_policy,
+            clock=_parse_clock(clock_text),
         )
     except ValidationError as error:
         raise click.ClickException(f"Please check the players: {error.messages}") from None
@@ -228,6 +242,17 @@ def new_game(
         raise click.ClickException(error.message) from None
     print_game(game, base_url or _mail_settings().base_url)
     print_invitations(game, players)
+
+
+def _parse_clock(text: str | None) -> dict[str, Any] | None:
+    """The ``--clock`` JSON, checked by the API's schema; a usage error in words."""
+    if text is None:
+        return None
+    try:
+        return ClockSchema().load(json.loads(text))
+    except (json.JSONDecodeError, ValidationError) as error:
+        message = error.messages if isinstance(error, ValidationError) else str(error)
+        raise click.ClickException(f"Please check --clock: {message}") from None
 
 
 #: How ``--player`` names a bot: ``bot:random``, ``bot:mcts:3``.
@@ -404,6 +429,29 @@ def export(game_id: str) -> None:
     game = _load(games, game_id)
     document = {"game": games.game_object(game, seat=None), "moves": games.move_log(game)}
     click.echo(json.dumps(document, indent=2))
+
+
+@main.command("import-record")
+@click.argument("path", type=click.Path(dir_okay=False, allow_dash=True, path_type=Path))
+@click.option("--base-url", default=None, help="Address in the links (default: TURNPOST_BASE_URL).")
+@with_appcontext
+def import_record_command(path: Path, base_url: str | None) -> None:
+    """Play the game record in PATH (``-``: standard input) into a new game, checking every
+    move, and print the new game's seat tokens and links.
+
+    A record is what ``GET /api/v1/games/{id}/record`` answers. One with a
+    malformed line or an illegal move makes no game (exit 1, naming the entry).
+    """
+    data = sys.stdin.buffer.read() if str(path) == "-" else path.read_bytes()
+    if len(data) > MAX_RECORD_BYTES:
+        raise click.ClickException(f"A record is at most {MAX_RECORD_BYTES} bytes.")
+    try:
+        game = import_record(current_service(), data.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise click.ClickException("The record is not UTF-8 text.") from None
+    except TurnpostError as error:
+        raise click.ClickException(error.message) from None
+    print_game(game, base_url or _mail_settings().base_url)
 
 
 @main.command("serve")
@@ -603,6 +651,8 @@ def background_rounds(app: Flask, stop: threading.Event, interval: float, what: 
 #: The longest a worker's bots wait between two looks for their turns (a change of the
 #: database wakes them at once).
 BOT_WAIT_SECONDS = 1.0
+#: The longest a worker waits between two looks for finished games to analyse.
+ANALYSIS_WAIT_SECONDS = 10.0
 
 
 def bot_rounds(app: Flask, stop: threading.Event) -> None:
@@ -611,20 +661,30 @@ def bot_rounds(app: Flask, stop: threading.Event) -> None:
         run_bots(lambda: BotMover(current_service()), stop, BOT_WAIT_SECONDS)
 
 
+def analysis_rounds(app: Flask, stop: threading.Event) -> None:
+    """Analyse finished games until ``stop`` (one of the worker's threads)."""
+    with app.app_context():
+        run_analyses(current_service, stop, ANALYSIS_WAIT_SECONDS)
+
+
 @main.command("worker")
 @click.option("--interval", default=30.0, show_default=True, help="Seconds between rounds.")
 @click.option(
-    "--bots/--no-bots", default=True, show_default=True, help="Play the bots' turns here too."
+    "--bots/--no-bots",
+    default=True,
+    show_default=True,
+    help="Play the bots' turns and analyse finished games here too.",
 )
 @with_appcontext
 def worker(interval: float, bots: bool) -> None:
     """Run ``send-mail`` every ``--interval`` seconds, with bots, webhooks, pushes and
     ``fetch-mail`` beside it, until stopped.
 
-    Bots, webhooks, pushes and the replies of ``TURNPOST_IMAP_URL``'s mailbox
-    go from threads of their own, so a slow receiver or a long search never
-    holds up deadlines and mail; the bots move as soon as it is their turn
-    (see :mod:`server.games.bots`), and several workers may run at once.
+    Bots, after-game analyses (:mod:`server.games.analysis`), webhooks, pushes
+    and the replies of ``TURNPOST_IMAP_URL``'s mailbox go from threads of their
+    own, so a slow receiver or a long search never holds up deadlines and mail;
+    the bots move as soon as it is their turn (see :mod:`server.games.bots`),
+    and several workers may run at once.
     ``SIGTERM`` or ``SIGINT`` (Ctrl-C) stops them all: the mail round under
     way ends first, so a mail being sent is recorded and its line printed;
     webhook deliveries and pushes under way are cut and tried again later,
@@ -636,12 +696,13 @@ def worker(interval: float, bots: bool) -> None:
         signal.signal(signum, lambda *_: stop.set())
     app = current_app._get_current_object()
     warn_at_start(current_store(), _deployment(), "worker")
-    with ThreadPoolExecutor(len(BACKGROUND) + 1, thread_name_prefix="background") as background:
+    with ThreadPoolExecutor(len(BACKGROUND) + 2, thread_name_prefix="background") as background:
         threads = [
             background.submit(background_rounds, app, stop, interval, what) for what in BACKGROUND
         ]
         if bots:
             threads.append(background.submit(bot_rounds, app, stop))
+            threads.append(background.submit(analysis_rounds, app, stop))
         for thread in threads:  # a failing thread stops all
             thread.add_done_callback(lambda _: stop.set())
         try:
@@ -765,7 +826,8 @@ def backup(dest: Path, keep: int | None) -> None:
     (``turnpost-YYYYMMDDTHHMMSSZ.backup``, UTC); ``--keep N`` then removes all
     but the newest N of those. The copy is readable by its owner only: it holds
     the games' hands and seeds, the players' addresses and, unless
-    ``TURNPOST_SECRET_KEY`` is set, the secret key.
+    ``TURNPOST_SECRET_KEY`` is set, the secret key. On PostgreSQL it is
+    ``pg_dump``'s (custom format; PostgreSQL's client programs must be installed).
     """
     folder = dest.is_dir()
     if keep is not None and not folder:

@@ -25,6 +25,7 @@ STATUS_BY_CODE = {
     "game_over": 409,
     "not_started": 409,
     "table_full": 409,
+    "takeback_refused": 409,
     "payload_too_large": 413,
     "unsupported_media_type": 415,
     "invalid_move": 422,

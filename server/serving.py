@@ -22,9 +22,13 @@ Behind a reverse proxy (``TURNPOST_PROXY_HOPS`` set) every connection comes
 from the proxy, so this cap is left to the proxy (nginx ``limit_conn``).
 
 A greenlet runs until it waits for I/O, so CPU-heavy work holds its worker's
-loop: :func:`server.http.cooperative.offload` runs the heaviest (legal-move lists,
+loop: :func:`server.cooperative.offload` runs the heaviest (legal-move lists,
 replays) in a real thread, and the rate limits charge large answers more
-(:mod:`server.http.limits`).
+(:mod:`server.http.limits`). A SQLite write's ``COMMIT`` (its fsync) runs
+there too, and its ``BEGIN IMMEDIATE`` waits for another worker's write in
+gevent sleeps rather than in SQLite's busy handler
+(:meth:`server.store.sqlite.SqliteStore.write`); its other statements take
+microseconds, less than a hop to a thread (``docs/performance.md``).
 """
 
 from __future__ import annotations
@@ -161,11 +165,13 @@ def prepare(db_url: str) -> None:
     ``select``, and every worker would inherit it, stalling its event loop)."""
     from server.app import load_secret_key, log_schema_change
     from server.checks import Deployment, warn_at_start
+    from server.logs import NAMESPACE, configure_logging
     from server.store import open_store
 
+    configure_logging()
     store = open_store(db_url)
     try:
-        log_schema_change(logging.getLogger(__name__), db_url, store.init())
+        log_schema_change(logging.getLogger(f"{NAMESPACE}.database"), db_url, store.init())
         deployment = Deployment.from_environment(db_url, load_secret_key(store))
         warn_at_start(store, deployment, "serve")
     finally:

@@ -139,6 +139,44 @@
     });
   }
 
+  // -- fetching server-rendered HTML ------------------------------------------
+  // The HTML page or fragment at ``url`` (a failed answer: a refused promise).
+  function fetchHtml(url) {
+    return fetch(url, { credentials: "same-origin", headers: { Accept: "text/html" } })
+      .then(function (response) {
+        if (!response.ok) { throw new Error(response.status); }
+        return response.text();
+      });
+  }
+
+  // ``html`` parsed into a detached element, to pick the fresh parts from.
+  function parsed(html) {
+    var holder = document.createElement("div");
+    holder.innerHTML = html;
+    return holder;
+  }
+
+  // A refresh that fetches the fragment at ``address()`` (none: nothing to refresh) and
+  // hands it, parsed, to ``use``; one fetch at a time, and once more when asked meanwhile.
+  function refresher(address, use) {
+    var loading = false;
+    var again = false;
+    function refresh() {
+      var url = address();
+      if (!url) { return; }
+      if (loading) { again = true; return; }
+      loading = true;
+      fetchHtml(url)
+        .then(function (html) { use(parsed(html)); })
+        .catch(function () {})
+        .then(function () {
+          loading = false;
+          if (again) { again = false; refresh(); }
+        });
+    }
+    return refresh;
+  }
+
   // -- the game table --------------------------------------------------------
   function liveTable() {
     var live = document.getElementById("live");
@@ -153,9 +191,7 @@
     }
 
     function swap(html, focus) {
-      var holder = document.createElement("div");
-      holder.innerHTML = html;
-      var fresh = holder.querySelector("#live");
+      var fresh = parsed(html).querySelector("#live");
       if (!fresh) { return false; }
       var typed = live.querySelector("#notation-form input[name=notation]");
       var box = live.querySelector("#notation-box");
@@ -200,11 +236,7 @@
         return;
       }
       loading = true;
-      fetch(liveUrl(address), { credentials: "same-origin", headers: { Accept: "text/html" } })
-        .then(function (response) {
-          if (!response.ok) { throw new Error(response.status); }
-          return response.text();
-        })
+      fetchHtml(liveUrl(address))
         .then(function (html) {
           var seen = Number(live.dataset.seq);
           if (!swap(html, push)) { return; }
@@ -244,36 +276,18 @@
     }
 
     // -- the talk panel ------------------------------------------------------
-    var talkLoading = false;
-    var talkAgain = false;
-
     // Fetch the talk panel and swap in its message lists (the forms keep what is written).
-    function refreshTalk() {
+    var refreshTalk = refresher(function () {
       var talk = live.querySelector("#talk");
-      if (!talk) { return; }
-      if (talkLoading) { talkAgain = true; return; }
-      talkLoading = true;
-      fetch(talk.dataset.url, { credentials: "same-origin", headers: { Accept: "text/html" } })
-        .then(function (response) {
-          if (!response.ok) { throw new Error(response.status); }
-          return response.text();
-        })
-        .then(function (html) {
-          var holder = document.createElement("div");
-          holder.innerHTML = html;
-          holder.querySelectorAll("ol.messages[id]").forEach(function (fresh) {
-            var shown = live.querySelector("#" + fresh.id);
-            if (shown) { shown.replaceWith(fresh); }
-          });
-          localTimes(live);
-          scrollMessages(live);
-        })
-        .catch(function () {})
-        .then(function () {
-          talkLoading = false;
-          if (talkAgain) { talkAgain = false; refreshTalk(); }
-        });
-    }
+      return talk && talk.dataset.url;
+    }, function (holder) {
+      holder.querySelectorAll("ol.messages[id]").forEach(function (fresh) {
+        var shown = live.querySelector("#" + fresh.id);
+        if (shown) { shown.replaceWith(fresh); }
+      });
+      localTimes(live);
+      scrollMessages(live);
+    });
 
     // Send a message without leaving the page: the answer is the page, whose talk panel
     // (the message listed, or why it was refused) replaces this one.
@@ -282,9 +296,7 @@
       fetch(form.action, { method: "POST", body: new FormData(form), credentials: "same-origin" })
         .then(function (response) { return response.text(); })
         .then(function (html) {
-          var holder = document.createElement("div");
-          holder.innerHTML = html;
-          var fresh = holder.querySelector("#talk");
+          var fresh = parsed(html).querySelector("#talk");
           var talk = live.querySelector("#talk");
           if (!fresh || !talk) { form.submit(); return; }
           talk.replaceWith(fresh);
@@ -325,33 +337,14 @@
   function myGames() {
     var list = document.getElementById("my-games");
     if (!list || !window.EventSource) { return; }
-    var loading = false;
-    var again = false;
-
-    function refresh() {
-      if (loading) { again = true; return; }
-      loading = true;
-      fetch(list.dataset.live, { credentials: "same-origin", headers: { Accept: "text/html" } })
-        .then(function (response) {
-          if (!response.ok) { throw new Error(response.status); }
-          return response.text();
-        })
-        .then(function (html) {
-          var holder = document.createElement("div");
-          holder.innerHTML = html;
-          var fresh = holder.querySelector("#my-games");
-          if (!fresh) { return; }
-          list.replaceWith(fresh);
-          list = fresh;
-          document.title = list.dataset.title;
-          localTimes(list);
-        })
-        .catch(function () {})
-        .then(function () {
-          loading = false;
-          if (again) { again = false; refresh(); }
-        });
-    }
+    var refresh = refresher(function () { return list.dataset.live; }, function (holder) {
+      var fresh = holder.querySelector("#my-games");
+      if (!fresh) { return; }
+      list.replaceWith(fresh);
+      list = fresh;
+      document.title = list.dataset.title;
+      localTimes(list);
+    });
 
     var source = new EventSource(list.dataset.events);
     var opened = false;

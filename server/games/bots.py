@@ -56,14 +56,16 @@ ROUND_TURNS = 20
 CLAIM_SECONDS = 60
 
 
-def turn_seed(game: Game, seat: int, purpose: str) -> int:
-    """The seed of a bot's turn (``purpose`` ``turn``) or a hint (``hint``) after move
-    :attr:`Game.seq`: the same for the same game, move and seat, so it can be replayed.
+def turn_seed(game: Game, seat: int, purpose: str, seq: int | None = None) -> int:
+    """The seed of a bot's turn (``purpose`` ``turn``), a hint (``hint``) or an analysis
+    (``analysis``) after move ``seq`` (default :attr:`Game.seq`): the same for the same
+    game, move and seat, so it can be replayed.
 
     The game's own seed is hashed in, so that nobody outside the server can
     work out a bot's random choices in advance.
     """
-    text = f"turnpost.bot.{purpose}.{game.id}.{game.row.seed}.{game.seq}.{seat}"
+    after = game.seq if seq is None else seq
+    text = f"turnpost.bot.{purpose}.{game.id}.{game.row.seed}.{after}.{seat}"
     return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big") >> 1
 
 
@@ -78,15 +80,24 @@ def hint(game: Game, seat: int) -> list[Move]:
     GameService.check_running(game)
     if seat not in game.to_move:
         raise TurnpostError("not_your_turn", "A hint is for the seat to move: it is not your turn.")
-    state = canonical_state(game)
+    state = canonical_state(game.state)
     return Mcts(HINT_LEVEL).turn(game.engine, state, seat, turn_seed(game, seat, "hint"))
 
 
-def canonical_state(game: Game) -> State:
-    """The game's state with its keys in canonical order: a bot lists moves in the order
-    the state holds them, which a backend may change (PostgreSQL's ``jsonb`` does), so a
-    turn depends on the state's value only."""
-    return json.loads(canonical_json(game.state))
+def canonical_state(state: State) -> State:
+    """``state`` with its keys in canonical order: a bot lists moves in the order the state
+    holds them, which a backend may change (PostgreSQL's ``jsonb`` does), so a turn
+    depends on the state's value only."""
+    return json.loads(canonical_json(state))
+
+
+def claim_game(games: GameService, game_id: str, holder: str, seconds: float) -> bool:
+    """Whether ``holder`` may do the computer's work on ``game_id`` now (a bot's turn, an
+    analysis): no other holder's claim runs. Then ``holder`` holds it for ``seconds``."""
+    now = utcnow()
+    until = format_time(parse_time(now) + timedelta(seconds=seconds))
+    with games.store.write():
+        return games.store.claim_bot_turn(game_id, holder, now, until)
 
 
 @dataclass(frozen=True)
@@ -130,10 +141,7 @@ class BotMover:
     def claim(self, game_id: str) -> bool:
         """Whether this mover may play the bot turn of ``game_id`` now (no other's claim
         runs): then it holds it for :data:`CLAIM_SECONDS` at most."""
-        now = utcnow()
-        until = format_time(parse_time(now) + timedelta(seconds=CLAIM_SECONDS))
-        with self.games.store.write():
-            return self.games.store.claim_bot_turn(game_id, self.holder, now, until)
+        return claim_game(self.games, game_id, self.holder, CLAIM_SECONDS)
 
     def plan(self, turn: BotTurn) -> Plan | None:
         """The bot's turn at ``turn`` (outside any transaction: it may take seconds), or
@@ -143,7 +151,7 @@ class BotMover:
         if game.seq != turn.seq or game.status != "active" or spec is None:
             return None
         seed = turn_seed(game, turn.seat, "turn")
-        moves = make_bot(spec).turn(game.engine, canonical_state(game), turn.seat, seed)
+        moves = make_bot(spec).turn(game.engine, canonical_state(game.state), turn.seat, seed)
         return Plan(game.id, turn.seat, game.seq, moves)
 
     def play(self, plan: Plan) -> int:

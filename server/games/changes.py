@@ -31,13 +31,15 @@ class Change:
     change appended, with the game's ``result`` after it, or ``None`` for a
     change that logs nothing (a creation, an abort); ``mover`` the seat that
     moved; ``mail_message_id`` the mail a move came by (its mover gets a
-    confirmation).
+    confirmation); ``waited`` the seats the game waited for before a move (``None``:
+    a change that starts the game, or logs no move).
     """
 
     game: Game
     entry: LoggedMove | None = None
     mover: int | None = None
     mail_message_id: str | None = None
+    waited: tuple[int, ...] | None = None
 
 
 class Listener(Protocol):

@@ -1,11 +1,15 @@
 """Turn deadlines, reminders and vacations, driven by the worker's clock.
 
-A game created with ``turn_hours`` gives each turn a deadline. The worker
-calls :func:`process_deadlines` with the current time (tests pass their own):
+A game created with ``turn_hours`` or a ``clock`` (:mod:`server.games.time_control`)
+gives each seat to move a deadline: when its clock runs out (the game's
+``deadline`` is the soonest). The worker calls :func:`process_deadlines` with
+the current time (tests pass their own):
 
-- at half time, and again 12 hours before the deadline, the seats to move get
-  a reminder (each at most once per turn);
-- when the deadline passes, the game's ``deadline_policy`` applies once:
+- at half of the time a turn had when it started, and again 12 hours before
+  the deadline, the seats to move get a reminder (each at most once per turn);
+- when a seat's clock runs out and the clock gives automatic vacation days, the
+  seat spends one of this year's: its clock gets a day more (``vacation-day``);
+- when a seat's time is out, the game's ``deadline_policy`` applies once:
   ``remind`` sends one last reminder; ``skip`` plays ``{"action": "pass"}``
   for the seat when that is a legal move (else it reminds); ``forfeit`` ends
   the game, the late seat (and its partners) losing.
@@ -24,13 +28,15 @@ seat may take :data:`VACATION_DAYS_PER_YEAR` days per calendar year.
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import timedelta
 
 from server.errors import TurnpostError
-from server.games.clock import format_time, parse_time, utcnow
+from server.games.clock import parse_time, utcnow
 from server.games.game import Game
+from server.games.seat_clocks import control_of, expired_seats, hold_seat, turn_start
 from server.games.service import GameService, MoveRequest
+from server.games.time_control import SeatClock, seat_clock, spend_vacation_day
 
 VACATION_DAYS_PER_YEAR = 30
 HALF_TIME, TWELVE_HOURS, EXPIRED = 1, 2, 4
@@ -44,7 +50,7 @@ class Action:
     """One thing the clock did to a game."""
 
     game_id: str
-    kind: str  # reminder | expired-reminder | skip | forfeit
+    kind: str  # reminder | expired-reminder | vacation-day | skip | forfeit
     seat: int
 
 
@@ -68,10 +74,10 @@ def process_game(games: GameService, game: Game, now: str) -> list[Action]:
     moment = parse_time(now)
     to_move = game.to_move
     if moment >= deadline:
-        return _expire(games, game, to_move, now)
-    hours = game.row.turn_hours
+        return _expire(games, game, now)
+    turn = deadline - (turn_start(game.row, game.seats) or deadline)
     due = 0
-    if moment >= deadline - timedelta(hours=hours / 2):
+    if moment >= deadline - turn / 2:
         due |= HALF_TIME
     if moment >= deadline - timedelta(hours=12):
         due |= TWELVE_HOURS
@@ -94,8 +100,14 @@ def _remind(
     return [Action(game.id, kind, seat) for seat in seats]
 
 
-def _expire(games: GameService, game: Game, seats: list[int], now: str) -> list[Action]:
-    """Apply the game's deadline policy once."""
+def _expire(games: GameService, game: Game, now: str) -> list[Action]:
+    """Spend a vacation day of the seat out of time, else apply the game's deadline
+    policy once."""
+    expired = expired_seats(game.row, game.seats, parse_time(now))
+    seats = [seat for seat, _ in expired] or game.to_move
+    for seat, clock in expired:
+        if _vacation_day(games, game, seat, clock, now):
+            return [Action(game.id, "vacation-day", seat)]
     policy = game.row.deadline_policy
     if policy == "forfeit" and seats:
         done = games.forfeit(game.id, seats[0], expected_seq=game.seq)
@@ -108,6 +120,25 @@ def _expire(games: GameService, game: Game, seats: list[int], now: str) -> list[
         return []
     bits = game.row.reminders_sent | EXPIRED | HALF_TIME | TWELVE_HOURS
     return _remind(games, game, seats, bits, expired=True)
+
+
+def _vacation_day(games: GameService, game: Game, seat: int, clock: SeatClock, now: str) -> bool:
+    """Give ``seat``'s clock one of this year's automatic vacation days, unless it has none
+    left, or the game or the seat's clock moved on since ``game`` was loaded (another
+    worker spent it)."""
+    control = control_of(game.row)
+    held = None if control is None else spend_vacation_day(control, clock, parse_time(now).year)
+    if held is None:
+        return False
+    with games.store.write():
+        current = games.load(game.id)
+        if current.seq != game.seq or current.status != "active":
+            return False
+        if current.seats[seat].clock != game.seats[seat].clock:
+            return False
+        deadline = hold_seat(games.store, current.row, current.seats, seat, held)
+        games.store.update_game(game.id, {"deadline": deadline, "reminders_sent": 0})
+    return True
 
 
 def _skip(games: GameService, game: Game, seat: int, now: str) -> list[Action]:
@@ -150,9 +181,12 @@ def set_vacation(
                 {"until": [f"At most {VACATION_DAYS_PER_YEAR} days per year."]},
             )
         games.store.set_vacation(game_id, seat, until, start.year, used + days)
-        if game.status == "active" and game.row.deadline and seat in game.to_move:
-            later = parse_time(game.row.deadline) + (end - start)
-            games.store.update_game(game_id, {"deadline": format_time(later)})
+        control = control_of(game.row)
+        clock = None if control is None else seat_clock(game.seats[seat].clock, control)
+        if game.status == "active" and clock is not None and clock.since is not None:
+            held = replace(clock, since=clock.since + (end - start))
+            deadline = hold_seat(games.store, game.row, game.seats, seat, held)
+            games.store.update_game(game_id, {"deadline": deadline})
     return {
         "seat": seat,
         "until": until,

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from engines import Engine
+from server.games.clock import utcnow
+from server.games.seat_clocks import clock_view
 from server.phrases import render
 from server.store.records import GameListing, GameRow, ListedSeat, LoggedMove, Seat
 
@@ -24,6 +26,11 @@ class Game:
     row: GameRow
     seats: list[Seat]
     engine: Engine
+    #: Whether a seat may have stored conditional moves, and whether the game may have a
+    #: webhook or chat ping (``False`` only when the read said none: then a change need not
+    #: look for them).
+    lines_stored: bool = True
+    hooks_stored: bool = True
 
     @property
     def id(self) -> str:
@@ -86,7 +93,9 @@ def game_object(
         "you": seat,
         "result": result,
         "deadline": row.deadline,
+        "clock": clock_view(row, game.seats, utcnow()) if at is None else None,
         "options": row.options,
+        "takebacks": row.takebacks,
         "seeded": row.seeded,
         "from_position": row.position is not None,
         "state": None if state is None else engine.view(state, seat),
@@ -146,6 +155,7 @@ def log_entry(move: LoggedMove, names: Sequence[str], language: str = "en") -> d
         "to_move": move.to_move,
         "status": move.status,
         "result": move.result,
+        "conditional": move.conditional,
     }
 
 

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from marshmallow import ValidationError
 
-from engines import ENGINES, Engine, IllegalMove, InvalidPosition, NotationError
+from engines import ENGINES, Engine, EngineError, IllegalMove, InvalidPosition, NotationError
 from engines.phrases import as_phrase, counted, phrase
 from engines.phrases import seat as seat_ref
 from schemas.api import MAX_SEED
@@ -29,9 +29,12 @@ from server.errors import TurnpostError
 from server.games.bot_seats import bot_name, bot_spec
 from server.games.changes import Change, Listener
 from server.games.clock import format_time, parse_time, utcnow
+from server.games.conditional import follow
 from server.games.game import Game, game_object, game_summary, log_entry
+from server.games.seat_clocks import turn_clocks
+from server.games.time_control import ClockError, TimeControl, clock_json, parse_clock
 from server.store.base import Store, hash_secret, new_secret
-from server.store.records import GameRow, GameUpdate, LoggedMove, NewSeat, Seat, Webhook
+from server.store.records import GameRow, GameUpdate, LoggedMove, NewSeat, Webhook
 
 if TYPE_CHECKING:  # the notifier (server.mail) builds on this module
     from server.mail.outbox import Notifier
@@ -74,9 +77,20 @@ def handed_tokens(key: bytes, seats: int) -> tuple[list[str], str]:
     return [derive(f"seat.{seat}") for seat in range(seats)], derive("admin")
 
 
-def deadline_after(now: str, turn_hours: float) -> str:
-    """The deadline of a turn starting at ``now``."""
-    return format_time(parse_time(now) + timedelta(hours=turn_hours))
+def time_control(clock: dict[str, Any] | None, turn_hours: float | None) -> TimeControl | None:
+    """The time control a new game asks for: a ``clock`` (wire form) or ``turn_hours`` per
+    move, not both; ``422`` for settings that contradict each other."""
+    if clock is not None and turn_hours is not None:
+        message = "Give either clock or turn_hours, not both."
+        raise TurnpostError("invalid_request", message, {"clock": [message]})
+    if clock is None:
+        return TimeControl("per_move", turn_hours) if turn_hours else None
+    try:
+        return parse_clock(clock)
+    except ClockError as error:
+        raise TurnpostError(
+            "invalid_request", str(error), {"clock": {error.field: [str(error)]}}
+        ) from None
 
 
 def drawn_order(seed: int, seats: int) -> list[int]:
@@ -118,7 +132,8 @@ class MoveRequest:
     and appends nothing. ``mail_message_id`` marks a move that came by mail
     with the seat's key (the mover gets a confirmation); ``now`` is the moment of the move
     (default: the current time); ``by_clock`` marks a move the deadline plays
-    for the seat.
+    for the seat; ``conditional`` a move the seat's conditional lines play
+    (:mod:`server.games.conditional`).
     """
 
     game_id: str
@@ -131,6 +146,7 @@ class MoveRequest:
     mail_message_id: str | None = None
     now: str | None = None
     by_clock: bool = False
+    conditional: bool = False
 
     def fingerprint(self) -> dict[str, Any]:
         """What a repeat with the same ``idempotency_key`` must ask again: the move and seq."""
@@ -189,10 +205,12 @@ class GameService:
         position: dict[str, Any] | None = None,
         turn_hours: float | None = None,
         deadline_policy: str = "remind",
+        clock: dict[str, Any] | None = None,
         client: str | None = None,
         handed_key: bytes | None = None,
         table: Table | None = None,
         hints: bool = True,
+        takebacks: bool = True,
     ) -> dict[str, Any]:
         """Create a game; the answer carries each seat's token and the admin token (shown once).
 
@@ -211,13 +229,15 @@ class GameService:
         so that whoever keeps the key can show them again (the lobby's page of a
         new game); without, they are random.
 
-        ``turn_hours`` gives each turn a deadline; ``deadline_policy`` says what
-        happens when it passes (see :mod:`server.games.deadlines`). ``client`` is the
+        ``turn_hours`` gives each turn a deadline, or ``clock`` a time control (its wire
+        form, :mod:`server.games.time_control`); ``deadline_policy`` says what
+        happens when a seat's time runs out (see :mod:`server.games.deadlines`). ``client`` is the
         address of the client creating it: the game's mails count against its
         limits (see :mod:`server.mail.gate`). A ``seed`` or a ``position``
         chosen by the creator is shown in the game object (``seeded``,
         ``from_position``): whoever chose it may know what the game hides.
-        ``hints``: whether its seats may ask for a suggested move.
+        ``hints``: whether its seats may ask for a suggested move; ``takebacks``: whether a
+        seat may offer to take back its last move (:mod:`server.games.takebacks`).
         """
         engine = self.engine(engine_id)
         if not engine.min_players <= len(players) <= engine.max_players:
@@ -231,6 +251,7 @@ class GameService:
         except ValueError as error:
             raise TurnpostError("invalid_request", str(error), {"options": [str(error)]}) from None
         table = table or Table()
+        control = time_control(clock, turn_hours)
         forming = table.rematch_of is not None or any(player.get("open") for player in players)
         if forming and position is not None:
             message = "A table with open seats starts from the game's own setup, not a position."
@@ -245,8 +266,8 @@ class GameService:
         if forming:
             start = self._forming(now)
         else:
-            state = self._initial_state(engine, len(players), merged, state_seed, position)
-            start = self._snapshot(engine, state, now, turn_hours)
+            state = self.initial_state(engine, len(players), merged, state_seed, position)
+            start = self.snapshot(engine, state, now)
         game_row = GameRow(
             id=game_id,
             engine=engine.id,
@@ -257,8 +278,9 @@ class GameService:
             seq=0,
             admin_token_hash=hash_secret(admin_token),
             created_at=now,
-            turn_hours=turn_hours,
+            turn_hours=control.hours if control and control.kind == "per_move" else None,
             deadline_policy=deadline_policy,
+            clock=None if clock is None or control is None else clock_json(control),
             creator_client=client,
             creator_id=table.creator_id,
             seating=table.seating if forming else "listed",
@@ -268,11 +290,14 @@ class GameService:
             hidden_at=None,
             rematch_of=table.rematch_of,
             hints=hints,
+            takebacks=takebacks,
             **start,
         )
         seat_rows = new_seats(players, now)
         with self.store.write():
             self.store.create_game(game_row, seat_rows)
+            if not forming:
+                self._start_clocks(game_row, now)
             handed = [
                 seat
                 for seat, row in enumerate(seat_rows)
@@ -328,11 +353,10 @@ class GameService:
         seats, row = len(game.seats), game.row
         if row.seating == "drawn":
             self.store.renumber_seats(game.id, drawn_order(row.seed, seats))
-        state = self._initial_state(game.engine, seats, row.options, row.seed, None)
+        state = self.initial_state(game.engine, seats, row.options, row.seed, None)
         now = utcnow()
-        self.store.update_game(
-            game.id, self._snapshot(game.engine, state, now, row.turn_hours, game.seats)
-        )
+        self.store.update_game(game.id, self.snapshot(game.engine, state, now))
+        self._start_clocks(self.load(game.id).row, now)
         self._changed(Change(self.load(game.id)))
 
     def check_open(self, game: Game, now: str) -> None:
@@ -361,13 +385,15 @@ class GameService:
             ) from None
 
     @staticmethod
-    def _initial_state(
+    def initial_state(
         engine: Engine,
         players: int,
         options: dict[str, Any],
         seed: int,
         position: dict[str, Any] | None,
     ) -> dict[str, Any]:
+        """A game's first state: the engine's setup, or the creator's ``position``
+        (``422 invalid_position`` if it is inconsistent)."""
         if position is None:
             return engine.setup(players, options, seed)
         try:
@@ -375,52 +401,61 @@ class GameService:
         except InvalidPosition as error:
             raise TurnpostError("invalid_position", error.message, {"rule": error.rule}) from None
 
-    @staticmethod
-    def _snapshot(
-        engine: Engine,
-        state: dict[str, Any],
-        now: str,
-        turn_hours: float | None,
-        seats: Sequence[Seat] = (),
-    ) -> GameUpdate:
-        """The columns of a game derived from a state reached at ``now``.
+    def _start_clocks(self, row: GameRow, now: str) -> None:
+        """Start the clocks of the seats to move of a game just dealt (inside its write)."""
+        seats = self.store.seats(row.id)
+        deadline = turn_clocks(self.store, row, seats, [], row.to_move, None, now)
+        self.store.update_game(row.id, {"deadline": deadline})
 
-        A turn's clock starts now, or when the vacation of a seat to move ends.
-        """
+    def restart_clocks(self, game_id: str, now: str) -> None:
+        """Give every seat its first allowance again and start the clocks of the seats to
+        move at ``now`` (the host changed the clock; inside the caller's write)."""
+        for seat in self.store.seats(game_id):
+            self.store.update_seat(game_id, seat.seat, {"clock": None})
+        row = self.load(game_id).row
+        if row.status == "active":
+            self._start_clocks(row, now)
+
+    @staticmethod
+    def snapshot(engine: Engine, state: dict[str, Any], now: str) -> GameUpdate:
+        """The columns of a game derived from a state reached at ``now`` (its deadline:
+        none; the seats' clocks give it, :func:`~server.games.seat_clocks.turn_clocks`)."""
         result = engine.result(state)
         running = result is None
         to_move = engine.to_move(state)
-        deadline = None
-        if running and turn_hours:
-            vacations = [s.vacation_until for s in seats if s.seat in to_move]
-            start = max([now, *(v for v in vacations if v)])
-            deadline = deadline_after(start, turn_hours)
         return {
             "state": state,
             "to_move": to_move,
             "result": None if running else result,
             "status": "active" if running else "finished",
             "updated_at": now,
-            "deadline": deadline,
+            "deadline": None,
             "reminders_sent": 0,
         }
 
     # -- reading --------------------------------------------------------
     def load(self, game_id: str) -> Game:
         """The game ``game_id`` at its latest snapshot, or ``404 not_found``."""
-        row = self.store.game(game_id)
-        if row is None:
-            raise TurnpostError("not_found", phrase("No game %(game)r.", game=game_id))
-        return Game(row, self.store.seats(game_id), ENGINES[row.engine])
+        return self._read(game_id)[0]
 
-    def authenticate(self, game: Game, token: str | None) -> int | None:
-        """The seat of a bearer token (``None`` without a token); ``401`` for a wrong token."""
-        if token is None:
-            return None
-        seat = self.seat_of(game.id, token)
-        if seat is None:
+    def _read(self, game_id: str, token: str | None = None) -> tuple[Game, int | None]:
+        """The game ``game_id`` (``404 not_found``) and the seat of ``token`` in it, in one
+        read of the store."""
+        read = self.store.game_with_seats(game_id, token)
+        if read is None:
+            raise TurnpostError("not_found", phrase("No game %(game)r.", game=game_id))
+        game = Game(
+            read.row, read.seats, ENGINES[read.row.engine], read.lines_stored, read.hooks_stored
+        )
+        return game, read.token_seat
+
+    def load_as(self, game_id: str, token: str | None) -> tuple[Game, int | None]:
+        """The game ``game_id`` (``404``) and the seat of a bearer token in it, in one read:
+        ``None`` without a token, ``401`` for a wrong one."""
+        game, seat = self._read(game_id, token)
+        if token is not None and seat is None:
             raise TurnpostError("unauthorized", self.dead_token_words(game, token))
-        return seat
+        return game, seat
 
     def dead_token_words(self, game: Game, token: str) -> str:
         """Why a seat token (a browser's, a client's) no longer plays its seat, and what to do,
@@ -593,29 +628,42 @@ class GameService:
         return self.replay(game, upto=at)
 
     def replay(self, game: Game, upto: int | None = None) -> dict[str, Any]:
-        """Rebuild the state from the seed (or position) and the log, up to move ``upto``.
+        """Rebuild the state from the seed (or position) and the log, up to entry ``upto``."""
+        return self.states(game, upto)[-1]
+
+    def states(self, game: Game, upto: int | None = None) -> list[dict[str, Any]]:
+        """The state at the start and after each log entry (up to ``upto``), replayed.
 
         A logged move today's rules refuse (a game played before a rule was
         added, such as Siam's draws) stops the replay with ``422 invalid_request``.
         """
         row = game.row
-        state = self._initial_state(
-            game.engine, len(game.seats), row.options, row.seed, row.position
-        )
+        states = [
+            self.initial_state(game.engine, len(game.seats), row.options, row.seed, row.position)
+        ]
         for logged in self.store.moves(game.id, upto=upto):
-            if logged.kind != "move":  # a resignation or forfeit changes no state
-                continue
-            try:
-                state = game.engine.apply(state, logged.seat, logged.move)
-            except IllegalMove as error:
-                message = phrase(
-                    "This game cannot be replayed past move %(seq)s: it was played under older"
-                    " rules (%(why)s)",
-                    seq=logged.seq - 1,
-                    why=error.words,
-                )
-                raise TurnpostError("invalid_request", message, {"rule": error.rule}) from None
-        return state
+            states.append(self._after_entry(game.engine, states, logged))
+        return states
+
+    @staticmethod
+    def _after_entry(
+        engine: Engine, states: list[dict[str, Any]], logged: LoggedMove
+    ) -> dict[str, Any]:
+        """The state after the log entry ``logged``, from the ``states`` before it."""
+        if logged.kind == "takeback":  # back to the state before the move taken back
+            return states[logged.move["seq"] - 1]
+        if logged.kind != "move":  # a resignation or forfeit changes no state
+            return states[-1]
+        try:
+            return engine.apply(states[-1], logged.seat, logged.move)
+        except IllegalMove as error:
+            message = phrase(
+                "This game cannot be replayed past move %(seq)s: it was played under older"
+                " rules (%(why)s)",
+                seq=logged.seq - 1,
+                why=error.words,
+            )
+            raise TurnpostError("invalid_request", message, {"rule": error.rule}) from None
 
     def move_log(
         self, game: Game, after: int = 0, limit: int | None = None, language: str = "en"
@@ -661,14 +709,9 @@ class GameService:
         The one gate for every move: the API, the pages, mail and the clock all
         come through here (see :class:`MoveRequest`).
         """
-        seat = self._mover(request)
         key, fingerprint = request.idempotency_key, request.fingerprint()
-        if key is not None:
-            replayed = self._idempotent(request.game_id, seat, key, fingerprint)
-            if replayed is not None:
-                return replayed
         with self.store.write():
-            game = self.load(request.game_id)
+            game, seat = self._mover(request)
             if key is not None:
                 replayed = self._idempotent(game.id, seat, key, fingerprint)
                 if replayed is not None:
@@ -685,19 +728,17 @@ class GameService:
                 self.store.record_response(game.id, seat, key, fingerprint, answer)
         return answer
 
-    def _mover(self, request: MoveRequest) -> int:
-        """The seat that moves: given, or the seat of the request's token (``404``, ``401``)."""
-        if request.seat is not None:
-            return request.seat
-        if not self.store.game_exists(request.game_id):
-            raise TurnpostError("not_found", phrase("No game %(game)r.", game=request.game_id))
-        token = request.token
-        seat = None if token is None else self.seat_of(request.game_id, token)
+    def _mover(self, request: MoveRequest) -> tuple[Game, int]:
+        """The game (``404``) and the seat that moves: given, or the seat of the request's
+        token (``401``), read at once inside the caller's write."""
+        token = None if request.seat is not None else request.token
+        game, token_seat = self._read(request.game_id, token)
+        seat = request.seat if request.seat is not None else token_seat
         if seat is None:
             raise TurnpostError(
                 "unauthorized", phrase("A seat token of this game is needed to move.")
             )
-        return seat
+        return game, seat
 
     def _idempotent(
         self, game_id: str, seat: int, key: str, request: dict[str, Any]
@@ -717,17 +758,7 @@ class GameService:
     def _check_turn(self, game: Game, seat: int, request: MoveRequest) -> dict[str, Any]:
         """Refuse a game not running, a stale seq or the wrong seat; return the parsed move."""
         self.check_running(game)
-        expected_seq = request.expected_seq
-        if expected_seq is not None and expected_seq != game.seq:
-            raise TurnpostError(
-                "stale_seq",
-                phrase(
-                    "The game is at seq %(seq)s, not %(expected)s; reload and try again.",
-                    seq=game.seq,
-                    expected=expected_seq,
-                ),
-                {"seq": game.seq},
-            )
+        self.check_seq(game, request.expected_seq)
         parsed = self._read_move(game, request.move, request.notation)
         to_move = game.to_move
         if seat not in to_move:
@@ -743,6 +774,20 @@ class GameService:
                 {"to_move": to_move},
             )
         return parsed
+
+    @staticmethod
+    def check_seq(game: Game, expected_seq: int | None) -> None:
+        """``409 stale_seq`` if ``expected_seq`` is given and the game moved on from it."""
+        if expected_seq is not None and expected_seq != game.seq:
+            raise TurnpostError(
+                "stale_seq",
+                phrase(
+                    "The game is at seq %(seq)s, not %(expected)s; reload and try again.",
+                    seq=game.seq,
+                    expected=expected_seq,
+                ),
+                {"seq": game.seq},
+            )
 
     @staticmethod
     def check_running(game: Game) -> None:
@@ -768,10 +813,11 @@ class GameService:
         """Append the move, the new snapshot and its mails inside the caller's transaction."""
         now = request.now or utcnow()
         seq = game.seq + 1
-        snapshot: GameUpdate = {
-            "seq": seq,
-            **self._snapshot(game.engine, state, now, game.row.turn_hours, game.seats),
-        }
+        snapshot: GameUpdate = {"seq": seq, **self.snapshot(game.engine, state, now)}
+        after = snapshot["to_move"] if snapshot["status"] == "active" else []
+        snapshot["deadline"] = turn_clocks(
+            self.store, game.row, game.seats, game.to_move, after, seat, now
+        )
         names = [row.name for row in game.seats]
         logged = LoggedMove(
             game_id=game.id,
@@ -786,12 +832,44 @@ class GameService:
             status=snapshot["status"],
             at=now,
             result=snapshot["result"],
+            conditional=request.conditional,
         )
         self.store.append_move(logged)
         self.store.update_game(game.id, snapshot)
-        updated = Game(replace(game.row, **snapshot), game.seats, game.engine)
-        self._changed(Change(updated, logged, seat, request.mail_message_id))
-        return {"seq": seq, "game": game_object(updated, seat)}
+        updated = replace(game, row=replace(game.row, **snapshot))
+        self._changed(Change(updated, logged, seat, request.mail_message_id, tuple(game.to_move)))
+        latest = self._answer_conditionally(updated, logged, request.now)
+        return {"seq": seq, "game": game_object(latest, seat)}
+
+    def _answer_conditionally(self, game: Game, logged: LoggedMove, now: str | None) -> Game:
+        """Follow the other seats' conditional lines past ``logged`` and play the first answer
+        they give (inside the caller's write, through :meth:`_append`); the game after it (see
+        :mod:`server.games.conditional`)."""
+        if not game.lines_stored:
+            return game
+        moment, answers = now or utcnow(), []
+        for seat, lines in self.store.conditional_lines(game.id).items():
+            if seat == logged.seat:
+                continue
+            followed = follow(lines, logged.notation)
+            playable = followed.answer is not None and seat in game.to_move
+            self.store.set_conditional_lines(
+                game.id, seat, followed.lines if playable else [], moment
+            )
+            if playable:
+                answers.append((seat, followed.answer))
+        for seat, answer in answers:
+            try:
+                move = load_move(game.engine.id, game.engine.parse(answer, game.state))
+                state = game.engine.apply(game.state, seat, move)
+            except (EngineError, ValidationError):  # no longer legal: the seat's lines end
+                self.store.set_conditional_lines(game.id, seat, [], moment)
+                continue
+            self._append(
+                game, seat, move, state, MoveRequest(game.id, seat=seat, now=now, conditional=True)
+            )
+            return self.load(game.id)
+        return game
 
     # -- webhooks -------------------------------------------------------
     def add_webhook(self, game_id: str, admin_token: str | None, url: str) -> Webhook:
@@ -870,12 +948,7 @@ class GameService:
         with self.store.write():
             game = self.load(game_id)
             self.check_running(game)
-            if expected_seq is not None and expected_seq != game.seq:
-                raise TurnpostError(
-                    "stale_seq",
-                    f"The game is at seq {game.seq}, not {expected_seq}; reload and try again.",
-                    {"seq": game.seq},
-                )
+            self.check_seq(game, expected_seq)
             return self._concede(game, seat, "resign", now or utcnow())
 
     def _concede(self, game: Game, seat: int, kind: str, now: str) -> dict[str, Any]:
@@ -926,11 +999,25 @@ class GameService:
             at=now,
             result=result,
         )
-        self.store.append_move(logged)
-        self.store.update_game(game.id, ended)
-        updated = Game(replace(game.row, **ended), game.seats, game.engine)
-        self._changed(Change(updated, logged, seat))
+        updated = self.append_entry(game, logged, ended)
         return {"seq": seq, "game": game_object(updated, seat)}
+
+    def append_entry(self, game: Game, logged: LoggedMove, snapshot: GameUpdate) -> Game:
+        """Append ``logged`` (an entry that is no engine move: a resignation, a takeback) and
+        the game's new ``snapshot``, and hand the change to the listeners (inside the caller's
+        write); the game after it. A game that goes on moves its seats' clocks on."""
+        if snapshot.get("status", game.status) == "active":
+            after = snapshot.get("to_move", game.to_move)
+            deadline = turn_clocks(
+                self.store, game.row, game.seats, game.to_move, after, logged.seat, logged.at
+            )
+            snapshot = {**snapshot, "deadline": deadline}
+        self.store.append_move(logged)
+        self.store.update_game(game.id, snapshot)
+        self.store.drop_conditional_lines(game.id)  # lines follow moves only
+        updated = replace(game, row=replace(game.row, **snapshot))
+        self._changed(Change(updated, logged, logged.seat, None, tuple(game.to_move)))
+        return updated
 
     def _check_admin(self, game: Game, admin_token: str | None) -> None:
         """``401`` unless ``admin_token`` is the admin token of ``game``."""

@@ -34,7 +34,7 @@ from typing import Any
 from server.errors import TurnpostError
 from server.games.clock import utcnow
 from server.games.game import Game
-from server.games.service import ALL_TOKENS, GameService, Table, Taken, deadline_after
+from server.games.service import ALL_TOKENS, GameService, Table, Taken
 from server.games.talk import TalkService
 from server.mail.gate import UNANSWERED
 from server.store.base import Conflict
@@ -148,25 +148,33 @@ class Tables:
         if turn_hours is not None and not MIN_TURN_HOURS <= turn_hours <= MAX_TURN_HOURS:
             message = f"A turn may take {MIN_TURN_HOURS} to {MAX_TURN_HOURS} hours."
             raise TurnpostError("invalid_request", message, {"turn_hours": [message]})
-        if policy not in DEADLINE_POLICIES:
-            message = f"The policy is one of {', '.join(DEADLINE_POLICIES)}."
-            raise TurnpostError("invalid_request", message, {"deadline_policy": [message]})
+        _check_policy(policy)
         now = utcnow()
         with self.store.write():
             game = self._hosted(game_id, host)
             if game.status not in ("forming", "active"):
                 raise TurnpostError("game_over", f"The game is {game.status}.")
-            running = game.status == "active" and turn_hours is not None
             self.store.update_game(
                 game_id,
                 {
                     "turn_hours": turn_hours,
+                    "clock": None,
                     "deadline_policy": policy,
-                    "deadline": deadline_after(now, turn_hours) if running else None,
+                    "deadline": None,
                     "reminders_sent": 0,
                     "updated_at": now,
                 },
             )
+            self.games.restart_clocks(game_id, now)
+
+    def set_policy(self, game_id: str, host: Player, policy: str) -> None:
+        """The host changes what happens when time runs out, keeping the game's clock."""
+        _check_policy(policy)
+        with self.store.write():
+            game = self._hosted(game_id, host)
+            if game.status not in ("forming", "active"):
+                raise TurnpostError("game_over", f"The game is {game.status}.")
+            self.store.update_game(game_id, {"deadline_policy": policy})
 
     def delete_message(self, game_id: str, host: Player, number: int) -> None:
         """The host deletes the text of message ``number`` of the table (logged as deleted)."""
@@ -254,8 +262,9 @@ class Tables:
                 game.engine.id,
                 places,
                 game.row.options,
-                turn_hours=game.row.turn_hours,
+                turn_hours=None if game.row.clock else game.row.turn_hours,
                 deadline_policy=game.row.deadline_policy,
+                clock=game.row.clock,
                 client=client,
                 handed_key=handed_key,
                 table=table,
@@ -335,3 +344,10 @@ def expire_tables(games: GameService, now: str | None = None) -> list[str]:
             continue
         expired.append(game_id)
     return expired
+
+
+def _check_policy(policy: str) -> None:
+    """``422`` unless ``policy`` is a deadline policy."""
+    if policy not in DEADLINE_POLICIES:
+        message = f"The policy is one of {', '.join(DEADLINE_POLICIES)}."
+        raise TurnpostError("invalid_request", message, {"deadline_policy": [message]})

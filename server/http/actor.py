@@ -4,7 +4,7 @@ An actor may carry a bearer token (``Authorization: Bearer``: a seat token,
 a game's admin token, or a player's personal API token, told apart by its
 ``tpp_`` prefix) and may be a signed-in player (a session cookie, or that
 personal API token). Seat and admin tokens belong to one game: the game
-service checks them against it (:meth:`GameService.authenticate`).
+service checks them against it (:meth:`GameService.load_as`).
 """
 
 from __future__ import annotations

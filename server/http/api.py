@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from dataclasses import asdict
 from typing import Any
 
 import flask_smorest
@@ -16,6 +17,7 @@ from engines import ENGINES, Engine
 from schemas.accounts import MyGameListSchema, MyGamesQuerySchema
 from schemas.api import (
     MAX_SEED,
+    AnalysisSchema,
     EngineDetailSchema,
     EngineSchema,
     ErrorResponseSchema,
@@ -40,18 +42,21 @@ from schemas.api import (
     WebhookCreateSchema,
     WebhookSchema,
 )
+from schemas.pings import PingCreatedSchema, PingCreateSchema, PingSchema, PlayerPingSchema
 from server.accounts import games as my_games
+from server.cooperative import offload
 from server.errors import CODE_BY_STATUS, STATUS_BY_CODE, TurnpostError
+from server.games.analysis import ANALYSIS_LEVEL, notes_of
 from server.games.bots import hint
-from server.games.clock import format_time
+from server.games.clock import format_time, utcnow
 from server.games.deadlines import set_vacation
 from server.games.game import Game
 from server.games.service import GameService, MoveRequest, Table
 from server.games.talk import threads_of
 from server.http.actor import current_actor, personal_player
+from server.http.answers import answer
 from server.http.clients import current_client
 from server.http.context import current_service, current_store
-from server.http.cooperative import offload
 from server.http.errors import error_response
 from server.http.events import (
     MORE_EVENTS,
@@ -65,9 +70,10 @@ from server.http.events import (
 from server.http.jsontext import load_untrusted
 from server.http.limits import charge_stream
 from server.i18n import page_language
-from server.store.records import Webhook
+from server.store.records import ChatPing, Player, PlayerPing, Webhook
 from server.webhooks.delivery import webhook_secret
 from server.webhooks.destinations import Refused, configured
+from server.webhooks.pings import add_ping, add_player_ping
 
 
 class Api(flask_smorest.Api):
@@ -135,14 +141,17 @@ class Blueprint(flask_smorest.Blueprint):
 
 
 blp = Blueprint("api", __name__, url_prefix="/api/v1", description="Turnpost turn server")
+#: The schemas of the reads whose bodies are kept by ETag (:mod:`server.http.answers`).
+GAME, LEGAL_MOVES, LOG_ENTRIES = GameSchema(), LegalMovesSchema(), LoggedMoveSchema(many=True)
 
 
-def seat_of(games: GameService, game: Game, needed_for: str) -> int:
-    """The seat of the request's bearer token in ``game``; ``401`` without one or a wrong one."""
-    seat = games.authenticate(game, current_actor().bearer)
+def seated(games: GameService, game_id: str, needed_for: str) -> tuple[Game, int]:
+    """The game and the seat of the request's bearer token in it, in one read; ``404`` for
+    no such game, ``401`` without a token or with a wrong one."""
+    game, seat = games.load_as(game_id, current_actor().bearer)
     if seat is None:
         raise TurnpostError("unauthorized", f"A seat token is needed {needed_for}.")
-    return seat
+    return game, seat
 
 
 #: The operations of a seat, with what their token is needed for: the token is checked before
@@ -152,6 +161,9 @@ SEAT_OPERATIONS = {
     "api.resign": "to resign",
     "api.vacation": "to set a vacation",
     "api.post_api_message": "to post a message",
+    "api.post_takeback": "for a takeback",
+    "api.put_conditional": "for conditional moves",
+    "api.create_ping": "to add a chat ping",
 }
 
 
@@ -163,9 +175,11 @@ def check_seat_before_body() -> None:
     without a seat token of the game is answered at once, not waited for.
     """
     needed_for = SEAT_OPERATIONS.get(request.endpoint or "")
-    if needed_for is not None:
-        games = current_service()
-        seat_of(games, games.load(request.view_args["game_id"]), needed_for)
+    if needed_for is None:
+        return
+    games, game_id, token = current_service(), request.view_args["game_id"], current_actor().bearer
+    if token is None or games.seat_of(game_id, token) is None:  # the words of the refusal
+        seated(games, game_id, needed_for)
 
 
 MAX_IDEMPOTENCY_KEY = 200
@@ -263,9 +277,11 @@ def conditional(*parts: Any) -> str | Response:
 
 
 def game_version(game: Game) -> tuple[Any, ...]:
-    """What every view of ``game`` changes with."""
+    """What every view of ``game`` changes with (a running clock's remaining time: each
+    minute)."""
     row = game.row
-    return (game.id, game.seq, game.status, row.updated_at, row.deadline)
+    minute = utcnow()[:16] if row.deadline else None
+    return (game.id, game.seq, game.status, row.updated_at, row.deadline, minute)
 
 
 @blp.route("/engines")
@@ -333,7 +349,7 @@ def option_value(text: str) -> Any:
 
 
 @blp.route("/games", methods=["POST"])
-@blp.arguments(GameCreateSchema)
+@blp.arguments(GameCreateSchema())
 @blp.response(201, GameCreatedSchema)
 @operation("createGame", "not_found", "invalid_request", "invalid_position", body=True)
 def create_game(body: dict[str, Any]) -> dict[str, Any]:
@@ -352,14 +368,16 @@ def create_game(body: dict[str, Any]) -> dict[str, Any]:
         position=body["position"],
         turn_hours=body["turn_hours"],
         deadline_policy=body["deadline_policy"],
+        clock=body["clock"],
         client=current_client(),
         table=Table(actor.player.id if actor.personal_token else None, body["seating"]),
         hints=body["hints"],
+        takebacks=body["takebacks"],
     )
 
 
 @blp.route("/games")
-@blp.arguments(GameListQuerySchema, location="query")
+@blp.arguments(GameListQuerySchema(), location="query")
 @blp.response(200, GameListSchema)
 @operation("listGames", "unauthorized", "invalid_request")
 @bearer
@@ -372,7 +390,7 @@ def list_games(query: dict[str, Any]) -> dict[str, Any]:
 
 
 @blp.route("/me/games")
-@blp.arguments(MyGamesQuerySchema, location="query")
+@blp.arguments(MyGamesQuerySchema(), location="query")
 @blp.response(200, MyGameListSchema)
 @operation("listMyGames", "unauthorized", "invalid_request")
 @blp.doc(security=[{"personalToken": []}, {"session": []}])
@@ -393,7 +411,7 @@ def list_my_games(query: dict[str, Any]) -> dict[str, Any]:
 
 
 @blp.route("/games/<game_id>")
-@blp.arguments(GameQuerySchema, location="query")
+@blp.arguments(GameQuerySchema(), location="query")
 @blp.response(200, GameSchema, headers=ETAG)
 @blp.alt_response(304, description="Not Modified: the If-None-Match ETag is current")
 @operation("getGame", "unauthorized", "not_found", "invalid_request")
@@ -402,12 +420,11 @@ def list_my_games(query: dict[str, Any]) -> dict[str, Any]:
 def read_game(query: dict[str, Any], game_id: str) -> Any:
     """The game as the caller may see it (with ?at=N: as it was after entry N)."""
     games = current_service()
-    game = games.load(game_id)
-    seat = games.authenticate(game, current_actor().bearer)
+    game, seat = games.load_as(game_id, current_actor().bearer)
     etag = conditional("game", *game_version(game), seat, query.get("at"))
     if isinstance(etag, Response):
         return etag
-    return offload(games.game_object, game, seat, query.get("at")), 200, {"ETag": etag}
+    return answer(etag, GAME, lambda: offload(games.game_object, game, seat, query.get("at")))
 
 
 @blp.route("/games/<game_id>/abort", methods=["POST"])
@@ -436,7 +453,7 @@ def reissue_seat_token(game_id: str, seat: int) -> dict[str, Any]:
 
 
 @blp.route("/games/<game_id>/resign", methods=["POST"])
-@blp.arguments(ResignSchema)
+@blp.arguments(ResignSchema())
 @blp.response(200, MoveSubmittedSchema)
 @operation(
     "resignSeat",
@@ -451,12 +468,12 @@ def reissue_seat_token(game_id: str, seat: int) -> dict[str, Any]:
 def resign(body: dict[str, Any], game_id: str) -> dict[str, Any]:
     """Resign the caller's seat: it (with its partners) loses, the others win."""
     games = current_service()
-    seat = seat_of(games, games.load(game_id), "to resign")
+    _, seat = seated(games, game_id, "to resign")
     return games.resign(game_id, seat, body["expected_seq"])
 
 
 @blp.route("/games/<game_id>/moves")
-@blp.arguments(MovesQuerySchema, location="query")
+@blp.arguments(MovesQuerySchema(), location="query")
 @blp.response(200, LoggedMoveSchema(many=True), headers={**ETAG, **NEXT_PAGE})
 @blp.alt_response(304, description="Not Modified: the If-None-Match ETag is current")
 @operation("listMoves", "not_found", "invalid_request")
@@ -471,19 +488,17 @@ def list_moves(query: dict[str, Any], game_id: str) -> Any:
     etag = conditional("moves", game.id, game.seq, after, limit, language)
     if isinstance(etag, Response):
         return etag
-    entries = games.move_log(game, after, limit, language)
-    headers = {"ETag": etag}
-    if entries and entries[-1]["seq"] < game.seq:
-        following = url_for(
-            "api.list_moves", game_id=game.id, after=entries[-1]["seq"], limit=limit
-        )
-        headers["Link"] = f'<{following}>; rel="next"'
-    return entries, 200, headers
+    response = answer(etag, LOG_ENTRIES, lambda: games.move_log(game, after, limit, language))
+    last = min(game.seq, after + limit)  # the page ends here: the log has no gaps
+    if after < last < game.seq:
+        following = url_for("api.list_moves", game_id=game.id, after=last, limit=limit)
+        response.headers["Link"] = f'<{following}>; rel="next"'
+    return response
 
 
 @blp.route("/games/<game_id>/moves", methods=["POST"])
 @blp.arguments(
-    MoveSubmitSchema,
+    MoveSubmitSchema(),
     examples={
         "move": {
             "value": {"move": {"action": "enter", "to": "a1", "facing": "N"}, "expected_seq": 0}
@@ -533,12 +548,11 @@ def submit_move(body: dict[str, Any], game_id: str) -> dict[str, Any]:
 def legal_moves(game_id: str) -> Any:
     """Every legal move of the caller's seat now (empty when it is not their turn)."""
     games = current_service()
-    game = games.load(game_id)
-    seat = seat_of(games, game, "for legal moves")
+    game, seat = seated(games, game_id, "for legal moves")
     etag = conditional("legal-moves", *game_version(game), seat)
     if isinstance(etag, Response):
         return etag
-    return offload(games.legal_moves, game, seat), 200, {"ETag": etag}
+    return answer(etag, LEGAL_MOVES, lambda: offload(games.legal_moves, game, seat))
 
 
 @blp.route("/games/<game_id>/hint")
@@ -553,41 +567,140 @@ def get_hint(game_id: str) -> dict[str, Any]:
     token (``TURNPOST_RATELIMIT_HINT``), since each hint is a search.
     """
     games = current_service()
-    game = games.load(game_id)
-    seat = seat_of(games, game, "for a hint")
+    game, seat = seated(games, game_id, "for a hint")
     moves = offload(hint, game, seat)
     engine = game.engine
     return {"seq": game.seq, "moves": [{**move, "notation": engine.format(move)} for move in moves]}
 
 
+@blp.route("/games/<game_id>/analysis")
+@blp.response(200, AnalysisSchema)
+@operation("getAnalysis", "unauthorized", "not_found")
+@bearer
+def get_analysis(game_id: str) -> dict[str, Any]:
+    """Where a level-3 bot would have played differently, after the game's end.
+
+    The worker analyses a finished game once (``status`` ``waiting`` until
+    then). Each suggestion knows only what the seat knew; in a game that hides
+    something, the caller (seat token) reads only its own seat's moves.
+    """
+    games = current_service()
+    game, seat = games.load_as(game_id, current_actor().bearer)
+    notes = offload(notes_of, games, game, seat, page_language())
+    return {"status": notes.status, "level": ANALYSIS_LEVEL, "moves": notes.notes}
+
+
 @blp.route("/games/<game_id>/vacation", methods=["POST"])
-@blp.arguments(VacationSchema)
+@blp.arguments(VacationSchema())
 @blp.response(200, VacationSetSchema)
 @operation("setVacation", "unauthorized", "not_found", "invalid_request", body=True)
 @bearer
 def vacation(body: dict[str, Any], game_id: str) -> dict[str, Any]:
     """Pause the caller's turn clock in this game until a moment (30 days a year)."""
     games = current_service()
-    seat = seat_of(games, games.load(game_id), "to set a vacation")
+    _, seat = seated(games, game_id, "to set a vacation")
     return set_vacation(games, game_id, seat, format_time(body["until"]))
 
 
 @blp.route("/games/<game_id>/webhooks", methods=["POST"])
-@blp.arguments(WebhookCreateSchema)
+@blp.arguments(WebhookCreateSchema())
 @blp.response(201, WebhookCreatedSchema)
 @operation("createWebhook", "unauthorized", "not_found", "invalid_request", body=True)
 @bearer
 def create_webhook(body: dict[str, Any], game_id: str) -> dict[str, Any]:
     """Post this game's events to a URL (admin token)."""
     url = body["url"]
-    try:
-        configured(current_app.config).check_url(url)
-    except Refused as error:
-        raise TurnpostError("invalid_request", str(error), {"url": [str(error)]}) from None
+    _check_destination(url)
     webhook = current_service().add_webhook(game_id, current_actor().bearer, url)
     secret = webhook_secret(current_app.config["SECRET_KEY"], game_id, webhook.id)
     created = {"id": webhook.id, "url": webhook.url, "created_at": webhook.created_at}
     return {**created, "secret": secret}
+
+
+@blp.route("/games/<game_id>/pings", methods=["POST"])
+@blp.arguments(PingCreateSchema)
+@blp.response(201, PingCreatedSchema)
+@operation("createPing", "unauthorized", "not_found", "invalid_request", body=True)
+@bearer
+def create_ping(body: dict[str, Any], game_id: str) -> dict[str, Any]:
+    """Announce the caller's turns in a chat: Discord, Slack, Matrix or generic (seat token)."""
+    games = current_service()
+    _, seat = seated(games, game_id, "to add a chat ping")
+    _check_destination(body["url"])
+    ping = add_ping(games.store, game_id, seat, body["kind"], body["url"], body["mention"])
+    secret = webhook_secret(current_app.config["SECRET_KEY"], game_id, ping.id)
+    return {**asdict(ping), "secret": secret}
+
+
+@blp.route("/games/<game_id>/pings")
+@blp.response(200, PingSchema(many=True))
+@operation("listPings", "unauthorized", "not_found")
+@bearer
+def list_pings(game_id: str) -> list[ChatPing]:
+    """The caller's chat pings in this game (seat token)."""
+    games = current_service()
+    _, seat = seated(games, game_id, "to list chat pings")
+    return games.store.chat_pings(game_id, seat)
+
+
+@blp.route("/games/<game_id>/pings/<int:ping_id>", methods=["DELETE"])
+@blp.response(204)
+@operation("deletePing", "unauthorized", "not_found")
+@bearer
+def delete_ping(game_id: str, ping_id: int) -> None:
+    """Stop one of the caller's chat pings; its pending pings are dropped (seat token)."""
+    games = current_service()
+    _, seat = seated(games, game_id, "to remove a chat ping")
+    if not games.store.remove_chat_ping(game_id, seat, ping_id, utcnow()):
+        raise TurnpostError("not_found", f"Your seat has no chat ping {ping_id} in this game.")
+
+
+@blp.route("/me/pings", methods=["POST"])
+@blp.arguments(PingCreateSchema)
+@blp.response(201, PlayerPingSchema)
+@operation("createMyPing", "unauthorized", "invalid_request", body=True)
+@blp.doc(security=[{"personalToken": []}])
+def create_my_ping(body: dict[str, Any]) -> PlayerPing:
+    """Announce the signed-in player's turns in every game of theirs in a chat (personal
+    API token)."""
+    player = _token_player()
+    _check_destination(body["url"])
+    return add_player_ping(current_store(), player.id, body["kind"], body["url"], body["mention"])
+
+
+@blp.route("/me/pings")
+@blp.response(200, PlayerPingSchema(many=True))
+@operation("listMyPings", "unauthorized")
+@blp.doc(security=[{"personalToken": []}, {"session": []}])
+def list_my_pings() -> list[PlayerPing]:
+    """The signed-in player's chat pings."""
+    return current_store().player_pings(personal_player().id)
+
+
+@blp.route("/me/pings/<int:ping_id>", methods=["DELETE"])
+@blp.response(204)
+@operation("deleteMyPing", "unauthorized", "not_found")
+@blp.doc(security=[{"personalToken": []}])
+def delete_my_ping(ping_id: int) -> None:
+    """Stop one of the player's chat pings, in every game (personal API token)."""
+    if not current_store().remove_player_ping(_token_player().id, ping_id, utcnow()):
+        raise TurnpostError("not_found", f"You have no chat ping {ping_id}.")
+
+
+def _token_player() -> Player:
+    """The player of a personal API token; ``401`` otherwise (a browser's cookie does not
+    change where the player's turns are posted: no cross-site request can)."""
+    if not current_actor().personal_token:
+        raise TurnpostError("unauthorized", "A personal API token (tpp_...) is needed here.")
+    return personal_player()
+
+
+def _check_destination(url: str) -> None:
+    """``422`` for a URL the webhook destination rules refuse."""
+    try:
+        configured(current_app.config).check_url(url)
+    except Refused as error:
+        raise TurnpostError("invalid_request", str(error), {"url": [str(error)]}) from None
 
 
 @blp.route("/games/<game_id>/webhooks")
@@ -632,7 +745,7 @@ EVENT_STREAM_EXAMPLE = (
 
 
 @blp.route("/games/<game_id>/events")
-@blp.arguments(EventsQuerySchema, location="query")
+@blp.arguments(EventsQuerySchema(), location="query")
 @blp.doc(
     responses={
         "200": {
@@ -667,8 +780,7 @@ def events(query: dict[str, Any], game_id: str) -> Response:
     partner thread, and leaves out the messages of the seats it muted.
     """
     games = current_service()
-    game = games.load(game_id)
-    seat = games.authenticate(game, current_actor().bearer)
+    game, seat = games.load_as(game_id, current_actor().bearer)
     return event_stream(
         games, game, last_event_id(query), stream_reader(games, game, seat, query["talk"])
     )

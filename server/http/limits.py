@@ -51,7 +51,8 @@ name when the config does not set it, so a gunicorn server can be tuned):
 ``TURNPOST_RATELIMIT_STORAGE``
     where the counts live (read by :func:`server.create_app`, which counts
     the event streams there too: :mod:`server.http.stream_caps`). The
-    default, ``memory://``, counts in each worker's memory: with ``N``
+    default, ``memory://``, counts in each worker's memory (without a timer
+    thread: :mod:`server.http.counts`): with ``N``
     workers a client may get up to ``N`` times a limit before every worker
     refuses it. ``redis://host:6379/0`` counts in that Redis, so that the
     limits hold across every worker of every host; while it cannot be
@@ -86,6 +87,7 @@ from limits.errors import StorageError
 
 from server.errors import TurnpostError
 from server.http.clients import current_client
+from server.http.counts import PROCESS_COUNTS
 from server.http.errors import error_response
 from server.http.stream_caps import REDIS_OPTIONS, uses_redis
 from server.store.base import hash_secret
@@ -251,7 +253,9 @@ def init_protection(app: Flask) -> Limiter:
     for key, default in DEFAULTS.items():
         app.config.setdefault(key, os.environ.get(key, default))
     storage = app.config["TURNPOST_RATELIMIT_STORAGE"]
-    app.config.setdefault("RATELIMIT_STORAGE_URI", storage)
+    app.config.setdefault(
+        "RATELIMIT_STORAGE_URI", storage if uses_redis(storage) else PROCESS_COUNTS
+    )
     if uses_redis(storage):
         options = {"wrap_exceptions": True, **REDIS_OPTIONS}
         app.config.setdefault("RATELIMIT_STORAGE_OPTIONS", options)

@@ -63,19 +63,22 @@ from marshmallow import ValidationError
 
 from engines import ENGINES, Engine
 from engines.search import LEVELS
-from engines.words import plural
+from engines.words import join, plural
 from schemas.api import GameCreateSchema
 from server.boards import PLAYER_COLORS, Board, board_context, last_touched
+from server.cooperative import offload
 from server.errors import TurnpostError
+from server.games.analysis import notes_of
 from server.games.clock import format_time, parse_time, utcnow
+from server.games.conditional import conditional_panel
 from server.games.game import Game
 from server.games.service import GameService, MoveRequest, Table, handed_tokens
 from server.games.tables import Tables
+from server.games.takebacks import takeback_panel
 from server.games.talk import TalkService, TalkView, talk_seat
 from server.http.actor import current_actor, signed_in_player
 from server.http.clients import current_client
 from server.http.context import current_service, current_store
-from server.http.cooperative import offload
 from server.http.guide import (
     HAND_END,
     HAND_START,
@@ -86,7 +89,7 @@ from server.http.guide import (
     pick_params,
     read_picks,
 )
-from server.http.pages_words import moment_words, refusal_words, waiting_words
+from server.http.pages_words import moment_words, refusal_words, time_left_words, waiting_words
 from server.http.turn import MAX_STEPS, STEP, TurnSoFar, WholeTurn, read_turn, whole_turn
 from server.i18n import N_, page_language, read_as_seat
 from server.phrases import read_questions, render
@@ -177,6 +180,7 @@ def create_game() -> Any:
             body["players"],
             body["options"],
             turn_hours=body["turn_hours"],
+            clock=body["clock"],
             client=current_client(),
             handed_key=key,
             table=Table(None if player is None else player.id, body["seating"]),
@@ -311,6 +315,10 @@ LOBBY_TABLES = 50
 LOBBY_OWN_GAMES = 20
 #: The turn clocks the lobby form offers (hours; none: no clock).
 TURN_CLOCKS = (24, 48, 72, 168)
+#: The bank clock the lobby form offers (as Little Golem's): 10 days, 1.5 more a move, up to 20.
+LOBBY_BANK = {"kind": "bank", "bank_hours": 240, "increment_hours": 36, "max_bank_hours": 480}
+#: The quiet times the lobby form offers: weekends.
+WEEKENDS = {"weekdays": ["sat", "sun"]}
 
 
 def _render_lobby(error: TurnpostError | None = None, form: Mapping[str, str] | None = None) -> str:
@@ -326,6 +334,7 @@ def _render_lobby(error: TurnpostError | None = None, form: Mapping[str, str] | 
         seats=range(FORM_SEATS),
         bot_choices=BOT_CHOICES,
         clocks=TURN_CLOCKS,
+        bank=LOBBY_BANK,
         error=error,
         form=form or {},
         option_fields=option_fields,
@@ -343,6 +352,7 @@ def table_entry(row: OpenTable) -> dict[str, Any]:
         "options": option_words(row.options),
         "seeded": row.seeded,
         "turn_hours": row.turn_hours,
+        "clock": row.clock,
         "seated": [seat.name for seat in named if seat.joined_at],
         "waiting": [seat.name for seat in named if not seat.joined_at],
         "open": len(row.players) - len(named),
@@ -384,17 +394,37 @@ def option_words(options: Mapping[str, Any]) -> list[str]:
     ]
 
 
-def clock_words(hours: float | None) -> str:
-    """A turn clock in words.
+def clock_words(hours: float | None, clock: dict[str, Any] | None = None) -> str:
+    """A game's clock in words: its ``turn_hours``, or its time control (``clock``).
 
     >>> clock_words(None), clock_words(48), clock_words(168), clock_words(1.5)
     ('no clock', '2 days a move', '7 days a move', '1.5 hours a move')
+    >>> clock_words(None, {**LOBBY_BANK, "pause": {**WEEKENDS, "nightly": None}})
+    '10 days, 1.5 days more a move (at most 20 days); no clock on sat and sun'
     """
-    if not hours:
-        return "no clock"
-    if hours % 24 == 0:
-        return f"{plural(int(hours // 24), 'day')} a move"
-    return f"{hours:g} hours a move"
+    if clock is None:
+        return f"{_hours_words(hours)} a move" if hours else "no clock"
+    if clock["kind"] == "per_move":
+        words = f"{_hours_words(clock['hours'])} a move"
+    else:
+        words = f"{_hours_words(clock['bank_hours'])}, {_hours_words(clock['increment_hours'])}"
+        words += " more a move"
+        if clock.get("max_bank_hours"):
+            words += f" (at most {_hours_words(clock['max_bank_hours'])})"
+    pause = clock.get("pause") or {}
+    if pause.get("weekdays"):
+        words += f"; no clock on {join(pause['weekdays'])}"
+    if pause.get("nightly"):
+        words += f"; no clock from {pause['nightly']['from']} to {pause['nightly']['to']}"
+    return words
+
+
+def _hours_words(hours: float) -> str:
+    """Hours in days where whole (or half) days: "2 days", "1.5 days", "5 hours"."""
+    if hours >= 24 and hours % 12 == 0:
+        days = hours / 24
+        return plural(int(days), "day") if days == int(days) else f"{days:g} days"
+    return plural(int(hours), "hour") if hours == int(hours) else f"{hours:g} hours"
 
 
 @dataclass(frozen=True)
@@ -498,7 +528,8 @@ def _creation_body(form: Mapping[str, str]) -> dict[str, Any]:
         "engine": form.get("engine", ""),
         "players": players,
         "options": _form_options(engine, form),
-        "turn_hours": form.get("turn_hours") or None,
+        "turn_hours": None,
+        "clock": _form_clock(form),
         "seating": form.get("seating", "drawn"),
     }
     try:
@@ -506,6 +537,19 @@ def _creation_body(form: Mapping[str, str]) -> dict[str, Any]:
     except ValidationError as error:
         problems = "; ".join(_field_errors(error.messages))
         raise TurnpostError("invalid_request", f"Please check: {problems}.") from None
+
+
+def _form_clock(form: Mapping[str, str]) -> dict[str, Any] | None:
+    """The clock the lobby form asks for: hours per move or the bank (``turn_hours``),
+    weekends without a clock (``pause_weekends``, in each seat's time zone)."""
+    choice = form.get("turn_hours") or ""
+    if not choice:
+        return None
+    clock = dict(LOBBY_BANK) if choice == "bank" else {"kind": "per_move", "hours": choice}
+    if form.get("pause_weekends"):
+        player = current_actor().player
+        clock["pause"] = {**WEEKENDS, "time_zone": player.time_zone if player else "UTC"}
+    return clock
 
 
 def _field_errors(messages: Any, where: str = "") -> Iterator[str]:
@@ -861,6 +905,7 @@ def _table(
         "start_over": _table_url(game.id, (), shown, _anchor="turn"),
         "prompt": render(engine.prompt(now, seat), names, page_language()) if playing else "",
         "waiting": waiting_words(view["to_move"], names),
+        "time_left_words": lambda time: time_left_words(time, page_language()),
         "result_words": _result_words(engine, view["result"], names),
         "board_html": board_html,
         "error": error,
@@ -872,6 +917,9 @@ def _table(
         "scores": _scores(view["result"]),
         "title": _title(engine, view, seat, playing, names),
         "talk": talk_view(games, game, seat),
+        "analysis": offload(notes_of, games, game, seat, page_language()) if at is None else None,
+        "takeback": takeback_panel(games, game, seat if at is None else None),
+        "conditional": conditional_panel(games, game, seat if at is None else None),
     }
 
 

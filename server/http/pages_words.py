@@ -24,6 +24,7 @@ from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from babel.dates import format_datetime, format_timedelta, get_timezone_location
+from babel.support import Translations
 
 from engines.phrases import N_, phrase
 from engines.words import join
@@ -54,6 +55,45 @@ def distance_words(seconds: float, language: str = "en") -> str:
                 delta, granularity=unit, threshold=math.inf, add_direction=True, locale=language
             )
     raise AssertionError("the last unit has no limit")
+
+
+def _count(translations: Translations, unit: str, count: int) -> str:
+    """``count`` days, hours or minutes (``unit``) in the catalog's language."""
+    if unit == "day":
+        words = translations.ngettext("%(num)d day", "%(num)d days", count)
+    elif unit == "hour":
+        words = translations.ngettext("%(num)d hour", "%(num)d hours", count)
+    else:
+        words = translations.ngettext("%(num)d minute", "%(num)d minutes", count)
+    return words % {"num": count}
+
+
+def time_left_words(seat_time: dict[str, object], language: str = "en") -> str:
+    """A seat's time (an entry of the game object's ``clock.seats``) in words, in
+    ``language``.
+
+    >>> time_left_words({"remaining_seconds": 183600, "running": True, "runs_out_at": "x"})
+    '2 days 3 hours left'
+    >>> time_left_words({"remaining_seconds": 2700, "running": False, "runs_out_at": "x"})
+    '45 minutes left (its clock is paused now)'
+    >>> time_left_words({"remaining_seconds": 36059, "running": False, "runs_out_at": None})
+    '10 hours'
+    >>> time_left_words({"remaining_seconds": 35999, "running": True, "runs_out_at": "x"}, "de")
+    '9 Stunden 59 Minuten übrig'
+    """
+    translations = catalog(language)
+    seconds = int(seat_time["remaining_seconds"])  # type: ignore[call-overload]
+    days, rest = divmod(seconds, 86400)
+    hours, minutes = divmod(rest // 60, 60)
+    units = [(days, "day"), (hours, "hour")] if days else [(hours, "hour"), (minutes, "minute")]
+    amount = " ".join(
+        _count(translations, unit, count) for count, unit in units if count
+    ) or translations.gettext("no time")
+    if seat_time["runs_out_at"] is None:
+        return amount
+    if seat_time["running"]:
+        return translations.gettext("%(time)s left") % {"time": amount}
+    return translations.gettext("%(time)s left (its clock is paused now)") % {"time": amount}
 
 
 def moment_words(moment: datetime, now: datetime, zone: str = "UTC", language: str = "en") -> str:

@@ -81,6 +81,7 @@ def table_controls(game_id: str) -> dict[str, Any]:
         "forming": game.status == "forming",
         "hidden": game.row.hidden_at is not None,
         "turn_hours": hours,
+        "control": clock_words(hours, game.row.clock) if game.row.clock else None,
         "policy": game.row.deadline_policy,
         "clocks": sorted(set(TURN_CLOCKS) | ({hours} if hours else set())),
         "policies": DEADLINE_POLICIES,
@@ -117,7 +118,7 @@ def table_page(game_id: str) -> Response:
         game=game,
         view=view,
         options=option_words(view["options"]),
-        clock=clock_words(game.row.turn_hours),
+        clock=clock_words(game.row.turn_hours, game.row.clock),
         seated=any(row.joined_at for row in mine),
         kept=any(not row.joined_at for row in mine),
         free=sum(not row.name for row in game.seats),
@@ -165,9 +166,13 @@ def remove(game_id: str, seat: int) -> Response:
 
 @bp.route("/games/<game_id>/host/clock", methods=["POST"])
 def clock(game_id: str) -> Response:
-    """The host sets the turn clock, or lifts it (no hours)."""
+    """The host sets the turn clock, or lifts it (no hours), or keeps the game's time control
+    (``keep``) and sets only what happens when time runs out."""
     host = signed_in_player()
     text = request.form.get("turn_hours", "")
+    if text == "keep":
+        tables().set_policy(game_id, host, request.form.get("deadline_policy", ""))
+        return _done(game_id, "clock")
     hours = whole_number(text)
     if text and hours is None:
         raise TurnpostError("invalid_request", "The hours of a turn must be a whole number.")

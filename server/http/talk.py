@@ -36,7 +36,7 @@ from server.http.api import (
     event_stream,
     last_event_id,
     operation,
-    seat_of,
+    seated,
     stream_reader,
 )
 from server.http.context import current_service
@@ -145,7 +145,7 @@ def page_events(game_id: str) -> Response:
 
 # -- the API --------------------------------------------------------------------
 @blp.route("/games/<game_id>/messages")
-@blp.arguments(MessagesQuerySchema, location="query")
+@blp.arguments(MessagesQuerySchema(), location="query")
 @blp.response(200, MessageSchema(many=True), headers=NEXT_MESSAGES)
 @operation("listMessages", "unauthorized", "not_found", "invalid_request")
 @bearer
@@ -153,8 +153,7 @@ def list_messages(query: dict[str, Any], game_id: str) -> Any:
     """The messages of a thread in order, a page at a time: the table's (no token needed), or
     with a seat token the seat's partner thread; the seats it muted are left out."""
     games = current_service()
-    game = games.load(game_id)
-    seat = games.authenticate(game, current_actor().bearer)
+    game, seat = games.load_as(game_id, current_actor().bearer)
     thread, limit = query["thread"], query["limit"]
     entries = TalkService(games.store).read(game, seat, thread, query["after"], limit)
     headers = {}
@@ -171,7 +170,7 @@ def list_messages(query: dict[str, Any], game_id: str) -> Any:
 
 
 @blp.route("/games/<game_id>/messages", methods=["POST"])
-@blp.arguments(MessageCreateSchema)
+@blp.arguments(MessageCreateSchema())
 @blp.response(201, MessageSchema)
 @operation("postMessage", "unauthorized", "not_found", "not_started", "invalid_request", body=True)
 @bearer
@@ -181,8 +180,7 @@ def post_api_message(body: dict[str, Any], game_id: str) -> dict[str, Any]:
     A seat may post 10 messages a minute and 100 a day (``429`` with ``Retry-After``).
     """
     games = current_service()
-    game = games.load(game_id)
-    seat = seat_of(games, game, "to post a message")
+    game, seat = seated(games, game_id, "to post a message")
     return TalkService(games.store).post(game, seat, body["text"], body["thread"], via="api")
 
 

@@ -7,6 +7,11 @@ its game with one of :data:`server.mail.words.COMMANDS`:
     the board again; ``moves``: every legal move, each in words;
 ``resign``
     give up the game (everyone else wins);
+``takeback``
+    offer to take back the seat's last move; ``takeback accept`` / ``takeback decline``
+    answer another seat's offer (:mod:`server.games.takebacks`);
+``if enter a1 N then enter e5 S``
+    a conditional move, added to the seat's lines (:mod:`server.games.conditional`);
 ``vacation 7``
     pause the seat's turn clock for 7 days (:func:`server.games.deadlines.set_vacation`);
 ``stop`` / ``start``
@@ -38,13 +43,20 @@ from typing import Any
 from engines.phrases import Words, phrase
 from server.errors import TurnpostError
 from server.games.clock import format_time, parse_time, utcnow
+from server.games.conditional import checked_lines
 from server.games.deadlines import VACATION_DAYS_PER_YEAR, set_vacation
 from server.games.service import GameService
+from server.games.takebacks import answer_takeback, offer_takeback
 from server.mail.words import COMMAND_WORDS, COMMANDS
 
-NAMES = tuple(usage.split()[0] for usage, _ in COMMANDS)
+#: A conditional move (``if MOVE then ANSWER``): its own shape, so that talk starting with
+#: "if" stays talk.
+CONDITIONAL = re.compile(r"^if\s+(?P<move>.+?)\s+then\s+(?P<answer>.+?)[.!]?$", re.IGNORECASE)
+#: The usages of the commands that are a word (and perhaps an argument).
+WORDS = tuple(usage for usage, _ in COMMANDS if not CONDITIONAL.match(usage))
+NAMES = tuple(usage.split()[0] for usage in WORDS)
 #: The commands that take an argument (``vacation 7``).
-WITH_ARGUMENT = tuple(usage.split()[0] for usage, _ in COMMANDS if " " in usage)
+WITH_ARGUMENT = tuple(usage.split()[0] for usage in WORDS if " " in usage)
 #: The commands that only answer (privately): other words may follow them ("board please").
 ANSWERING = ("board", "moves", "help")
 #: The commands that change something (``resign``, ``stop``, ``start``): their word alone.
@@ -90,7 +102,12 @@ def parse_command(line: str, language: str = "en") -> Command | None:
     (Command(name='board', argument=''), None, Command(name='stop', argument=''))
     >>> parse_command("Vakantie 5", "nl"), parse_command("Aufgeben", "de")
     (Command(name='vacation', argument='5'), Command(name='resign', argument=''))
+    >>> parse_command("If enter a1 N then enter e5 S"), parse_command("If only!")
+    (Command(name='if', argument='enter a1 N then enter e5 S'), None)
     """
+    conditional = CONDITIONAL.match(line.strip())
+    if conditional is not None:
+        return Command("if", f"{conditional['move']} then {conditional['answer']}")
     pattern, said = command_pattern(language)
     match = pattern.match(line.strip())
     if match is None:
@@ -109,6 +126,10 @@ def run_command(
         facts |= _vacation(games, game_id, seat, command.argument, now)
     elif command.name == "resign":
         facts["said"] = _resign(games, game_id, seat)
+    elif command.name == "takeback":
+        facts["said"] = _takeback(games, game_id, seat, command.argument)
+    elif command.name == "if":
+        facts["said"] = _conditional(games, game_id, seat, command.argument)
     with games.store.write():
         game = games.load(game_id)
         if command.name in ("stop", "start"):
@@ -150,6 +171,51 @@ def _days(argument: str) -> float | None:
     except ValueError:
         return None
     return days if 0 < days <= VACATION_DAYS_PER_YEAR else None
+
+
+#: What ``takeback ...`` answers an offer with: the word after it.
+TAKEBACK_ANSWERS = {"accept": True, "decline": False}
+#: What a takeback command did, in words, by its outcome.
+TAKEBACK_WORDS = {
+    "offered": "Your takeback offer was sent to the other players: the move is taken back"
+    " once they all accept.",
+    "accepted": "You accepted the takeback; it waits for the other players' answers.",
+    "declined": "You declined the takeback: the move stays.",
+    "taken_back": "The move was taken back, as agreed.",
+}
+
+
+def _takeback(games: GameService, game_id: str, seat: int, argument: str) -> str:
+    """Offer a takeback (no ``argument``) or answer one (``accept``, ``decline``); what to
+    tell the seat."""
+    word = argument.lower().strip(" .!")
+    if word and word not in TAKEBACK_ANSWERS:
+        return 'Nothing changed: write "takeback", "takeback accept" or "takeback decline".'
+    try:
+        if word:
+            answer = answer_takeback(games, game_id, seat, TAKEBACK_ANSWERS[word])
+        else:
+            answer = offer_takeback(games, game_id, seat)
+    except TurnpostError as error:
+        return f"Nothing changed: {error.message}"
+    return TAKEBACK_WORDS[answer["outcome"]]
+
+
+def _conditional(games: GameService, game_id: str, seat: int, argument: str) -> str:
+    """Add the line ``MOVE then ANSWER`` to the seat's conditional moves; what to tell it."""
+    move, _, answer = argument.partition(" then ")
+    with games.store.write():
+        game = games.load(game_id)
+        lines = games.store.conditional_lines(game_id).get(seat, [])
+        try:
+            kept = checked_lines(game, seat, [*lines, [move, answer]])
+        except TurnpostError as error:
+            return f"Nothing changed: {error.message}"
+        games.store.set_conditional_lines(game_id, seat, kept, utcnow())
+    return (
+        f"Stored: if {kept[-1][0]} is played, {kept[-1][1]} answers it at once. Only you see"
+        f" your conditional moves ({len(kept)} stored)."
+    )
 
 
 def _resign(games: GameService, game_id: str, seat: int) -> Words:

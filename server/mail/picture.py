@@ -50,12 +50,13 @@ def svg_size(svg: str) -> tuple[float, float]:
     return box_width, box_height
 
 
-def rasterise(svg: str) -> Picture:
-    """The PNG of a standalone SVG document, at most :data:`MAX_WIDTH` wide when shown."""
+def rasterise(svg: str, density: int = DENSITY, max_width: int = MAX_WIDTH) -> Picture:
+    """The PNG of a standalone SVG document, at most ``max_width`` wide when shown, drawn at
+    ``density`` pixels per pixel shown."""
     width, _ = svg_size(svg)
-    shown = round(min(width, MAX_WIDTH))
-    png = bytes(resvg_py.svg_to_bytes(svg_string=svg, width=shown * DENSITY, background="white"))
-    return Picture(png, shown, round(png_size(png)[1] / DENSITY))
+    shown = round(min(width, max_width))
+    png = bytes(resvg_py.svg_to_bytes(svg_string=svg, width=shown * density, background="white"))
+    return Picture(png, shown, round(png_size(png)[1] / density))
 
 
 def png_size(png: bytes) -> tuple[int, int]:

@@ -57,6 +57,8 @@ SUBJECTS = {
     "moves": N_("Your legal moves in %(title)s (move %(move)s)"),
     "help": N_("Mail commands for %(title)s"),
     "resign": N_("You resigned in %(title)s"),
+    "takeback": N_("Takeback in %(title)s"),
+    "conditional": N_("Conditional moves in %(title)s"),
     "vacation": N_("Vacation in %(title)s until %(until)s"),
     "no_vacation": N_("No vacation in %(title)s"),
     "stop": N_("Mail stopped for %(title)s"),
@@ -431,6 +433,9 @@ def _answer(game: Game, facts: dict[str, Any], now: str, news: News) -> tuple[st
             render(facts["said"], (), news.language) if facts.get("said") else say("You resigned.")
         )
         return say(SUBJECTS["resign"], title=news.title), [said]
+    if command in ("takeback", "if"):
+        subject = SUBJECTS["takeback" if command == "takeback" else "conditional"]
+        return say(subject, title=news.title), [facts.get("said", "")]
     if command == "vacation":
         return _vacation(facts, now, news)
     if command == "say":

@@ -30,6 +30,9 @@ COMMANDS = (
     ("board", N_("the board again")),
     ("moves", N_("all your legal moves, each in words")),
     ("resign", N_("give up this game (the others win)")),
+    ("takeback", N_("offer to take back your last move (the others accept or decline)")),
+    ("takeback accept", N_("accept the takeback offered to you (takeback decline: refuse it)")),
+    ("if enter a1 N then enter e5 S", N_("a conditional move: if they play the first, you answer")),
     ("vacation 7", N_("pause your turn clock for 7 days (at most 30 days a year)")),
     ("stop", N_("no more mail about this game (you still play on your page)")),
     ("start", N_("mail about this game again")),
@@ -270,10 +273,11 @@ def commands_line(language: str = "en") -> str:
 
     >>> commands_line()[:40]
     'Reply with one word for more: board, mov'
-    >>> commands_line("de")[:51]
-    'Antworte mit einem Wort für mehr: brett, züge, aufge'
+    >>> commands_line("de")[:55]
+    'Antworte mit einem Wort für mehr: brett, züge, aufgeben'
     """
-    words = [command_word(usage.split()[0], language) for usage, _ in COMMANDS]
+    names = dict.fromkeys(usage.split()[0] for usage, _ in COMMANDS if not usage.startswith("if "))
+    words = [command_word(name, language) for name in names]
     line = catalog(language).gettext(
         "Reply with one word for more: %(commands)s (%(help)s says what each does)."
     )

@@ -2,8 +2,8 @@
 
 Every query Turnpost runs is an operation named here, with what it takes
 and gives as typed records (:mod:`server.store.records`): the rest of the
-server calls these and nothing else, so a backend (:mod:`server.store.sqlite`,
-later PostgreSQL) implements :class:`Store` and passes the same store tests.
+server calls these and nothing else, so each backend (:mod:`server.store.sqlite`,
+:mod:`server.store.postgres`) implements :class:`Store` and passes the same store tests.
 :func:`server.store.open_store` picks the backend from ``TURNPOST_DB``.
 
 Operations marked *in a write* expect the caller's :meth:`Connection.write`
@@ -33,13 +33,16 @@ from typing import Any, Protocol
 
 from server.store.records import (
     AdminGame,
+    Analysis,
     ApiToken,
     BotTurn,
+    ChatPing,
     ClaimedDelivery,
     ClaimedPush,
     EndedGame,
     FailingDelivery,
     GameRow,
+    GameSeats,
     GameUpdate,
     IdempotentAnswer,
     Json,
@@ -57,6 +60,7 @@ from server.store.records import (
     OutboxMail,
     Player,
     PlayerGame,
+    PlayerPing,
     PlayerUpdate,
     PushSubscription,
     SchemaChange,
@@ -66,6 +70,7 @@ from server.store.records import (
     SeatUpdate,
     SignInLink,
     Table,
+    TakebackOffer,
     Webhook,
     WebhookDelivery,
 )
@@ -239,6 +244,14 @@ class GameStore(Protocol):
         """The game ``game_id``, or ``None``."""
         ...
 
+    def game_with_seats(self, game_id: str, token: str | None = None) -> GameSeats | None:
+        """The game ``game_id`` with its seats in seat order, in one read, and the seat of
+        ``token`` if it is a live seat token of the game; ``None`` if there is no such game.
+
+        In a write, the game's row is locked as :meth:`game` locks it.
+        """
+        ...
+
     def game_exists(self, game_id: str) -> bool:
         """Whether there is a game ``game_id``."""
         ...
@@ -292,6 +305,19 @@ class GameStore(Protocol):
 
     def release_bot_turn(self, game_id: str, holder: str) -> None:
         """End ``holder``'s claim of the bot turn of ``game_id`` (in a write)."""
+        ...
+
+    def games_to_analyse(self, limit: int) -> list[str]:
+        """Up to ``limit`` finished games with a person at a seat and no analysis yet, the
+        longest finished first (:mod:`server.games.analysis`)."""
+        ...
+
+    def analysis(self, game_id: str) -> Analysis | None:
+        """What the computer made of the finished game ``game_id``, or ``None`` (not yet)."""
+        ...
+
+    def save_analysis(self, analysis: Analysis) -> None:
+        """Keep ``analysis``; a game analysed already keeps its first one."""
         ...
 
     def seats(self, game_id: str) -> list[Seat]:
@@ -435,6 +461,40 @@ class MoveLog(Protocol):
 
     def ended_games(self, game_ids: list[str]) -> list[EndedGame]:
         """Those of ``game_ids`` that are over."""
+        ...
+
+
+class TakebackStore(Protocol):
+    """The open takeback offer of each game (:mod:`server.games.takebacks`)."""
+
+    def takeback_offer(self, game_id: str) -> TakebackOffer | None:
+        """The game's open takeback offer, or ``None``."""
+        ...
+
+    def set_takeback_offer(self, offer: TakebackOffer) -> None:
+        """Make ``offer`` the game's open offer (replacing any earlier one)."""
+        ...
+
+    def drop_takeback_offer(self, game_id: str) -> None:
+        """Forget the game's open takeback offer, if it has one."""
+        ...
+
+
+class ConditionalStore(Protocol):
+    """Each seat's conditional moves (:mod:`server.games.conditional`): private to the seat."""
+
+    def conditional_lines(self, game_id: str) -> dict[int, list[list[str]]]:
+        """The stored lines of every seat of the game that has some, by seat."""
+        ...
+
+    def set_conditional_lines(
+        self, game_id: str, seat: int, lines: list[list[str]], at: str
+    ) -> None:
+        """Replace the lines of ``seat`` (none: forget them)."""
+        ...
+
+    def drop_conditional_lines(self, game_id: str) -> None:
+        """Forget every seat's lines in the game."""
         ...
 
 
@@ -742,6 +802,43 @@ class WebhookStore(Protocol):
         """Stop a webhook of ``game_id`` (its pending deliveries are dropped); whether it was."""
         ...
 
+    def add_chat_ping(
+        self, game_id: str, seat: int, kind: str, url: str, mention: str | None, now: str
+    ) -> int:
+        """Record a chat ping of ``seat`` of ``game_id`` (in a write); its id."""
+        ...
+
+    def chat_pings(self, game_id: str, seat: int) -> list[ChatPing]:
+        """The chat pings of ``seat`` of ``game_id`` not removed, oldest first."""
+        ...
+
+    def remove_chat_ping(self, game_id: str, seat: int, ping_id: int, now: str) -> bool:
+        """Stop a chat ping of ``seat`` (its pending deliveries are dropped); whether it was."""
+        ...
+
+    def add_player_ping(
+        self, player_id: str, kind: str, url: str, mention: str | None, now: str
+    ) -> int:
+        """Record a chat ping of a player (in a write); its id."""
+        ...
+
+    def player_pings(self, player_id: str) -> list[PlayerPing]:
+        """The chat pings of a player not removed, oldest first."""
+        ...
+
+    def remove_player_ping(self, player_id: str, ping_id: int, now: str) -> bool:
+        """Stop a player's chat ping and the seats' pings made from it; whether it was."""
+        ...
+
+    def seat_ping_of(self, game_id: str, seat: int, ping: PlayerPing, now: str) -> int | None:
+        """The seat's ping made from a player's ``ping`` in ``game_id``, made now if the seat
+        has none; ``None`` if the seat removed it (in a write)."""
+        ...
+
+    def queue_chat_ping(self, ping_id: int, seq: int, body: Json, now: str) -> None:
+        """Queue ``body`` (a ``turn`` event) for the chat ping ``ping_id`` (in a write)."""
+        ...
+
     def queue_webhooks(
         self, game_id: str, event: str, seq: int, body: Json, now: str, max_pending: int
     ) -> None:
@@ -781,9 +878,10 @@ class WebhookStore(Protocol):
         ...
 
 
-class OperationsStore(Protocol):
-    """Figures across all games for the operator (``turnpost check``, ``/metrics``), read when
-    asked for, never on a request's path."""
+class OperatorStore(Protocol):
+    """What the operator reads and mends across all games: figures for ``turnpost check``
+    and ``/metrics`` (read when asked for, never on a request's path) and what the
+    operator's page (``/admin``) finds and mends."""
 
     def addressed_seats(self) -> int:
         """How many seats of forming or running games have an email address."""
@@ -797,10 +895,6 @@ class OperationsStore(Protocol):
         """How many webhook deliveries failed and were not delivered since (retrying or given
         up)."""
         ...
-
-
-class OperatorStore(Protocol):
-    """What the operator's page (``/admin``) finds and mends across all games."""
 
     def find_games(self, text: str, limit: int) -> list[AdminGame]:
         """Up to ``limit`` games, hidden ones too, newest first: those whose id starts with
@@ -846,13 +940,14 @@ class Store(
     TableStore,
     SeatTokenStore,
     MoveLog,
+    TakebackStore,
+    ConditionalStore,
     IdempotencyStore,
     PlayerStore,
     TalkStore,
     MailStore,
     NotificationStore,
     WebhookStore,
-    OperationsStore,
     OperatorStore,
     Protocol,
 ):

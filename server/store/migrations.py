@@ -15,9 +15,9 @@ never changed.
     >>> import sqlite_utils
     >>> db = sqlite_utils.Database(memory=True)
     >>> migrate(db)
-    SchemaChange(before=0, after=22, created=True)
+    SchemaChange(before=0, after=27, created=True)
     >>> migrate(db)
-    SchemaChange(before=22, after=22, created=False)
+    SchemaChange(before=27, after=27, created=False)
 """
 
 from __future__ import annotations
@@ -671,3 +671,101 @@ def m023_move_phrases(db: Database) -> None:
         " ELSE json_object('text', coalesce(description, notation)) END"
     )
     db.execute("CREATE TRIGGER IF NOT EXISTS moves_no_update BEFORE UPDATE ON moves " + _REFUSE)
+
+
+@migrations()
+def m024_takebacks(db: Database) -> None:
+    """Takebacks by agreement: ``games.takebacks`` whether a seat may offer one (1, the
+    default) or not (0), and ``takeback_offers`` each game's open offer: the move offered
+    back (``seq``, the game's last entry), the seat that offers it, the seats that accepted
+    (a JSON array) and when it was made."""
+    _add_missing(db, "games", {"takebacks": (int, 1)})
+    db["takeback_offers"].create(
+        {"game_id": str, "seq": int, "seat": int, "accepted_seats": str, "offered_at": str},
+        pk="game_id",
+        not_null={"seq", "seat", "accepted_seats", "offered_at"},
+        foreign_keys=[("game_id", "games", "id")],
+        if_not_exists=True,
+    )
+
+
+@migrations()
+def m025_conditional_moves(db: Database) -> None:
+    """Conditional moves: ``conditional_lines`` the lines each seat stored ahead (a JSON array
+    of arrays of notations, private to the seat), and ``moves.conditional`` whether a logged
+    move was played from them (1) or not (0)."""
+    db["conditional_lines"].create(
+        {"game_id": str, "seat": int, "lines": str, "updated_at": str},
+        pk=("game_id", "seat"),
+        not_null={"lines", "updated_at"},
+        foreign_keys=[("game_id", "games", "id")],
+        if_not_exists=True,
+    )
+    _add_missing(db, "moves", {"conditional": (int, 0)})
+
+
+@migrations()
+def m026_clocks(db: Database) -> None:
+    """Clocks: ``games.clock`` is a game's time control (JSON, as
+    :func:`server.games.time_control.clock_json` writes it; NULL: the per-move clock of
+    ``turn_hours``, or none), ``seats.clock`` a seat's clock (its bank, since when it runs,
+    its automatic vacation days; JSON, NULL until its first turn)."""
+    _add_missing(db, "games", {"clock": (str, None)})
+    _add_missing(db, "seats", {"clock": (str, None)})
+
+
+@migrations()
+def m027_chat_pings(db: Database) -> None:
+    """Chat pings: a webhook of one seat (``webhooks.seat``; NULL: a game's webhook) that
+    announces the seat's turns in a chat's message format (``kind``: ``discord``, ``slack``,
+    ``matrix`` or ``generic``), mentioning its player (``mention``, optional). Its deliveries
+    go out as the game webhooks' do.
+
+    ``player_pings`` are a player's own, for every game of theirs: when a turn of one of
+    their seats starts, a seat's ping is made from each (``webhooks.player_ping_id``), once
+    per game and seat (a seat that removed it keeps it removed)."""
+    db["player_pings"].create(
+        {
+            "id": int,
+            "player_id": str,
+            "kind": str,
+            "url": str,
+            "mention": str,
+            "created_at": str,
+            "removed_at": str,
+        },
+        pk="id",
+        foreign_keys=[("player_id", "players", "id")],
+        not_null={"player_id", "kind", "url", "created_at"},
+        if_not_exists=True,
+    )
+    db["player_pings"].create_index(["player_id"], if_not_exists=True)
+    _add_missing(
+        db,
+        "webhooks",
+        {
+            "seat": (int, None),
+            "kind": (str, None),
+            "mention": (str, None),
+            "player_ping_id": (int, None),
+        },
+    )
+
+
+@migrations()
+def m029_analyses(db: Database) -> None:
+    """After-game analysis: ``analyses`` holds, per finished game, where a level-3 bot
+    would have played differently (``differences``, JSON; see
+    :class:`~server.store.records.Analysis`). Games that ended before get a row with
+    ``differences`` NULL: the worker never analyses them (a backlog of old games would
+    keep it busy for days)."""
+    db["analyses"].create(
+        {"game_id": str, "made_at": str, "differences": str},
+        pk="game_id",
+        not_null={"made_at"},
+        if_not_exists=True,
+    )
+    db.execute(
+        "INSERT OR IGNORE INTO analyses (game_id, made_at) SELECT id, updated_at FROM games"
+        " WHERE status = 'finished'"
+    )

@@ -47,7 +47,8 @@ import psycopg
 from psycopg.types.string import TextLoader
 from psycopg_pool import ConnectionPool, PoolTimeout
 
-from server.store.base import Conflict, StoreError, StoreUnavailable
+from server.store import pg_backup
+from server.store.base import Conflict, StoreUnavailable
 from server.store.postgres_migrations import (
     CHANNEL,
     MIGRATIONS_TABLE,
@@ -154,13 +155,6 @@ def _reported() -> Iterator[None]:
         raise StoreUnavailable(f"the database is unavailable: {error}".strip()) from error
 
 
-#: What ``turnpost backup`` and ``restore`` answer on PostgreSQL.
-PG_DUMP_WORDS = (
-    "On PostgreSQL, back up with pg_dump --format=custom and restore with pg_restore"
-    " (docs/deploy.md, Backups)."
-)
-
-
 class PostgresStore(SqlStore):
     """A handle on a Turnpost PostgreSQL database: every operation of
     :class:`server.store.base.Store`, documented there. Cheap to make: the
@@ -226,12 +220,14 @@ class PostgresStore(SqlStore):
                 yield conn
 
     def backup(self, path: str) -> None:
-        """Not made by Turnpost on PostgreSQL: the database server's own tools do it."""
-        raise StoreError(PG_DUMP_WORDS)
+        """``pg_dump``'s snapshot of the whole database (:mod:`server.store.pg_backup`)."""
+        pg_backup.backup(self.url, path)
 
     def restore(self, path: str) -> None:
-        """Not made by Turnpost on PostgreSQL: the database server's own tools do it."""
-        raise StoreError(PG_DUMP_WORDS)
+        """The dump ``path`` replaces everything, in one transaction
+        (:mod:`server.store.pg_backup`); then migrated to the latest schema."""
+        pg_backup.restore(self.url, path)
+        self.init()
 
     @contextmanager
     def _borrowed(self) -> Iterator[psycopg.Connection]:
@@ -280,8 +276,10 @@ class PostgresStore(SqlStore):
         return self._listener
 
     # -- what PostgreSQL says its own way -----------------------------------------------
-    def _lock(self) -> str:
-        return " FOR UPDATE" if self._writing is not None and not self._read_only else ""
+    def _lock(self, table: str = "") -> str:
+        if self._writing is None or self._read_only:
+            return ""
+        return f" FOR UPDATE OF {table}" if table else " FOR UPDATE"
 
     def _serialize_messages(self) -> None:
         self._execute("SELECT pg_advisory_xact_lock(?)", [MESSAGE_LOCK])

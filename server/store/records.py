@@ -60,6 +60,11 @@ class GameRow:
     rematch_of: str | None
     #: Whether its seats may ask for a suggested move (``GET .../hint``).
     hints: bool = True
+    #: Whether a seat may offer to take back its last move (:mod:`server.games.takebacks`).
+    takebacks: bool = True
+    #: Its time control (:mod:`server.games.time_control`'s wire form); ``None``: the
+    #: per-move clock of ``turn_hours``, or none.
+    clock: dict[str, Json] | None = None
 
 
 class GameUpdate(TypedDict, total=False):
@@ -77,6 +82,7 @@ class GameUpdate(TypedDict, total=False):
     deadline_policy: str | None
     forming_until: str | None
     hidden_at: str | None
+    clock: dict[str, Json] | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,6 +113,24 @@ class Seat:
     #: The spec of the bot that plays the seat (``{"bot": "mcts", "level": 3}``); ``None``:
     #: a person.
     bot: dict[str, Json] | None = None
+    #: The seat's clock (its bank, since when it runs: :func:`~server.games.time_control.
+    #: seat_clock_json`); ``None`` before its first turn of a timed game.
+    clock: dict[str, Json] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class GameSeats:
+    """A game and its seats read in one statement
+    (:meth:`~server.store.base.GameStore.game_with_seats`), with the seat of the token
+    asked about (``None``: no token asked about, or not a live token of this game)."""
+
+    row: GameRow
+    seats: list[Seat]
+    token_seat: int | None = None
+    #: Whether a seat of the game stored conditional moves (``conditional_lines``).
+    lines_stored: bool = False
+    #: Whether the game has a live webhook or chat ping (``webhooks``).
+    hooks_stored: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,6 +161,7 @@ class SeatUpdate(TypedDict, total=False):
     mail_generation: int
     language: str | None
     bot: dict[str, Json] | None
+    clock: dict[str, Json] | None
 
 
 class BotTurn(NamedTuple):
@@ -146,6 +171,30 @@ class BotTurn(NamedTuple):
     game_id: str
     seat: int
     seq: int
+
+
+@dataclass(frozen=True)
+class Difference:
+    """A move ``seq`` of ``seat`` where a level-3 bot would have played ``suggested`` (its
+    whole turn as one move) instead of ``played`` (the moves as the engine takes them)."""
+
+    seq: int
+    seat: int
+    played: dict[str, Json]
+    suggested: dict[str, Json]
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """What the computer made of a finished game
+    (:mod:`server.games.analysis`): made at ``made_at``."""
+
+    game_id: str
+    made_at: str
+    #: Each move where a level-3 bot would have played differently, in move order.
+    #: ``None``: never analysed (the game ended before Turnpost analysed games, or
+    #: cannot be replayed), and never will be.
+    differences: list[Difference] | None
 
 
 class SeatRef(NamedTuple):
@@ -258,6 +307,7 @@ class OpenTable:
     created_at: str
     forming_until: str | None
     players: tuple[ListedSeat, ...]
+    clock: dict[str, Json] | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -278,7 +328,8 @@ class LoggedMove:
     game_id: str
     seq: int
     seat: int
-    #: ``move`` (an engine move), ``resign`` or ``forfeit``.
+    #: ``move`` (an engine move), ``resign``, ``forfeit`` or ``takeback`` (``move`` is
+    #: ``{"action": "takeback", "seq": N}``: the game returns to the state before move N).
     kind: str
     #: The move as played, hidden parts included.
     move: dict[str, Json]
@@ -292,6 +343,20 @@ class LoggedMove:
     status: str
     at: str
     result: dict[str, Json] | None = None
+    #: Whether the seat's conditional moves played it (:mod:`server.games.conditional`).
+    conditional: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class TakebackOffer:
+    """A seat's open offer to take back its move ``seq`` (the game's last entry), and the
+    seats that accepted it so far."""
+
+    game_id: str
+    seq: int
+    seat: int
+    accepted_seats: list[int]
+    offered_at: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -438,6 +503,30 @@ class Webhook:
 
     id: int
     url: str
+    created_at: str
+
+
+@dataclass(frozen=True, slots=True)
+class ChatPing:
+    """A seat's chat ping as listed: where its turns are announced, in which chat's message
+    format (``kind``), mentioning whom."""
+
+    id: int
+    seat: int
+    kind: str
+    url: str
+    mention: str | None
+    created_at: str
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerPing:
+    """A player's chat ping, for the turns of every game of theirs."""
+
+    id: int
+    kind: str
+    url: str
+    mention: str | None
     created_at: str
 
 

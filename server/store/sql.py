@@ -18,20 +18,24 @@ import json
 import re
 from abc import abstractmethod
 from collections.abc import Sequence
-from dataclasses import fields, replace
+from dataclasses import asdict, fields, replace
 from functools import cache
 from typing import Any, TypeVar
 
 from server.store.base import Store, canonical_json, hash_secret
 from server.store.records import (
     AdminGame,
+    Analysis,
     ApiToken,
     BotTurn,
+    ChatPing,
     ClaimedDelivery,
     ClaimedPush,
+    Difference,
     EndedGame,
     FailingDelivery,
     GameRow,
+    GameSeats,
     GameUpdate,
     IdempotentAnswer,
     Json,
@@ -50,6 +54,7 @@ from server.store.records import (
     OutboxMail,
     Player,
     PlayerGame,
+    PlayerPing,
     PlayerUpdate,
     PushSubscription,
     Seat,
@@ -58,6 +63,7 @@ from server.store.records import (
     SeatUpdate,
     SignInLink,
     Table,
+    TakebackOffer,
     Webhook,
     WebhookDelivery,
 )
@@ -82,13 +88,21 @@ JSON_COLUMNS = frozenset(
         "bot",
         "description",
         "last_description",
+        "differences",
+        "accepted_seats",
+        "lines",
+        "clock",
     }
 )
-NULLABLE_JSON = frozenset({"position", "result", "facts", "bot"})
+NULLABLE_JSON = frozenset({"position", "result", "facts", "bot", "differences", "clock"})
 #: The columns (and computed columns) kept as 0 or 1.
-BOOLEAN_COLUMNS = frozenset({"seeded", "from_position", "waiting", "invitation", "hints"})
+BOOLEAN_COLUMNS = frozenset(
+    {"seeded", "from_position", "waiting", "invitation", "hints", "takebacks", "conditional"}
+)
 
 R = TypeVar("R")
+#: How a game's read names its seats' columns (games and seats both have a ``clock``).
+SEAT_PREFIX = "seat__"
 
 
 def _encode(row: dict[str, Any]) -> dict[str, Any]:
@@ -130,6 +144,20 @@ def _columns(kind: type) -> tuple[str, ...]:
 def _select(kind: type) -> str:
     """``SELECT`` and the columns of a record type (a table may have more: a backend's own)."""
     return "SELECT " + ", ".join(_columns(kind))
+
+
+@cache
+def _qualified(kind: type, table: str, prefix: str = "") -> str:
+    """The columns of a record type, each named with its ``table`` (and read as
+    ``prefix`` + its name, where two tables of a join share a column name).
+
+    >>> _qualified(EndedGame, "games")
+    'games.id, games.seq, games.status, games.result'
+    >>> _qualified(EndedGame, "games", "g_").split(", ")[0]
+    'games.id AS g_id'
+    """
+    alias = (lambda name: f" AS {prefix}{name}") if prefix else (lambda name: "")
+    return ", ".join(f"{table}.{name}{alias(name)}" for name in _columns(kind))
 
 
 def _quoted(name: str) -> str:
@@ -192,9 +220,9 @@ class SqlStore(Store):
         of reach or locked for too long.
         """
 
-    def _lock(self) -> str:
-        """What ends a ``SELECT`` of a row that a write reads to change: nothing where a
-        write holds the whole database."""
+    def _lock(self, table: str = "") -> str:
+        """What ends a ``SELECT`` of a row that a write reads to change (of ``table`` only, in
+        a join): nothing where a write holds the whole database."""
         return ""
 
     def _serialize_messages(self) -> None:
@@ -263,6 +291,37 @@ class SqlStore(Store):
         return self._one(
             GameRow, f"{_select(GameRow)} FROM games WHERE id = ?{self._lock()}", [game_id]
         )
+
+    def game_with_seats(self, game_id: str, token: str | None = None) -> GameSeats | None:
+        token_seat = (
+            "(SELECT seat_tokens.seat FROM seat_tokens WHERE seat_tokens.game_id = games.id"
+            " AND seat_tokens.token_hash = ? AND seat_tokens.revoked_at IS NULL)"
+        )
+        lines_stored = (
+            "EXISTS (SELECT 1 FROM conditional_lines WHERE conditional_lines.game_id = games.id)"
+        )
+        hooks_stored = (
+            "EXISTS (SELECT 1 FROM webhooks WHERE webhooks.game_id = games.id"
+            " AND webhooks.removed_at IS NULL)"
+        )
+        rows = self._named(
+            f"SELECT {_qualified(GameRow, 'games')}, {_qualified(Seat, 'seats', SEAT_PREFIX)},"
+            f" {token_seat} AS token_seat, {lines_stored} AS lines_stored,"
+            f" {hooks_stored} AS hooks_stored FROM games"
+            " JOIN seats ON seats.game_id = games.id"
+            f" WHERE games.id = ? ORDER BY seats.seat{self._lock('games')}",
+            [None if token is None else hash_secret(token), game_id],
+        )
+        if not rows:
+            return None
+        first = rows[0]
+        game = GameRow(**_decode({name: first[name] for name in _columns(GameRow)}))
+        seats = [
+            Seat(**_decode({name: row[SEAT_PREFIX + name] for name in _columns(Seat)}))
+            for row in rows
+        ]
+        stored = bool(first["lines_stored"]), bool(first["hooks_stored"])
+        return GameSeats(game, seats, first["token_seat"], *stored)
 
     def game_exists(self, game_id: str) -> bool:
         return self._value("SELECT 1 FROM games WHERE id = ?", [game_id]) is not None
@@ -362,6 +421,35 @@ class SqlStore(Store):
     def release_bot_turn(self, game_id: str, holder: str) -> None:
         self._execute("DELETE FROM bot_claims WHERE game_id = ? AND holder = ?", [game_id, holder])
 
+    def games_to_analyse(self, limit: int) -> list[str]:
+        return self._values(
+            "SELECT id FROM games WHERE status = 'finished' AND NOT EXISTS (SELECT 1 FROM"
+            " analyses WHERE analyses.game_id = games.id) AND EXISTS (SELECT 1 FROM seats"
+            " WHERE seats.game_id = games.id AND seats.bot IS NULL) ORDER BY updated_at LIMIT ?",
+            [limit],
+        )
+
+    def analysis(self, game_id: str) -> Analysis | None:
+        rows = self._rows("SELECT * FROM analyses WHERE game_id = ?", [game_id])
+        if not rows:
+            return None
+        found = rows[0]["differences"]
+        differences = None if found is None else [Difference(**item) for item in found]
+        return Analysis(game_id, rows[0]["made_at"], differences)
+
+    def save_analysis(self, analysis: Analysis) -> None:
+        found = analysis.differences
+        differences = None if found is None else [asdict(item) for item in found]
+        self._execute(
+            "INSERT INTO analyses (game_id, made_at, differences) VALUES (?, ?, ?)"
+            " ON CONFLICT (game_id) DO NOTHING",
+            [
+                analysis.game_id,
+                analysis.made_at,
+                _encode({"differences": differences})["differences"],
+            ],
+        )
+
     def seats(self, game_id: str) -> list[Seat]:
         return self._all(Seat, "SELECT * FROM seats WHERE game_id = ? ORDER BY seat", [game_id])
 
@@ -410,7 +498,7 @@ class SqlStore(Store):
         return self._with_players(
             OpenTable,
             "SELECT id, engine, options, seeded, position IS NOT NULL AS from_position,"
-            " turn_hours, deadline_policy, seating, created_at, forming_until FROM games"
+            " turn_hours, deadline_policy, seating, created_at, forming_until, clock FROM games"
             " WHERE status = 'forming' AND hidden_at IS NULL AND forming_until > ?"
             " AND EXISTS (SELECT 1 FROM seats WHERE game_id = games.id AND name = '')"
             " ORDER BY created_at DESC LIMIT ?",
@@ -675,7 +763,8 @@ class SqlStore(Store):
     _LOGGED = (
         "SELECT moves.game_id, moves.seq, moves.seat, moves.kind, moves.move,"
         " moves.public_move, moves.notation, moves.description, moves.to_move, moves.status,"
-        " moves.at, CASE WHEN moves.status != 'active' THEN games.result END AS result"
+        " moves.at, CASE WHEN moves.status != 'active' THEN games.result END AS result,"
+        " moves.conditional"
         " FROM moves JOIN games ON games.id = moves.game_id"
     )
 
@@ -712,6 +801,41 @@ class SqlStore(Store):
             f" AND id IN ({self._JSON_TEXTS})",
             [json.dumps(game_ids)],
         )
+
+    # -- takeback offers -----------------------------------------------------------
+    def takeback_offer(self, game_id: str) -> TakebackOffer | None:
+        return self._one(
+            TakebackOffer,
+            f"{_select(TakebackOffer)} FROM takeback_offers WHERE game_id = ?",
+            [game_id],
+        )
+
+    def set_takeback_offer(self, offer: TakebackOffer) -> None:
+        self.drop_takeback_offer(offer.game_id)
+        self._insert("takeback_offers", _row_of(offer))
+
+    def drop_takeback_offer(self, game_id: str) -> None:
+        self._execute("DELETE FROM takeback_offers WHERE game_id = ?", [game_id])
+
+    # -- conditional moves ----------------------------------------------------------
+    def conditional_lines(self, game_id: str) -> dict[int, list[list[str]]]:
+        rows = self._rows(
+            "SELECT seat, lines FROM conditional_lines WHERE game_id = ? ORDER BY seat", [game_id]
+        )
+        return {row["seat"]: row["lines"] for row in rows}
+
+    def set_conditional_lines(
+        self, game_id: str, seat: int, lines: list[list[str]], at: str
+    ) -> None:
+        self._execute(
+            "DELETE FROM conditional_lines WHERE game_id = ? AND seat = ?", [game_id, seat]
+        )
+        if lines:
+            row = {"game_id": game_id, "seat": seat, "lines": lines, "updated_at": at}
+            self._insert("conditional_lines", row)
+
+    def drop_conditional_lines(self, game_id: str) -> None:
+        self._execute("DELETE FROM conditional_lines WHERE game_id = ?", [game_id])
 
     # -- idempotency keys ---------------------------------------------------------
     def idempotent_response(self, game_id: str, seat: int, key: str) -> IdempotentAnswer | None:
@@ -1107,7 +1231,7 @@ class SqlStore(Store):
         return self._all(
             Webhook,
             "SELECT id, url, created_at FROM webhooks WHERE game_id = ? AND removed_at IS NULL"
-            " ORDER BY id",
+            " AND seat IS NULL ORDER BY id",
             [game_id],
         )
 
@@ -1118,32 +1242,117 @@ class SqlStore(Store):
             return bool(
                 self._execute(
                     "UPDATE webhooks SET removed_at = ? WHERE id = ? AND game_id = ?"
-                    " AND removed_at IS NULL",
+                    " AND removed_at IS NULL AND seat IS NULL",
                     [now, webhook_id, game_id],
                 )
             )
+
+    def add_chat_ping(
+        self, game_id: str, seat: int, kind: str, url: str, mention: str | None, now: str
+    ) -> int:
+        row = {"game_id": game_id, "seat": seat, "kind": kind, "url": url, "mention": mention}
+        return self._insert_id("webhooks", {**row, "created_at": now})
+
+    def chat_pings(self, game_id: str, seat: int) -> list[ChatPing]:
+        return self._all(
+            ChatPing,
+            f"{_select(ChatPing)} FROM webhooks WHERE game_id = ? AND seat = ?"
+            " AND removed_at IS NULL ORDER BY id",
+            [game_id, seat],
+        )
+
+    def remove_chat_ping(self, game_id: str, seat: int, ping_id: int, now: str) -> bool:
+        if not 0 <= ping_id <= MAX_INTEGER:
+            return False
+        with self.write():
+            return bool(
+                self._execute(
+                    "UPDATE webhooks SET removed_at = ? WHERE id = ? AND game_id = ?"
+                    " AND seat = ? AND removed_at IS NULL",
+                    [now, ping_id, game_id, seat],
+                )
+            )
+
+    def add_player_ping(
+        self, player_id: str, kind: str, url: str, mention: str | None, now: str
+    ) -> int:
+        row = {"player_id": player_id, "kind": kind, "url": url, "mention": mention}
+        return self._insert_id("player_pings", {**row, "created_at": now})
+
+    def player_pings(self, player_id: str) -> list[PlayerPing]:
+        return self._all(
+            PlayerPing,
+            f"{_select(PlayerPing)} FROM player_pings WHERE player_id = ?"
+            " AND removed_at IS NULL ORDER BY id",
+            [player_id],
+        )
+
+    def remove_player_ping(self, player_id: str, ping_id: int, now: str) -> bool:
+        if not 0 <= ping_id <= MAX_INTEGER:
+            return False
+        with self.write():
+            removed = self._execute(
+                "UPDATE player_pings SET removed_at = ? WHERE id = ? AND player_id = ?"
+                " AND removed_at IS NULL",
+                [now, ping_id, player_id],
+            )
+            if removed:
+                self._execute(
+                    "UPDATE webhooks SET removed_at = ? WHERE player_ping_id = ?"
+                    " AND removed_at IS NULL",
+                    [now, ping_id],
+                )
+        return bool(removed)
+
+    def seat_ping_of(self, game_id: str, seat: int, ping: PlayerPing, now: str) -> int | None:
+        found = self._tuples(
+            "SELECT id, removed_at FROM webhooks WHERE game_id = ? AND seat = ?"
+            " AND player_ping_id = ?",
+            [game_id, seat, ping.id],
+        )
+        if found:
+            return None if found[0][1] is not None else found[0][0]
+        row = {"game_id": game_id, "seat": seat, "kind": ping.kind, "url": ping.url}
+        extra = {"mention": ping.mention, "player_ping_id": ping.id, "created_at": now}
+        return self._insert_id("webhooks", {**row, **extra})
+
+    def queue_chat_ping(self, ping_id: int, seq: int, body: Json, now: str) -> None:
+        self._queue_delivery(ping_id, "turn", seq, body, now, (None, None))
 
     def queue_webhooks(
         self, game_id: str, event: str, seq: int, body: Json, now: str, max_pending: int
     ) -> None:
         hooks = self._values(
-            "SELECT id FROM webhooks WHERE game_id = ? AND removed_at IS NULL", [game_id]
+            "SELECT id FROM webhooks WHERE game_id = ? AND removed_at IS NULL AND seat IS NULL",
+            [game_id],
         )
         for hook in hooks:
-            missed_from, missed_to = self._drop_backlog(hook, max_pending)
-            self._insert(
-                "webhook_deliveries",
-                {
-                    "webhook_id": hook,
-                    "event": event,
-                    "seq": seq,
-                    "body": body,
-                    "created_at": now,
-                    "next_attempt_at": now,
-                    "missed_from_seq": missed_from,
-                    "missed_to_seq": missed_to,
-                },
-            )
+            missed = self._drop_backlog(hook, max_pending)
+            self._queue_delivery(hook, event, seq, body, now, missed)
+
+    def _queue_delivery(
+        self,
+        webhook_id: int,
+        event: str,
+        seq: int,
+        body: Json,
+        now: str,
+        missed: tuple[int | None, int | None],
+    ) -> None:
+        """Queue one delivery of ``body`` to a webhook, due ``now``."""
+        self._insert(
+            "webhook_deliveries",
+            {
+                "webhook_id": webhook_id,
+                "event": event,
+                "seq": seq,
+                "body": body,
+                "created_at": now,
+                "next_attempt_at": now,
+                "missed_from_seq": missed[0],
+                "missed_to_seq": missed[1],
+            },
+        )
 
     def _drop_backlog(self, webhook_id: int, max_pending: int) -> tuple[int | None, int | None]:
         """Delete a webhook's pending ``move`` deliveries if it has ``max_pending`` pending.

@@ -16,11 +16,12 @@ gives them the database file's mode). Deleted content is overwritten
 
     >>> store = SqliteStore.open(":memory:")
     >>> store.init()
-    SchemaChange(before=0, after=22, created=True)
+    SchemaChange(before=0, after=27, created=True)
     >>> print(" ".join(sorted(store.db.table_names())))  # doctest: +NORMALIZE_WHITESPACE
-    _sqlite_migrations api_tokens bot_claims created_pages games idempotency inbound
-    mail_suppressions messages moves outbox players push_subscriptions pushes seat_tokens seats
-    sessions settings sign_in_links talk_mutes webhook_deliveries webhooks
+    _sqlite_migrations analyses api_tokens bot_claims conditional_lines created_pages games
+    idempotency inbound mail_suppressions messages moves outbox player_pings players
+    push_subscriptions pushes seat_tokens seats sessions settings sign_in_links takeback_offers
+    talk_mutes webhook_deliveries webhooks
 """
 
 from __future__ import annotations
@@ -36,12 +37,15 @@ from typing import Any
 
 import sqlite_utils
 
+from server.cooperative import cooperative, offload
 from server.store.base import Conflict, StoreError, StoreUnavailable
 from server.store.migrations import migrate, migrations, version
 from server.store.records import SchemaChange, Table
 from server.store.sql import SqlStore, _quoted
 
 BUSY_TIMEOUT_MS = 10_000
+#: Seconds between two tries of a gevent worker's write at a database another process writes.
+LOCK_POLL_SECONDS = 0.001
 #: Seconds between looks at ``PRAGMA data_version`` while waiting for a change.
 POLL_SECONDS = 0.25
 _WRITER_LOCKS: dict[str, threading.Lock] = {}
@@ -77,6 +81,12 @@ def private_file(path: str) -> None:
                 os.chmod(name, DB_FILE_MODE)
         except (FileNotFoundError, PermissionError):  # gone, or another user's file
             continue
+
+
+def busy(error: StoreUnavailable) -> bool:
+    """Whether ``error`` is SQLite's "database is locked" by another connection's write."""
+    cause = error.__cause__
+    return getattr(cause, "sqlite_errorcode", 0) & 0xFF == sqlite3.SQLITE_BUSY
 
 
 def unavailable(error: sqlite3.Error) -> bool:
@@ -175,15 +185,44 @@ class SqliteStore(SqlStore):
     @contextmanager
     def write(self) -> Iterator[sqlite_utils.Database]:
         """Threads of one process queue on a lock first, in order, rather than polling
-        SQLite's busy handler; other processes still meet SQLite's own lock."""
+        SQLite's busy handler; other processes still meet SQLite's own lock (see
+        :meth:`_begin`). The ``COMMIT`` (its fsync, and a checkpoint now and then)
+        runs in a real thread under gevent (:func:`~server.cooperative.offload`), so
+        that the worker serves its other requests meanwhile."""
         with self._writer_lock:
-            self._conn.execute("BEGIN IMMEDIATE")
+            self._begin()
             try:
                 yield self.db
             except BaseException:
                 self._conn.execute("ROLLBACK")
                 raise
-            self._conn.execute("COMMIT")
+            offload(self._conn.execute, "COMMIT")  # its fsync, off a gevent worker's loop
+
+    def _begin(self) -> None:
+        """``BEGIN IMMEDIATE``, waiting up to :data:`BUSY_TIMEOUT_MS` for another process's
+        write.
+
+        SQLite's busy handler waits in C, holding a gevent worker's whole loop:
+        under gevent the wait is instead a gevent sleep of :data:`LOCK_POLL_SECONDS`
+        between tries (with SQLite's busy handler off meanwhile), so the worker
+        serves its other requests.
+        """
+        if not cooperative():
+            self._conn.execute("BEGIN IMMEDIATE")
+            return
+        deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+        self._conn.execute("PRAGMA busy_timeout = 0")
+        try:
+            while True:
+                try:
+                    self._conn.execute("BEGIN IMMEDIATE")
+                    return
+                except StoreUnavailable as error:
+                    if not busy(error) or time.monotonic() > deadline:
+                        raise
+                    time.sleep(LOCK_POLL_SECONDS)  # gevent's sleep: the loop goes on
+        finally:
+            self._conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
 
     def wait_for_change(self, seen: int | None, timeout: float) -> int:
         """Polls ``PRAGMA data_version`` (changed by every commit of another connection) every

@@ -14,6 +14,8 @@ class WebhookQueue:
     def changed(self, store: Store, change: Change) -> None:
         """Queue ``move`` for a logged entry, and ``end`` once the game is over (or aborted)."""
         game = change.game
+        if not game.hooks_stored:
+            return
         if change.entry is not None:
             entry = log_entry(change.entry, [row.name for row in game.seats])
             body = {"event": "move", "game_id": game.id, **entry}

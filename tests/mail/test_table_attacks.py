@@ -381,6 +381,23 @@ def test_the_host_sets_and_lifts_the_clock_of_a_running_game(server: BackgroundS
     assert again.status_code == 409
 
 
+def test_the_host_keeps_a_bank_clock_while_changing_the_policy(server: BackgroundServer) -> None:
+    host = player(server, "Host")
+    form = {"engine": "siam", "name0": "Ann", "name1": "Bob", "turn_hours": "bank"}
+    game_id = host.post("/games", **form, pause_weekends="on").headers["Location"].split("/")[2]
+    page = host.get(f"/games/{game_id}").text
+    assert '<option value="keep" selected>keep: 10 days, 1.5 days more a move' in page
+    kept = {"turn_hours": "keep", "deadline_policy": "forfeit"}
+    assert host.post(f"/games/{game_id}/host/clock", **kept).status_code == 303
+    clock = public(server, game_id)["clock"]
+    assert clock["kind"] == "bank" and clock["pause"]["weekdays"] == ["sat", "sun"]
+    store = open_store(server.db_path)
+    assert store.game(game_id).deadline_policy == "forfeit"
+    store.close()
+    bad = host.post(f"/games/{game_id}/host/clock", turn_hours="keep", deadline_policy="x")
+    assert bad.status_code == 422
+
+
 def test_the_created_page_says_plainly_when_this_server_cannot_send_mail(
     server: BackgroundServer,
 ) -> None:

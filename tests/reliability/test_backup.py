@@ -1,5 +1,6 @@
 """Backups that restore: ``turnpost backup`` while a real server takes moves, ``turnpost
-restore`` into a fresh directory, and every game of the copy replays to its snapshot."""
+restore`` into a fresh database, and every game of the copy replays to its snapshot; on
+SQLite (its online backup) and on PostgreSQL (``pg_dump`` and ``pg_restore``)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ import requests
 from server.games.service import GameService
 from server.store import open_store
 from server.store.base import Store, canonical_json
+from tests.conftest import new_database
 from tests.reliability.conftest import start_unlimited
 from tests.server.test_api import auth, create_siam, move_of
 from tests.support import BackgroundServer, run_command
@@ -22,6 +24,7 @@ from tests.support import BackgroundServer, run_command
 GAMES = 4
 BACKUPS = 3
 KEEP = 2
+ON_BOTH_BACKENDS = True
 
 
 class Mover(threading.Thread):
@@ -61,11 +64,18 @@ class Mover(threading.Thread):
             self.errors.append(answer.text)
 
 
+def fresh_database(request: pytest.FixtureRequest, backend: str, folder: Path) -> str:
+    """A fresh, empty database of ``backend`` (a SQLite file in ``folder``)."""
+    folder.mkdir()
+    return new_database(request, backend, folder)
+
+
 @pytest.fixture
-def server(tmp_path: Path) -> Iterator[BackgroundServer]:
+def server(
+    request: pytest.FixtureRequest, backend: str, tmp_path: Path
+) -> Iterator[BackgroundServer]:
     """A gunicorn server on a database of its own."""
-    (tmp_path / "live").mkdir()
-    running = start_unlimited(str(tmp_path / "live" / "turnpost.db"))
+    running = start_unlimited(fresh_database(request, backend, tmp_path / "live"))
     yield running
     running.stop()
 
@@ -84,8 +94,8 @@ def replays_equal(store: Store, game_id: str) -> bool:
     return canonical_json(games.replay(game)) == canonical_json(game.state)
 
 
-def test_backup_under_moves_restores_into_a_fresh_directory_and_replays(
-    server: BackgroundServer, tmp_path: Path
+def test_backup_under_moves_restores_into_a_fresh_database_and_replays(
+    request: pytest.FixtureRequest, backend: str, server: BackgroundServer, tmp_path: Path
 ) -> None:
     games = [create_siam(server) for _ in range(GAMES)]
     mover = Mover(server, games)
@@ -110,13 +120,12 @@ def test_backup_under_moves_restores_into_a_fresh_directory_and_replays(
     assert "Removed the older backup" in out
     assert all(path.stat().st_mode & 0o777 == 0o600 for path in kept)
 
-    fresh = tmp_path / "fresh" / "turnpost.db"
-    fresh.parent.mkdir()
-    status, out, err = turnpost(["restore", str(kept[-1])], str(fresh))
+    fresh = fresh_database(request, backend, tmp_path / "fresh")
+    status, out, err = turnpost(["restore", str(kept[-1])], fresh)
     assert status == 0, err
     assert "Restored" in out
 
-    live, restored = open_store(server.db_path), open_store(str(fresh))
+    live, restored = open_store(server.db_path), open_store(fresh)
     try:
         assert restored.setting("secret_key") == live.setting("secret_key") is not None
         logged = 0
@@ -131,21 +140,36 @@ def test_backup_under_moves_restores_into_a_fresh_directory_and_replays(
         restored.close()
 
 
-def test_restore_refuses_to_overwrite_a_database_unless_told(tmp_path: Path) -> None:
-    db, copy = str(tmp_path / "turnpost.db"), tmp_path / "copy.backup"
+def test_restore_refuses_to_overwrite_a_database_unless_told(
+    request: pytest.FixtureRequest, backend: str, tmp_path: Path
+) -> None:
+    db, copy = fresh_database(request, backend, tmp_path / "db"), tmp_path / "copy.backup"
     status, _, err = turnpost(["backup", str(copy)], db)
     assert status == 0, err
+    store = open_store(db)
+    try:
+        game = GameService(store).create("siam", [{"name": "Ann"}, {"name": "Bob"}], {})
+    finally:
+        store.close()
     status, _, err = turnpost(["restore", str(copy)], db)
     assert status == 1
     assert "already holds a Turnpost database" in err and "--replace" in err
     status, out, err = turnpost(["restore", "--replace", str(copy)], db)
     assert status == 0, err
+    store = open_store(db)
+    try:
+        assert store.game(game["id"]) is None, "the game made after the backup is gone"
+        assert store.schema_version() > 0
+    finally:
+        store.close()
 
 
-def test_restore_refuses_a_file_that_is_no_backup(tmp_path: Path) -> None:
+def test_restore_refuses_a_file_that_is_no_backup(
+    request: pytest.FixtureRequest, backend: str, tmp_path: Path
+) -> None:
     junk = tmp_path / "junk.backup"
     junk.write_text("not a database " * 100)
-    fresh = str(tmp_path / "fresh.db")
+    fresh = fresh_database(request, backend, tmp_path / "fresh")
     status, _, err = turnpost(["restore", str(junk)], fresh)
     assert status == 1
     assert "is not a Turnpost backup" in err

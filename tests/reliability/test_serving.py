@@ -12,6 +12,8 @@ still answered; how fast is measured by ``bench/load.py`` (docs/performance.md).
 from __future__ import annotations
 
 import socket
+import sqlite3
+import threading
 import time
 from collections.abc import Iterator
 
@@ -21,7 +23,7 @@ import requests
 from server.serving import HEADER_SECONDS
 from tests.reliability.conftest import start_unlimited
 from tests.server.test_api import auth, create_siam, submit
-from tests.support import BackgroundServer
+from tests.support import BackgroundServer, start_background
 
 SLOW_CLIENTS = 100
 LISTENERS = 200
@@ -108,3 +110,35 @@ def read_until(sock: socket.socket, marker: bytes) -> bytes:
         assert chunk, f"closed before {marker!r}: {received[-200:]!r}"
         received += chunk
     return received
+
+
+def test_a_move_waiting_for_the_database_stalls_no_other_request(tmp_path) -> None:
+    """Issue 27: SQLite waits for another process's write in its busy handler, in C: under
+    gevent that held the worker's whole loop, so one waiting move stopped every read of
+    the worker. One worker here, and another process holding SQLite's write lock."""
+    db_path = str(tmp_path / "waiting.db")
+    server = start_background(db_path, workers=1)
+    try:
+        game = create_siam(server)
+        holder = sqlite3.connect(db_path, isolation_level=None)
+        holder.execute("BEGIN IMMEDIATE")  # another process's write, not yet committed
+        moved: list[requests.Response] = []
+        mover = threading.Thread(
+            target=lambda: moved.append(submit(server, game, 0, {"notation": "enter a1 N"}))
+        )
+        mover.start()
+        try:
+            time.sleep(1)  # the move now waits for the write lock
+            assert not moved, "the move waits for the other process's write"
+            started = time.monotonic()
+            read = requests.get(server.api(f"/games/{game['id']}"), timeout=5)
+            waited = time.monotonic() - started
+        finally:
+            holder.execute("ROLLBACK")
+            holder.close()
+            mover.join(timeout=30)
+        assert read.status_code == 200 and read.json()["seq"] == 0
+        assert waited < 1, f"the read waited {waited:.1f} s behind the waiting move"
+        assert moved[0].status_code == 201, "the move goes through once the lock is free"
+    finally:
+        server.stop()

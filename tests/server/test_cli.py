@@ -44,6 +44,23 @@ def test_new_game_with_a_turn_clock_sets_a_deadline(db_path: str) -> None:
     assert refused.exit_code != 0 and "turn-hours" in refused.output
 
 
+def test_new_game_with_a_bank_clock(db_path: str) -> None:
+    bank = '{"kind": "bank", "bank_hours": 240, "increment_hours": 36, "max_bank_hours": 480}'
+    players = ("--player", "Ann", "--player", "Bob")
+    result = run(db_path, "new-game", "siam", *players, "--clock", bank)
+    assert result.exit_code == 0, result.output
+    store = open_store(db_path)
+    [listed] = store.games_page(None, None, None, None, 1)
+    game = store.game(listed.id)
+    store.close()
+    assert game.clock["kind"] == "bank" and game.clock["increment_hours"] == 36
+    waited = parse_time(game.deadline) - parse_time(game.created_at)
+    assert waited.total_seconds() == 240 * 3600
+    for bad in ('{"kind": "bank", "hours": 3}', "ten days"):
+        refused = run(db_path, "new-game", "siam", *players, "--clock", bad)
+        assert refused.exit_code != 0 and "--clock" in refused.output
+
+
 def test_new_game_unknown_engine_fails(db_path: str) -> None:
     result = run(db_path, "new-game", "chess", "--player", "Ann")
     assert result.exit_code != 0 and "No engine" in result.output
@@ -131,8 +148,7 @@ def test_serve_demo_reuses_its_running_demo_game_with_new_links(db_path: str) ->
     again = server.cli.demo_game(games)
     assert again["id"] == first["id"] and again["seq"] == 1
     assert "admin_token" not in again, "the admin token is shown when the game is made only"
-    game = games.load(first["id"])
-    assert games.authenticate(game, again["players"][0]["token"]) == 0
+    assert games.load_as(first["id"], again["players"][0]["token"])[1] == 0
     assert store.seat_by_token(first["id"], ann) is None, "the old link stopped working"
     games.resign(first["id"], 1)
     fresh = server.cli.demo_game(games)

@@ -32,6 +32,7 @@ OTHER = {"sqlite": "postgresql", "postgresql": "sqlite"}
 #: The tables the made database leaves empty (nothing the service did above writes them).
 LEFT_EMPTY = {
     "bot_claims",  # held only while a worker plays a bot's turn
+    "conditional_lines",  # lines stored ahead (tests/corr/test_conditional.py)
     "created_pages",
     "inbound",
     "mail_suppressions",
@@ -78,6 +79,11 @@ def make_database(url: str) -> None:
         )
         assert hook.status_code == 201, hook.get_json()
         play_first_legal_move(client, game, f"first-{engine}")
+        if engine == "siam":  # an open takeback offer is copied too
+            offered = client.post(
+                f"/api/v1/games/{game['id']}/takeback", headers=bearer(game["players"][0]["token"])
+            )
+            assert offered.status_code == 200, offered.get_json()
         said = client.post(
             f"/api/v1/games/{game['id']}/messages",
             json={"text": f"Good luck at {engine}!"},
@@ -87,13 +93,18 @@ def make_database(url: str) -> None:
     store = open_store(url)
     try:
         accounts = AccountService(store, "a key")
+        first = store.moves(game["id"])[0]
+        difference = records.Difference(1, first.seat, first.move, first.move)
         with store.write():
+            store.save_analysis(records.Analysis(game["id"], utcnow(), [difference]))
             store.add_player(
                 records.Player("p1", "ann@example.org", "ann", "Ann", "UTC", "en", "turn", utcnow())
             )
         accounts.open_session("p1")
         accounts.create_api_token("p1", "laptop")
         assert accounts.request_link("bob@example.org", "127.0.0.1")
+        with store.write():
+            store.add_player_ping("p1", "slack", "http://127.0.0.1:9/slack", "U024BE7LH", utcnow())
     finally:
         store.close()
 

@@ -369,6 +369,20 @@ _TOO_SMALL = """([text, target]) => {
 }"""
 
 
+def board_screens(page: Page) -> float:
+    """How many widths of its box the widest sideways-scrolling board is (1: no scrolling)."""
+    return page.locator("#board .zoom").evaluate_all(
+        "boxes => Math.max(1, ...boxes.map(box => box.scrollWidth / box.clientWidth))"
+    )
+
+
+def player_lists_shown(page: Page) -> int:
+    """How many lists of the players the page shows (the side panel's, the board's own)."""
+    return page.locator("#players, .board-players").evaluate_all(
+        "lists => lists.filter(list => list.checkVisibility()).length"
+    )
+
+
 def too_small_on_the_board(page: Page) -> list[str]:
     """What the board shows too small for a phone: texts under :data:`SMALLEST_TEXT` CSS px
     (an SVG text at the size it is drawn) and tap targets under :data:`SMALLEST_TARGET`."""

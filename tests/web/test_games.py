@@ -8,7 +8,7 @@ the preview of the whole turn and its one confirm, until the game is over;
 the log keeps one move per turn. Screenshots of the start, the
 middle and the end of each game at 1280x900 and at 390x844 go to
 ``test-output/screenshots/table/<engine>/``; no page scrolls sideways on a
-phone and no page text shows an engine identifier.
+phone, lists the players twice there, or shows an engine identifier.
 """
 
 from __future__ import annotations
@@ -29,12 +29,14 @@ from tests.web.table import (
     IDENTIFIER,
     PHONE,
     Mirror,
+    board_screens,
     click_move,
     click_turn,
     create_game,
     hold_every_seat,
     mark_table,
     page_text,
+    player_lists_shown,
     screenshot,
     scrolls_sideways,
     show_seat_to_move,
@@ -124,6 +126,11 @@ def test_siam_is_played_from_the_start_to_the_push_off_by_clicks(
         context.close()
 
 
+#: How many widths of the phone's screen a board may take in its sideways-scrolling box
+#: (the Foreign King's board is still drawn at its own size, two widths).
+BOARD_SCREENS = {"siam": 1, "king-of-siam": 1.5, "foreign-king": 2, "bangkok-klongs": 1.5}
+
+
 @pytest.mark.parametrize(
     ("engine_id", "players"),
     [("siam", 2), ("king-of-siam", 4), ("foreign-king", 3), ("bangkok-klongs", 3)],
@@ -164,6 +171,10 @@ def test_every_page_of_a_game_fits_a_phone_reads_and_taps_and_speaks_words(
                 problems.append(f"{stage} at {size} is too small: {sorted(set(small))}")
             if scrolls_sideways(page):
                 problems.append(f"{stage} at {size} scrolls sideways")
+            if size == "phone" and board_screens(page) > BOARD_SCREENS[engine_id]:
+                problems.append(f"{stage} at {size}: the board is {board_screens(page):.2f} wide")
+            if size == "phone" and player_lists_shown(page) != 1:
+                problems.append(f"{stage} at {size} lists the players more than once")
             words = IDENTIFIER.findall(page_text(page))
             if words:
                 problems.append(f"{stage} at {size} shows identifiers: {sorted(set(words))}")

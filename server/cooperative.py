@@ -1,11 +1,14 @@
-"""CPU-heavy work off a gevent worker's event loop.
+"""Blocking work off a gevent worker's event loop: CPU-heavy calls, SQLite's waits.
 
 Under gunicorn's gevent workers every request is a greenlet of one thread,
 and a greenlet runs until it waits for I/O: a King of Siam legal-move list
 (0.1 to 0.3 s of CPU) would stop every other request of its worker for that
 long. :func:`offload` runs such a call in one of gevent's real threads, so
 the worker's loop goes on serving (Python switches threads every 5 ms).
-Offload only reads: the store's writer lock is a greenlet lock.
+The SQLite store commits a write the same way (the fsync), and waits for
+another process's write in gevent sleeps when :func:`cooperative`
+(:meth:`server.store.sqlite.SqliteStore.write`). Offload no call that takes
+the store's writer lock: it is a greenlet lock.
 
 Without gevent's monkey-patching (the tests' app, the command line, a
 threaded server) it is a plain call:
@@ -25,6 +28,11 @@ from gevent import monkey
 T = TypeVar("T")
 
 
+def cooperative() -> bool:
+    """Whether this process runs under gevent's monkey-patching (greenlets, one loop)."""
+    return monkey.is_module_patched("threading")
+
+
 def offload(function: Callable[..., T], *args: Any) -> T:
     """``function(*args)``, in a real thread when running under gevent.
 
@@ -32,7 +40,7 @@ def offload(function: Callable[..., T], *args: Any) -> T:
     ran in it: the error handlers answer it (a refusal is logged nowhere), rather
     than gevent's hub, which prints the traceback of any exception a thread raises.
     """
-    if not monkey.is_module_patched("threading"):
+    if not cooperative():
         return function(*args)
     result, error = gevent.get_hub().threadpool.apply(_outcome, (function, args))
     if error is not None:

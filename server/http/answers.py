@@ -1,0 +1,76 @@
+"""The JSON bodies of the API's reads, serialized once per worker and kept by their ETag.
+
+A read's ETag (:func:`server.http.api.conditional`) is a digest of
+everything its answer depends on: the route, the game and its version
+(seq, status, last change, deadline), the viewer's seat, the page. Two
+requests with the same ETag get the same body, so the body is built (the
+game object put together, dumped by its schema, encoded) by the first of
+them and the others are given the kept bytes (each app keeps its own). A cache hit still reads the
+game (its version makes the ETag) and still checks the token: only the
+building is saved. The bodies are kept in least-recently-used order within
+:data:`MAX_BYTES` per worker process.
+
+    >>> cache = AnswerCache(max_bytes=10)
+    >>> cache.put('W/"a"', b"12345"); cache.put('W/"b"', b"12345")
+    >>> cache.get('W/"a"')
+    b'12345'
+    >>> cache.put('W/"c"', b"123")  # over 10 bytes: the least recently used goes
+    >>> cache.get('W/"b"') is None, cache.get('W/"a"'), cache.get('W/"c"')
+    (True, b'12345', b'123')
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
+from typing import Any
+
+from flask import Response, current_app
+from marshmallow import Schema
+
+#: The bytes of bodies a worker keeps (a King of Siam legal-move list is up to 256 KB).
+MAX_BYTES = 32 * 1024 * 1024
+
+
+class AnswerCache:
+    """Bodies by ETag, the least recently used dropped first past ``max_bytes``."""
+
+    def __init__(self, max_bytes: int = MAX_BYTES) -> None:
+        self._bodies: OrderedDict[str, bytes] = OrderedDict()
+        self._bytes = 0
+        self._max_bytes = max_bytes
+        self._lock = threading.Lock()
+
+    def get(self, etag: str) -> bytes | None:
+        """The body kept for ``etag``, or ``None``."""
+        with self._lock:
+            body = self._bodies.get(etag)
+            if body is not None:
+                self._bodies.move_to_end(etag)
+            return body
+
+    def put(self, etag: str, body: bytes) -> None:
+        """Keep ``body`` for ``etag`` (not a body larger than the whole cache)."""
+        if len(body) > self._max_bytes:
+            return
+        with self._lock:
+            old = self._bodies.pop(etag, None)
+            self._bytes += len(body) - (0 if old is None else len(old))
+            self._bodies[etag] = body
+            while self._bytes > self._max_bytes:
+                _, dropped = self._bodies.popitem(last=False)
+                self._bytes -= len(dropped)
+
+
+def answer(etag: str, schema: Schema, build: Callable[[], Any]) -> Response:
+    """``200`` with the body of ``etag``: kept, or ``build()`` dumped by ``schema`` and encoded
+    as Flask encodes any answer (then kept)."""
+    answers = current_app.extensions.setdefault("turnpost_answers", AnswerCache())
+    body = answers.get(etag)
+    if body is None:
+        body = f"{current_app.json.dumps(schema.dump(build()))}\n".encode()
+        answers.put(etag, body)
+    response = current_app.response_class(body, 200, mimetype=current_app.json.mimetype)
+    response.headers["ETag"] = etag
+    return response
