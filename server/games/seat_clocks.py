@@ -1,5 +1,7 @@
-"""The clocks of a game's seats as stored: the game's time control, each seat's clock, and
-the game's deadline (the soonest moment a seat to move runs out of time).
+"""The clocks of a game's seats as stored, and the game's deadline they give.
+
+They are the game's time control, each seat's clock, and the game's deadline
+(the soonest moment a seat to move runs out of time).
 
 The arithmetic is :mod:`server.games.time_control`'s; this module reads and
 writes it in the store's records. A seat's time zone is its player's (a seat

@@ -277,11 +277,12 @@ def conditional(*parts: Any) -> str | Response:
 
 
 def game_version(game: Game) -> tuple[Any, ...]:
-    """What every view of ``game`` changes with (a running clock's remaining time: each
-    minute)."""
+    """What every view of ``game`` changes with: its row, its seats (a name, a seat made
+    private, a vacation, a clock) and a running clock's remaining time (each minute)."""
     row = game.row
     minute = utcnow()[:16] if row.deadline else None
-    return (game.id, game.seq, game.status, row.updated_at, row.deadline, minute)
+    seats = hashlib.blake2b(repr(game.seats).encode(), digest_size=8).hexdigest()
+    return (game.id, game.seq, game.status, row.updated_at, row.deadline, minute, seats)
 
 
 @blp.route("/engines")

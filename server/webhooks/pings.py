@@ -1,5 +1,7 @@
-"""Chat pings: "your turn" posted where a player's club talks (Discord, Slack, Matrix, or
-any receiver of JSON), once per turn, mentioning the player and linking the game.
+"""Chat pings: "your turn" posted where a player's club talks, once per turn.
+
+Discord, Slack, Matrix, or any receiver of JSON; the ping mentions the player
+and links the game.
 
 A seat adds a chat ping: an incoming-webhook URL of its chat, the chat's
 ``kind`` and, optionally, who to ``mention`` there. A player adds one for
