@@ -42,6 +42,7 @@ from server.errors import TurnpostError
 from server.games.game import Game
 from server.games.service import GameService, MoveRequest
 from server.games.takebacks import take_back
+from server.phrases import render
 from server.store.records import LoggedMove
 
 #: One header line: ``[Name "JSON string body"]``.
@@ -52,6 +53,9 @@ ENTRY = re.compile(r"^(\d+)\. \((\d+)\) ([^{}]+?)(?: \{[^{}]*\})?$")
 NOT_MOVES = ("resign", "forfeit")
 #: The most bytes of a record that is read.
 MAX_RECORD_BYTES = 2_000_000
+
+#: The language of a record's words (its result): English, as its headers.
+RECORD_LANGUAGE = "en"
 
 
 @dataclass(frozen=True)
@@ -108,7 +112,8 @@ def game_record(games: GameService, game: Game) -> str:
         lines.append(header("Ended", row.updated_at))
     if row.result is not None:
         names = [seat.name for seat in game.seats]
-        lines.append(header("Result", game.engine.describe_result(row.result, names)))
+        result = game.engine.describe_result(row.result, names)
+        lines.append(header("Result", render(result, names, RECORD_LANGUAGE)))
         lines.append(header("Winners", " ".join(map(str, row.result.get("winners", [])))))
     entries = [entry_line(logged) for logged in games.store.moves(game.id)]
     return "\n".join([*lines, "", *entries]) + "\n"
