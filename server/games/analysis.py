@@ -70,21 +70,20 @@ def analyse(games: GameService, game: Game, stop: threading.Event | None = None)
     """
     engine = game.engine
     people = {seat.seat for seat in game.seats if seat.bot is None}
-    state = games.replay(game, upto=0)
+    states = games.states(game)  # a takeback entry goes back to an earlier one
     differences: list[Difference] = []
     for logged in games.store.moves(game.id):
         if stop is not None and stop.is_set():
             return None
-        if logged.kind != "move":
+        if logged.kind != "move" or logged.seat not in people:
             continue
-        if logged.seat in people:
-            seed = turn_seed(game, logged.seat, "analysis", logged.seq - 1)
-            turn = suggested_turn(engine, state, logged.seat, seed)
-            suggested = joined(engine, state, logged.seat, turn) if turn else None
-            writings = {engine.format(move) for move in (suggested, *turn[:1]) if move}
-            if suggested is not None and logged.notation not in writings:
-                differences.append(Difference(logged.seq, logged.seat, logged.move, suggested))
-        state = engine.apply(state, logged.seat, logged.move)
+        state = states[logged.seq - 1]
+        seed = turn_seed(game, logged.seat, "analysis", logged.seq - 1)
+        turn = suggested_turn(engine, state, logged.seat, seed)
+        suggested = joined(engine, state, logged.seat, turn) if turn else None
+        writings = {engine.format(move) for move in (suggested, *turn[:1]) if move}
+        if suggested is not None and logged.notation not in writings:
+            differences.append(Difference(logged.seq, logged.seat, logged.move, suggested))
     return Analysis(game.id, utcnow(), differences)
 
 
@@ -186,12 +185,12 @@ def _in_words(
     by_seq = {item.seq: item for item in differences}
     names = [row.name for row in game.seats]
     engine = game.engine
-    state = games.replay(game, upto=0)
+    states = games.states(game, upto=max(by_seq))
     notes = []
     for logged in games.store.moves(game.id, upto=max(by_seq)):
         difference = by_seq.get(logged.seq)
         if difference is not None:
-            suggested = difference.suggested
+            state, suggested = states[logged.seq - 1], difference.suggested
             after = engine.apply(state, logged.seat, suggested)
             words = render(
                 engine.describe(state, after, logged.seat, suggested, names), names, language
@@ -207,6 +206,4 @@ def _in_words(
                     words,
                 )
             )
-        if logged.kind == "move":
-            state = engine.apply(state, logged.seat, logged.move)
     return notes

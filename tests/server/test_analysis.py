@@ -76,6 +76,35 @@ def test_a_finished_game_is_analysed_once_by_the_worker_with_legal_suggestions(
             played.engine.apply(before, note["seat"], difference.suggested)  # legal there
 
 
+def test_a_game_with_a_takeback_is_analysed_from_the_positions_it_went_back_to(
+    app, client: FlaskClient
+) -> None:
+    body = {"engine": "siam", "players": [{"name": "Ann"}, {"name": "Bob"}], "seed": 4}
+    game = client.post("/api/v1/games", json=body).get_json()
+    url, tokens = f"/api/v1/games/{game['id']}", [p["token"] for p in game["players"]]
+    for notation in ("enter a1 N", "enter e5 S"):
+        seat = client.get(url).get_json()["to_move"][0]
+        played = client.post(
+            f"{url}/moves", json={"notation": notation}, headers=auth(tokens[seat])
+        )
+        assert played.status_code == 201, played.get_json()
+    offered = client.post(f"{url}/takeback", json={}, headers=auth(tokens[1]))
+    assert offered.status_code == 200, offered.get_json()
+    accepted = client.post(f"{url}/takeback", json={"accept": True}, headers=auth(tokens[0]))
+    assert accepted.get_json()["outcome"] == "taken_back", accepted.get_json()
+    move = {"notation": "enter d5 S"}
+    assert client.post(f"{url}/moves", json=move, headers=auth(tokens[1])).status_code == 201
+    assert client.post(f"{url}/resign", json={}, headers=auth(tokens[0])).status_code == 200
+    assert run_worker_round(app) == 1
+    answer = analysis(client, game)
+    assert answer["status"] == "ready", "a game with a takeback replays for the analysis"
+    assert {note["played"] for note in answer["moves"]} <= {
+        "enter a1 N",
+        "enter e5 S",
+        "enter d5 S",
+    }
+
+
 def test_a_running_game_has_no_analysis_and_its_page_no_section(client: FlaskClient) -> None:
     body = {"engine": "siam", "players": [{"name": "Ann"}, {"name": "Bob"}]}
     game = client.post("/api/v1/games", json=body).get_json()
