@@ -457,6 +457,10 @@ MIGRATIONS: list[tuple[str, str]] = [
             WHERE status = 'finished';
         """,
     ),
+    (
+        "m030_finished_games_index",
+        "CREATE INDEX games_finished ON games (updated_at) WHERE status = 'finished';",
+    ),
 ]
 
 #: The table that records the applied steps.

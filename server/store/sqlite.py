@@ -16,7 +16,7 @@ gives them the database file's mode). Deleted content is overwritten
 
     >>> store = SqliteStore.open(":memory:")
     >>> store.init()
-    SchemaChange(before=0, after=27, created=True)
+    SchemaChange(before=0, after=28, created=True)
     >>> print(" ".join(sorted(store.db.table_names())))  # doctest: +NORMALIZE_WHITESPACE
     _sqlite_migrations analyses api_tokens bot_claims conditional_lines created_pages games
     idempotency inbound mail_suppressions messages moves outbox player_pings players

@@ -1,7 +1,8 @@
 """The lists that must stay fast as games pile up read games, seats and moves by index.
 
 Every statement that the lobby, a player's games page, its live list, the
-catch-up of its event stream and ``GET /api/v1/me/games`` run is recorded
+catch-up of its event stream, ``GET /api/v1/me/games`` and the worker's search for
+games to analyse run is recorded
 (SQLite's trace callback on the app's connection) and its plan read with
 ``EXPLAIN QUERY PLAN``: no step may scan a whole table of games, seats, moves
 or players, and a step that walks an index in order (the lobby's newest
@@ -120,10 +121,12 @@ def test_the_lists_read_games_seats_and_moves_by_index(signed_in) -> None:
         store = app.extensions["turnpost"].store()
         store.db.conn.set_trace_callback(ran.append)
         store.player_moved_since("p1", 0)
+        store.games_to_analyse(5)  # the worker's search for finished games to analyse
         store.db.conn.set_trace_callback(None)
     assert any("FROM seats AS s JOIN games" in sql for sql in ran), "the player's games ran no SQL"
     assert any("status = 'forming'" in sql for sql in ran), "the lobby's tables ran no SQL"
     assert any("WHERE creator_id =" in sql for sql in ran), "the lobby's own games ran no SQL"
+    assert any("FROM analyses" in sql for sql in ran), "the analysis search ran no SQL"
     scans = {sql: full_scans(sql, plan(app, sql)) for sql in ran}
     assert {sql: steps for sql, steps in scans.items() if steps} == {}
 
