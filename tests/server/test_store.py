@@ -1,6 +1,7 @@
 """The store on both backends (SQLite, PostgreSQL): one transaction per write, the log's
-refusals, one winner per seq, claims never shared, changes heard; then SQLite's own: WAL,
-the append-only log enforced by the file's triggers, a private file."""
+refusals, one winner per seq, claims (of mail, webhook deliveries and pushes) never shared,
+changes heard; then SQLite's own: WAL, the append-only log enforced by the file's triggers, a
+private file."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from server.errors import TurnpostError
 from server.games.service import GameService, MoveRequest
 from server.store import open_store
 from server.store.base import Conflict, Store
-from server.store.records import NewMail
+from server.store.records import NewMail, NewPush, NewSubscription, Player
 
 NOW = "2026-01-01T00:00:00.000000Z"
 LATER = "2026-01-01T00:10:00.000000Z"
@@ -123,21 +124,78 @@ def queue_mails(store: Store, game_id: str, count: int) -> None:
 def test_workers_claiming_at_once_never_take_one_mail_twice(store_url: str, store: Store) -> None:
     game_id = played_game(store)
     queue_mails(store, game_id, 40)
+    every = claimed_by_racing_workers(store_url, lambda own: own.claim_due_mail(NOW, LATER, 3))
+    assert sorted(every) == sorted(set(every)), "a mail was claimed twice"
+    assert len(every) == store.outbox_count(game_id=game_id) == 40
 
-    def claim() -> list[int]:
+
+def claimed_by_racing_workers(store_url: str, claim: Callable[[Store], list[Any]]) -> list[int]:
+    """The ids four workers (each on its own store) took, claiming at once until none is
+    left."""
+
+    def work() -> list[int]:
         own = open_store(store_url)
         try:
             taken = []
-            while batch := own.claim_due_mail(NOW, LATER, 3):
-                taken.extend(mail.id for mail in batch)
+            while batch := claim(own):
+                taken.extend(row.id for row in batch)
             return taken
         finally:
             own.close()
 
-    claims = in_threads(4, claim)
-    every = [mail_id for taken in claims for mail_id in taken]
-    assert sorted(every) == sorted(set(every)), "a mail was claimed twice"
-    assert len(every) == store.outbox_count(game_id=game_id) == 40
+    claims = in_threads(4, work)
+    assert not [claim for claim in claims if isinstance(claim, Exception)], claims
+    return [row_id for taken in claims for row_id in taken]
+
+
+def test_workers_claiming_at_once_never_take_one_webhook_delivery_twice(
+    store_url: str, store: Store
+) -> None:
+    game_id = played_game(store)
+    for hook in range(4):
+        store.add_webhook(game_id, f"http://127.0.0.1:9/hook{hook}", NOW)
+    with store.write():
+        for seq in range(10):
+            store.queue_webhooks(game_id, "move", seq, {"seq": seq}, NOW, max_pending=100)
+    every = claimed_by_racing_workers(
+        store_url, lambda own: own.claim_due_webhooks(NOW, LATER, 3, per_webhook=2)
+    )
+    assert sorted(every) == sorted(set(every)), "a delivery was claimed twice"
+    queued = store.webhook_deliveries(game_id)
+    assert sorted(every) == sorted(delivery.id for delivery in queued)
+    assert len(queued) == 40 and {delivery.attempts for delivery in queued} == {1}
+
+
+def test_workers_claiming_at_once_never_take_one_push_twice(store_url: str, store: Store) -> None:
+    games = [played_game(store), played_game(store)]
+    with store.write():
+        store.add_player(Player("p1", "ann@example.org", "ann", "Ann", "UTC", "en", "turn", NOW))
+    for browser in range(10):
+        subscription: NewSubscription = {
+            "player_id": "p1",
+            "endpoint": f"https://push.example.org/{browser}",
+            "p256dh": "key",
+            "auth": "auth",
+            "created_at": NOW,
+        }
+        store.add_push_subscription(subscription, keep=10)
+    with store.write():
+        for game_id in games:
+            for seat in (0, 1):
+                push: NewPush = {
+                    "game_id": game_id,
+                    "seat": seat,
+                    "seq": 1,
+                    "payload": {"game": game_id},
+                    "created_at": NOW,
+                    "next_attempt_at": NOW,
+                }
+                assert store.queue_pushes("p1", push) == 10
+    every = claimed_by_racing_workers(store_url, lambda own: own.claim_due_pushes(NOW, LATER, 3))
+    assert sorted(every) == sorted(set(every)), "a push was claimed twice"
+    again = store.claim_due_pushes(LATER, LATER, 100)  # every lease has run out, none sent
+    assert sorted(push.id for push in again) == sorted(every)
+    assert {push.attempts for push in again} == {1}, "a push was attempted twice"
 
 
 def test_a_commit_elsewhere_wakes_a_waiting_store_within_a_second(
