@@ -481,15 +481,18 @@ def applied(conn: Any) -> list[str]:
     return [row[0] for row in conn.execute("SELECT name FROM turnpost_migrations ORDER BY name")]
 
 
-def migrate(conn: Any) -> tuple[int, int, bool]:
-    """Apply the steps the database lacks, inside the caller's transaction on ``conn``;
+def migrate(conn: Any, stop_before: str | None = None) -> tuple[int, int, bool]:
+    """Apply the steps the database lacks (those before the step ``stop_before`` only, if
+    given: an older schema, for upgrade tests), inside the caller's transaction on ``conn``;
     ``(version before, version after, created)``."""
     conn.execute(f"SELECT pg_advisory_xact_lock({MIGRATION_LOCK})")
     done = set(applied(conn))
     created = not done
     conn.execute(_CREATE_LOG)
-    for name, sql in MIGRATIONS:
+    names = [name for name, _ in MIGRATIONS]
+    steps = MIGRATIONS[: names.index(stop_before)] if stop_before else MIGRATIONS
+    for name, sql in steps:
         if name not in done:
             conn.execute(sql)
             conn.execute("INSERT INTO turnpost_migrations (name) VALUES (%s)", [name])
-    return len(done), len(MIGRATIONS), created
+    return len(done), len(done | {name for name, _ in steps}), created
