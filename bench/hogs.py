@@ -1,6 +1,6 @@
 """Another user's reads while clients hammer King of Siam legal moves, as figures (never pass/fail).
 
-    .venv/bin/python bench/hogs.py [--seconds 20] [--hogs 6] [--unlimited]
+    .venv/bin/python bench/hogs.py [--seconds 20] [--hogs 6] [--unlimited] [--db URL]
 
 Issue 11 measured that 6 clients asking for the legal moves of one King of
 Siam token (3.4 MB and 0.14 s of CPU each) raised another user's read
@@ -27,6 +27,7 @@ import requests
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench.database import add_db_option, bench_database  # noqa: E402
 from bench.moves import percentile, run_threads  # noqa: E402
 from tests.support import BackgroundServer, start_background  # noqa: E402
 
@@ -87,13 +88,16 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=20.0)
     parser.add_argument("--hogs", type=int, default=6)
     parser.add_argument("--unlimited", action="store_true")
+    add_db_option(parser)
     args = parser.parse_args()
     environment = {"TURNPOST_RATELIMIT_CREATE": "1000/hour"}
     if args.unlimited:
         environment |= {"TURNPOST_RATELIMIT_TOKEN": "1000000/minute"}
         environment |= {"TURNPOST_RATELIMIT_IP": "1000000/minute"}
     with tempfile.TemporaryDirectory() as folder:
-        server = start_background(str(Path(folder) / "hogs.db"), environment=environment)
+        server = start_background(
+            bench_database(args.db, folder, "hogs.db"), environment=environment
+        )
         try:
             hogged, other = create(server, "king-of-siam"), create(server, "siam")
             alone = victim_reads(server, other["id"], args.seconds / 2)

@@ -2,9 +2,10 @@
 
     .venv/bin/python bench/load.py [--seconds 20] [--movers 8] [--readers 4] [--games 40]
                                    [--slow-clients 200] [--listeners 1000] [--workers 2]
+                                   [--db URL]
 
 Starts the app under gunicorn (the serving model of ``turnpost serve``) on a
-temporary database (limits raised through the environment so that they stay
+temporary database (``--db``; limits raised through the environment so that they stay
 out of the way; the limiter still runs), then measures in one run:
 
 1. the ratio base: requests per second of a bare Flask app (``bench/bare.py``)
@@ -46,6 +47,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.bare import served  # noqa: E402
 from bench.crowd import start_crowd  # noqa: E402
+from bench.database import add_db_option, bench_database  # noqa: E402
 from bench.moves import (  # noqa: E402
     SIAM,
     UNLIMITED,
@@ -282,6 +284,7 @@ def main() -> None:
     parser.add_argument("--listeners", type=int, default=0)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--long-game", type=int, default=PLY_LIMIT - 1, help="moves, < 500")
+    add_db_option(parser)
     args = parser.parse_args()
 
     raise_file_limit()
@@ -291,7 +294,7 @@ def main() -> None:
     bare = bare_flask_requests_per_second(ceiling_seconds, args.movers, args.workers)
     crowd = args.slow_clients or args.listeners
     with tempfile.TemporaryDirectory() as folder:
-        server = start_background(str(Path(folder) / "load.db"), workers=args.workers)
+        server = start_background(bench_database(args.db, folder, "load.db"), workers=args.workers)
         sampler = MemorySampler(server.process.pid)
         sampler.start()
         try:

@@ -1,8 +1,8 @@
 """Throughput and latency of move submission, printed as figures (never pass/fail).
 
-    .venv/bin/python bench/moves.py [--seconds 10] [--clients 8] [--workers 2]
+    .venv/bin/python bench/moves.py [--seconds 10] [--clients 8] [--workers 2] [--db URL]
 
-Starts the app under gunicorn on a temporary database, then measures in one run:
+Starts the app under gunicorn on a temporary database (``--db``), then measures in one run:
 
 1. the engine alone: Siam moves applied per second (random legal games);
 2. the trivial-route ceiling: ``GET /healthz`` requests per second;
@@ -29,6 +29,7 @@ import requests
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench.database import add_db_option, bench_database  # noqa: E402
 from engines import get_engine  # noqa: E402
 from engines.siam.board import PLY_LIMIT  # noqa: E402
 from tests.support import BackgroundServer, start_background  # noqa: E402
@@ -166,12 +167,13 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=8)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--long-game", type=int, default=PLY_LIMIT - 1, help="moves, < 500")
+    add_db_option(parser)
     args = parser.parse_args()
 
     print(f"engine alone: {engine_moves_per_second(args.seconds):,.0f} Siam moves/s")
     os.environ.update(UNLIMITED)
     with tempfile.TemporaryDirectory() as folder:
-        server = start_background(str(Path(folder) / "bench.db"), workers=args.workers)
+        server = start_background(bench_database(args.db, folder, "bench.db"), workers=args.workers)
         try:
             ceiling = trivial_requests_per_second(
                 f"{server.url}/healthz", args.seconds, args.clients

@@ -38,6 +38,7 @@ import requests
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.bare import served  # noqa: E402
+from bench.database import add_db_option, bench_database  # noqa: E402
 from tests.support import BackgroundServer, start_background  # noqa: E402
 
 BENCH = Path(__file__).resolve().parent
@@ -197,18 +198,13 @@ def main() -> None:
     parser.add_argument("--connections", type=int, default=16, help="for the read routes")
     parser.add_argument("--games", type=int, default=8, help="move-posting connections")
     parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument(
-        "--db",
-        default=os.environ.get("TURNPOST_DB"),
-        help="an empty database to fill (a TURNPOST_DB: postgresql://...); default: a new"
-        " SQLite file in a temporary folder",
-    )
+    add_db_option(parser)
     args = parser.parse_args()
     print(f"load average at start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     base = bare_flask(args.seconds, args.connections, args.workers)
     os.environ.update(UNLIMITED)
     with tempfile.TemporaryDirectory() as folder:
-        server = start_background(args.db or str(Path(folder) / "bench.db"), args.workers)
+        server = start_background(bench_database(args.db, folder, "bench.db"), args.workers)
         try:
             figures = [base, *reads(server, args.seconds, args.connections)]
             figures.append(moves(server, args.seconds, args.games))
