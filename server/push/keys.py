@@ -2,11 +2,13 @@
 
 Push services take a push only when it is signed with the key pair whose
 public key the browser was given when it subscribed. The pair is derived
-from ``TURNPOST_SECRET_KEY`` (or the ``<db>.secret`` file), so every process
-(each gunicorn worker, ``turnpost worker``) has the same one, nothing more
-is stored, and a copy of the database alone cannot sign a push. Changing the
-secret key changes the pair: the browsers' subscriptions then stop working,
-and their players subscribe again from their page.
+from the server's secret key (``TURNPOST_SECRET_KEY``, else the one kept in
+the database's settings: :func:`server.app.load_secret_key`), so every
+process (each gunicorn worker, ``turnpost worker``) has the same one and
+nothing more is stored; with ``TURNPOST_SECRET_KEY`` set, a copy of the
+database alone cannot sign a push. Changing the secret key changes the pair:
+the browsers' subscriptions then stop working, and their players subscribe
+again from their page.
 
     >>> key = vapid_key("s3cret")
     >>> public_key_text("s3cret") == public_key_text("s3cret") != public_key_text("other")

@@ -20,7 +20,7 @@ import sqlite_utils
 from click.testing import CliRunner
 
 from server import create_app
-from server.cli import main
+from server.cli import demo_game, main
 from server.games.game import log_entry
 from server.games.service import GameService, MoveRequest
 from server.mail.outbox import Notifier
@@ -433,3 +433,33 @@ def test_m023_makes_the_log_phrases_read_in_each_language_and_keeps_every_move()
     assert read["nl"][2] == "Ann geeft op." and read["de"][2] == "Ann gibt auf."
     with pytest.raises(sqlite3.IntegrityError, match="append-only"):
         db.execute("UPDATE moves SET description = NULL")
+
+
+def test_m019_imports_the_secret_key_and_demo_game_files_of_earlier_versions(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Earlier versions kept the secret key and the demo game's id in ``<db>.secret`` and
+    ``<db>.demo``: the upgrade keeps both (the server signs with the old key, ``serve --demo``
+    finds the old game) and leaves the files as they were."""
+    monkeypatch.delenv("TURNPOST_SECRET_KEY", raising=False)
+    path = str(tmp_path / "old.db")
+    store = open_store(path)
+    store.init()
+    game = GameService(store).create("siam", PLAYERS, {}, seed=7)
+    store.close()
+    db = sqlite_utils.Database(path)  # the schema as it was before m019: no settings table
+    db.execute("DROP TABLE settings")
+    db.execute("DELETE FROM _sqlite_migrations WHERE name = 'm019_settings'")
+    db.conn.commit()
+    db.close()
+    files = {Path(f"{path}.secret"): "the old key\n", Path(f"{path}.demo"): f"{game['id']}\n"}
+    for file, text in files.items():
+        file.write_text(text)
+    app = create_app({"TURNPOST_DB": path, "TESTING": True})
+    assert app.extensions["turnpost"].schema.before == LATEST - 1
+    assert app.config["SECRET_KEY"] == "the old key"
+    store = open_store(path)
+    assert demo_game(GameService(store))["id"] == game["id"]
+    assert "Demo Siam game, as you left it" in capsys.readouterr().out
+    store.close()
+    assert {file: file.read_text() for file in files} == files
