@@ -122,3 +122,10 @@ def database_text(db_url: str) -> str:
             for (table,) in tables
             for row in conn.execute(f'SELECT row_to_json(t)::text FROM "{table}" t').fetchall()
         )
+
+
+def table_rows(store: Any, table: str) -> list[dict[str, Any]]:
+    """Every row of ``table`` in ``store`` (either backend) by column name, in the table's
+    order (its key): what a test reads where the store has no operation for it."""
+    found = store.tables()[table]
+    return [dict(zip(found.columns, row, strict=True)) for row in store.table_rows(found)]

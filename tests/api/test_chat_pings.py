@@ -18,6 +18,9 @@ from server.webhooks.pings import MAX_PINGS
 from tests.api.conftest import bearer, new_game, play, seat_header
 from tests.api.receivers import Receiver, deliver
 
+#: These tests run on SQLite and on PostgreSQL (tests/conftest.py).
+ON_BOTH_BACKENDS = True
+
 #: The address the app's links start with (the settings' default).
 BASE_URL = "http://127.0.0.1:8000"
 #: A tile of Bangkok Klongs, as a card in a hand would show.

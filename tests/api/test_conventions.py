@@ -11,6 +11,9 @@ import pytest
 from server import create_app
 from tests.api.conftest import new_game, seat_header
 
+#: These tests run on SQLite and on PostgreSQL (tests/conftest.py).
+ON_BOTH_BACKENDS = True
+
 READS = ["", "/moves", "/legal-moves"]
 
 
@@ -53,8 +56,8 @@ def test_a_resignation_changes_the_etag(client, siam_game) -> None:
     assert client.get(path, headers={"If-None-Match": etag}).status_code == 200
 
 
-def test_cors_allows_the_configured_origins_on_the_api_only(db_path) -> None:
-    app = create_app({"TURNPOST_DB": db_path, "TURNPOST_CORS_ORIGINS": "https://app.example"})
+def test_cors_allows_the_configured_origins_on_the_api_only(db_url) -> None:
+    app = create_app({"TURNPOST_DB": db_url, "TURNPOST_CORS_ORIGINS": "https://app.example"})
     client = app.test_client()
     allowed = client.get("/api/v1/engines", headers={"Origin": "https://app.example"})
     assert allowed.headers["Access-Control-Allow-Origin"] == "https://app.example"
@@ -86,8 +89,8 @@ def test_cors_default_is_any_origin_without_credentials(client) -> None:
     assert "Access-Control-Allow-Credentials" not in answer.headers
 
 
-def test_cors_can_be_switched_off(db_path) -> None:
-    client = create_app({"TURNPOST_DB": db_path, "TURNPOST_CORS_ORIGINS": ""}).test_client()
+def test_cors_can_be_switched_off(db_url) -> None:
+    client = create_app({"TURNPOST_DB": db_url, "TURNPOST_CORS_ORIGINS": ""}).test_client()
     answer = client.get("/api/v1/engines", headers={"Origin": "https://any.example"})
     assert "Access-Control-Allow-Origin" not in answer.headers
 

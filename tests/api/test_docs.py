@@ -19,6 +19,9 @@ from schemas.moves import LISTED_NOTATION, load_move
 from server.http.api_spec import game_module
 from tests.api.conftest import new_game, seat_header
 
+#: These tests run on SQLite and on PostgreSQL (tests/conftest.py).
+ON_BOTH_BACKENDS = True
+
 DOC = (Path(__file__).resolve().parents[2] / "docs" / "api.md").read_text()
 BLOCK = re.compile(r"<!-- (moves|notation|state): ([a-z-]+) -->\n```[a-z]*\n(.*?)```", re.S)
 ROUTE = re.compile(r"`(GET|POST|DELETE|PUT|PATCH) (/api/v1/[^`\s?]*)")

@@ -7,6 +7,9 @@ from typing import Any
 
 from tests.api.conftest import seat_header
 
+#: These tests run on SQLite and on PostgreSQL (tests/conftest.py).
+ON_BOTH_BACKENDS = True
+
 
 def parse_stream(text: str) -> list[dict[str, Any]]:
     """The events of a finished stream, each ``{"id", "event", "data"}`` with ``data`` parsed."""

@@ -6,6 +6,9 @@ from typing import Any
 
 from tests.api.conftest import bearer, new_game, seat_header
 
+#: These tests run on SQLite and on PostgreSQL (tests/conftest.py).
+ON_BOTH_BACKENDS = True
+
 
 def listed(client: Any, headers: dict[str, str] | None = None, **query: Any) -> Any:
     """The answer to ``GET /api/v1/games`` with ``query``."""

@@ -21,6 +21,9 @@ import requests
 from tests.server.test_api import WINNING_LINE
 from tests.support import BackgroundServer
 
+#: These tests run on SQLite and on PostgreSQL (tests/conftest.py).
+ON_BOTH_BACKENDS = True
+
 PACKAGE = "turnpost_generated_client"
 
 

@@ -20,6 +20,9 @@ from server.games.clock import utcnow
 from server.store import open_store, records
 from tests.support import BackgroundServer
 
+#: These tests run on SQLite and on PostgreSQL (tests/conftest.py).
+ON_BOTH_BACKENDS = True
+
 TIMEOUT = 10
 
 

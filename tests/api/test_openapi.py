@@ -14,6 +14,9 @@ from schemas.moves import load_move, move_schemas
 from server.http.api_spec import camel, examples, game_module
 from tests.api.conftest import new_game, seat_header
 
+#: These tests run on SQLite and on PostgreSQL (tests/conftest.py).
+ON_BOTH_BACKENDS = True
+
 OPERATIONS = {
     "listEngines",
     "getEngine",

@@ -8,6 +8,9 @@ from server.games.service import GameService, MoveRequest
 from server.store import open_store
 from tests.api.conftest import bearer, new_game, seat_header
 
+#: These tests run on SQLite and on PostgreSQL (tests/conftest.py).
+ON_BOTH_BACKENDS = True
+
 
 def resign(client: Any, game: dict[str, Any], seat: int, **body: Any) -> Any:
     """POST a resignation for ``seat`` (an empty body unless ``body`` is given)."""
@@ -38,7 +41,7 @@ def test_partners_lose_together(client) -> None:
     assert result["resigned"] == [1, 3] and result["winners"] == [0, 2]
 
 
-def test_the_resignation_is_in_the_move_log_and_replays(client, siam_game, db_path) -> None:
+def test_the_resignation_is_in_the_move_log_and_replays(client, siam_game, db_url) -> None:
     played = client.post(
         f"/api/v1/games/{siam_game['id']}/moves",
         json={"notation": "enter a1 N", "expected_seq": 0},
@@ -50,7 +53,7 @@ def test_the_resignation_is_in_the_move_log_and_replays(client, siam_game, db_pa
     assert [entry["notation"] for entry in log] == ["enter a1 N", "resign"]
     assert log[1]["move"] == {"action": "resign"} and log[1]["description"] == "Bob resigns."
     assert log[1]["status"] == "finished" and log[1]["to_move"] == []
-    games = GameService(open_store(db_path))
+    games = GameService(open_store(db_url))
     game = games.load(siam_game["id"])
     assert games.replay(game) == game.state
     before = client.get(f"/api/v1/games/{siam_game['id']}?at=1").get_json()
@@ -85,8 +88,8 @@ def test_no_move_after_a_resignation(client, siam_game) -> None:
     assert refused.status_code == 409 and refused.get_json()["error"]["code"] == "game_over"
 
 
-def test_a_forfeit_is_logged_like_a_resignation(db_path) -> None:
-    store = open_store(db_path)
+def test_a_forfeit_is_logged_like_a_resignation(db_url) -> None:
+    store = open_store(db_url)
     store.init()
     games = GameService(store)
     created = games.create("siam", [{"name": "Ann"}, {"name": "Bob"}], {}, seed=1)

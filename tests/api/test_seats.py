@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from tests.api.conftest import bearer, seat_header
 
+#: These tests run on SQLite and on PostgreSQL (tests/conftest.py).
+ON_BOTH_BACKENDS = True
+
 
 def test_the_admin_token_reissues_a_seat_token(client, siam_game) -> None:
     path = f"/api/v1/games/{siam_game['id']}/seats/1/token"

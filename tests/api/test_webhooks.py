@@ -22,6 +22,9 @@ from tests.api.conftest import bearer, new_game, play, register, seat_header
 from tests.api.receivers import LOOPBACK, deliver
 from tests.support import ROOT
 
+#: These tests run on SQLite and on PostgreSQL (tests/conftest.py).
+ON_BOTH_BACKENDS = True
+
 
 def test_each_move_and_the_end_reach_the_receiver_signed(allowed_app, receiver) -> None:
     client = allowed_app.test_client()

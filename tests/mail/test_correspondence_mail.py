@@ -17,6 +17,9 @@ from tests.mail.conftest import (
     send,
 )
 
+#: These tests run on SQLite and on PostgreSQL (tests/conftest.py).
+ON_BOTH_BACKENDS = True
+
 
 def text_of(mail: Any) -> str:
     """A mail's headers and every text part."""

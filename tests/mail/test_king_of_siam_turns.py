@@ -12,6 +12,9 @@ from server.mail.inbound import receive
 from tests.mail.conftest import Sink
 from tests.mail.test_inbound import Mailbox, log, reply_to
 
+#: These tests run on SQLite and on PostgreSQL (tests/conftest.py).
+ON_BOTH_BACKENDS = True
+
 PLAYERS = [{"name": n, "email": f"{n.lower()}@example.org"} for n in ("Ann", "Bob", "Cy")]
 
 

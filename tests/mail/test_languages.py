@@ -15,6 +15,9 @@ from tests.mail.conftest import Mailbox, opened_links, reply_to, send
 from tests.server.test_i18n import TRANSLATIONS
 from tests.support import BackgroundServer
 
+#: These tests run on SQLite and on PostgreSQL (tests/conftest.py).
+ON_BOTH_BACKENDS = True
+
 SEATS = [
     {"name": "Ann", "email": "ann@example.org", "language": "nl"},
     {"name": "Bob", "email": "bob@example.org", "language": "de"},

@@ -21,6 +21,9 @@ from tests.mail.conftest import Sink
 from tests.mail.test_sign_in import ask_for_link, mailed_link
 from tests.support import BackgroundServer
 
+#: These tests run on SQLite and on PostgreSQL (tests/conftest.py).
+ON_BOTH_BACKENDS = True
+
 ANN = "ann@example.org"
 BOB = "bob@example.org"
 ZONE = "Asia/Tokyo"

@@ -8,6 +8,9 @@ from tests.mail.conftest import Sink
 from tests.mail.test_inbound import PLAYERS, Mailbox, log, reply_to
 from tests.server.test_split_turns import POSITION
 
+#: These tests run on SQLite and on PostgreSQL (tests/conftest.py).
+ON_BOTH_BACKENDS = True
+
 
 def test_an_emailed_first_step_leaves_the_move_open_and_the_next_mail_asks_for_the_rest(
     games: GameService, smtp_sink: tuple[Sink, str]

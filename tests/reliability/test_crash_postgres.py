@@ -50,7 +50,7 @@ from tests.reliability.test_crash import (
     play,
 )
 from tests.servers import PostgresServer
-from tests.support import BackgroundServer, free_port, run_command, start_background
+from tests.support import BackgroundServer, free_port, run_command, start_background, table_rows
 
 CLIENTS = 6
 KILLS = 4
@@ -85,8 +85,7 @@ def outbox(db_url: str) -> list[dict[str, Any]]:
     """Every outbox row, by column name."""
     store = open_store(db_url)
     try:
-        table = store.tables()["outbox"]
-        return [dict(zip(table.columns, row, strict=True)) for row in store.table_rows(table)]
+        return table_rows(store, "outbox")
     finally:
         store.close()
 
