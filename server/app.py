@@ -208,7 +208,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     init_web_conventions(app)
     csrf.exempt(api.blp)
     csrf.init_app(app)
-    app.before_request(api.check_seat_before_body)  # after the rate limits, before any body
+    app.before_request(api.check_token_before_body)  # after the rate limits, before any body
     app.before_request(refuse_oversized_chunked_body)
     register_error_handlers(app)
     app.session_interface = TlsAwareSessions()

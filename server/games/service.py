@@ -1019,6 +1019,10 @@ class GameService:
         self._changed(Change(updated, logged, logged.seat, None, tuple(game.to_move)))
         return updated
 
+    def check_admin(self, game_id: str, admin_token: str | None) -> None:
+        """``404`` for no game ``game_id``, ``401`` unless ``admin_token`` is its admin token."""
+        self._check_admin(self.load(game_id), admin_token)
+
     def _check_admin(self, game: Game, admin_token: str | None) -> None:
         """``401`` unless ``admin_token`` is the admin token of ``game``."""
         expected = game.row.admin_token_hash
@@ -1027,7 +1031,7 @@ class GameService:
 
     def abort(self, game_id: str, admin_token: str | None) -> dict[str, Any]:
         """End a running game, or cancel a forming table, as ``aborted`` (admin token only)."""
-        self._check_admin(self.load(game_id), admin_token)
+        self.check_admin(game_id, admin_token)
         return self.stop(game_id)
 
     def stop(self, game_id: str, forming_only: bool = False) -> dict[str, Any]:

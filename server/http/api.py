@@ -155,7 +155,7 @@ def seated(games: GameService, game_id: str, needed_for: str) -> tuple[Game, int
 
 
 #: The operations of a seat, with what their token is needed for: the token is checked before
-#: their body is read (see :func:`check_seat_before_body`).
+#: their body is read (see :func:`check_token_before_body`).
 SEAT_OPERATIONS = {
     "api.submit_move": "to move",
     "api.resign": "to resign",
@@ -167,19 +167,27 @@ SEAT_OPERATIONS = {
 }
 
 
-def check_seat_before_body() -> None:
-    """``401`` (or ``404``) for an operation of a seat without a seat token of the game,
-    before its body is read.
+def check_token_before_body() -> None:
+    """``401`` (or ``404``) for an operation without the token it needs, before its body is
+    read: a seat's operation without a seat token of the game, a webhook's creation without
+    the game's admin token, a player's chat ping without a personal API token.
 
     A body may come slowly (until the server's body deadline): a client
-    without a seat token of the game is answered at once, not waited for.
+    without the token is answered at once, not waited for.
     """
-    needed_for = SEAT_OPERATIONS.get(request.endpoint or "")
-    if needed_for is None:
-        return
-    games, game_id, token = current_service(), request.view_args["game_id"], current_actor().bearer
-    if token is None or games.seat_of(game_id, token) is None:  # the words of the refusal
-        seated(games, game_id, needed_for)
+    endpoint = request.endpoint or ""
+    if endpoint == "api.create_webhook":
+        current_service().check_admin(request.view_args["game_id"], current_actor().bearer)
+    elif endpoint == "api.create_my_ping":
+        _token_player()
+    elif endpoint in SEAT_OPERATIONS:
+        games, game_id, token = (
+            current_service(),
+            request.view_args["game_id"],
+            current_actor().bearer,
+        )
+        if token is None or games.seat_of(game_id, token) is None:  # the words of the refusal
+            seated(games, game_id, SEAT_OPERATIONS[endpoint])
 
 
 MAX_IDEMPOTENCY_KEY = 200

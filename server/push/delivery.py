@@ -98,9 +98,11 @@ def attempt(sender: Sender, row: ClaimedPush, watch: Connections) -> Outcome:
     deadline = time.monotonic() + DEADLINE_SECONDS
     try:
         check_endpoint(sender.destinations, row.endpoint)
-        target = sender.destinations.resolve(row.endpoint)
+        target = watch.resolved(sender.destinations, row.endpoint, deadline)
     except Refused as error:
         return Outcome(error=f"refused: {error}", retry=False)
+    except TimeoutError as error:
+        return watch.failure(error, deadline)
     body = encrypted(canonical_json(row.payload).encode(), row.p256dh, row.auth)
     claims = {
         "aud": f"{target.scheme}://{target.host_header}",

@@ -10,13 +10,16 @@ A claimed delivery's next attempt moves one lease ahead, so two workers never
 post the same one at once.
 
 **Deadline.** A delivery has :data:`DEADLINE_SECONDS` in all, by the wall
-clock: connecting (at most :data:`CONNECT_SECONDS`, TLS included), sending,
-the answer's status and headers, and at most :data:`MAX_ANSWER_BYTES` of its
-body. At the deadline its connection is cut (a receiver that answers a byte at
-a time cannot hold it longer): without a status the delivery fails, to be
-tried again like a network error; with one, the status decides. A stop (the
-worker's ``SIGTERM``) cuts every connection under way at once. Resolving
-the host name is bounded by the system resolver's own timeouts.
+clock: resolving the host name, connecting, the TLS handshake, sending, the
+answer's status and headers, and at most :data:`MAX_ANSWER_BYTES` of its
+body. At the deadline its connection is cut in whatever step it is (a
+receiver that drops the connection's first packets, never answers the
+handshake, or answers a byte at a time cannot hold it longer): without a
+status the delivery fails, to be tried again like a network error; with one,
+the status decides. A stop (the worker's ``SIGTERM``) cuts every connection
+under way at once, in every step. The system resolver cannot be interrupted,
+so a name is looked up in a thread of its own that nobody waits for past the
+deadline or a stop.
 
 **Outcomes.** A ``2xx`` answer marks it delivered. A network error, a
 deadline passed, a ``5xx``, ``408``, ``425`` or ``429`` is retried after 30 s,
@@ -62,6 +65,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import socket
+import ssl
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -69,12 +73,10 @@ from concurrent.futures import ThreadPoolExecutor, wait
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from datetime import timedelta
-from functools import partial
-from http.client import HTTPException
+from functools import cache, partial
+from http.client import HTTPConnection, HTTPException
+from queue import Empty, SimpleQueue
 from typing import TypeVar
-
-from urllib3.connection import HTTPConnection, HTTPSConnection
-from urllib3.exceptions import HTTPError
 
 from server.games.clock import format_time, parse_time, utcnow
 from server.store.base import Store, canonical_json
@@ -91,9 +93,8 @@ BATCH = POOL_SIZE
 PER_WEBHOOK = 1
 #: Deliveries a webhook keeps pending before its oldest ``move`` events are dropped.
 MAX_PENDING = 50
-#: Seconds a delivery may take in all, and to connect (TCP, then TLS).
+#: Seconds a delivery may take in all (lookup, connection, TLS, request, answer).
 DEADLINE_SECONDS = 10.0
-CONNECT_SECONDS = 5.0
 #: The most of an answer's body read (its status decides).
 MAX_ANSWER_BYTES = 64 * 1024
 #: How often a round looks for connections past their deadline, and for a stop.
@@ -162,25 +163,71 @@ class Connections:
 
     @contextmanager
     def watched(self, sock: socket.socket, deadline: float) -> Iterator[None]:
-        """Let :meth:`cut` shut ``sock`` at ``deadline`` (``time.monotonic()``) in this block."""
+        """Let :meth:`cut` shut ``sock`` at ``deadline`` (``time.monotonic()``) in this block,
+        in every step: connecting, the TLS handshake, the request and the answer.
+
+        A duplicate of ``sock`` is watched: wrapping it in TLS leaves that one open.
+        """
+        handle = sock.dup()
         with self._lock:
-            self._open[sock] = deadline
+            self._open[handle] = deadline
         try:
             yield
         finally:
             with self._lock:
-                del self._open[sock]
+                del self._open[handle]
+            handle.close()
 
     def cut(self, stop: bool = False) -> None:
         """Shut the connections past their deadline, or every one if ``stop``."""
         now = time.monotonic()
         with self._lock:
             self.stopped = self.stopped or stop
-            for sock, deadline in self._open.items():
+            for handle, deadline in self._open.items():
                 if stop or now >= deadline:
-                    # the plain socket's shutdown, also under TLS: it wakes a blocked read
+                    # wakes a blocked connect (its SYNs unanswered), handshake or read
                     with suppress(OSError):
-                        socket.socket.shutdown(sock, socket.SHUT_RDWR)
+                        handle.shutdown(socket.SHUT_RDWR)
+
+    def resolved(self, destinations: Destinations, url: str, deadline: float) -> Target:
+        """``destinations.resolve(url)`` before ``deadline`` and any stop; :class:`Refused`,
+        or :class:`TimeoutError` when the lookup was not waited for any longer.
+
+        The system resolver cannot be interrupted: the lookup runs in a daemon thread of its
+        own, left to end by itself once nobody waits for it.
+        """
+        answer: SimpleQueue[Target | Refused] = SimpleQueue()
+
+        def look_up() -> None:
+            try:
+                answer.put(destinations.resolve(url))
+            except Refused as refused:
+                answer.put(refused)
+
+        threading.Thread(target=look_up, name="resolve", daemon=True).start()
+        while not self.stopped and (left := deadline - time.monotonic()) > 0:
+            with suppress(Empty):
+                found = answer.get(timeout=min(left, WATCH_SECONDS))
+                if isinstance(found, Refused):
+                    raise found
+                return found
+        raise TimeoutError("the host name was not resolved in time")
+
+    def failure(self, error: Exception, deadline: float) -> Outcome:
+        """What an attempt that raised ``error`` (a network error, or cut) comes to: tried
+        again, saying whether the round stopped, the deadline passed, or what went wrong."""
+        if self.stopped:
+            return Outcome(error="the worker stopped during the delivery")
+        if time.monotonic() >= deadline:
+            return Outcome(error=f"no answer within {DEADLINE_SECONDS:g} s")
+        return Outcome(error=f"{type(error).__name__}: {error}")
+
+
+@cache
+def tls_context() -> ssl.SSLContext:
+    """How an ``https`` receiver is checked: the system's trusted certificates and the host
+    name (``SSL_CERT_FILE`` names others)."""
+    return ssl.create_default_context()
 
 
 def post(
@@ -191,35 +238,22 @@ def post(
     The connection goes to ``target.address``; the host name is sent in
     ``Host`` and, over TLS, for SNI and the certificate check.
     """
-    if target.scheme == "https":
-        conn: HTTPConnection = HTTPSConnection(
-            target.address,
-            target.port,
-            timeout=CONNECT_SECONDS,
-            server_hostname=target.host,
-            assert_hostname=target.host,
-            cert_reqs="CERT_REQUIRED",
-        )
-    else:
-        conn = HTTPConnection(target.address, target.port, timeout=CONNECT_SECONDS)
-    try:
-        conn.connect()
-        conn.timeout = DEADLINE_SECONDS  # each read; the watch cuts the whole at the deadline
-        with watch.watched(conn.sock, deadline):
-            conn.request(
-                "POST",
-                target.path,
-                body=body,
-                headers={**headers, "Host": target.host_header},
-                preload_content=False,
-                decode_content=False,
-            )
+    family = socket.AF_INET6 if ":" in target.address else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as sock, watch.watched(sock, deadline):
+        sock.settimeout(max(deadline - time.monotonic(), 0.001))  # the watch cuts it on time
+        sock.connect((target.address, target.port))
+        conn = HTTPConnection(target.address, target.port)
+        conn.sock = sock  # connected here, so the watch can cut the connecting too
+        try:
+            if target.scheme == "https":
+                conn.sock = tls_context().wrap_socket(sock, server_hostname=target.host)
+            conn.request("POST", target.path, body, {**headers, "Host": target.host_header})
             answer = conn.getresponse()
-            with suppress(HTTPError, HTTPException, OSError):  # the status decides
+            with suppress(HTTPException, OSError):  # the status decides
                 answer.read(MAX_ANSWER_BYTES)
             return answer.status
-    finally:
-        conn.close()
+        finally:
+            conn.close()
 
 
 @dataclass(frozen=True)
@@ -239,9 +273,11 @@ def attempt(
     if row.removed_at is not None:
         return Outcome(error="the webhook was removed", retry=False)
     try:
-        target = destinations.resolve(row.url)
+        target = watch.resolved(destinations, row.url, deadline)
     except Refused as error:
         return Outcome(error=f"refused: {error}", retry=False)
+    except TimeoutError as error:
+        return watch.failure(error, deadline)
     body = wire_body(row)
     delivery = str(row.id)
     secret = webhook_secret(key, row.game_id, row.webhook_id)
@@ -263,12 +299,8 @@ def send(
     answer refuses it for good."""
     try:
         status = post(target, body, headers, deadline, watch)
-    except (HTTPError, HTTPException, OSError) as error:
-        if watch.stopped:
-            return Outcome(error="the worker stopped during the delivery")
-        if time.monotonic() >= deadline:
-            return Outcome(error=f"no answer within {DEADLINE_SECONDS:g} s")
-        return Outcome(error=f"{type(error).__name__}: {error}")
+    except (HTTPException, OSError) as error:
+        return watch.failure(error, deadline)
     if 200 <= status < 300:
         return Outcome(status)
     retry = status >= 500 or status in RETRY_STATUSES

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from server import create_app
-from tests.api.receivers import LOOPBACK, Receiver, Trickler
+from tests.api.receivers import LOOPBACK, Blackhole, Mute, Receiver, Trickler
 
 
 def bearer(token: str) -> dict[str, str]:
@@ -68,6 +68,15 @@ def receiver() -> Iterator[Receiver]:
 def trickler() -> Iterator[Trickler]:
     """A running receiver that answers a byte a second to its first connection."""
     running = Trickler()
+    yield running
+    running.stop()
+
+
+@pytest.fixture(params=["mute", "blackhole"])
+def stalling(request: pytest.FixtureRequest) -> Iterator[Mute | Blackhole]:
+    """A receiver a delivery stalls on before its request is sent: one that never answers the
+    TLS handshake, and one that drops the packets opening a connection."""
+    running = Mute() if request.param == "mute" else Blackhole()
     yield running
     running.stop()
 

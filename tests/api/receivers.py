@@ -50,20 +50,16 @@ class Receiver:
         return [json.loads(request["body"]) for request in self.requests]
 
 
-class Trickler:
-    """A receiver that reads the request, then answers one byte every ``gap`` seconds, never
-    finishing (the attack of issue 20), after sending ``head`` at once; connections after the
-    first ``trickled`` get ``200`` at once."""
+class Listener:
+    """A local TCP server that records when each connection came and hands it to
+    :meth:`_answer` (in a thread of its own) until stopped."""
 
-    ANSWER = b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n"
-
-    def __init__(self, gap: float = 1.0, trickled: int = 1, head: bytes = b"") -> None:
-        self.gap, self.trickled, self.head = gap, trickled, head
+    def __init__(self, scheme: str = "http", path: str = "/slow") -> None:
         #: When each connection came (``time.monotonic()``).
         self.connections: list[float] = []
         self.stopped = threading.Event()
         self.listener = socket.create_server(("127.0.0.1", 0))
-        self.url = f"http://127.0.0.1:{self.listener.getsockname()[1]}/slow"
+        self.url = f"{scheme}://127.0.0.1:{self.listener.getsockname()[1]}{path}"
         threading.Thread(target=self._serve, daemon=True).start()
 
     def _serve(self) -> None:
@@ -73,13 +69,42 @@ class Trickler:
             except OSError:
                 return
             self.connections.append(time.monotonic())
-            trickle = len(self.connections) <= self.trickled
-            threading.Thread(target=self._answer, args=(conn, trickle), daemon=True).start()
+            threading.Thread(
+                target=self._answer, args=(conn, len(self.connections)), daemon=True
+            ).start()
 
-    def _answer(self, conn: socket.socket, trickle: bool) -> None:
+    def _answer(self, conn: socket.socket, number: int) -> None:
+        """Answer the ``number``th connection."""
+        raise NotImplementedError
+
+    def stop(self) -> None:
+        """Stop listening and answering."""
+        self.stopped.set()
+        self.listener.close()
+
+    def wait_for_connection(self, count: int = 1, timeout: float = 20.0) -> None:
+        """Wait until ``count`` connections came."""
+        deadline = time.monotonic() + timeout
+        while len(self.connections) < count:
+            assert time.monotonic() < deadline, f"{len(self.connections)} connections, not {count}"
+            time.sleep(0.05)
+
+
+class Trickler(Listener):
+    """A receiver that reads the request, then answers one byte every ``gap`` seconds, never
+    finishing (the attack of issue 20), after sending ``head`` at once; connections after the
+    first ``trickled`` get ``200`` at once."""
+
+    ANSWER = b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n"
+
+    def __init__(self, gap: float = 1.0, trickled: int = 1, head: bytes = b"") -> None:
+        self.gap, self.trickled, self.head = gap, trickled, head
+        super().__init__()
+
+    def _answer(self, conn: socket.socket, number: int) -> None:
         with conn:
             conn.recv(65536)
-            if not trickle:
+            if number > self.trickled:
                 conn.sendall(self.ANSWER)
                 return
             conn.sendall(self.head)
@@ -92,17 +117,45 @@ class Trickler:
                 except OSError:
                     return
 
-    def stop(self) -> None:
-        """Stop listening and trickling."""
-        self.stopped.set()
-        self.listener.close()
 
-    def wait_for_connection(self, count: int = 1, timeout: float = 20.0) -> None:
-        """Wait until ``count`` connections came."""
-        deadline = time.monotonic() + timeout
-        while len(self.connections) < count:
-            assert time.monotonic() < deadline, f"{len(self.connections)} connections, not {count}"
-            time.sleep(0.05)
+class Mute(Listener):
+    """An ``https`` receiver that accepts each connection and never says a word: a TLS
+    handshake with it waits for an answer that never comes (until it is stopped)."""
+
+    def __init__(self) -> None:
+        super().__init__("https", "/hook")
+
+    def _answer(self, conn: socket.socket, number: int) -> None:
+        with conn:
+            self.stopped.wait()
+
+
+class Blackhole:
+    """A receiver that drops the packets opening a connection, as a firewall blackholing them
+    does: its listening socket's backlog is full and never accepted from, so the kernel drops
+    each new connection's SYNs."""
+
+    def __init__(self) -> None:
+        self.listener = socket.create_server(("127.0.0.1", 0), backlog=0)
+        address = self.listener.getsockname()
+        self.url = f"http://127.0.0.1:{address[1]}/hook"
+        self.queued: list[socket.socket] = []
+        while opened := self._opened(address):  # the last one's SYNs were dropped
+            self.queued.append(opened)
+
+    @staticmethod
+    def _opened(address: tuple[str, int]) -> socket.socket | None:
+        """A connection to ``address`` if it opens within a moment."""
+        try:
+            return socket.create_connection(address, timeout=0.3)
+        except TimeoutError:
+            return None
+
+    def stop(self) -> None:
+        """Close the listening socket and the connections queued on it."""
+        for sock in self.queued:
+            sock.close()
+        self.listener.close()
 
 
 def deliver_round(app: Any, now: str | None = None) -> tuple[int, int]:

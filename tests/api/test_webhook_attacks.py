@@ -1,13 +1,17 @@
 """Issue 20, the webhook findings of an outside attack, replayed: a receiver answering a byte at a
-time (against a delivery round, and against ``turnpost worker`` run as a child process beside a
-real SMTP server), and a game flooding its webhooks beside an honest game."""
+time, one that never answers the TLS handshake, one that drops the packets opening a connection,
+and a name that never resolves (against a delivery round, and against ``turnpost worker`` run as
+a child process beside a real SMTP server), and a game flooding its webhooks beside an honest
+game."""
 
 from __future__ import annotations
 
 import signal
+import socket
 import subprocess
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from datetime import timedelta
 from typing import Any
 
@@ -16,9 +20,20 @@ import pytest
 from server import create_app
 from server.games.clock import format_time, parse_time, utcnow
 from server.store import open_store
-from server.webhooks.delivery import DEADLINE_SECONDS, MAX_PENDING, verify
+from server.store.records import WebhookDelivery
+from server.webhooks.delivery import DEADLINE_SECONDS, MAX_PENDING, deliver_due, verify
+from server.webhooks.destinations import configured
 from tests.api.conftest import new_game, play, register
-from tests.api.receivers import LOOPBACK, Receiver, Trickler, deliver, deliver_round, flood
+from tests.api.receivers import (
+    LOOPBACK,
+    Blackhole,
+    Mute,
+    Receiver,
+    Trickler,
+    deliver,
+    deliver_round,
+    flood,
+)
 from tests.mail.conftest import (  # noqa: F401 (smtp_sink: a fixture)
     DOMAIN,
     PLAYERS,
@@ -49,6 +64,22 @@ def stopped(worker: subprocess.Popen) -> tuple[str, str]:
     except subprocess.TimeoutExpired:
         worker.kill()
         return worker.communicate()
+
+
+def stop_time(worker: subprocess.Popen, wait: Callable[[], object]) -> tuple[float, str]:
+    """SIGTERM ``worker`` once ``wait()`` returned; the seconds it took to exit (it exits 0),
+    and its output."""
+    try:
+        wait()
+        started = time.monotonic()
+        worker.send_signal(signal.SIGTERM)
+        out, err = worker.communicate(timeout=15)
+        took = time.monotonic() - started
+    finally:
+        if worker.returncode is None:
+            stopped(worker)
+    assert worker.returncode == 0, err
+    return took, out
 
 
 @pytest.fixture
@@ -123,6 +154,133 @@ def turn_mails(sink: Sink, address: str) -> int:
     return sum(m["To"] == address and m["Subject"].startswith("Your turn") for m in sink.messages)
 
 
+def mailed_game(mail_app, url: str) -> tuple[Any, dict[str, Any]]:
+    """A game whose every turn is mailed, with a webhook to ``url`` and Ann's first move
+    played (Bob's turn mail and a delivery due); a test client, and the game."""
+    client = mail_app.test_client()
+    created = client.post("/api/v1/games", json={"engine": "siam", "players": PLAYERS})
+    game: dict[str, Any] = created.get_json()
+    with mail_app.app_context():  # both players opened their mails' links: every turn is mailed
+        opened_links(mail_app.extensions["turnpost"].service(), game)
+    register(client, game, url)
+    play(client, game, 0, "enter a1 N")
+    return client, game
+
+
+def next_turn_mailed(client: Any, game: dict[str, Any], sink: Sink) -> float:
+    """Wait for Bob's turn mail, then play his move: the seconds Ann's turn mail took."""
+    wait_until(lambda: turn_mails(sink, "bob@example.org") == 1, 10, "Bob's turn mail")
+    play(client, game, 1, "enter e5 S")
+    return wait_until(lambda: turn_mails(sink, "ann@example.org") == 1, 8, "Ann's turn mail")
+
+
+def first_delivery(db_path: str, game: dict[str, Any]) -> WebhookDelivery:
+    """The first delivery of ``game``'s webhooks, as it stands."""
+    store = open_store(db_path)
+    try:
+        return store.webhook_deliveries(game["id"])[0]
+    finally:
+        store.close()
+
+
+def claimed(db_path: str, game: dict[str, Any]) -> bool:
+    """Whether a worker claimed the first delivery of ``game`` (its next attempt leased)."""
+    next_attempt = first_delivery(db_path, game).next_attempt_at
+    return next_attempt is not None and parse_time(next_attempt) > parse_time(utcnow()) + timedelta(
+        seconds=60
+    )
+
+
+def stalled(receiver: Mute | Blackhole, db_path: str, game: dict[str, Any]) -> float:
+    """Wait until a worker's delivery to ``receiver`` stalls (a second in the step it stalls
+    in: connecting, or the TLS handshake); when it was claimed (``time.monotonic()``)."""
+    wait_until(lambda: claimed(db_path, game), 20, "the delivery claimed")
+    claimed_at = time.monotonic()
+    if isinstance(receiver, Mute):
+        receiver.wait_for_connection()
+    time.sleep(1.0)
+    return claimed_at
+
+
+def test_a_delivery_stalled_before_its_request_fails_within_the_deadline_and_holds_up_no_mail(
+    mail_app,
+    smtp_sink: tuple[Sink, str],  # noqa: F811 (the fixture imported)
+    stalling: Mute | Blackhole,
+    db_path: str,
+) -> None:
+    """A receiver that never answers the TLS handshake, or drops the packets opening a
+    connection, holds neither the worker's mail nor its own delivery past the deadline."""
+    sink, smtp_url = smtp_sink
+    client, game = mailed_game(mail_app, stalling.url)
+    worker = start_worker(db_path, smtp_url)
+    try:
+        claimed_at = stalled(stalling, db_path, game)
+        assert next_turn_mailed(client, game, sink) < 4
+        wait_until(lambda: first_delivery(db_path, game).last_error is not None, 15, "failed")
+        took = time.monotonic() - claimed_at
+    finally:
+        out, err = stopped(worker)
+    assert worker.returncode == 0, err
+    assert DEADLINE_SECONDS - 1 < took < DEADLINE_SECONDS + 2
+    row = first_delivery(db_path, game)
+    assert row.last_error == f"no answer within {DEADLINE_SECONDS:g} s"
+    assert row.delivered_at is None and row.next_attempt_at is not None, "tried again"
+
+
+def test_sigterm_stops_the_worker_within_seconds_while_a_delivery_stalls_before_its_request(
+    allowed_app, stalling: Mute | Blackhole, db_path: str
+) -> None:
+    client = allowed_app.test_client()
+    game = new_game(client)
+    register(client, game, stalling.url)
+    play(client, game, 0, "enter a1 N")
+    took, out = stop_time(start_worker(db_path), lambda: stalled(stalling, db_path, game))
+    assert took < 3 and "worker stopped" in out
+    row = first_delivery(db_path, game)
+    assert row.last_error == "the worker stopped during the delivery"
+
+
+@pytest.fixture
+def hung_resolver(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """A system resolver that answers no lookup (until the test ends): the resolver hook of
+    ``socket.getaddrinfo``, the only part a test cannot make slow for real."""
+    released = threading.Event()
+
+    def never_answers(*args: Any, **kwargs: Any) -> list[Any]:
+        released.wait()
+        raise socket.gaierror(socket.EAI_AGAIN, "Temporary failure in name resolution")
+
+    monkeypatch.setattr(socket, "getaddrinfo", never_answers)
+    yield
+    released.set()
+
+
+@pytest.mark.parametrize("stop_after", [None, 1.0])
+def test_a_lookup_that_never_ends_is_cut_at_the_deadline_or_the_stop(
+    allowed_app, hung_resolver: None, db_path: str, stop_after: float | None
+) -> None:
+    client = allowed_app.test_client()
+    game = new_game(client)
+    assert register(client, game, "https://hooks.example.org/in").status_code == 201
+    play(client, game, 0, "enter a1 N")
+    stop = threading.Event()
+    if stop_after is not None:
+        threading.Timer(stop_after, stop.set).start()
+    started = time.monotonic()
+    with allowed_app.app_context():
+        store = allowed_app.extensions["turnpost"].store()
+        assert deliver_due(store, "key", configured(allowed_app.config), stop=stop) == (0, 1)
+    took = time.monotonic() - started
+    row = first_delivery(db_path, game)
+    if stop_after is None:
+        assert DEADLINE_SECONDS - 0.5 < took < DEADLINE_SECONDS + 1
+        assert row.last_error == f"no answer within {DEADLINE_SECONDS:g} s"
+    else:
+        assert took < stop_after + 1
+        assert row.last_error == "the worker stopped during the delivery"
+    assert row.next_attempt_at is not None, "tried again"
+
+
 def test_a_turn_mail_goes_out_promptly_while_a_webhook_trickles(
     mail_app,
     smtp_sink: tuple[Sink, str],  # noqa: F811 (the fixture imported)
@@ -131,20 +289,11 @@ def test_a_turn_mail_goes_out_promptly_while_a_webhook_trickles(
 ) -> None:
     """The attack: with a webhook answering a byte every 5 s, no turn mail went out for 150 s."""
     sink, smtp_url = smtp_sink
-    client = mail_app.test_client()
-    created = client.post("/api/v1/games", json={"engine": "siam", "players": PLAYERS})
-    game: dict[str, Any] = created.get_json()
-    with mail_app.app_context():  # both players opened their mails' links: every turn is mailed
-        opened_links(mail_app.extensions["turnpost"].service(), game)
-    register(client, game, trickler.url)
-    play(client, game, 0, "enter a1 N")
+    client, game = mailed_game(mail_app, trickler.url)
     worker = start_worker(db_path, smtp_url)
     try:
         trickler.wait_for_connection()
-        wait_until(lambda: turn_mails(sink, "bob@example.org") == 1, 10, "Bob's turn mail")
-        play(client, game, 1, "enter e5 S")
-        took = wait_until(lambda: turn_mails(sink, "ann@example.org") == 1, 8, "Ann's turn mail")
-        assert took < 4
+        assert next_turn_mailed(client, game, sink) < 4
         assert time.monotonic() - trickler.connections[0] < DEADLINE_SECONDS, "still trickling"
     finally:
         out, err = stopped(worker)
@@ -155,18 +304,11 @@ def test_a_turn_mail_goes_out_promptly_while_a_webhook_trickles(
 def test_sigterm_stops_the_worker_within_seconds_in_the_middle_of_a_delivery(
     trickled_game: dict[str, Any], trickler: Trickler, db_path: str
 ) -> None:
-    worker = start_worker(db_path)
-    try:
+    def reading_the_answer() -> None:
         trickler.wait_for_connection()
         time.sleep(1.5)  # a byte or two trickled: the worker is reading the answer
-        started = time.monotonic()
-        worker.send_signal(signal.SIGTERM)
-        out, err = worker.communicate(timeout=15)
-        took = time.monotonic() - started
-    finally:
-        if worker.returncode is None:
-            stopped(worker)
-    assert worker.returncode == 0, err
+
+    took, out = stop_time(start_worker(db_path), reading_the_answer)
     assert took < 3 and "worker stopped" in out
     [row] = open_store(db_path).webhook_deliveries(trickled_game["id"])
     assert row.delivered_at is None and row.next_attempt_at is not None, "tried again"

@@ -20,7 +20,7 @@ from server.webhooks.delivery import MAX_ATTEMPTS, verify
 from server.webhooks.destinations import Destinations, Refused
 from tests.api.conftest import bearer, new_game, play, register, seat_header
 from tests.api.receivers import LOOPBACK, deliver
-from tests.support import ROOT
+from tests.support import ROOT, BackgroundServer
 
 #: These tests run on SQLite and on PostgreSQL (tests/conftest.py).
 ON_BOTH_BACKENDS = True
@@ -225,12 +225,20 @@ def test_only_the_admin_token_manages_webhooks(client) -> None:
     assert len(client.get(path, headers=admin).get_json()) == 4
 
 
+def live_webhooks(live_server: BackgroundServer) -> tuple[str, dict[str, str]]:
+    """A new game on the real server: the URL of its webhooks, and its admin's header."""
+    players = [{"name": "Ann"}, {"name": "Bob"}]
+    game = requests.post(
+        live_server.api("/games"), json={"engine": "siam", "players": players}, timeout=10
+    )
+    assert game.status_code == 201, game.text
+    path = live_server.api(f"/games/{game.json()['id']}/webhooks")
+    return path, bearer(game.json()["admin_token"])
+
+
 def test_a_webhook_id_past_sqlites_integers_is_not_found_on_a_real_server(live_server) -> None:
     """Issue 20: ``DELETE .../webhooks/99999999999999999999999`` answered 500 (OverflowError)."""
-    players = [{"name": "Ann"}, {"name": "Bob"}]
-    game = requests.post(live_server.api("/games"), json={"engine": "siam", "players": players})
-    path = live_server.api(f"/games/{game.json()['id']}/webhooks")
-    admin = bearer(game.json()["admin_token"])
+    path, admin = live_webhooks(live_server)
     for wild in ("99999999999999999999999", str(2**63), str(2**63 - 1), "0", "-1", "1.5", "x"):
         answer = requests.delete(f"{path}/{wild}", headers=admin, timeout=10)
         assert answer.status_code == 404, wild
@@ -275,16 +283,24 @@ EMBEDDED_IPV4 = [
 ]
 
 
-@pytest.mark.parametrize("address", EMBEDDED_IPV4)
-def test_ipv6_carrying_a_refused_ipv4_is_refused_at_registration(client, address) -> None:
-    game = new_game(client)
-    answer = register(client, game, f"http://[{address}]:8080/hook")
-    assert answer.status_code == 422, address
-    assert "does not post webhooks to" in answer.get_json()["error"]["message"]
+def test_ipv6_carrying_a_refused_ipv4_is_refused_at_registration_by_a_real_server(
+    live_server,
+) -> None:
+    """The attack of issue 20: each form was accepted, and attempted."""
+    path, admin = live_webhooks(live_server)
+    for address in EMBEDDED_IPV4:
+        url = f"http://[{address}]:8080/hook"
+        answer = requests.post(path, json={"url": url}, headers=admin, timeout=10)
+        assert answer.status_code == 422, address
+        assert answer.json()["error"]["code"] == "invalid_request", address
+        assert "does not post webhooks to" in answer.json()["error"]["message"], address
+    assert requests.get(path, headers=admin, timeout=10).json() == [], "none registered"
 
 
 @pytest.mark.parametrize("address", EMBEDDED_IPV4)
 def test_a_name_resolving_to_ipv6_carrying_a_refused_ipv4_gets_nothing(db_path, address) -> None:
+    """The resolver is hooked: a name resolving to these addresses cannot be made up with real
+    parts here (no DNS server of the tests')."""
     strict = create_app({"TURNPOST_DB": db_path, "TESTING": True})
     client = strict.test_client()
     game = new_game(client)

@@ -39,15 +39,20 @@ class Proxied:
     server: BackgroundServer
 
     def pool(self, source: str) -> urllib3.HTTPSConnectionPool:
-        """A connection pool to the proxy from the loopback address ``source``."""
+        """A connection pool to the proxy from the loopback address ``source`` (``::1``: over
+        IPv6)."""
         port = int(self.url.rsplit(":", 1)[1])
         return urllib3.HTTPSConnectionPool(
-            "127.0.0.1",
+            "::1" if ":" in source else "127.0.0.1",
             port,
             source_address=(source, 0),
             ca_certs=str(self.certificate),
             retries=False,
         )
+
+
+#: A page added for the tests, saying what the site counts a client's connections by.
+CLIENT_NET_PAGE = 'location = /client-net { return 200 "$client_net"; }'
 
 
 def replace_once(text: str, old: str, new: str) -> str:
@@ -63,7 +68,8 @@ def loopback_site(upstream: int, https: int, plain: int, cert: Path, key: Path) 
     for old, new in [
         ("server 127.0.0.1:8000;", f"server 127.0.0.1:{upstream};"),
         ("listen 80;", f"listen 127.0.0.1:{plain};"),
-        ("listen 443 ssl;", f"listen 127.0.0.1:{https} ssl;"),
+        ("listen 443 ssl;", f"listen 127.0.0.1:{https} ssl; listen [::1]:{https} ssl;"),
+        ("    location / {", f"    {CLIENT_NET_PAGE}\n    location / {{"),
         ("/etc/letsencrypt/live/turnpost.example.org/fullchain.pem", str(cert)),
         ("/etc/letsencrypt/live/turnpost.example.org/privkey.pem", str(key)),
     ]:
@@ -134,6 +140,16 @@ def test_each_visitor_is_known_by_their_own_address(proxied: Proxied) -> None:
     log = proxied.server.log()  # the request lines name each visitor, never the forged one
     assert "client=127.0.0.2" in log and "client=127.0.0.3" in log
     assert "127.0.0.9" not in log
+
+
+def test_connections_are_counted_per_ipv4_address_and_per_ipv6_64(proxied: Proxied) -> None:
+    """``limit_conn`` keys a client by its IPv4 address, or by the /64 of its IPv6 address
+    (a host holds a whole /64: keyed by the full address, it had 2^64 allowances)."""
+    ipv4 = proxied.pool("127.0.0.2").request("GET", "/client-net")
+    assert ipv4.status == 200 and ipv4.data == bytes([127, 0, 0, 2])
+    ipv6 = proxied.pool("::1").request("GET", "/client-net")
+    assert ipv6.status == 200 and ipv6.data == bytes(8), "::1's /64: ::/64"
+    assert proxied.pool("::1").request("GET", "/api/v1/engines").status == 200
 
 
 def test_an_event_stream_gets_a_move_through_the_proxy_at_once(proxied: Proxied) -> None:

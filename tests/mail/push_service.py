@@ -39,7 +39,8 @@ def text(data: bytes) -> str:
 
 
 def self_signed(folder: Path) -> tuple[Path, Path]:
-    """A certificate for the IP address 127.0.0.1 and its key, as PEM files in ``folder``."""
+    """A certificate for the loopback addresses 127.0.0.1 and ::1 and its key, as PEM files in
+    ``folder``."""
     key = ec.generate_private_key(ec.SECP256R1())
     name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")])
     now = datetime.datetime.now(datetime.UTC)
@@ -52,7 +53,12 @@ def self_signed(folder: Path) -> tuple[Path, Path]:
         .not_valid_before(now - datetime.timedelta(minutes=5))
         .not_valid_after(now + datetime.timedelta(days=1))
         .add_extension(
-            x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
+            x509.SubjectAlternativeName(
+                [
+                    x509.IPAddress(ipaddress.ip_address(loopback))
+                    for loopback in ("127.0.0.1", "::1")
+                ]
+            ),
             critical=False,
         )
         .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)

@@ -2,8 +2,9 @@
 
 ``"optout"@example.org`` and ``"opt\\out"@example.org`` are ``optout@example.org``
 for every mail server, but were mailed again after its owner opted out, and
-the limits per recipient counted each spelling apart. A real gunicorn server
-takes the games; ``turnpost send-mail`` delivers to a real SMTP server.
+the limits per recipient counted each spelling apart; so are a domain written
+in Unicode and its IDNA encoding. A real gunicorn server takes the games;
+``turnpost send-mail`` delivers to a real SMTP server.
 """
 
 from __future__ import annotations
@@ -35,6 +36,16 @@ TAKEN_SPELLINGS = {
     "optout+games@example.org": "optout+games@example.org",
     "optout@Example.ORG": "optout@example.org",
 }
+
+#: A mailbox of an international domain, as the SMTP envelope carries it (IDNA)...
+IDNA_OPTED_OUT = "optout@xn--exmple-cua.org"
+#: ... and other spellings of it that creation takes: the domain in Unicode, in capitals, a tag.
+IDNA_SPELLINGS = [
+    "optout@exämple.org",
+    "OptOut@EXÄMPLE.org",
+    "optout+games@Exämple.Org",
+    "optout@XN--EXMPLE-CUA.ORG",
+]
 
 
 @pytest.fixture
@@ -68,8 +79,9 @@ def create(server: BackgroundServer, players: list[dict[str, str]]) -> requests.
     )
 
 
-def opt_out(server: BackgroundServer, sink: Sink) -> None:
-    """Follow the "never mail me again" link of the only mail, as a mail client does."""
+def opt_out(server: BackgroundServer, sink: Sink, address: str = OPTED_OUT) -> None:
+    """Follow the "never mail me again" link of the only mail (to ``address``), as a mail client
+    does."""
     [mail] = sink.messages
     text = mail.get_body(("plain",)).get_content()
     link = text.split("Never mail me again (for any game): ", 1)[1].split()[0]
@@ -79,7 +91,7 @@ def opt_out(server: BackgroundServer, sink: Sink) -> None:
         headers={"Content-Type": "application/x-www-form-urlencoded"},
         timeout=10,
     )
-    assert answer.status_code == 200 and OPTED_OUT in answer.text
+    assert answer.status_code == 200 and address in answer.text
 
 
 def test_no_spelling_of_an_opted_out_address_gets_mail_again(
@@ -136,3 +148,31 @@ def stored_before_the_fix(server: BackgroundServer, spelling: str) -> str:
     )
     assert moved.status_code == 201, moved.text
     return game_id
+
+
+def test_no_spelling_of_an_opted_out_address_with_an_international_domain_gets_mail_again(
+    mail_server: BackgroundServer, smtp_sink: tuple[Sink, str]
+) -> None:
+    """The domain in Unicode or IDNA-encoded is one mailbox: opted out in one spelling, the
+    others get no mail either."""
+    sink, smtp_url = smtp_sink
+    ann = {"name": "Ann", "email": "optout@exämple.org"}
+    assert create(mail_server, [ann, {"name": "Bob"}]).status_code == 201
+    send_mail(mail_server, smtp_url)
+    assert sink.recipients == [[IDNA_OPTED_OUT]]
+    opt_out(mail_server, sink, IDNA_OPTED_OUT)
+
+    for spelling in IDNA_SPELLINGS:
+        answer = create(mail_server, [{"name": "Eve", "email": spelling}, {"name": "Bob"}])
+        assert answer.status_code == 201, answer.text
+    legacy = stored_before_the_fix(mail_server, "OptOut@Exämple.org")
+    send_mail(mail_server, smtp_url)
+
+    assert sink.recipients == [[IDNA_OPTED_OUT]], "another spelling was mailed again"
+    store = open_store(mail_server.db_path)
+    try:
+        keys = {row["rcpt_key"] for row in store.db["outbox"].rows}
+        assert store.game(legacy).seq == 1, "the move that would have mailed was played"
+    finally:
+        store.close()
+    assert keys == {IDNA_OPTED_OUT}, "the limits count every spelling as one recipient"

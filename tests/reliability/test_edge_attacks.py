@@ -152,6 +152,24 @@ def test_a_chunked_body_that_never_ends_is_cut_off_at_the_deadline(
     assert received.startswith(b"HTTP/1.1 408 ")
 
 
+def answer_before_the_body(server: BackgroundServer, path: str, bearer: str | None) -> bytes:
+    """The head of the answer to a POST of ``path`` whose 60,000-byte body never comes: it
+    must come within a second."""
+    headers = b"" if bearer is None else f"Authorization: Bearer {bearer}\r\n".encode()
+    sock = connect(server)
+    started = time.monotonic()
+    sock.sendall(
+        f"POST {path} HTTP/1.1\r\nHost: test\r\n".encode()
+        + headers
+        + b"Content-Length: 60000\r\n\r\n{"
+    )
+    sock.settimeout(2)
+    head = sock.recv(65536)
+    assert time.monotonic() - started < 1, path
+    sock.close()
+    return head
+
+
 @pytest.mark.parametrize("token", [None, "made-up", "admin"])
 def test_a_seat_operation_without_its_token_does_not_wait_for_the_body(
     server: BackgroundServer, token: str | None
@@ -159,22 +177,36 @@ def test_a_seat_operation_without_its_token_does_not_wait_for_the_body(
     """The body used to be read (and waited for) before the token was checked."""
     game = create_siam(server)
     bearer = {"admin": game["admin_token"]}.get(token, token)
-    headers = b"" if bearer is None else f"Authorization: Bearer {bearer}\r\n".encode()
     for operation in ("moves", "resign", "vacation"):
-        sock = connect(server)
-        started = time.monotonic()
-        sock.sendall(
-            f"POST /api/v1/games/{game['id']}/{operation} HTTP/1.1\r\nHost: test\r\n".encode()
-            + headers
-            + b"Content-Length: 60000\r\n\r\n{"
-        )
-        sock.settimeout(2)
-        head = sock.recv(65536)
-        assert time.monotonic() - started < 1
-        sock.close()
+        head = answer_before_the_body(server, f"/api/v1/games/{game['id']}/{operation}", bearer)
         assert head.startswith(b"HTTP/1.1 401 "), (operation, head[:80])
     moved = submit(server, game, 0, {"notation": "enter a1 N"})
     assert moved.status_code == 201, "the seat's own token still moves"
+
+
+@pytest.mark.parametrize("token", [None, "made-up", "tpp_made-up", "seat", "admin"])
+def test_a_webhook_or_a_players_ping_without_its_token_does_not_wait_for_the_body(
+    server: BackgroundServer, token: str | None
+) -> None:
+    """A webhook needs the game's admin token, a player's chat ping a personal API token: both
+    were checked only once the body had come."""
+    game = create_siam(server)
+    bearer = {"admin": game["admin_token"], "seat": game["players"][0]["token"]}.get(token, token)
+    webhooks = f"/api/v1/games/{game['id']}/webhooks"
+    if token != "admin":
+        assert answer_before_the_body(server, webhooks, bearer).startswith(b"HTTP/1.1 401 ")
+    head = answer_before_the_body(server, "/api/v1/me/pings", bearer)
+    assert head.startswith(b"HTTP/1.1 401 "), head[:80]
+    assert answer_before_the_body(server, "/api/v1/games/nope/webhooks", bearer).startswith(
+        b"HTTP/1.1 404 "
+    )
+    registered = requests.post(
+        server.url + webhooks,
+        json={"url": "https://hooks.example.org/in"},
+        headers={"Authorization": f"Bearer {game['admin_token']}"},
+        timeout=10,
+    )
+    assert registered.status_code == 201, "the admin token still registers a webhook"
 
 
 @pytest.fixture(scope="module")
@@ -323,18 +355,35 @@ def test_the_largest_cursor_sqlite_holds_is_a_cursor(server: BackgroundServer) -
 
 
 # -- expected client errors write no traceback ------------------------------------------
-def test_a_replay_out_of_range_is_refused_without_a_traceback_in_the_log(
+def logged_for(server: BackgroundServer, url: str) -> tuple[requests.Response, list[str]]:
+    """``GET url``, and the lines the server logged meanwhile (read once they stop coming)."""
+    logged = len(server.log())
+    response = requests.get(url, timeout=10)
+    lines: list[str] = []
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        time.sleep(0.3)
+        latest = server.log()[logged:].splitlines()
+        if latest and latest == lines:
+            break
+        lines = latest
+    return response, lines
+
+
+def test_a_replay_out_of_range_is_refused_with_one_line_in_the_log(
     server: BackgroundServer,
 ) -> None:
     """``?at=N`` past the game ran in a thread, whose refusal gevent printed with its traceback."""
     game = create_siam(server)
-    logged = len(server.log())
-    for at in (1, 5, 1000):
-        response = requests.get(server.api(f"/games/{game['id']}"), params={"at": at}, timeout=10)
-        assert (response.status_code, error_code(response)) == (422, "invalid_request")
-        assert response.json()["error"]["details"] == {"at": [0]}
-    assert requests.get(server.api(f"/games/{game['id']}?at=0"), timeout=10).status_code == 200
-    assert "Traceback" not in server.log()[logged:]
+    route = "turnpost.request method=GET route=/api/v1/games/<game_id>"
+    for at in (1, 5, 1000, 0):
+        response, lines = logged_for(server, server.api(f"/games/{game['id']}?at={at}"))
+        status = 200 if at == 0 else 422
+        assert response.status_code == status
+        if status == 422:
+            assert error_code(response) == "invalid_request"
+            assert response.json()["error"]["details"] == {"at": [0]}
+        assert len(lines) == 1 and lines[0].startswith(f"{route} status={status} "), (at, lines)
 
 
 # -- names that show nothing, or show something else ---------------------------------
