@@ -131,6 +131,15 @@ class TurnpostWorker(GeventWorker):
         self.behind_proxy = int(os.environ.get("TURNPOST_PROXY_HOPS", "0")) > 0
         self.open_by_client: Counter[str] = Counter()
 
+    def run(self) -> None:
+        """Serve until told to stop, then close this process's PostgreSQL pools."""
+        try:
+            super().run()
+        finally:
+            from server.store.postgres import close_pools  # psycopg after gevent's patching
+
+            close_pools()
+
     def handle(self, listener: Any, client: Any, addr: Any) -> None:
         """Serve a connection, or close it at once when its client holds too many already."""
         key = client_key(addr[0] if isinstance(addr, tuple) else None)

@@ -86,6 +86,15 @@ def close_pool(url: str) -> None:
         pool.close()
 
 
+def close_pools() -> None:
+    """Close every pool of this process (a server worker that is exiting: a pool left for
+    the interpreter's finalization fails to stop its threads under gevent)."""
+    with _POOLS_LOCK:
+        pools = [_POOLS.pop(key) for key in list(_POOLS) if key[0] == os.getpid()]
+    for pool in pools:
+        pool.close()
+
+
 class _Connection(psycopg.Connection):
     """A pool's connection: whether connecting to its URL last failed is noted
     (:data:`_UNREACHABLE`)."""

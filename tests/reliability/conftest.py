@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from tests.conftest import new_database
 from tests.support import BackgroundServer, start_background
 
 #: Rate and mail limits far above anything the reliability tests send from one address.
@@ -19,14 +20,17 @@ UNLIMITED = {
 }
 
 
-def start_unlimited(db_path: str) -> BackgroundServer:
-    """A gunicorn server on ``db_path`` with :data:`UNLIMITED` rate limits."""
-    return start_background(db_path, environment=UNLIMITED)
+def start_unlimited(db_url: str) -> BackgroundServer:
+    """A gunicorn server on ``db_url`` with :data:`UNLIMITED` rate limits."""
+    return start_background(db_url, environment=UNLIMITED)
 
 
 @pytest.fixture(scope="module")
-def load_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BackgroundServer]:
-    """A gunicorn server for one test module, with :data:`UNLIMITED` rate limits."""
-    server = start_unlimited(str(tmp_path_factory.mktemp("load") / "turnpost.db"))
+def load_server(
+    request: pytest.FixtureRequest, backend: str, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[BackgroundServer]:
+    """A gunicorn server for one test module on its ``backend``, with :data:`UNLIMITED` rate
+    limits."""
+    server = start_unlimited(new_database(request, backend, tmp_path_factory.mktemp("load")))
     yield server
     server.stop()

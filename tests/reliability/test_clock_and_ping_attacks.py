@@ -11,6 +11,9 @@ import requests
 
 from tests.support import BackgroundServer
 
+#: These tests run on SQLite and on PostgreSQL (tests/conftest.py).
+ON_BOTH_BACKENDS = True
+
 TIMEOUT = 10
 PLAYERS = [{"name": "Ann"}, {"name": "Bob"}]
 

@@ -19,9 +19,13 @@ from typing import Any
 import pytest
 import requests
 
+from tests.conftest import new_database
 from tests.reliability.conftest import start_unlimited
 from tests.server.test_api import auth, create_siam, move_of
 from tests.support import BackgroundServer
+
+#: These tests run on SQLite and on PostgreSQL (tests/conftest.py).
+ON_BOTH_BACKENDS = True
 
 RACERS = 12
 ROUNDS = 15
@@ -121,9 +125,12 @@ def race_many_games(race: Race) -> tuple[list[dict[str, Any]], list[threading.Th
 
 
 @pytest.fixture(scope="module")
-def raced(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    """Both races on one server, then the server stopped and its stderr collected."""
-    server = start_unlimited(str(tmp_path_factory.mktemp("race") / "turnpost.db"))
+def raced(
+    request: pytest.FixtureRequest, backend: str, tmp_path_factory: pytest.TempPathFactory
+) -> dict[str, Any]:
+    """Both races on one server on the module's ``backend``, then the server stopped and its
+    stderr collected."""
+    server = start_unlimited(new_database(request, backend, tmp_path_factory.mktemp("race")))
     try:
         one = Race(server)
         game, one_hung = race_one_game(one)

@@ -37,6 +37,9 @@ from server import create_app
 from tests.server.test_api import WINNING_LINE, create_siam, submit
 from tests.support import BackgroundServer
 
+#: These tests run on SQLite and on PostgreSQL (tests/conftest.py).
+ON_BOTH_BACKENDS = True
+
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "50"))
 load_all_checks()
 #: Every check schemathesis has (``--checks all``), e.g. ``unsupported_method``: a method

@@ -21,17 +21,23 @@ from engines import ENGINES
 from server import create_app
 from server.http.pages import HELD_SEPARATOR
 from server.store import open_store
+from tests.conftest import new_database
 from tests.server.test_api import WINNING_LINE, auth, create_siam, error_code, move_of
 from tests.server.test_web import OPENED
 from tests.support import BackgroundServer, start_background
+
+#: These tests run on SQLite and on PostgreSQL (tests/conftest.py).
+ON_BOTH_BACKENDS = True
 
 TILE_ID = re.compile(r"\bt\d+\b")
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BackgroundServer]:
-    """A gunicorn server with the default rate limits."""
-    server = start_background(str(tmp_path_factory.mktemp("security") / "turnpost.db"))
+def server(
+    request: pytest.FixtureRequest, backend: str, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[BackgroundServer]:
+    """A gunicorn server on the module's ``backend`` with the default rate limits."""
+    server = start_background(new_database(request, backend, tmp_path_factory.mktemp("security")))
     yield server
     server.stop()
 
