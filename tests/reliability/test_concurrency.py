@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import random
 import threading
+import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -31,6 +32,7 @@ RACERS = 12
 ROUNDS = 15
 GAMES = 8
 MANY_GAMES_SECONDS = 6.0
+MANY_GAMES_MAX_SECONDS = 60.0
 
 
 @dataclass
@@ -109,18 +111,25 @@ def race_one_game(race: Race) -> tuple[dict[str, Any], list[threading.Thread]]:
 
 
 def race_many_games(race: Race) -> tuple[list[dict[str, Any]], list[threading.Thread]]:
-    """``2 * RACERS`` clients play random games among ``GAMES`` for a few seconds."""
+    """``2 * RACERS`` clients play random games among ``GAMES`` for a few seconds, and on
+    until ``GAMES * 5`` moves landed (a loaded machine; at most ``MANY_GAMES_MAX_SECONDS``)."""
     games = [create_siam(race.server) for _ in range(GAMES)]
-    stop = threading.Event()
+    started = time.monotonic()
+
+    def done() -> bool:
+        elapsed = time.monotonic() - started
+        with race.lock:
+            landed = sum(race.wins.values())
+        return elapsed >= MANY_GAMES_MAX_SECONDS or (
+            elapsed >= MANY_GAMES_SECONDS and landed >= GAMES * 5
+        )
 
     def player(index: int) -> None:
         rng, session = random.Random(1000 + index), requests.Session()
-        while not stop.is_set():
+        while not done():
             game = rng.choice(games)
             race.submit(session, game, race.prepare(session, game, rng))
 
-    timer = threading.Timer(MANY_GAMES_SECONDS, stop.set)
-    timer.start()
     return games, run_threads(player, 2 * RACERS)
 
 
