@@ -4,9 +4,11 @@ server process."""
 
 from __future__ import annotations
 
+import random
 import re
 import subprocess
 import sys
+from collections.abc import Iterator
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -14,7 +16,11 @@ import pytest
 import requests
 from babel.messages.pofile import read_po
 
+from engines import ENGINES
+from engines.base import IllegalMove
+from engines.phrases import english
 from schemas.api import LANGUAGES
+from server.phrases import render
 from tests.support import BackgroundServer
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -400,3 +406,93 @@ def test_a_king_of_siam_refusal_names_the_rule_in_german_and_dutch(
         "en": "After your card you must take one follower from a province before anything"
         " else, e.g. 'take lao kedah'.",
     }
+
+
+# -- the games' words -------------------------------------------------------------------
+#: English words no Dutch, German or French sentence of a game holds.
+ENGLISH = re.compile(
+    r"\b(the|and|with|from|into|moves?|builds|citizens?|factory|takes|scores|wins|supply|loan"
+    r"|your|boats?|card|market|player|turn|rock|places)\b"
+)
+
+
+def phrase_nodes(words) -> Iterator[dict]:
+    """Every phrase inside ``words`` (itself, its parameters, their parameters...)."""
+    if isinstance(words, list):
+        for item in words:
+            yield from phrase_nodes(item)
+    elif isinstance(words, dict):
+        if "key" in words or "text" in words:
+            yield words
+        for value in (*words.get("args", {}).values(), *words.get("sentences", ())):
+            yield from phrase_nodes(value)
+        yield from phrase_nodes(words.get("or", []))
+
+
+def spoken_words(engine, players: int, seed: int) -> Iterator:
+    """Every word an engine says in a random game: each move's sentence, each prompt, each
+    question and answer label, refusals of moves from earlier states, and the result."""
+    rng = random.Random(seed)
+    state = engine.setup(players, {}, seed)
+    earlier: list = []
+    for _ in range(150):
+        if engine.result(state) is not None:
+            break
+        seat = engine.to_move(state)[0]
+        moves = engine.legal_moves(state, seat)
+        view = engine.view(state, seat)
+        yield engine.prompt(state, seat)
+        for question in engine.questions(state, seat):
+            yield question.text
+            for move in moves[:20]:
+                answer = question.answer(move)
+                if answer is not None:
+                    yield question.label(answer, view)
+        for move in rng.sample(earlier, min(len(earlier), 6)):
+            try:
+                engine.apply(state, seat, move)
+            except IllegalMove as refusal:
+                yield refusal.words
+        move = rng.choice(moves)
+        after = engine.apply(state, seat, move)
+        yield engine.describe(state, after, seat, move, ["Ann", "Bob", "Cy", "Di"])
+        earlier.append(move)
+        state = after
+    result = engine.result(state) or {"winners": [0], "resigned": [1]}
+    yield engine.describe_result(result, ["Ann", "Bob", "Cy", "Di"])
+
+
+@pytest.mark.parametrize("engine_id", ["foreign-king"])
+@pytest.mark.parametrize("language", ["nl", "de", "fr"])
+def test_a_games_words_are_phrases_read_with_no_english_left(engine_id: str, language: str):
+    """Each move, prompt, question, label, refusal and result of random games is a phrase
+    whose every message the catalog translates, and reads without an English word."""
+    engine = ENGINES[engine_id]
+    translated = {
+        (message.id if not message.pluralizable else message.id[0])
+        for message in po(language)
+        if message.id and all(strings(message))
+    }
+    names = ["Ann", "Bob", "Cy", "Di"]
+    for players, seed in ((2, 1), (3, 2), (4, 3)):
+        for words in spoken_words(engine, players, seed):
+            if isinstance(words, str):  # a name as printed (a province, a square)
+                assert not ENGLISH.search(words), words
+                continue
+            for node in phrase_nodes(words):
+                assert "key" in node, node
+                assert node["key"] in translated, (language, node["key"])
+            read = render(words, names, language)
+            assert not ENGLISH.search(read), (language, read, english(words, names))
+
+
+@pytest.mark.parametrize("engine_id", ["foreign-king"])
+def test_the_canonical_notation_is_still_read_after_the_words_became_phrases(engine_id: str):
+    engine = ENGINES[engine_id]
+    for players, seed in ((2, 1), (4, 3)):
+        state = engine.setup(players, {}, seed)
+        seat = engine.to_move(state)[0]
+        for move in engine.legal_moves(state, seat):
+            assert engine.parse(engine.format(move)) == move
+            for language in ("nl", "de", "fr"):
+                assert engine.parse(engine.in_notation(engine.format(move), language)) == move
