@@ -429,13 +429,20 @@ def phrase_nodes(words) -> Iterator[dict]:
         yield from phrase_nodes(words.get("or", []))
 
 
-def spoken_words(engine, players: int, seed: int) -> Iterator:
-    """Every word an engine says in a random game: each move's sentence, each prompt, each
-    question and answer label, refusals of moves from earlier states, and the result."""
+#: The random games whose words are read: (players, seed, options) by engine.
+GAMES = {
+    "foreign-king": [(2, 1, {}), (3, 2, {}), (4, 3, {})],
+    "bangkok-klongs": [(2, 1, {}), (3, 2, {"tactical": True}), (4, 3, {})],
+}
+
+
+def spoken_words(engine, players: int, seed: int, options: dict) -> Iterator:
+    """Every word an engine says in a random game: each move's sentence and pause, each prompt,
+    each question and answer label, refusals of moves from earlier states, and the result."""
     rng = random.Random(seed)
-    state = engine.setup(players, {}, seed)
+    state = engine.setup(players, engine.options(options), seed)
     earlier: list = []
-    for _ in range(150):
+    for _ in range(400):
         if engine.result(state) is not None:
             break
         seat = engine.to_move(state)[0]
@@ -456,13 +463,14 @@ def spoken_words(engine, players: int, seed: int) -> Iterator:
         move = rng.choice(moves)
         after = engine.apply(state, seat, move)
         yield engine.describe(state, after, seat, move, ["Ann", "Bob", "Cy", "Di"])
+        yield engine.turn_pause(after, seat, move)
         earlier.append(move)
         state = after
     result = engine.result(state) or {"winners": [0], "resigned": [1]}
     yield engine.describe_result(result, ["Ann", "Bob", "Cy", "Di"])
 
 
-@pytest.mark.parametrize("engine_id", ["foreign-king"])
+@pytest.mark.parametrize("engine_id", sorted(GAMES))
 @pytest.mark.parametrize("language", ["nl", "de", "fr"])
 def test_a_games_words_are_phrases_read_with_no_english_left(engine_id: str, language: str):
     """Each move, prompt, question, label, refusal and result of random games is a phrase
@@ -474,8 +482,8 @@ def test_a_games_words_are_phrases_read_with_no_english_left(engine_id: str, lan
         if message.id and all(strings(message))
     }
     names = ["Ann", "Bob", "Cy", "Di"]
-    for players, seed in ((2, 1), (3, 2), (4, 3)):
-        for words in spoken_words(engine, players, seed):
+    for players, seed, options in GAMES[engine_id]:
+        for words in spoken_words(engine, players, seed, options):
             if isinstance(words, str):  # a name as printed (a province, a square)
                 assert not ENGLISH.search(words), words
                 continue
@@ -486,11 +494,11 @@ def test_a_games_words_are_phrases_read_with_no_english_left(engine_id: str, lan
             assert not ENGLISH.search(read), (language, read, english(words, names))
 
 
-@pytest.mark.parametrize("engine_id", ["foreign-king"])
+@pytest.mark.parametrize("engine_id", sorted(GAMES))
 def test_the_canonical_notation_is_still_read_after_the_words_became_phrases(engine_id: str):
     engine = ENGINES[engine_id]
-    for players, seed in ((2, 1), (4, 3)):
-        state = engine.setup(players, {}, seed)
+    for players, seed, options in GAMES[engine_id]:
+        state = engine.setup(players, engine.options(options), seed)
         seat = engine.to_move(state)[0]
         for move in engine.legal_moves(state, seat):
             assert engine.parse(engine.format(move)) == move
