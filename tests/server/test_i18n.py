@@ -4,6 +4,7 @@ server process."""
 
 from __future__ import annotations
 
+import itertools
 import random
 import re
 import subprocess
@@ -17,7 +18,7 @@ import requests
 from babel.messages.pofile import read_po
 
 from engines import ENGINES
-from engines.base import IllegalMove
+from engines.base import IllegalMove, NotationError
 from engines.phrases import english
 from schemas.api import LANGUAGES
 from server.phrases import render
@@ -435,6 +436,22 @@ GAMES = {
     "bangkok-klongs": [(2, 1, {}), (3, 2, {"tactical": True}), (4, 3, {})],
 }
 
+#: Text that is no notation, by engine: each is refused with words of its own.
+NOT_NOTATION = {
+    "foreign-king": ["", "bild textile liege", "build wood liege", "place namr 2", "king"]
+    + ["bring maybe", "virtual jump x", "place liege x", "move namur liege"],
+    "bangkok-klongs": ["", "foo", "place t50 zz new", "place t50 r3c4 new draw nope"]
+    + ["score L4-5 remove zz", "place t50 r3c4 new wibble 1", "place zz r3c4 new"],
+}
+
+
+def notation_refusals(engine_id: str) -> Iterator:
+    """The words refusing each text of :data:`NOT_NOTATION` as notation."""
+    for text in NOT_NOTATION[engine_id]:
+        with pytest.raises(NotationError) as refused:
+            ENGINES[engine_id].parse(text)
+        yield refused.value.words
+
 
 def spoken_words(engine, players: int, seed: int, options: dict) -> Iterator:
     """Every word an engine says in a random game: each move's sentence and pause, each prompt,
@@ -482,16 +499,23 @@ def test_a_games_words_are_phrases_read_with_no_english_left(engine_id: str, lan
         if message.id and all(strings(message))
     }
     names = ["Ann", "Bob", "Cy", "Di"]
-    for players, seed, options in GAMES[engine_id]:
-        for words in spoken_words(engine, players, seed, options):
-            if isinstance(words, str):  # a name as printed (a province, a square)
-                assert not ENGLISH.search(words), words
-                continue
-            for node in phrase_nodes(words):
-                assert "key" in node, node
-                assert node["key"] in translated, (language, node["key"])
-            read = render(words, names, language)
-            assert not ENGLISH.search(read), (language, read, english(words, names))
+    said = [spoken_words(engine, *game) for game in GAMES[engine_id]]
+    for words in itertools.chain(notation_refusals(engine_id), *said):
+        if isinstance(words, str):  # a name as printed (a province, a square)
+            assert not ENGLISH.search(words), words
+            continue
+        for node in phrase_nodes(words):
+            assert "key" in node, node
+            assert node["key"] in translated, (language, node["key"])
+        read = render(words, names, language)
+        assert not ENGLISH.search(unquoted(read, engine)), (language, read, english(words, names))
+
+
+def unquoted(text: str, engine) -> str:
+    """``text`` without its quoted notation and the notation's words (understood in every
+    language, so named as they are)."""
+    text = re.sub(r"'[^']*'", "", text)
+    return re.sub(r"[\w-]+", lambda word: "" if word[0] in engine.move_words else word[0], text)
 
 
 @pytest.mark.parametrize("engine_id", sorted(GAMES))
