@@ -17,7 +17,12 @@ from engines.bangkok_klongs.market import (
     settle_market,
     start_market,
 )
-from engines.bangkok_klongs.notation import canonical_names, format_move, parse_move
+from engines.bangkok_klongs.notation import (
+    LANGUAGE_WORDS,
+    canonical_names,
+    format_move,
+    parse_move,
+)
 from engines.bangkok_klongs.position import build_state
 from engines.bangkok_klongs.rules import (
     FINISH,
@@ -93,6 +98,7 @@ class BangkokKlongsEngine(Engine):
     id = "bangkok-klongs"
     name = "Bangkok Klongs"
     move_words = frozenset({"place", "relocate", "finish", "score", "decline"})
+    notation_words = LANGUAGE_WORDS
     min_players = 2
     max_players = 4
     move_schemas = "schemas.bangkok_klongs:MOVE_SCHEMAS"

@@ -24,6 +24,69 @@ THIEF_KEEPS = ("hand", "inventory")
 PRINTED = re.compile(r"(?<![\w-])([a-j])([1-8])(?:-([a-j])([1-8]))?(?![\w-])")
 COLUMNS = "abcdefghij"
 
+#: Each language's words for the notation's words (the Dutch rulebook's actions), read as the
+#: notation (see :meth:`engines.base.Engine.in_notation`); the notation is always read.
+LANGUAGE_WORDS = {
+    "nl": {
+        "place": ("plaats",),
+        "relocate": ("verplaats",),
+        "finish": ("klaar",),
+        "score": ("waardeer",),
+        "decline": ("zie af", "afzien"),
+        "remove": ("verwijder",),
+        "new": ("nieuw", "nieuwe"),
+        "none": ("geen",),
+        "draw": ("neem",),
+        "merchant": ("handelaar", "handelaren"),
+        "plain": ("zonder",),
+        "steal": ("steel",),
+        "keep": ("houd",),
+        "inventory": ("voorraad",),
+        "before": ("voor",),
+        "after": ("na",),
+        "remove-thieves": ("verwijder dieven",),
+    },
+    "de": {
+        "place": ("lege",),
+        "relocate": ("versetze",),
+        "finish": ("beende",),
+        "score": ("werte",),
+        "decline": ("verzichte",),
+        "remove": ("entferne",),
+        "new": ("neu", "neuer"),
+        "none": ("kein", "keinen"),
+        "draw": ("ziehe",),
+        "merchant": ("händler",),
+        "plain": ("ohne",),
+        "steal": ("stehle",),
+        "keep": ("behalte",),
+        "inventory": ("vorrat",),
+        "before": ("vorher",),
+        "after": ("nachher",),
+        "remove-thieves": ("diebe entfernen",),
+    },
+    "fr": {
+        "place": ("placer",),
+        "relocate": ("déplace", "déplacer"),
+        "finish": ("termine", "terminer"),
+        "score": ("décompte", "décompter"),
+        "decline": ("renonce", "renoncer"),
+        "remove": ("retire",),
+        "new": ("nouveau",),
+        "none": ("aucun",),
+        "draw": ("pioche",),
+        "merchant": ("marchand",),
+        "plain": ("sans",),
+        "steal": ("vole",),
+        "keep": ("garde",),
+        "hand": ("main",),
+        "inventory": ("inventaire",),
+        "before": ("avant",),
+        "after": ("après",),
+        "remove-thieves": ("retirer voleurs",),
+    },
+}
+
 #: What a word of the notation should have been, as a refusal names it.
 A_LANDING = phrase("a landing place")
 A_FIELD = phrase("a field")

@@ -80,6 +80,7 @@ class ForeignKingEngine(Engine):
     id = "foreign-king"
     name = "The Foreign King"
     move_words = frozenset(notation.ACTIONS)
+    notation_words = notation.LANGUAGE_WORDS
     min_players = 2
     max_players = 4
     move_schemas = "schemas.foreign_king:MOVE_SCHEMAS"
