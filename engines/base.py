@@ -311,8 +311,7 @@ class Engine(ABC):
         hand). The server writes it into the move log when the move is made:
         a :data:`~engines.phrases.Phrase` (seats as seat numbers), read in each
         reader's language; an English sentence with ``names`` is kept verbatim
-        (the Bangkok Klongs and Foreign King sentences, until their words
-        become phrases).
+        (as the log kept every sentence before phrases).
         """
         return phrase(
             "%(seat)s plays %(notation)s.", seat=seat_ref(seat), notation=self.format(move)

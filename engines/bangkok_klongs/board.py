@@ -26,6 +26,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from engines.phrases import Phrase, phrase
+
 GOODS = ("shrimp", "flower", "avocado", "pineapple", "aubergine", "fish", "banana")
 SPECIALS = ("thief", "overseer", "cook")
 SMALL, BIG = "small", "big"
@@ -220,7 +222,7 @@ def board_data(layout: Layout) -> dict[str, Any]:
 
 # -- what a board allows ------------------------------------------------------
 Board = dict[str, dict[str, Any]]
-Problem = tuple[str, str]
+Problem = tuple[str, Phrase]
 
 THIEF, OVERSEER, COOK = "thief", "overseer", "cook"
 
@@ -257,28 +259,34 @@ def placement_problem(
     None afterwards.
     """
     if at not in layout.coords:
-        return "field", f"There is no water field {at} on this board."
+        return "field", phrase("There is no water field %(field)s on this board.", field=at)
     if at in board:
-        return "free_field", f"A boat may only be placed on a free water field; {at} holds one."
+        return "free_field", phrase(
+            "A boat may only be placed on a free water field; %(field)s holds one.", field=at
+        )
     if starts is not None and at not in starts:
-        return "start_field", (
+        return "start_field", phrase(
             "Placement rule 1: in the first round every player places a boat on a start field "
-            f"({', '.join(sorted(starts))})."
+            "(%(fields)s).",
+            fields=", ".join(sorted(starts)),
         )
     if starts is None and not any(n in board for n in layout.neighbours[at]):
-        return "adjacency", (
+        return "adjacency", phrase(
             "Placement rule 2: after the first round a boat must touch another boat "
             "horizontally, vertically or diagonally."
         )
     if sub_market_full(layout, board, at):
-        return "sub_market", (
-            f"Placement rule 3: a sub-market may hold at most {layout.sub_market_capacity} "
-            f"boats, and the sub-market of {at} is full."
+        return "sub_market", phrase(
+            "Placement rule 3: a sub-market may hold at most %(count)s boats, and the "
+            "sub-market of %(field)s is full.",
+            count=layout.sub_market_capacity,
+            field=at,
         )
     if tile["special"] == THIEF and protected(layout, board, at):
-        return "overseer_protection", (
-            f"Placement rule 4: no thief may be placed on {at}, which an overseer in its "
-            "column protects."
+        return "overseer_protection", phrase(
+            "Placement rule 4: no thief may be placed on %(field)s, which an overseer in its "
+            "column protects.",
+            field=at,
         )
     return None
 

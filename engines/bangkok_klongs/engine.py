@@ -17,7 +17,12 @@ from engines.bangkok_klongs.market import (
     settle_market,
     start_market,
 )
-from engines.bangkok_klongs.notation import canonical_names, format_move, parse_move
+from engines.bangkok_klongs.notation import (
+    LANGUAGE_WORDS,
+    canonical_names,
+    format_move,
+    parse_move,
+)
 from engines.bangkok_klongs.position import build_state
 from engines.bangkok_klongs.rules import (
     FINISH,
@@ -93,6 +98,7 @@ class BangkokKlongsEngine(Engine):
     id = "bangkok-klongs"
     name = "Bangkok Klongs"
     move_words = frozenset({"place", "relocate", "finish", "score", "decline"})
+    notation_words = LANGUAGE_WORDS
     min_players = 2
     max_players = 4
     move_schemas = "schemas.bangkok_klongs:MOVE_SCHEMAS"
@@ -167,11 +173,11 @@ class BangkokKlongsEngine(Engine):
     def apply(self, state: State, seat: int, move: Move) -> State:
         """The state after ``seat`` plays ``move``; IllegalMove naming the rule otherwise."""
         if state["finished"]:
-            raise IllegalMove("The game is over.", "game_over")
+            raise IllegalMove(phrase("The game is over."), "game_over")
         if not isinstance(move, dict):
-            raise IllegalMove("A move is an object with an 'action'.", "move_shape")
+            raise IllegalMove(phrase("A move is an object with an 'action'."), "move_shape")
         if type(seat) is not int or seat not in self.to_move(state):
-            raise IllegalMove("It is not your turn.", "turn")
+            raise IllegalMove(phrase("It is not your turn."), "turn")
         return _carry_out(self.copy_state(state), seat, move)
 
     def apply_fast(self, state: State, seat: int, move: Move) -> State:
@@ -270,13 +276,13 @@ class BangkokKlongsEngine(Engine):
     # -- words ----------------------------------------------------------
     def describe(
         self, before: State, after: State, seat: int, move: Move, names: Sequence[str]
-    ) -> str:
+    ) -> Words:
         """What ``seat`` did, in the game's words (see :mod:`.words`)."""
-        return words.describe(before, after, seat, move, names)
+        return words.describe(before, after, seat, move)
 
     def describe_result(self, result: dict[str, Any], names: Sequence[str]) -> Words:
         """The winners, the scores and what the inventories brought."""
-        return words.describe_result(result, names) or result_sentence(result)
+        return words.describe_result(result) or result_sentence(result)
 
     def prompt(self, state: State, seat: int) -> Words:
         """What ``seat`` decides now: "place a boat", "score a landing place or decline"..."""
@@ -296,7 +302,7 @@ class BangkokKlongsEngine(Engine):
         reached = reached_market(layout_of(after), after, step)
         return reached is None and super().turn_goes_on(after, seat, step)
 
-    def turn_pause(self, after: State, seat: int, step: Move) -> str:
+    def turn_pause(self, after: State, seat: int, step: Move) -> Words:
         """A market day reached by the placement is held before the rest of the turn."""
         return words.market_pause(reached_market(layout_of(after), after, step), after, seat)
 
@@ -337,7 +343,9 @@ def _carry_out(state: State, seat: int, move: Move) -> State:
         return settle(layout, play_score(layout, state, seat, move))
     if action == "decline":
         return settle(layout, play_decline(state, seat, move))
-    raise IllegalMove("During a market day you score a landing place or decline.", "market_day")
+    raise IllegalMove(
+        phrase("During a market day you score a landing place or decline."), "market_day"
+    )
 
 
 def _kind(layout: Layout, state: State, tile_id: str) -> str:

@@ -23,6 +23,7 @@ from engines.bangkok_klongs.board import (
 )
 from engines.bangkok_klongs.rules import check_keys, text
 from engines.base import IllegalMove, Move, State
+from engines.phrases import Phrase, phrase
 
 SCORE_KEYS = frozenset({"action", "landing", "remove"})
 DECLINE_KEYS = frozenset({"action"})
@@ -113,11 +114,17 @@ def play_score(layout: Layout, state: State, seat: int, move: Move) -> State:
     landing, field = text(move, "landing"), text(move, "remove")
     board, kind = state["board"], state["market"]["kind"]
     if landing not in layout.landing_places:
-        raise IllegalMove(f"There is no landing place {landing} on this board.", "landing_place")
+        raise IllegalMove(
+            phrase("There is no landing place %(landing)s on this board.", landing=landing),
+            "landing_place",
+        )
     if not can_score(layout, board, landing, seat):
         raise IllegalMove(
-            f"Market day: a landing place scores only when all four water fields around it "
-            f"hold boats and at least one of them is yours; {landing} does not qualify.",
+            phrase(
+                "Market day: a landing place scores only when all four water fields around it "
+                "hold boats and at least one of them is yours; %(landing)s does not qualify.",
+                landing=landing,
+            ),
             "landing_place",
         )
     if field not in removable(layout, board, landing, seat, kind):
@@ -132,14 +139,18 @@ def play_score(layout: Layout, state: State, seat: int, move: Move) -> State:
     return state
 
 
-def _removal_message(kind: str, landing: str) -> str:
+def _removal_message(kind: str, landing: str) -> Phrase:
     """Why the chosen boat may not be removed after scoring."""
     if kind == SMALL:
-        return f"Small market day: after scoring you remove one of your own boats of {landing}."
-    return (
-        f"Big market day: after scoring you remove one of your own boats or a neutral boat "
-        f"(one with a printed merchant) of {landing}; never another player's boat, a boat "
-        f"with an empty merchant spot or a special boat."
+        return phrase(
+            "Small market day: after scoring you remove one of your own boats of %(landing)s.",
+            landing=landing,
+        )
+    return phrase(
+        "Big market day: after scoring you remove one of your own boats or a neutral boat (one "
+        "with a printed merchant) of %(landing)s; never another player's boat, a boat with an "
+        "empty merchant spot or a special boat.",
+        landing=landing,
     )
 
 

@@ -50,6 +50,7 @@ from engines.bangkok_klongs.board import (
     thieves_in_column,
 )
 from engines.base import IllegalMove, Move, State
+from engines.phrases import Phrase, phrase
 
 PLACE_KEYS = frozenset(
     {"action", "tile", "at", "merchant", "relocate", "steal", "keep", "remove_thieves", "draw"}
@@ -63,16 +64,21 @@ LATER = {"when": "after"}
 #: ``pending`` kinds: a placement after a move card, the end of a placed turn.
 PLACE, FINISH = "place", "finish"
 #: What the seat may do at each point of its turn, and what to say otherwise.
-TURN_ACTIONS: dict[str | None, tuple[tuple[str, ...], str]] = {
+TURN_ACTIONS: dict[str | None, tuple[tuple[str, ...], Phrase]] = {
     None: (
         ("place", "relocate"),
-        "A turn places a boat (place ...), or first plays a move card (relocate FROM TO).",
+        phrase("A turn places a boat (place ...), or first plays a move card (relocate FROM TO)."),
     ),
-    PLACE: (("place",), "You relocated a boat with a move card: now place a boat (place ...)."),
+    PLACE: (
+        ("place",),
+        phrase("You relocated a boat with a move card: now place a boat (place ...)."),
+    ),
     FINISH: (
         ("relocate", "finish"),
-        "Your boat is placed: relocate one with a move card (relocate FROM TO) or end the "
-        "turn (finish).",
+        phrase(
+            "Your boat is placed: relocate one with a move card (relocate FROM TO) or end the "
+            "turn (finish)."
+        ),
     ),
 }
 THIEF_KEEPS = ("hand", "inventory")
@@ -86,7 +92,9 @@ def text(move: Move, key: str) -> str:
     """``move[key]`` as a string, or IllegalMove naming the missing or wrong field."""
     value = move.get(key)
     if not isinstance(value, str):
-        raise IllegalMove(f"The move needs a text field {key!r}.", "move_shape")
+        raise IllegalMove(
+            phrase("The move needs a text field %(field)s.", field=repr(key)), "move_shape"
+        )
     return value
 
 
@@ -94,7 +102,10 @@ def check_keys(move: Move, allowed: frozenset[str]) -> None:
     """Refuse fields the move does not know."""
     unknown = sorted(set(move) - allowed)
     if unknown:
-        raise IllegalMove(f"This move has no field(s) {', '.join(unknown)}.", "move_shape")
+        raise IllegalMove(
+            phrase("This move has no field(s) %(fields)s.", fields=", ".join(unknown)),
+            "move_shape",
+        )
 
 
 def start_fields(layout: Layout, state: State, seat: int) -> frozenset[str] | None:
@@ -197,11 +208,11 @@ def _choice_left(layout: Layout, s: State, seat: int, kept: bool, may_relocate: 
     return len(piles) > 1 or (movable and can_relocate(layout, s["board"], seat))
 
 
-ONCE_PER_TURN = (
+ONCE_PER_TURN = phrase(
     "Placement rule 5: a move card may be played only once per turn, and you relocated a "
     "boat already."
 )
-MARKET_FIRST = (
+MARKET_FIRST = phrase(
     "Market days: as soon as the Luk Phat marker reaches a market day it is held, before "
     "the rest of your turn; relocate a boat and draw once it is over, as your next decision."
 )
@@ -216,12 +227,16 @@ def _relocation(move: Move) -> dict[str, str] | None:
         return LATER
     if not isinstance(value, dict) or set(value) != RELOCATE_KEYS:
         raise IllegalMove(
-            'A relocation is {"from": field, "to": field, "when": "before" or "after"}, or '
-            '{"when": "after"} to choose the boat once the new one lies.',
+            phrase(
+                'A relocation is {"from": field, "to": field, "when": "before" or "after"}, or '
+                '{"when": "after"} to choose the boat once the new one lies.'
+            ),
             "move_shape",
         )
     if value["when"] not in WHENS:
-        raise IllegalMove('A relocation happens "before" or "after" the placement.', "move_shape")
+        raise IllegalMove(
+            phrase('A relocation happens "before" or "after" the placement.'), "move_shape"
+        )
     return {"from": text(value, "from"), "to": text(value, "to"), "when": value["when"]}
 
 
@@ -229,13 +244,16 @@ def _check_later(layout: Layout, s: State, seat: int, move: Move) -> None:
     """``relocate after`` needs a move card, a boat that can move, and no ``draw`` yet."""
     if "draw" in move:
         raise IllegalMove(
-            "With 'relocate after' you draw when the turn ends, not with the placement.", "draw"
+            phrase("With 'relocate after' you draw when the turn ends, not with the placement."),
+            "draw",
         )
     _check_move_card(s, seat)
     if not can_relocate(layout, s["board"], seat):
         raise IllegalMove(
-            "Placement rule 5: after this placement none of your boats has a free neighbouring "
-            "field to move to.",
+            phrase(
+                "Placement rule 5: after this placement none of your boats has a free "
+                "neighbouring field to move to."
+            ),
             "move_card",
         )
 
@@ -249,7 +267,9 @@ def play_relocate(layout: Layout, state: State, seat: int, move: Move) -> State:
         _relocate(layout, state, seat, text(move, "from"), text(move, "to"))
         if not has_target(layout, state, seat, state["board"]):
             raise IllegalMove(
-                "Placement rule 5: after this relocation no boat of your hand could be placed.",
+                phrase(
+                    "Placement rule 5: after this relocation no boat of your hand could be placed."
+                ),
                 "move_card",
             )
         state["pending"] = {"seat": seat, "kind": PLACE}
@@ -287,8 +307,10 @@ def _check_move_card(s: State, seat: int) -> None:
     """The seat must still hold a move card."""
     if s["players"][seat]["move_cards"] <= 0:
         raise IllegalMove(
-            "Placement rule 5: each player may relocate a boat only twice per game, "
-            "and both move cards are used.",
+            phrase(
+                "Placement rule 5: each player may relocate a boat only twice per game, and both "
+                "move cards are used."
+            ),
             "move_card",
         )
 
@@ -299,13 +321,21 @@ def _relocate(layout: Layout, s: State, seat: int, origin: str, target: str) -> 
     board = s["board"]
     if origin not in own_fields(board, seat):
         raise IllegalMove(
-            f"Placement rule 5: a move card relocates one of your own boats; {origin} holds none.",
+            phrase(
+                "Placement rule 5: a move card relocates one of your own boats; %(field)s holds "
+                "none.",
+                field=origin,
+            ),
             "move_card",
         )
     if target not in relocation_destinations(layout, board, origin):
         raise IllegalMove(
-            f"Placement rule 5: a relocated boat goes to a free neighbouring field (diagonals "
-            f"too) whose sub-market has room; {target} is not one for {origin}.",
+            phrase(
+                "Placement rule 5: a relocated boat goes to a free neighbouring field (diagonals "
+                "too) whose sub-market has room; %(field)s is not one for %(origin)s.",
+                field=target,
+                origin=origin,
+            ),
             "move_card",
         )
     s["players"][seat]["move_cards"] -= 1
@@ -318,7 +348,10 @@ def _place_tile(layout: Layout, s: State, seat: int, move: Move) -> tuple[str, s
     hand = s["players"][seat]["hand"]
     if tile_id not in hand:
         raise IllegalMove(
-            f"You can only place a boat from your hand; {tile_id} is not in it.", "tile_in_hand"
+            phrase(
+                "You can only place a boat from your hand; %(boat)s is not in it.", boat=tile_id
+            ),
+            "tile_in_hand",
         )
     problem = placement_problem(
         layout, s["board"], layout.tiles[tile_id], at, start_fields(layout, s, seat)
@@ -346,15 +379,17 @@ def _assign_merchant(layout: Layout, s: State, seat: int, at: str, move: Move) -
         s["board"][at]["merchant"] = seat
 
 
-def _merchant_message(tile: dict[str, Any], supply: int, choice: str) -> str:
+def _merchant_message(tile: dict[str, Any], supply: int, choice: str) -> Phrase:
     """Why ``choice`` is not an allowed merchant for the boat."""
     if tile["special"] or tile["neutral"]:
-        return "Neutral and special boats have no merchant spot: use merchant none."
+        return phrase("Neutral and special boats have no merchant spot: use merchant none.")
     if choice == "new":
-        return "All your merchants are on the board: take one back from an own boat, or none."
+        return phrase(
+            "All your merchants are on the board: take one back from an own boat, or none."
+        )
     if supply > 0:
-        return "A merchant may only be taken back from another boat once all are in use."
-    return f"Merchant {choice} is not one of your merchants on the board."
+        return phrase("A merchant may only be taken back from another boat once all are in use.")
+    return phrase("Merchant %(field)s is not one of your merchants on the board.", field=choice)
 
 
 def _special_effect(layout: Layout, s: State, seat: int, at: str, move: Move) -> bool:
@@ -367,7 +402,10 @@ def _special_effect(layout: Layout, s: State, seat: int, at: str, move: Move) ->
     for key in ("steal", "remove_thieves", "keep"):
         if key in move:
             raise IllegalMove(
-                f"Only a thief steals and only an overseer removes thieves: no {key!r} here.",
+                phrase(
+                    "Only a thief steals and only an overseer removes thieves: no %(field)s here.",
+                    field=repr(key),
+                ),
                 "special",
             )
     return False
@@ -376,23 +414,28 @@ def _special_effect(layout: Layout, s: State, seat: int, at: str, move: Move) ->
 def _steal(layout: Layout, s: State, seat: int, at: str, move: Move) -> bool:
     """The thief may take one boat of its row; it goes to the inventory or the hand."""
     if "remove_thieves" in move:
-        raise IllegalMove("Only an overseer removes thieves.", "special")
+        raise IllegalMove(phrase("Only an overseer removes thieves."), "special")
     if "steal" not in move:
         if "keep" in move:
-            raise IllegalMove("Thief: 'keep' only goes with a 'steal'.", "thief")
+            raise IllegalMove(phrase("Thief: 'keep' only goes with a 'steal'."), "thief")
         return False
     target = text(move, "steal")
     if target not in steal_targets(layout, s["board"], at):
         raise IllegalMove(
-            f"Thief: a thief takes a boat of its own row, never an overseer nor a boat in an "
-            f"overseer's column; {target} cannot be taken.",
+            phrase(
+                "Thief: a thief takes a boat of its own row, never an overseer nor a boat in an "
+                "overseer's column; %(field)s cannot be taken.",
+                field=target,
+            ),
             "thief",
         )
     keep = move.get("keep")
     if keep not in THIEF_KEEPS:
         raise IllegalMove(
-            "Thief: the stolen boat goes to your inventory (keep inventory, then draw) or "
-            "your hand (keep hand, no draw).",
+            phrase(
+                "Thief: the stolen boat goes to your inventory (keep inventory, then draw) or "
+                "your hand (keep hand, no draw)."
+            ),
             "thief",
         )
     if keep == "hand":
@@ -405,22 +448,29 @@ def _steal(layout: Layout, s: State, seat: int, at: str, move: Move) -> bool:
 def _remove_thieves(layout: Layout, s: State, seat: int, at: str, move: Move) -> bool:
     """The overseer may remove every thief of its column: one to the hand or all to the box."""
     if "steal" in move:
-        raise IllegalMove("Only a thief steals boats.", "special")
+        raise IllegalMove(phrase("Only a thief steals boats."), "special")
     if "remove_thieves" not in move:
         if "keep" in move:
-            raise IllegalMove("Overseer: 'keep' only goes with 'remove_thieves'.", "overseer")
+            raise IllegalMove(
+                phrase("Overseer: 'keep' only goes with 'remove_thieves'."), "overseer"
+            )
         return False
     thieves = thieves_in_column(layout, s["board"], at)
     if move["remove_thieves"] is not True or not thieves:
         raise IllegalMove(
-            "Overseer: remove_thieves (true) is only possible with a thief in the overseer's "
-            "column.",
+            phrase(
+                "Overseer: remove_thieves (true) is only possible with a thief in the overseer's "
+                "column."
+            ),
             "overseer",
         )
     keep = move.get("keep")
     if keep is not None and keep not in thieves:
         raise IllegalMove(
-            f"Overseer: you may keep one of the removed thieves ({', '.join(thieves)}) in hand.",
+            phrase(
+                "Overseer: you may keep one of the removed thieves (%(fields)s) in hand.",
+                fields=", ".join(thieves),
+            ),
             "overseer",
         )
     for field in thieves:
@@ -475,13 +525,16 @@ def _take_from_pile(layout: Layout, pile: list[str], choice: str | None) -> str:
     return pile.pop(0)
 
 
-def _draw_message(s: State, choices: list[str | None]) -> str:
+def _draw_message(s: State, choices: list[str | None]) -> Phrase:
     """Why the ``draw`` field is wrong."""
     if not s["options"]["tactical"]:
-        return "Only the tactical variant has two piles to draw from: leave out 'draw'."
+        return phrase("Only the tactical variant has two piles to draw from: leave out 'draw'.")
     if choices == [None]:
-        return "Tactical variant: no boat is drawn this turn, so leave out 'draw'."
-    return f"Tactical variant: name the pile to draw from: {' or '.join(choices)}."
+        return phrase("Tactical variant: no boat is drawn this turn, so leave out 'draw'.")
+    return phrase(
+        "Tactical variant: name the pile to draw from: %(piles)s.",
+        piles={"or": [choice for choice in choices if choice]},
+    )
 
 
 # -- generation ----------------------------------------------------------------
@@ -675,7 +728,7 @@ def join_turn(steps: list[Move]) -> Move:
     before = steps[0] if steps[0].get("action") == "relocate" else None
     placements = [step for step in steps if step.get("action") == "place"]
     if len(placements) != 1 or steps[1 if before else 0] is not placements[0]:
-        raise IllegalMove("A turn of several decisions places exactly one boat.", "turn")
+        raise IllegalMove(phrase("A turn of several decisions places exactly one boat."), "turn")
     move = dict(placements[0])
     if before is not None:
         move["relocate"] = {"from": before["from"], "to": before["to"], "when": "before"}

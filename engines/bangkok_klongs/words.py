@@ -7,24 +7,28 @@ four fields around it, from the top left one to the bottom right one (the
 notation's ``L4-5`` is "the landing place E4-F5"). Boats are named by what is
 drawn on them, never by their tile id:
 
-    >>> field_name("r3c4"), landing_name("L4-5"), landing_name("L1-2")
+    >>> from engines.phrases import english
+    >>> field_name("r3c4"), english(landing_name("L4-5")), english(landing_name("L1-2"))
     ('E4', 'the landing place E4-F5', 'the landing place B1-C2')
 
     >>> from engines.bangkok_klongs.board import BOARDS
     >>> tiles = BOARDS["standard"].tiles
-    >>> boat_name(tiles["t50"]), boat_name(tiles["t52"], "a"), boat_name(tiles["t63"])
-    ('the fish boat with 2 baskets', 'a neutral fish boat with 3 baskets', 'a thief boat')
-    >>> boat_label(tiles["t43"])
+    >>> [english(boat) for boat in (boat_name(tiles["t50"]), boat_name(tiles["t52"], "a"),
+    ...     boat_name(tiles["t63"]))]
+    ['the fish boat with 2 baskets', 'a neutral fish boat with 3 baskets', 'a thief boat']
+    >>> english(boat_label(tiles["t43"]))
     'the neutral aubergine boat with 3 baskets and a Luk Phat sign'
 
-Every sentence is built from what the public log shows: the move, the
+Every sentence is a phrase (:mod:`engines.phrases`) read in the reader's language with the
+Dutch rulebook's words (boot, handelaar, mand, aanlegplaats, marktdag, verplaatsingskaart,
+dief, opzichter, gaarkeuken), and built from what the public log shows: the move, the
 board, the Luk Phat marker, the scores and whose turn it is. Hands and the
 draw pile are never read.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
 from engines.bangkok_klongs.board import (
@@ -40,8 +44,8 @@ from engines.bangkok_klongs.board import (
 )
 from engines.bangkok_klongs.rules import FINISH, LATER, PLACE
 from engines.base import Move, State
-from engines.phrases import N_, Phrase, phrase
-from engines.words import Question, join, plural
+from engines.phrases import N_, Phrase, Words, counted, phrase, seat, sentences
+from engines.words import Question, plural
 
 #: The answer of the first question of a turn that plays a move card before placing.
 MOVE_CARD = "move-card"
@@ -52,11 +56,45 @@ DECLINE = "decline"
 #: A thief's answer when it takes no boat; an overseer's when it leaves the thieves.
 NOTHING, LEAVE, BOX = "nothing", "leave", "box"
 PILE_WORDS = {
-    "merchant": "the pile of neutral and special boats",
-    "plain": "the pile of boats without a merchant",
+    "merchant": phrase("the pile of neutral and special boats"),
+    "plain": phrase("the pile of boats without a merchant"),
 }
-MARKET_WORDS = {SMALL: "small market day", BIG: "big market day"}
-ORDINALS = ("first", "second", "third", "fourth")
+#: The goods drawn on the boats, as the first part of a boat's name ("fish" boat).
+GOODS = {
+    "shrimp": phrase("shrimp"),
+    "flower": phrase("flower"),
+    "avocado": phrase("avocado"),
+    "pineapple": phrase("pineapple"),
+    "aubergine": phrase("aubergine"),
+    "fish": phrase("fish"),
+    "banana": phrase("banana"),
+}
+#: The special boats, always named with "a" or "an" (three of a kind, never owned).
+SPECIAL_BOATS = {
+    "thief": phrase("a thief boat"),
+    "overseer": phrase("an overseer boat"),
+    "cook": phrase("a cook boat"),
+}
+#: A goods boat's name by its article and whether it is neutral.
+BOAT_NAMES = {
+    ("the", False): N_("the %(good)s boat %(baskets)s"),
+    ("the", True): N_("the neutral %(good)s boat %(baskets)s"),
+    ("a", False): N_("a %(good)s boat %(baskets)s"),
+    ("an", False): N_("an %(good)s boat %(baskets)s"),
+    ("a", True): N_("a neutral %(good)s boat %(baskets)s"),
+}
+#: Alike boats of a hand told apart by their order.
+ALIKE = (
+    N_("%(boat)s (first of %(count)s)"),
+    N_("%(boat)s (second of %(count)s)"),
+    N_("%(boat)s (third of %(count)s)"),
+    N_("%(boat)s (fourth of %(count)s)"),
+)
+#: A market day beginning, by its kind.
+MARKET_BEGINS = {
+    SMALL: phrase("The small market day begins"),
+    BIG: phrase("The big market day begins"),
+}
 
 
 # -- names of things ---------------------------------------------------------------
@@ -70,53 +108,68 @@ def field_name(field: str) -> str:
     return f"{COLUMNS[int(column)]}{int(row) + 1}"
 
 
-def landing_name(key: str) -> str:
+def landing_name(key: str) -> Phrase:
     """A landing place by the fields around it: ``L4-5`` is "the landing place E4-F5"."""
     row, column = (int(part) for part in key[1:].split("-"))
     first, last = field_name(f"r{row - 1}c{column - 1}"), field_name(f"r{row}c{column}")
-    return f"the landing place {first}-{last}"
+    return phrase("the landing place %(fields)s", fields=f"{first}-{last}")
 
 
-def _article(article: str, word: str) -> str:
-    """``a`` or ``an`` before ``word`` when ``article`` is ``a``; any other article as is."""
-    if article == "a" and word[:1] in "aeiou":
-        return "an"
-    return article
+def with_baskets(count: int) -> Phrase:
+    """A boat's baskets after "with": "with no baskets", "with 1 basket", "with 2 baskets"."""
+    if not count:
+        return phrase("with no baskets")
+    return counted("with %(count)s basket", "with %(count)s baskets", count)
 
 
-def boat_name(tile: dict[str, Any], article: str = "the") -> str:
+def baskets(count: int) -> Phrase:
+    """Baskets counted: "no baskets", "1 basket", "2 baskets"."""
+    if not count:
+        return phrase("no baskets")
+    return counted("%(count)s basket", "%(count)s baskets", count)
+
+
+def points(count: int) -> Phrase:
+    """Points: "1 point", "6 points"."""
+    return counted("%(count)s point", "%(count)s points", count)
+
+
+def boat_name(tile: dict[str, Any], article: str = "the") -> Phrase:
     """A boat as a player names it: "the fish boat with 2 baskets", "an overseer boat".
 
-    ``article`` may also be a possessive ("Bob's"); special boats, three of a kind
-    and never owned, always take "a" or "an".
+    ``article`` is "the" or "a"; special boats, three of a kind and never owned,
+    always take "a" or "an".
     """
     if tile["special"]:
-        return f"{_article('a', tile['special'])} {tile['special']} boat"
-    kind = f"neutral {tile['good']}" if tile["neutral"] else tile["good"]
-    return f"{_article(article, kind)} {kind} boat with {_baskets(tile['baskets'])}"
+        return SPECIAL_BOATS[tile["special"]]
+    if article == "a" and not tile["neutral"] and tile["good"][:1] in "aeiou":
+        article = "an"
+    key = BOAT_NAMES[article, tile["neutral"]]
+    return phrase(key, good=GOODS[tile["good"]], baskets=with_baskets(tile["baskets"]))
 
 
-def _baskets(count: int) -> str:
-    """A boat's baskets: "no baskets", "1 basket", "2 baskets"."""
-    return plural(count, "basket") if count else "no baskets"
-
-
-def boat_label(tile: dict[str, Any]) -> str:
+def boat_label(tile: dict[str, Any]) -> Phrase:
     """A boat of the hand, everything printed on it included (the Luk Phat sign)."""
     name = boat_name(tile)
-    return f"{name} and a Luk Phat sign" if tile["luk_phat"] else name
+    return phrase("%(boat)s and a Luk Phat sign", boat=name) if tile["luk_phat"] else name
 
 
-def owned_boat(tile: dict[str, Any], merchant: int | None, names: Sequence[str], seat: int) -> str:
-    """A boat on the board with its owner, as ``seat`` acting on it says it: "Bob's fish
+def owned_boat(tile: dict[str, Any], merchant: int | None, seat_: int) -> Phrase:
+    """A boat on the board with its owner, as ``seat_`` acting on it says it: "Bob's fish
     boat with 2 baskets", "Ann's own fish boat with 2 baskets"."""
-    if merchant is None:
+    if merchant is None or tile["special"]:
         return boat_name(tile)
-    own = " own" if merchant == seat else ""
-    return boat_name(tile, f"{names[merchant]}'s{own}")
+    key = (
+        N_("%(seat)s's own %(good)s boat %(baskets)s")
+        if merchant == seat_
+        else N_("%(seat)s's %(good)s boat %(baskets)s")
+    )
+    return phrase(
+        key, seat=seat(merchant), good=GOODS[tile["good"]], baskets=with_baskets(tile["baskets"])
+    )
 
 
-def pile_name(pile: str) -> str:
+def pile_name(pile: str) -> Phrase:
     """The tactical variant's piles in words."""
     return PILE_WORDS[pile]
 
@@ -129,61 +182,79 @@ def layout_of(state: State) -> Layout:
 # -- describe: one sentence per move -------------------------------------------------
 
 
-def describe(before: State, after: State, seat: int, move: Move, names: Sequence[str]) -> str:
-    """What ``seat`` did with ``move``, as a few sentences in the game's words.
+def describe(before: State, after: State, seat_: int, move: Move) -> Phrase:
+    """What ``seat_`` did with ``move``, as a few sentences in the game's words.
 
     Reads only what every player sees: the move, the boards, the Luk Phat
     marker, scores, market days and whose turn it is.
     """
     layout = layout_of(before)
-    name = names[seat]
+    who = seat(seat_)
     action = move["action"]
     if action == "score":
-        text = _scoring(layout, before, seat, move, names)
+        said = _scoring(layout, before, seat_, move)
     elif action == "decline":
-        text = f"{name} declines to score."
-    elif action == "relocate":
-        text = f"{name} {_relocation(layout, before, move)}{_draw(move)}."
-    elif action == "finish":
-        text = f"{name} ends the turn{_draw(move)}."
+        said = phrase("%(seat)s declines to score.", seat=who)
     else:
-        text = f"{name} {_placement(layout, before, seat, move, names)}."
-    return " ".join([text, *_aftermath(layout, before, after, seat, names)])
+        said = phrase("%(seat)s %(action)s.", seat=who, action=_clause(layout, before, seat_, move))
+    return sentences(said, *_aftermath(layout, before, after, seat_))
 
 
-def _relocation(layout: Layout, board_state: State, move: Move) -> str:
-    """A move card played: "moves the fish boat with 2 baskets from r2c2 to r2c3 with a ..."."""
+def _clause(layout: Layout, before: State, seat_: int, move: Move) -> Phrase:
+    """What a move of a turn did, after the player's name: a relocation, the end of the turn
+    or a placement (with the pile drawn from in the tactical variant)."""
+    if move["action"] == "relocate":
+        return _drawn(_relocation(layout, before, move), move)
+    if move["action"] == "finish":
+        ends = phrase("ends the turn")
+        return _drawn(ends, move)
+    return _placement(layout, before, seat_, move)
+
+
+def _relocation(layout: Layout, board_state: State, move: Move) -> Phrase:
+    """A move card played: "moves the fish boat with 2 baskets from C3 to D3 with a ..."."""
     cell = board_state["board"][move["from"]]
-    boat = boat_name(layout.tiles[cell["tile"]])
-    return (
-        f"moves {boat} from {field_name(move['from'])} to {field_name(move['to'])} with a move card"
+    return phrase(
+        "moves %(boat)s from %(origin)s to %(field)s with a move card",
+        boat=boat_name(layout.tiles[cell["tile"]]),
+        origin=field_name(move["from"]),
+        field=field_name(move["to"]),
     )
 
 
-def _draw(move: Move) -> str:
-    """The tactical variant's pile, as the end of a sentence."""
-    return f", and draws from {pile_name(move['draw'])}" if "draw" in move else ""
+def _drawn(clause: Phrase, move: Move) -> Phrase:
+    """``clause`` with the tactical variant's pile drawn from, when the move names one."""
+    if "draw" not in move:
+        return clause
+    return phrase(
+        "%(clause)s, and draws from %(pile)s", clause=clause, pile=pile_name(move["draw"])
+    )
 
 
-def _placement(layout: Layout, before: State, seat: int, move: Move, names: Sequence[str]) -> str:
+def _placement(layout: Layout, before: State, seat_: int, move: Move) -> Phrase:
     """The placement's clauses: a move card first, the boat, its effect, a move card after."""
     board_state = before
     relocation = move.get("relocate")
-    clauses = []
+    first = None
     if relocation and relocation["when"] == "before":
-        clauses.append(_relocation(layout, before, relocation))
+        first = _relocation(layout, before, relocation)
         board_state = {**before, "board": _moved(before["board"], relocation)}
     tile = layout.tiles[move["tile"]]
-    clauses.append(
-        f"places {boat_name(tile)} on {field_name(move['at'])}{_merchant(tile, move, board_state)}"
-        f"{_effect(layout, board_state, seat, move, names)}"
+    placed = phrase(
+        "places %(boat)s on %(field)s", boat=boat_name(tile), field=field_name(move["at"])
     )
+    placed = _effect(layout, board_state, seat_, move, _merchant(tile, move, placed))
     if relocation == LATER:
-        clauses[-1] += ", and will move a boat with a move card next"
+        placed = phrase("%(clause)s, and will move a boat with a move card next", clause=placed)
     elif relocation and relocation["when"] == "after":
-        placed = {**board_state, "board": _placed(board_state["board"], move, seat)}
-        clauses.append(_relocation(layout, placed, relocation))
-    return ", then ".join(clauses) + _draw(move)
+        later = {**board_state, "board": _placed(board_state["board"], move, seat_)}
+        placed = _then(placed, _relocation(layout, later, relocation))
+    return _drawn(_then(first, placed) if first else placed, move)
+
+
+def _then(first: Phrase, then: Phrase) -> Phrase:
+    """Two clauses one after the other: "moves ..., then places ..."."""
+    return phrase("%(first)s, then %(then)s", first=first, then=then)
 
 
 def _moved(board: dict[str, Any], relocation: dict[str, str]) -> dict[str, Any]:
@@ -193,57 +264,75 @@ def _moved(board: dict[str, Any], relocation: dict[str, str]) -> dict[str, Any]:
     return moved
 
 
-def _placed(board: dict[str, Any], move: Move, seat: int) -> dict[str, Any]:
+def _placed(board: dict[str, Any], move: Move, seat_: int) -> dict[str, Any]:
     """``board`` with the boat of the placement ``move`` on its field."""
-    merchant = None if move["merchant"] == "none" else seat
+    merchant = None if move["merchant"] == "none" else seat_
     return {**board, move["at"]: {"tile": move["tile"], "merchant": merchant}}
 
 
-def _merchant(tile: dict[str, Any], move: Move, board_state: State) -> str:
-    """The merchant of a placed boat: with a new one, without, taken back from a field, or
-    nothing to say (neutral and special boats)."""
+def _merchant(tile: dict[str, Any], move: Move, clause: Phrase) -> Phrase:
+    """The placement ``clause`` with the merchant of the boat: a new one, none, one taken back
+    from a field, or nothing to say (neutral and special boats)."""
     choice = move["merchant"]
     if tile["neutral"] or tile["special"]:
-        return ""
+        return clause
     if choice == "new":
-        return " with a new merchant"
+        return phrase("%(clause)s with a new merchant", clause=clause)
     if choice == "none":
-        return " without a merchant"
-    return f" with the merchant taken back from {field_name(choice)}"
+        return phrase("%(clause)s without a merchant", clause=clause)
+    return phrase(
+        "%(clause)s with the merchant taken back from %(field)s",
+        clause=clause,
+        field=field_name(choice),
+    )
 
 
-def _effect(
-    layout: Layout,
-    board_state: State,
-    seat: int,
-    move: Move,
-    names: Sequence[str],
-) -> str:
-    """What a thief or an overseer did when it was placed."""
+def _effect(layout: Layout, board_state: State, seat_: int, move: Move, clause: Phrase) -> Phrase:
+    """The placement ``clause`` with what a thief or an overseer did when it was placed."""
     board, tile = board_state["board"], layout.tiles[move["tile"]]
     if tile["special"] == THIEF:
         if "steal" not in move:
-            return " and steals nothing"
+            return phrase("%(clause)s and steals nothing", clause=clause)
         cell = board[move["steal"]]
-        boat = owned_boat(layout.tiles[cell["tile"]], cell["merchant"], names, seat)
-        where = "takes it into the hand" if move["keep"] == "hand" else "puts it into the inventory"
-        return f" and steals {boat} from {field_name(move['steal'])} and {where}"
+        key = (
+            N_("%(clause)s and steals %(boat)s from %(field)s and takes it into the hand")
+            if move["keep"] == "hand"
+            else N_("%(clause)s and steals %(boat)s from %(field)s and puts it into the inventory")
+        )
+        return phrase(
+            key,
+            clause=clause,
+            boat=owned_boat(layout.tiles[cell["tile"]], cell["merchant"], seat_),
+            field=field_name(move["steal"]),
+        )
     if tile["special"] == OVERSEER and move.get("remove_thieves"):
-        return _thieves_removed(layout, board, move)
-    return ""
+        return phrase(
+            "%(clause)s and %(parts)s", clause=clause, parts=_thieves_removed(layout, board, move)
+        )
+    return clause
 
 
-def _thieves_removed(layout: Layout, board: dict[str, Any], move: Move) -> str:
+def _thieves_removed(layout: Layout, board: dict[str, Any], move: Move) -> list[Phrase]:
     """An overseer's removal: the thieves sent back to the box, one perhaps kept in hand."""
     column = layout.overseer_line[move["at"]]
     thieves = [f for f in column if f in board and _special(layout, board, f) == THIEF]
     kept = move.get("keep")
-    boxed = [f for f in thieves if f != kept]
-    parts = [f"takes the thief on {field_name(kept)} into the hand"] if kept else []
+    boxed = [field_name(f) for f in thieves if f != kept]
+    parts = (
+        [phrase("takes the thief on %(field)s into the hand", field=field_name(kept))]
+        if kept
+        else []
+    )
     if boxed:
-        noun = "thief" if len(boxed) == 1 else "thieves"
-        parts.append(f"sends the {noun} on {join([field_name(f) for f in boxed])} back to the box")
-    return " and " + join(parts)
+        parts.append(
+            counted(
+                "sends the thief on %(fields)s back to the box",
+                "sends the thieves on %(fields)s back to the box",
+                len(boxed),
+                fields=boxed,
+            )
+        )
+    return parts
 
 
 def _special(layout: Layout, board: dict[str, Any], field: str) -> str | None:
@@ -251,27 +340,28 @@ def _special(layout: Layout, board: dict[str, Any], field: str) -> str | None:
     return layout.tiles[board[field]["tile"]]["special"]
 
 
-def _aftermath(
-    layout: Layout, before: State, after: State, seat: int, names: Sequence[str]
-) -> list[str]:
+def _aftermath(layout: Layout, before: State, after: State, seat_: int) -> list[Phrase]:
     """What followed by itself: the Luk Phat step, market days opening and closing, seats
     passed over, the end of the game."""
-    sentences = []
+    said = []
     if after["luk_phat"] > before["luk_phat"]:
-        points = layout.track[after["luk_phat"] - 1]
-        sentences.append(
-            f"The Luk Phat marker moves on: {names[seat]} scores {plural(points, 'point')}."
+        said.append(
+            phrase(
+                "The Luk Phat marker moves on: %(seat)s scores %(points)s.",
+                seat=seat(seat_),
+                points=points(layout.track[after["luk_phat"] - 1]),
+            )
         )
     opened = _market_opened(layout, before, after)
     if opened:
-        sentences.append(_market_start(layout, before, after, opened, names))
+        said.append(_market_start(before, after, opened))
     if _kind(before) == SMALL and after["market"] is None:
-        sentences.append("The small market day is over.")
+        said.append(phrase("The small market day is over."))
     if after["finished"]:
-        sentences.append("The game ends with the inventory count.")
+        said.append(phrase("The game ends with the inventory count."))
     else:
-        sentences += _passed_over(before, after, seat, names)
-    return sentences
+        said += _passed_over(before, after, seat_)
+    return said
 
 
 def _kind(state: State) -> str | None:
@@ -287,20 +377,22 @@ def _market_opened(layout: Layout, before: State, after: State) -> str | None:
     return BIG if now_big and _kind(before) != BIG else None
 
 
-def _market_start(
-    layout: Layout, before: State, after: State, kind: str, names: Sequence[str]
-) -> str:
+def _market_start(before: State, after: State, kind: str) -> Phrase:
     """A market day opening, with the reason when no Luk Phat step caused it."""
     if after["luk_phat"] == before["luk_phat"] and kind == BIG:
-        head = "Nobody can place a boat any more, so the big market day begins"
+        head = phrase("Nobody can place a boat any more, so the big market day begins")
     else:
-        head = f"The {MARKET_WORDS[kind]} begins"
+        head = MARKET_BEGINS[kind]
     if _kind(after) != kind:
-        return f"{head}, but nobody can score a landing place."
-    return f"{head}: {names[after['market']['seat']]} scores first or declines."
+        return phrase("%(head)s, but nobody can score a landing place.", head=head)
+    return phrase(
+        "%(head)s: %(seat)s scores first or declines.",
+        head=head,
+        seat=seat(after["market"]["seat"]),
+    )
 
 
-def _passed_over(before: State, after: State, seat: int, names: Sequence[str]) -> list[str]:
+def _passed_over(before: State, after: State, seat_: int) -> list[Phrase]:
     """The seats skipped because they cannot place a boat, once a turn has passed on."""
     if after["market"] is not None or after["pending"] is not None:
         return []
@@ -308,38 +400,56 @@ def _passed_over(before: State, after: State, seat: int, names: Sequence[str]) -
     if _kind(before) == SMALL:
         nxt = (before["market"]["trigger"] + 1) % count
     elif _kind(before) is None:
-        nxt = (seat + 1) % count
+        nxt = (seat_ + 1) % count
     else:
         return []
     skipped = []
     while nxt != after["current"] and len(skipped) < count:
-        skipped.append(names[nxt])
+        skipped.append(seat(nxt))
         nxt = (nxt + 1) % count
     if not skipped:
         return []
-    verb = "cannot place a boat and is" if len(skipped) == 1 else "cannot place a boat and are"
-    return [f"{join(skipped)} {verb} passed over."]
+    return [
+        counted(
+            "%(seats)s cannot place a boat and is passed over.",
+            "%(seats)s cannot place a boat and are passed over.",
+            len(skipped),
+            seats=skipped,
+        )
+    ]
 
 
-def _scoring(layout: Layout, before: State, seat: int, move: Move, names: Sequence[str]) -> str:
+def _scoring(layout: Layout, before: State, seat_: int, move: Move) -> Phrase:
     """A scoring: the landing place, its baskets, everyone's points, the boat taken home."""
     board, landing = before["board"], move["landing"]
     fields = layout.landing_places[landing]
     tiles = [layout.tiles[board[f]["tile"]] for f in fields]
-    baskets = sum(t["baskets"] for t in tiles if t["special"] != THIEF)
-    cook = " doubled by the cook" if any(t["special"] == COOK for t in tiles) else ""
-    points = landing_points(layout, board, landing)
+    count = sum(t["baskets"] for t in tiles if t["special"] != THIEF)
+    gained = landing_points(layout, board, landing)
     gains = [
-        f"{names[s]} {plural(p, 'point')}"
-        for s, p in sorted(points.items(), key=_by_seat(seat))
+        phrase("%(who)s %(score)s", who=seat(s), score=points(p))
+        for s, p in sorted(gained.items(), key=_by_seat(seat_))
         if p > 0
     ]
-    boat = boat_name(layout.tiles[board[move["remove"]]["tile"]])
-    return (
-        f"{names[seat]} scores {landing_name(landing)} with {_baskets(baskets)}{cook}: "
-        f"{join(gains) if gains else 'nobody gains points'}. {names[seat]} takes {boat} "
-        f"from {field_name(move['remove'])} into the inventory."
+    key = (
+        N_("%(seat)s scores %(landing)s %(baskets)s doubled by the cook: %(gains)s.")
+        if any(t["special"] == COOK for t in tiles)
+        else N_("%(seat)s scores %(landing)s %(baskets)s: %(gains)s.")
     )
+    scored = phrase(
+        key,
+        seat=seat(seat_),
+        landing=landing_name(landing),
+        baskets=with_baskets(count),
+        gains=gains or phrase("nobody gains points"),
+    )
+    taken = phrase(
+        "%(seat)s takes %(boat)s from %(field)s into the inventory.",
+        seat=seat(seat_),
+        boat=boat_name(layout.tiles[board[move["remove"]]["tile"]]),
+        field=field_name(move["remove"]),
+    )
+    return sentences(scored, taken)
 
 
 def _by_seat(first: int) -> Callable[[tuple[int, int]], tuple[bool, int]]:
@@ -351,7 +461,7 @@ def _by_seat(first: int) -> Callable[[tuple[int, int]], tuple[bool, int]]:
 
 
 def result_reason(winners: list[int], best: int) -> str:
-    """The engine's ``reason``, without names or seats.
+    """The engine's ``reason``, without names or seats (in English, as the result keeps it).
 
     >>> result_reason([0], 87)
     'the big market day and the inventory count are over: the best score is 87 points'
@@ -363,11 +473,12 @@ def result_reason(winners: list[int], best: int) -> str:
     )
 
 
-def describe_result(result: dict[str, Any], names: Sequence[str]) -> str | None:
-    """The result with names, scores and what the inventories brought.
+def describe_result(result: dict[str, Any]) -> Phrase | None:
+    """The result with the seats, scores and what the inventories brought.
 
-    >>> describe_result({"winners": [0], "scores": {"0": 87, "1": 80},
-    ...                  "inventory_points": {"0": 12, "1": 9}}, ["Ann", "Bob"])
+    >>> from engines.phrases import english
+    >>> english(describe_result({"winners": [0], "scores": {"0": 87, "1": 80},
+    ...                  "inventory_points": {"0": 12, "1": 9}}), ["Ann", "Bob"])
     'Ann wins with 87 points; Bob has 80 points. The inventories brought Ann 12 and Bob 9 points.'
 
     None when the result is not one the engine wrote (no scores).
@@ -377,19 +488,36 @@ def describe_result(result: dict[str, Any], names: Sequence[str]) -> str | None:
     if not scores or not winners or inventory is None:
         return None
     best = scores[str(winners[0])]
-    head = join(names[w] for w in winners)
     if len(winners) == 1:
-        head += f" wins with {plural(best, 'point')}"
+        head = counted(
+            "%(who)s wins with %(count)s point",
+            "%(who)s wins with %(count)s points",
+            best,
+            who=seat(winners[0]),
+        )
     else:
-        head += f" share the win with {plural(best, 'point')} each"
+        head = counted(
+            "%(who)s share the win with %(count)s point each",
+            "%(who)s share the win with %(count)s points each",
+            best,
+            who=[seat(w) for w in winners],
+        )
     others = [
-        f"{names[int(s)]} has {plural(p, 'point')}"
+        counted("%(who)s has %(count)s point", "%(who)s has %(count)s points", p, who=seat(int(s)))
         for s, p in sorted(scores.items(), key=lambda item: -item[1])
         if int(s) not in winners
     ]
-    brought = join(f"{names[int(s)]} {p}" for s, p in inventory.items())
-    tail = f"; {join(others)}" if others else ""
-    return f"{head}{tail}. The inventories brought {brought} points."
+    brought = [phrase("%(who)s %(score)s", who=seat(int(s)), score=p) for s, p in inventory.items()]
+    if others:
+        return phrase(
+            "%(head)s; %(others)s. The inventories brought %(brought)s points.",
+            head=head,
+            others=others,
+            brought=brought,
+        )
+    return phrase(
+        "%(head)s. The inventories brought %(brought)s points.", head=head, brought=brought
+    )
 
 
 # -- prompt ----------------------------------------------------------------------------
@@ -437,10 +565,16 @@ def questions(state: State, seat: int) -> list[Question]:
     if state["market"] is not None:
         return [
             Question(
-                "landing", "Which landing place do you score?", _landing_answer, _landing_label
+                "landing",
+                phrase("Which landing place do you score?"),
+                _landing_answer,
+                _landing_label,
             ),
             Question(
-                "remove", "Which boat goes into your inventory?", _get("remove"), _field_label
+                "remove",
+                phrase("Which boat goes into your inventory?"),
+                _get("remove"),
+                _field_label,
             ),
         ]
     tiles = layout_of(state).tiles
@@ -448,22 +582,31 @@ def questions(state: State, seat: int) -> list[Question]:
     if pending is not None and pending["kind"] == FINISH:
         return [
             Question(
-                "from", "Move one of your boats with a move card?", _finish_answer, _from_label
+                "from",
+                phrase("Move one of your boats with a move card?"),
+                _finish_answer,
+                _from_label,
             ),
-            Question("to", "Move it to which field?", _get("to"), _to_label),
-            Question("draw", "Draw from which pile?", _get("draw"), _pile_label),
+            Question("to", phrase("Move it to which field?"), _get("to"), _to_label),
+            Question("draw", phrase("Draw from which pile?"), _get("draw"), _pile_label),
         ]
     return [
-        Question("boat", "Which boat do you place?", _boat_answer, _boat_label),
-        Question("from", "Which of your boats do you move?", _relocation_from, _field_label),
-        Question("to", "Move it to which field?", _relocation_to, _to_label),
-        Question("at", "On which field?", _get("at"), _to_label),
-        Question("merchant", "With a merchant?", _get("merchant"), _merchant_label),
-        Question("steal", "Which boat does the thief steal?", _steal_answer(tiles), _steal_label),
-        Question("keep", "Where does the stolen boat go?", _keep_answer(tiles), _keep_label),
-        Question("thieves", "Remove the thieves?", _thieves_answer(tiles), _thieves_label),
-        Question("later", "Play a move card after placing?", _later_answer, _later_label),
-        Question("draw", "Draw from which pile?", _get("draw"), _pile_label),
+        Question("boat", phrase("Which boat do you place?"), _boat_answer, _boat_label),
+        Question(
+            "from", phrase("Which of your boats do you move?"), _relocation_from, _field_label
+        ),
+        Question("to", phrase("Move it to which field?"), _relocation_to, _to_label),
+        Question("at", phrase("On which field?"), _get("at"), _to_label),
+        Question("merchant", phrase("With a merchant?"), _get("merchant"), _merchant_label),
+        Question(
+            "steal", phrase("Which boat does the thief steal?"), _steal_answer(tiles), _steal_label
+        ),
+        Question(
+            "keep", phrase("Where does the stolen boat go?"), _keep_answer(tiles), _keep_label
+        ),
+        Question("thieves", phrase("Remove the thieves?"), _thieves_answer(tiles), _thieves_label),
+        Question("later", phrase("Play a move card after placing?"), _later_answer, _later_label),
+        Question("draw", phrase("Draw from which pile?"), _get("draw"), _pile_label),
     ]
 
 
@@ -542,108 +685,124 @@ def _later_answer(move: Move) -> str | None:
 # -- labels: an answer value in words, given the asking seat's view --------------------
 
 
-def _board_boat(field: str, view: dict[str, Any]) -> str:
-    """A boat on the board by its field: "the fish boat with 2 baskets on r3c4"."""
+def _board_boat(field: str, view: dict[str, Any]) -> Phrase:
+    """A boat on the board by its field: "the fish boat with 2 baskets on E4"."""
     cell = view["board"][field]
-    return f"{boat_name(view['tiles'][cell['tile']])} on {field_name(field)}"
-
-
-def _field_label(value: str, view: dict[str, Any]) -> str:
-    """A boat on the board, named by its field."""
-    return _board_boat(value, view) if value in view["board"] else f"the field {field_name(value)}"
-
-
-def _from_label(value: str, view: dict[str, Any]) -> str:
-    """The boat to move, or ending the turn."""
-    return "end the turn" if value == END else f"move {_field_label(value, view)}"
-
-
-def _to_label(value: str, view: dict[str, Any]) -> str:
-    """A free field."""
-    return (
-        f"the free field {field_name(value)}"
-        if value not in view["board"]
-        else _field_label(value, view)
+    return phrase(
+        "%(boat)s on %(field)s",
+        boat=boat_name(view["tiles"][cell["tile"]]),
+        field=field_name(field),
     )
 
 
-def _boat_label(value: str, view: dict[str, Any]) -> str:
+def _field_label(value: str, view: dict[str, Any]) -> Phrase:
+    """A boat on the board, named by its field."""
+    if value in view["board"]:
+        return _board_boat(value, view)
+    return phrase("the field %(field)s", field=field_name(value))
+
+
+def _from_label(value: str, view: dict[str, Any]) -> Phrase:
+    """The boat to move, or ending the turn."""
+    if value == END:
+        return phrase("end the turn")
+    return phrase("move %(boat)s", boat=_field_label(value, view))
+
+
+def _to_label(value: str, view: dict[str, Any]) -> Phrase:
+    """A free field."""
+    if value in view["board"]:
+        return _field_label(value, view)
+    return phrase("the free field %(field)s", field=field_name(value))
+
+
+def _boat_label(value: str, view: dict[str, Any]) -> Phrase:
     """A boat of the hand (alike boats told apart by their order), or a move card first."""
     if value == MOVE_CARD:
-        return "first move one of your boats with a move card"
+        return phrase("first move one of your boats with a move card")
     tile = view["tiles"][value]
     alike = [t for t in view.get("hand", []) if view["tiles"][t] == tile]
     label = boat_label(tile)
     if len(alike) > 1 and value in alike:
-        label += f" ({ORDINALS[alike.index(value)]} of {len(alike)})"
+        return phrase(ALIKE[alike.index(value)], boat=label, count=len(alike))
     return label
 
 
-def _merchant_label(value: str, view: dict[str, Any]) -> str:
+def _merchant_label(value: str, view: dict[str, Any]) -> Phrase:
     """A new merchant, none, or one taken back from a boat."""
     if value == "new":
-        return "with a new merchant"
+        return phrase("with a new merchant")
     if value == "none":
-        return "without a merchant"
-    return f"with the merchant taken back from {_field_label(value, view)}"
+        return phrase("without a merchant")
+    return phrase("with the merchant taken back from %(boat)s", boat=_field_label(value, view))
 
 
-def _steal_label(value: str, view: dict[str, Any]) -> str:
+def _steal_label(value: str, view: dict[str, Any]) -> Phrase:
     """The boat a thief steals, or nothing."""
-    return "steal nothing" if value == NOTHING else f"steal {_field_label(value, view)}"
+    if value == NOTHING:
+        return phrase("steal nothing")
+    return phrase("steal %(boat)s", boat=_field_label(value, view))
 
 
-def _keep_label(value: str, view: dict[str, Any]) -> str:
+def _keep_label(value: str, view: dict[str, Any]) -> Phrase:
     """Where the stolen boat goes."""
     if value == "hand":
-        return "into your hand (you draw no boat)"
-    return "into your inventory (then you draw a boat)"
+        return phrase("into your hand (you draw no boat)")
+    return phrase("into your inventory (then you draw a boat)")
 
 
-def _thieves_label(value: str, view: dict[str, Any]) -> str:
+def _thieves_label(value: str, view: dict[str, Any]) -> Phrase:
     """What the overseer does with the thieves of its column."""
     if value == LEAVE:
-        return "leave the thieves where they are"
+        return phrase("leave the thieves where they are")
     if value == BOX:
-        return "all thieves of the column back to the box (then you draw a boat)"
-    return f"take the thief on {field_name(value)} into your hand (any other thief goes to the box)"
+        return phrase("all thieves of the column back to the box (then you draw a boat)")
+    return phrase(
+        "take the thief on %(field)s into your hand (any other thief goes to the box)",
+        field=field_name(value),
+    )
 
 
-def _later_label(value: str, view: dict[str, Any]) -> str:
+def _later_label(value: str, view: dict[str, Any]) -> Phrase:
     """Whether a move card follows the placement."""
-    return "yes, move one of your boats next" if value == "yes" else "no move card now"
+    if value == "yes":
+        return phrase("yes, move one of your boats next")
+    return phrase("no move card now")
 
 
-def _pile_label(value: str, view: dict[str, Any]) -> str:
+def _pile_label(value: str, view: dict[str, Any]) -> Phrase:
     """A tactical pile."""
-    return f"draw from {pile_name(value)}"
+    return phrase("draw from %(pile)s", pile=pile_name(value))
 
 
-def _landing_label(value: str, view: dict[str, Any]) -> str:
+def _landing_label(value: str, view: dict[str, Any]) -> Phrase:
     """A landing place with its baskets, or declining."""
     if value == DECLINE:
-        return "decline: score nothing now"
+        return phrase("decline: score nothing now")
     layout = layout_of(view)
     fields = layout.landing_places[value]
     tiles = [view["tiles"][view["board"][f]["tile"]] for f in fields if f in view["board"]]
-    baskets = sum(t["baskets"] for t in tiles if t["special"] != THIEF)
-    cook = ", doubled by a cook" if any(t["special"] == COOK for t in tiles) else ""
-    return f"{landing_name(value)} ({_baskets(baskets)}{cook})"
+    count = sum(t["baskets"] for t in tiles if t["special"] != THIEF)
+    key = (
+        N_("%(landing)s (%(baskets)s, doubled by a cook)")
+        if any(t["special"] == COOK for t in tiles)
+        else N_("%(landing)s (%(baskets)s)")
+    )
+    return phrase(key, landing=landing_name(value), baskets=baskets(count))
 
 
-def market_pause(day: str | None, after: State, seat: int) -> str:
-    """Why the turn of ``seat`` stops at ``after``: its boat reached the market ``day``."""
+def market_pause(day: str | None, after: State, seat_: int) -> Words:
+    """Why the turn of ``seat_`` stops at ``after``: its boat reached the market ``day``."""
     if day is None or after["finished"]:
         return ""
-    name = MARKET_WORDS[day]
     if day == BIG:
-        return f"Your boat reached the {name}: it is held now, and it ends the game."
+        return phrase("Your boat reached the big market day: it is held now, and it ends the game.")
     if after["market"] is None:
-        return (
-            f"Your boat reached the {name}, where nobody could score: end your turn "
+        return phrase(
+            "Your boat reached the small market day, where nobody could score: end your turn "
             "(with a move card or without) as a move of its own."
         )
-    return (
-        f"Your boat reached the {name}: it is held now, and your turn goes on once every "
-        "player has scored or declined (move a boat with a move card, or end the turn)."
+    return phrase(
+        "Your boat reached the small market day: it is held now, and your turn goes on once "
+        "every player has scored or declined (move a boat with a move card, or end the turn)."
     )

@@ -48,6 +48,13 @@ from engines.foreign_king.state import (
     player,
     player_count,
 )
+from engines.phrases import N_, phrase
+
+#: The refusal of a factory of each kind when none is left in the stock.
+NO_FACTORY_LEFT = {
+    "textile": N_("Factory stock: no textile factory is left to build."),
+    "metal": N_("Factory stock: no metal factory is left to build."),
+}
 
 
 # -- build a factory ------------------------------------------------------
@@ -68,9 +75,12 @@ def build_check(state: State, seat: int, move: Move, coins: int) -> None:
     kind = checks.kind(checks.field(move, "kind"))
     checks.province(checks.field(move, "province"))
     if state["stock"][kind] == 0:
-        raise IllegalMove(f"Factory stock: no {kind} factory is left to build.", "factory_stock")
+        raise IllegalMove(phrase(NO_FACTORY_LEFT[kind]), "factory_stock")
     if coins < FACTORY_COST:
-        raise IllegalMove(f"Build a factory: a factory costs {FACTORY_COST} francs.", "coins")
+        raise IllegalMove(
+            phrase("Build a factory: a factory costs %(count)s francs.", count=FACTORY_COST),
+            "coins",
+        )
 
 
 def build_perform(state: State, seat: int, move: Move) -> None:
@@ -102,17 +112,24 @@ def place_check(state: State, seat: int, move: Move, coins: int) -> None:
     checks.province(checks.field(move, "province"))
     count = checks.integer(checks.field(move, "count"), "count")
     if count < 1:
-        raise IllegalMove("Place citizens: place at least one citizen.", "count")
+        raise IllegalMove(phrase("Place citizens: place at least one citizen."), "count")
     if count > player(state, seat)["supply"]:
         raise IllegalMove(
-            "Place citizens: citizens come from your personal supply, which holds "
-            f"only {player(state, seat)['supply']}.",
+            phrase(
+                "Place citizens: citizens come from your personal supply, which holds only "
+                "%(count)s.",
+                count=player(state, seat)["supply"],
+            ),
             "supply",
         )
     if count - 1 > coins:
         raise IllegalMove(
-            f"Place citizens: the first citizen is free, each further one costs 1 franc "
-            f"({count - 1} for {count}).",
+            phrase(
+                "Place citizens: the first citizen is free, each further one costs 1 franc "
+                "(%(cost)s for %(count)s).",
+                cost=count - 1,
+                count=count,
+            ),
             "coins",
         )
 
@@ -137,9 +154,12 @@ def parliament_check(state: State, seat: int, move: Move, coins: int) -> None:
     """Refuse a parliamentarian from an empty supply or a province without own citizens."""
     source = checks.place(checks.field(move, "from"))
     if source == SUPPLY and player(state, seat)["supply"] == 0:
-        raise IllegalMove("Parliament: your personal supply is empty.", "supply")
+        raise IllegalMove(phrase("Parliament: your personal supply is empty."), "supply")
     if source != SUPPLY and own_citizens(state, seat, source) == 0:
-        raise IllegalMove(f"Parliament: you have no citizen in {NAMES[source]}.", "citizens")
+        raise IllegalMove(
+            phrase("Parliament: you have no citizen in %(province)s.", province=NAMES[source]),
+            "citizens",
+        )
 
 
 def parliament_perform(state: State, seat: int, move: Move) -> None:
@@ -192,8 +212,10 @@ def king_check(state: State, seat: int, move: Move, coins: int) -> None:
     if at is None:
         if len(path) != 1:
             raise IllegalMove(
-                "The King: from his portrait the King is put into one province of your "
-                "choice and moves no further.",
+                phrase(
+                    "The King: from his portrait the King is put into one province of your "
+                    "choice and moves no further."
+                ),
                 "king_path",
             )
         return
@@ -201,19 +223,31 @@ def king_check(state: State, seat: int, move: Move, coins: int) -> None:
     for step in path:
         if step not in NEIGHBOURS[visited[-1]]:
             raise IllegalMove(
-                f"The King: {NAMES[step]} does not border {NAMES[visited[-1]]}; the King "
-                "moves into a neighbouring province.",
+                phrase(
+                    "The King: %(province)s does not border %(origin)s; the King moves into a "
+                    "neighbouring province.",
+                    province=NAMES[step],
+                    origin=NAMES[visited[-1]],
+                ),
                 "king_path",
             )
         if step in visited:
             raise IllegalMove(
-                f"The King: he may not return to {NAMES[step]} in the same action.", "king_return"
+                phrase(
+                    "The King: he may not return to %(province)s in the same action.",
+                    province=NAMES[step],
+                ),
+                "king_return",
             )
         visited.append(step)
     if len(path) - 1 > coins:
         raise IllegalMove(
-            "The King: the first province is free, each further one costs 1 franc "
-            f"({len(path) - 1} for {len(path)}).",
+            phrase(
+                "The King: the first province is free, each further one costs 1 franc "
+                "(%(cost)s for %(count)s).",
+                cost=len(path) - 1,
+                count=len(path),
+            ),
             "coins",
         )
 
@@ -303,13 +337,16 @@ def queen_check(state: State, seat: int, move: Move, coins: int) -> None:
     copied = checks.field(move, "copy")
     action = copied.get("action") if isinstance(copied, dict) else None
     if not isinstance(action, str) or action not in FORMS:
-        raise IllegalMove("The Queen: 'copy' must be one of the other main actions.", "queen")
+        raise IllegalMove(
+            phrase("The Queen: 'copy' must be one of the other main actions."), "queen"
+        )
     checks.no_extra_fields(copied)
     if coins < QUEEN_COST:
-        raise IllegalMove(f"The Queen costs {QUEEN_COST} francs.", "coins")
+        raise IllegalMove(phrase("The Queen costs %(count)s francs.", count=QUEEN_COST), "coins")
     if table_action(action) not in copyable(state, seat):
         raise IllegalMove(
-            "The Queen copies only an action occupied by another player's figure.", "queen"
+            phrase("The Queen copies only an action occupied by another player's figure."),
+            "queen",
         )
     check_action(state, seat, copied, coins - QUEEN_COST)
 
@@ -352,22 +389,29 @@ def check_action(state: State, seat: int, move: Move, coins: int) -> None:
 def check_choice(state: State, seat: int, name: str) -> None:
     """Refuse an action missing from this game's table, occupied, or just used."""
     if name not in table_actions(player_count(state)):
-        needed = "4 players" if name == QUEEN else "3 or 4 players"
-        raise IllegalMove(
-            f"{ACTION_NAMES[name]}: this action exists only in a game of {needed}.",
-            "action_table",
+        only = (
+            N_("%(action)s: this action exists only in a game of 4 players.")
+            if name == QUEEN
+            else N_("%(action)s: this action exists only in a game of 3 or 4 players.")
         )
+        raise IllegalMove(phrase(only, action=phrase(ACTION_NAMES[name])), "action_table")
     holder = state["actions"][name]
     if holder == seat:
         raise IllegalMove(
-            f"{ACTION_NAMES[name]}: you may not choose the action your figure already "
-            "stands on, and you may not pass.",
+            phrase(
+                "%(action)s: you may not choose the action your figure already stands on, and "
+                "you may not pass.",
+                action=phrase(ACTION_NAMES[name]),
+            ),
             "repeat_action",
         )
     if holder is not None:
         raise IllegalMove(
-            f"{ACTION_NAMES[name]}: the action is occupied by another figure (only the "
-            "Queen can carry out an occupied action).",
+            phrase(
+                "%(action)s: the action is occupied by another figure (only the Queen can "
+                "carry out an occupied action).",
+                action=phrase(ACTION_NAMES[name]),
+            ),
             "occupied",
         )
 

@@ -21,6 +21,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from engines.phrases import N_
+
 PROVINCES: tuple[str, ...] = (
     "antwerpen",
     "limburg",
@@ -206,14 +208,14 @@ TURN_ORDER = "turn_order"
 BASIC_ACTIONS: tuple[str, ...] = (BUILD, PLACE, MOVE, PARLIAMENT, COINS, KING)
 #: The actions as the action table names them.
 ACTION_NAMES = {
-    BUILD: "Build a factory",
-    PLACE: "Place citizens",
-    MOVE: "Move citizens",
-    PARLIAMENT: "Parliament",
-    COINS: "Take coins",
-    KING: "The King",
-    QUEEN: "The Queen",
-    TURN_ORDER: "Turn order",
+    BUILD: N_("Build a factory"),
+    PLACE: N_("Place citizens"),
+    MOVE: N_("Move citizens"),
+    PARLIAMENT: N_("Parliament"),
+    COINS: N_("Take coins"),
+    KING: N_("The King"),
+    QUEEN: N_("The Queen"),
+    TURN_ORDER: N_("Turn order"),
 }
 
 

@@ -6,6 +6,7 @@ from typing import Any
 
 from engines.base import IllegalMove
 from engines.foreign_king.board import KINDS, PROVINCES, SUPPLY
+from engines.phrases import phrase
 
 FIELDS: dict[str, frozenset[str]] = {
     "build_factory": frozenset({"kind", "province"}),
@@ -28,20 +29,30 @@ def no_extra_fields(move: dict[str, Any]) -> None:
     allowed = FIELDS.get(move["action"], frozenset()) | {"action"}
     extra = sorted(str(key) for key in set(move) - allowed)
     if extra:
-        raise IllegalMove(f"Unknown field(s) for {move['action']}: {', '.join(extra)}.", "shape")
+        raise IllegalMove(
+            phrase(
+                "Unknown field(s) for %(action)s: %(fields)s.",
+                action=move["action"],
+                fields=", ".join(extra),
+            ),
+            "shape",
+        )
 
 
 def field(move: dict[str, Any], name: str) -> Any:
     """The value of ``name`` in ``move``; refuse the move when it is missing."""
     if name not in move:
-        raise IllegalMove(f"The move needs a '{name}' field.", "shape")
+        raise IllegalMove(phrase("The move needs a '%(field)s' field.", field=name), "shape")
     return move[name]
 
 
 def province(value: Any) -> str:
     """``value`` as a province name."""
     if not isinstance(value, str) or value not in PROVINCES:
-        raise IllegalMove(f"{value!r} is not a province of Belgium on this map.", "province")
+        raise IllegalMove(
+            phrase("%(value)s is not a province of Belgium on this map.", value=repr(value)),
+            "province",
+        )
     return value
 
 
@@ -55,19 +66,22 @@ def place(value: Any) -> str:
 def kind(value: Any) -> str:
     """``value`` as a factory kind."""
     if value not in KINDS:
-        raise IllegalMove(f"{value!r} is not a factory kind (textile or metal).", "shape")
+        raise IllegalMove(
+            phrase("%(value)s is not a factory kind (textile or metal).", value=repr(value)),
+            "shape",
+        )
     return value
 
 
 def integer(value: Any, name: str) -> int:
     """``value`` as a whole number (booleans refused)."""
     if not isinstance(value, int) or isinstance(value, bool):
-        raise IllegalMove(f"'{name}' must be a whole number.", "shape")
+        raise IllegalMove(phrase("'%(field)s' must be a whole number.", field=name), "shape")
     return value
 
 
 def listing(value: Any, name: str) -> list[Any]:
     """``value`` as a non-empty list."""
     if not isinstance(value, list) or not value:
-        raise IllegalMove(f"'{name}' must be a non-empty list.", "shape")
+        raise IllegalMove(phrase("'%(field)s' must be a non-empty list.", field=name), "shape")
     return value

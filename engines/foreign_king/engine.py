@@ -11,7 +11,7 @@ from engines.foreign_king.actions import MAIN_ACTIONS, check_main, main_options,
 from engines.foreign_king.board import LOAN_AMOUNT, MOVE, REPAY_AMOUNT, board_data
 from engines.foreign_king.position import from_position, new_game
 from engines.foreign_king.state import current_seat, face_up_orders, player
-from engines.phrases import Phrase
+from engines.phrases import Phrase, Words, phrase, sentences
 from engines.words import Question
 
 PUBLIC_KEYS = (
@@ -27,13 +27,14 @@ PUBLIC_KEYS = (
     "pending",
     "final",
 )
+#: Each pending decision as a refusal names it ("the game waits for ...").
 DECISIONS = {
-    "move_citizens": "where to move further citizens, or to end the move",
-    "bring_parliament": "whether to bring the parliamentarians to the scored province",
-    "deactivate": "which factory to deactivate",
-    "virtual": "where to place or move the virtual player's citizens",
-    "set_position": "the new place on the turn-order track",
-    "finish": "whether to repay loans before the game ends",
+    "move_citizens": phrase("where to move further citizens, or to end the move"),
+    "bring_parliament": phrase("whether to bring the parliamentarians to the scored province"),
+    "deactivate": phrase("which factory to deactivate"),
+    "virtual": phrase("where to place or move the virtual player's citizens"),
+    "set_position": phrase("the new place on the turn-order track"),
+    "finish": phrase("whether to repay loans before the game ends"),
 }
 Answer = Callable[[State, int, Move], None]
 ANSWERS: dict[str, Answer] = {
@@ -79,6 +80,7 @@ class ForeignKingEngine(Engine):
     id = "foreign-king"
     name = "The Foreign King"
     move_words = frozenset(notation.ACTIONS)
+    notation_words = notation.LANGUAGE_WORDS
     min_players = 2
     max_players = 4
     move_schemas = "schemas.foreign_king:MOVE_SCHEMAS"
@@ -120,11 +122,13 @@ class ForeignKingEngine(Engine):
         """The state after ``seat`` plays ``move``."""
         action = move.get("action") if isinstance(move, dict) else None
         if not isinstance(action, str) or action not in KNOWN_ACTIONS:
-            raise IllegalMove(f"Unknown action {action!r}.", "action")
+            raise IllegalMove(phrase("Unknown action %(action)s.", action=repr(action)), "action")
         if state["result"] is not None:
-            raise IllegalMove("The game is over.", "game_over")
+            raise IllegalMove(phrase("The game is over."), "game_over")
         if seat not in self.to_move(state):
-            raise IllegalMove("It is not your turn: the game waits for another seat.", "turn")
+            raise IllegalMove(
+                phrase("It is not your turn: the game waits for another seat."), "turn"
+            )
         checks.no_extra_fields(move)
         if action == notation.TURN:
             return self._whole_turn(state, seat, move)
@@ -158,20 +162,20 @@ class ForeignKingEngine(Engine):
 
     def describe(
         self, before: State, after: State, seat: int, move: Move, names: Sequence[str]
-    ) -> str:
+    ) -> Words:
         """What ``seat`` did: "Cleo moves the King from Namur to Liège: Bob scores 3 points."."""
         if move["action"] != notation.TURN:
-            return words.describe(before, after, seat, move, names)
-        sentences = []
+            return words.describe(before, after, seat, move)
+        said = []
         for decision in move["moves"]:
             after = self.apply(before, seat, decision)
-            sentences.append(words.describe(before, after, seat, decision, names))
+            said.append(words.describe(before, after, seat, decision))
             before = after
-        return " ".join(sentences)
+        return sentences(*said)
 
-    def describe_result(self, result: dict[str, Any], names: Sequence[str]) -> str:
+    def describe_result(self, result: dict[str, Any], names: Sequence[str]) -> Words:
         """ "Ann wins with 41 points (Bob 30): the King's marker reached ..."."""
-        return words.describe_result(result, names)
+        return words.describe_result(result)
 
     def prompt(self, state: State, seat: int) -> Phrase:
         """What ``seat`` must decide: "choose an action", "bring your parliamentarians ..."."""
@@ -232,7 +236,11 @@ def _waiting(state: State) -> IllegalMove:
     """The refusal of a move while the game waits for a decision."""
     pending = state["pending"]
     return IllegalMove(
-        f"The game first waits for the decision {DECISIONS[pending['kind']]}.", "pending"
+        phrase(
+            "The game first waits for the decision %(decision)s.",
+            decision=DECISIONS[pending["kind"]],
+        ),
+        "pending",
     )
 
 
@@ -243,7 +251,9 @@ def _turn_decisions(move: Move) -> list[Move]:
         isinstance(decision, dict) and decision.get("action") != notation.TURN
         for decision in decisions
     ):
-        raise IllegalMove("A turn lists two or more decisions, none of them a turn.", "shape")
+        raise IllegalMove(
+            phrase("A turn lists two or more decisions, none of them a turn."), "shape"
+        )
     return decisions
 
 
@@ -256,14 +266,19 @@ def _credit(state: State, seat: int, action: str) -> None:
     entry = player(state, seat)
     if action == "loan":
         if not face_up_orders(state, seat):
-            raise IllegalMove("Loan: you need a face-up royal order to turn face down.", "loan")
+            raise IllegalMove(
+                phrase("Loan: you need a face-up royal order to turn face down."), "loan"
+            )
         entry["coins"] += LOAN_AMOUNT
         entry["loans"] += 1
         return
     if not rules.can_repay(state, seat):
         raise IllegalMove(
-            f"Repay: you need a loan (a face-down royal order) and {REPAY_AMOUNT} francs "
-            "(3 plus 1 interest).",
+            phrase(
+                "Repay: you need a loan (a face-down royal order) and %(count)s francs "
+                "(3 plus 1 interest).",
+                count=REPAY_AMOUNT,
+            ),
             "repay",
         )
     entry["coins"] -= REPAY_AMOUNT
@@ -290,11 +305,15 @@ def _answer(state: State, seat: int, move: Move) -> None:
     """Answer the pending decision, then go on with the turn."""
     pending = state["pending"]
     if pending is None or pending["kind"] != ANSWERED_KIND.get(move["action"], move["action"]):
-        raise IllegalMove(
-            "There is no such decision to make now"
-            + (f": the game waits for {DECISIONS[pending['kind']]}." if pending else "."),
-            "pending",
+        said = (
+            phrase(
+                "There is no such decision to make now: the game waits for %(decision)s.",
+                decision=DECISIONS[pending["kind"]],
+            )
+            if pending
+            else phrase("There is no such decision to make now.")
         )
+        raise IllegalMove(said, "pending")
     ANSWERS[move["action"]](state, seat, move)
     if move["action"] in TURN_ANSWERS and state["pending"] is None:
         rules.finish_turn(state)

@@ -24,6 +24,12 @@ from engines.base import IllegalMove, Move, State
 from engines.foreign_king import checks
 from engines.foreign_king.board import MOVE, NAMES, NEIGHBOURS, PROVINCES, SUPPLY
 from engines.foreign_king.state import add_count, citizens, own_citizens, owner_key, player
+from engines.phrases import Phrase, phrase
+
+#: The refusal of a citizen going back to the supply after a step.
+STRAIGHT_BACK = phrase(
+    "Move citizens: a citizen goes back to the supply straight from its province."
+)
 
 STEP = "step"
 END_MOVE = "end_move"
@@ -39,29 +45,37 @@ def _relocate(state: State, seat: int, source: str, target: str) -> None:
         add_count(citizens(state, target), key, 1)
 
 
+def _one_at_a_time(target: str, source: str) -> Phrase:
+    """The refusal of a step from ``source`` into ``target``, which does not border it."""
+    return phrase(
+        "Move citizens: %(province)s does not border %(origin)s; a citizen moves one province "
+        "at a time into a neighbouring province.",
+        province=NAMES[target],
+        origin=NAMES[source],
+    )
+
+
+def _no_return(target: str) -> Phrase:
+    """The refusal of a citizen coming back to ``target`` in the same action."""
+    return phrase(
+        "Move citizens: a citizen may not return to %(province)s in the same action.",
+        province=NAMES[target],
+    )
+
+
 # -- the whole move -------------------------------------------------------
 def _path_steps(origin: str, path: Any) -> int:
     """The number of steps of one citizen's path; refuse a broken path."""
     steps = checks.listing(path, "path")
     if SUPPLY in steps and steps != [SUPPLY]:
-        raise IllegalMove(
-            "Move citizens: a citizen goes back to the supply straight from its province.",
-            "path",
-        )
+        raise IllegalMove(STRAIGHT_BACK, "path")
     visited = [origin]
     for step in steps:
         target = checks.place(step)
         if target != SUPPLY and target not in NEIGHBOURS[visited[-1]]:
-            raise IllegalMove(
-                f"Move citizens: {NAMES[target]} does not border {NAMES[visited[-1]]}; a "
-                "citizen moves one province at a time into a neighbouring province.",
-                "path",
-            )
+            raise IllegalMove(_one_at_a_time(target, visited[-1]), "path")
         if target in visited:
-            raise IllegalMove(
-                f"Move citizens: a citizen may not return to {NAMES[target]} in the same action.",
-                "path",
-            )
+            raise IllegalMove(_no_return(target), "path")
         visited.append(target)
     return len(steps)
 
@@ -73,14 +87,22 @@ def whole_check(state: State, seat: int, move: Move, coins: int) -> None:
     steps = sum(_path_steps(origin, path) for path in paths)
     if len(paths) > own_citizens(state, seat, origin):
         raise IllegalMove(
-            f"Move citizens: all moved citizens come from one province, and you have only "
-            f"{own_citizens(state, seat, origin)} in {NAMES[origin]}.",
+            phrase(
+                "Move citizens: all moved citizens come from one province, and you have only "
+                "%(count)s in %(province)s.",
+                count=own_citizens(state, seat, origin),
+                province=NAMES[origin],
+            ),
             "citizens",
         )
     if steps - 1 > coins:
         raise IllegalMove(
-            "Move citizens: the first step is free, each further citizen or step costs "
-            f"1 franc ({steps - 1} for {steps} steps).",
+            phrase(
+                "Move citizens: the first step is free, each further citizen or step costs "
+                "1 franc (%(cost)s for %(count)s steps).",
+                cost=steps - 1,
+                count=steps,
+            ),
             "coins",
         )
 
@@ -112,12 +134,19 @@ def _check_from_origin(state: State, seat: int, origin: str, target: str) -> Non
     """Refuse a citizen leaving ``origin`` without an own citizen there or off the borders."""
     if not own_citizens(state, seat, origin):
         raise IllegalMove(
-            f"Move citizens: you have no citizen left in {NAMES[origin]}.", "citizens"
+            phrase(
+                "Move citizens: you have no citizen left in %(province)s.", province=NAMES[origin]
+            ),
+            "citizens",
         )
     if target != SUPPLY and target not in NEIGHBOURS[origin]:
         raise IllegalMove(
-            f"Move citizens: {NAMES[target]} does not border {NAMES[origin]}; a citizen moves "
-            "into a neighbouring province or back to the supply.",
+            phrase(
+                "Move citizens: %(province)s does not border %(origin)s; a citizen moves into a "
+                "neighbouring province or back to the supply.",
+                province=NAMES[target],
+                origin=NAMES[origin],
+            ),
             "path",
         )
 
@@ -176,27 +205,21 @@ def _check_onward(pending: dict[str, Any], source: str, target: str) -> int:
     """The index of the moved citizen in ``source`` that goes on to ``target``; else refuse."""
     if not any(path[-1] == source for path in pending["paths"]):
         raise IllegalMove(
-            f"Move citizens: all moved citizens come from {NAMES[pending['from']]}, and none moved "
-            f"in this action stands in {NAMES[source]}.",
+            phrase(
+                "Move citizens: all moved citizens come from %(origin)s, and none moved in this "
+                "action stands in %(province)s.",
+                origin=NAMES[pending["from"]],
+                province=NAMES[source],
+            ),
             "citizens",
         )
     if target == SUPPLY:
-        raise IllegalMove(
-            "Move citizens: a citizen goes back to the supply straight from its province.",
-            "path",
-        )
+        raise IllegalMove(STRAIGHT_BACK, "path")
     if target not in NEIGHBOURS[source]:
-        raise IllegalMove(
-            f"Move citizens: {NAMES[target]} does not border {NAMES[source]}; a citizen moves "
-            "one province at a time into a neighbouring province.",
-            "path",
-        )
+        raise IllegalMove(_one_at_a_time(target, source), "path")
     index = _onward(pending, source, target)
     if index is None or target == pending["from"]:
-        raise IllegalMove(
-            f"Move citizens: a citizen may not return to {NAMES[target]} in the same action.",
-            "path",
-        )
+        raise IllegalMove(_no_return(target), "path")
     return index
 
 

@@ -7,7 +7,8 @@ from typing import Any
 
 from engines.base import Move, NotationError
 from engines.foreign_king.board import KINDS, NAMES, PROVINCES, SUPPLY
-from engines.spelling import Spellings, did_you_mean
+from engines.phrases import phrase, sentences
+from engines.spelling import Spellings, suggestion
 
 WORDS = {
     "build_factory": "build",
@@ -35,6 +36,84 @@ TURN = "turn"
 TURN_SEPARATOR = ";"
 #: The provinces as the board prints them ("Liège", "West-Vlaanderen"), read as their ids.
 SPELLINGS = Spellings({province: (NAMES[province],) for province in PROVINCES})
+#: Each language's words for the notation's words (the German rulebook's actions), read as
+#: the notation (see :meth:`engines.base.Engine.in_notation`); the notation is always read.
+LANGUAGE_WORDS = {
+    "nl": {
+        "build": ("bouw", "bouwen"),
+        "place": ("plaats", "plaatsen"),
+        "move": ("verplaats", "verplaatsen"),
+        "step": ("stap",),
+        "end": ("einde",),
+        "parliament": ("parlement",),
+        "coins": ("munten",),
+        "king": ("koning",),
+        "queen": ("koningin",),
+        "turn-order": ("spelersvolgorde", "volgorde"),
+        "loan": ("lening",),
+        "repay": ("aflossen", "los af"),
+        "bring": ("breng", "brengen"),
+        "deactivate": ("stilleggen", "leg stil"),
+        "virtual": ("virtueel",),
+        "position": ("positie",),
+        "finish": ("afsluiten",),
+        "textile": ("textiel",),
+        "metal": ("metaal",),
+        "supply": ("voorraad",),
+        "yes": ("ja",),
+        "no": ("nee",),
+        "none": ("geen",),
+    },
+    "de": {
+        "build": ("baue", "bauen"),
+        "place": ("setze", "einsetzen"),
+        "move": ("bewege", "bewegen"),
+        "step": ("schritt",),
+        "end": ("ende",),
+        "parliament": ("parlament", "parlamentarier"),
+        "coins": ("münzen",),
+        "king": ("könig",),
+        "queen": ("königin", "königinaktion"),
+        "turn-order": ("spielerreihenfolge", "reihenfolge"),
+        "loan": ("kredit",),
+        "repay": ("zurückzahlen", "zahle zurück"),
+        "bring": ("bringe", "bringen"),
+        "deactivate": ("inaktiviere", "inaktivieren"),
+        "virtual": ("virtuell",),
+        "position": ("platz",),
+        "finish": ("spielende",),
+        "textile": ("textil",),
+        "metal": ("metall",),
+        "supply": ("vorrat",),
+        "yes": ("ja",),
+        "no": ("nein",),
+        "none": ("keine",),
+    },
+    "fr": {
+        "build": ("construis", "construire"),
+        "place": ("placer",),
+        "move": ("déplace", "déplacer"),
+        "step": ("pas",),
+        "end": ("fin",),
+        "parliament": ("parlement",),
+        "coins": ("pièces",),
+        "king": ("roi",),
+        "queen": ("reine",),
+        "turn-order": ("ordre",),
+        "loan": ("emprunt", "emprunter"),
+        "repay": ("rembourse", "rembourser"),
+        "bring": ("amène", "amener"),
+        "deactivate": ("désactive", "désactiver"),
+        "virtual": ("virtuel",),
+        "position": ("rang",),
+        "finish": ("terminer",),
+        "metal": ("métal", "métallurgique"),
+        "supply": ("réserve",),
+        "yes": ("oui",),
+        "no": ("non",),
+        "none": ("aucune", "aucun"),
+    },
+}
 BARE = frozenset({"take_coins", "turn_order", "loan", "repay", "finish", "end_move"})
 
 
@@ -84,7 +163,11 @@ def format_move(move: Move) -> str:
 def _province(word: str) -> str:
     """A province name, or a notation error."""
     if word not in PROVINCES:
-        raise NotationError(f"Unknown province {word!r}." + did_you_mean(word, PROVINCES))
+        raise NotationError(
+            sentences(
+                phrase("Unknown province %(word)s.", word=repr(word)), suggestion(word, PROVINCES)
+            )
+        )
     return word
 
 
@@ -96,21 +179,23 @@ def _place(word: str) -> str:
 def _number(word: str) -> int:
     """A whole number written in digits."""
     if not word.isdigit():
-        raise NotationError(f"{word!r} is not a number.")
+        raise NotationError(phrase("%(word)s is not a number.", word=repr(word)))
     return int(word)
 
 
 def _exactly(words: list[str], count: int, example: str) -> list[str]:
     """``words`` if there are ``count`` of them, else a notation error citing ``example``."""
     if len(words) != count:
-        raise NotationError(f"Expected something like {example!r}.")
+        raise NotationError(phrase("Expected something like %(example)s.", example=repr(example)))
     return words
 
 
 def _build(rest: str) -> Move:
     kind, province = _exactly(rest.split(), 2, "build textile liege")
     if kind not in KINDS:
-        raise NotationError(f"Unknown factory kind {kind!r}: textile or metal.")
+        raise NotationError(
+            phrase("Unknown factory kind %(word)s: textile or metal.", word=repr(kind))
+        )
     return {"action": "build_factory", "kind": kind, "province": _province(province)}
 
 
@@ -122,10 +207,17 @@ def _place_citizens(rest: str) -> Move:
 def _move(rest: str) -> Move:
     origin, colon, targets = rest.partition(":")
     if not colon:
-        raise NotationError("Expected something like 'move namur: liege | hainaut brabant'.")
+        raise NotationError(
+            phrase(
+                "Expected something like %(example)s.",
+                example="'move namur: liege | hainaut brabant'",
+            )
+        )
     paths = [[_place(word) for word in path.split()] for path in targets.split("|")]
     if not all(paths):
-        raise NotationError("Every path between '|' needs at least one province or 'supply'.")
+        raise NotationError(
+            phrase("Every path between '|' needs at least one province or 'supply'.")
+        )
     (source,) = _exactly(origin.split(), 1, "move namur: liege")
     return {"action": "move_citizens", "from": _province(source), "paths": paths}
 
@@ -138,21 +230,23 @@ def _parliament(rest: str) -> Move:
 def _king(rest: str) -> Move:
     path = [_province(word) for word in rest.split()]
     if not path:
-        raise NotationError("Expected something like 'king namur liege'.")
+        raise NotationError(
+            phrase("Expected something like %(example)s.", example="'king namur liege'")
+        )
     return {"action": "king", "path": path}
 
 
 def _queen(rest: str) -> Move:
     copied = parse_move(rest)
     if copied["action"] not in MAIN or copied["action"] == "queen":
-        raise NotationError("The Queen copies a main action, e.g. 'queen place namur 3'.")
+        raise NotationError(phrase("The Queen copies a main action, e.g. 'queen place namur 3'."))
     return {"action": "queen", "copy": copied}
 
 
 def _bring(rest: str) -> Move:
     (answer,) = _exactly(rest.split(), 1, "bring yes")
     if answer not in ("yes", "no"):
-        raise NotationError("Answer 'bring yes' or 'bring no'.")
+        raise NotationError(phrase("Answer 'bring yes' or 'bring no'."))
     return {"action": "bring_parliament", "accept": answer == "yes"}
 
 
@@ -172,7 +266,11 @@ def _virtual_step(text: str) -> dict[str, Any]:
         return {"place": _province(words[1])}
     if words[:1] == ["move"] and len(words) == 3:
         return {"move": [_province(words[1]), _province(words[2])]}
-    raise NotationError(f"A virtual step is 'place liege' or 'move liege namur', not {text!r}.")
+    raise NotationError(
+        phrase(
+            "A virtual step is 'place liege' or 'move liege namur', not %(text)s.", text=repr(text)
+        )
+    )
 
 
 def _virtual(rest: str) -> Move:
@@ -206,17 +304,19 @@ MAIN = frozenset(
 def parse_move(text: str) -> Move:
     """The move written as ``text`` (case and spacing are free)."""
     if not isinstance(text, str) or not text.strip():
-        raise NotationError("Empty notation.")
+        raise NotationError(phrase("Empty notation."))
     text = SPELLINGS.canonical(text)
     if TURN_SEPARATOR in text:
         return {"action": TURN, "moves": [parse_move(part) for part in text.split(TURN_SEPARATOR)]}
     word, _, rest = text.strip().lower().partition(" ")
     action = ACTIONS.get(word)
     if action is None:
-        raise NotationError(
-            f"Unknown action word {word!r}; expected one of {', '.join(ACTIONS)}."
-            + did_you_mean(word, ACTIONS)
+        unknown = phrase(
+            "Unknown action word %(word)s; expected one of %(words)s.",
+            word=repr(word),
+            words=", ".join(ACTIONS),
         )
+        raise NotationError(sentences(unknown, suggestion(word, ACTIONS)))
     if action in BARE:
         _exactly(rest.split(), 0, word)
         return {"action": action}

@@ -10,6 +10,7 @@ from engines.foreign_king.actions import can_act
 from engines.foreign_king.board import KINDS, PROVINCES, REPAY_AMOUNT, ROUND_LIMIT, VIRTUAL
 from engines.foreign_king.scoring import final_scoring
 from engines.foreign_king.state import current_seat, player, player_count, scores
+from engines.phrases import phrase
 
 END_REASONS = {
     "king": "The King's marker reached the score of the player with the second-most points.",
@@ -99,7 +100,11 @@ def answer_position(state: State, seat: int, move: Move) -> None:
     position = checks.integer(checks.field(move, "position"), "position")
     if not 0 <= position < player_count(state):
         raise IllegalMove(
-            f"Change turn order: the track has places 0 to {player_count(state) - 1}.", "position"
+            phrase(
+                "Change turn order: the track has places 0 to %(last)s.",
+                last=player_count(state) - 1,
+            ),
+            "position",
         )
     state["turn_order"].remove(seat)
     state["turn_order"].insert(position, seat)

@@ -32,6 +32,7 @@ from engines.foreign_king.state import (
     owner_key,
     player_count,
 )
+from engines.phrases import counted, phrase
 
 PROVINCE_PRIZE = 9
 ORDERS_PRIZE = 9
@@ -78,7 +79,7 @@ def answer_bring(state: State, seat: int, move: Move) -> None:
     """Bring ALL parliamentarians of ``seat`` to the scored province, or pass the offer on."""
     accept = checks.field(move, "accept")
     if not isinstance(accept, bool):
-        raise IllegalMove("'accept' must be true or false.", "shape")
+        raise IllegalMove(phrase("'accept' must be true or false."), "shape")
     pending = state["pending"]
     if not accept:
         offer_parliament(state, pending["province"], pending["queue"])
@@ -132,8 +133,10 @@ def answer_deactivate(state: State, seat: int, move: Move) -> None:
         checks.integer(index, "factory")
         if not 0 <= index < len(factories) or not factories[index]["active"]:
             raise IllegalMove(
-                "Deactivate: choose an active factory of the scored province by its index, "
-                "or none.",
+                phrase(
+                    "Deactivate: choose an active factory of the scored province by its index, "
+                    "or none."
+                ),
                 "deactivate",
             )
         factories[index]["active"] = False
@@ -155,12 +158,14 @@ def virtual_options(state: State) -> list[Move]:
 def _virtual_step(state: State, step: Any) -> None:
     """Carry out one virtual step; refuse a broken one."""
     if not isinstance(step, dict) or len(step) != 1 or not {"place", "move"} & set(step):
-        raise IllegalMove('A virtual step is {"place": p} or {"move": [p, q]}.', "shape")
+        raise IllegalMove(phrase('A virtual step is {"place": p} or {"move": [p, q]}.'), "shape")
     if "place" in step:
         province = checks.province(step["place"])
         if state["virtual"]["supply"] == 0:
             raise IllegalMove(
-                "Virtual player: all its citizens are on the board, so they can only be moved.",
+                phrase(
+                    "Virtual player: all its citizens are on the board, so they can only be moved."
+                ),
                 "virtual_supply",
             )
         state["virtual"]["supply"] -= 1
@@ -168,14 +173,21 @@ def _virtual_step(state: State, step: Any) -> None:
         return
     move = step["move"]
     if not isinstance(move, list) or len(move) != 2:
-        raise IllegalMove('A virtual move is {"move": [from, to]}.', "shape")
+        raise IllegalMove(phrase('A virtual move is {"move": [from, to]}.'), "shape")
     origin, target = checks.province(move[0]), checks.province(move[1])
     if not citizens(state, origin).get(VIRTUAL):
-        raise IllegalMove(f"Virtual player: it has no citizen in {NAMES[origin]}.", "virtual_move")
+        raise IllegalMove(
+            phrase("Virtual player: it has no citizen in %(province)s.", province=NAMES[origin]),
+            "virtual_move",
+        )
     if target not in NEIGHBOURS[origin]:
         raise IllegalMove(
-            f"Virtual player: {NAMES[target]} does not border {NAMES[origin]}; a virtual "
-            "citizen moves into a neighbouring province.",
+            phrase(
+                "Virtual player: %(province)s does not border %(origin)s; a virtual citizen moves "
+                "into a neighbouring province.",
+                province=NAMES[target],
+                origin=NAMES[origin],
+            ),
             "virtual_move",
         )
     add_count(citizens(state, origin), VIRTUAL, -1)
@@ -188,7 +200,11 @@ def answer_virtual(state: State, seat: int, move: Move) -> None:
     owed = state["pending"]["steps"]
     if len(steps) > owed:
         raise IllegalMove(
-            f"Virtual player: you owe {owed} more step(s) (points scored minus 1).",
+            counted(
+                "Virtual player: you owe %(count)s more step (points scored minus 1).",
+                "Virtual player: you owe %(count)s more steps (points scored minus 1).",
+                owed,
+            ),
             "virtual_count",
         )
     for step in steps:

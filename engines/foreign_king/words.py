@@ -2,16 +2,19 @@
 
 Names are the game's: provinces as the board prints them ("Liège",
 "West-Vlaanderen"), the actions as the action table names them ("Build a
-factory", "The King"). A move is told from the states before and after it,
-so a sentence can say what the move brought about (points scored, a royal
-order won):
+factory", "The King"), read in the reader's language with the German
+rulebook's words (Bürger, Parlamentarier, Königsorden, Spielerreihenfolge).
+Every sentence is a phrase (:mod:`engines.phrases`). A move is told from the
+states before and after it, so a sentence can say what the move brought
+about (points scored, a royal order won):
 
+    >>> from engines.phrases import english
     >>> from engines.foreign_king.position import new_game
     >>> from engines.foreign_king.engine import ForeignKingEngine
     >>> engine = ForeignKingEngine()
     >>> before = new_game(2, {}, 1)
     >>> move = {"action": "build_factory", "kind": "textile", "province": "liege"}
-    >>> describe(before, engine.apply(before, 0, move), 0, move, ["Ann", "Bob"])
+    >>> english(describe(before, engine.apply(before, 0, move), 0, move), ["Ann", "Bob"])
     'Ann builds a textile factory in Liège and receives a royal order.'
 """
 
@@ -31,185 +34,329 @@ from engines.foreign_king.board import (
     QUEEN,
     QUEEN_COST,
     REPAY_AMOUNT,
+    ROUND_LIMIT,
     SUPPLY,
     TURN_ORDER_INCOME,
     VIRTUAL,
 )
+from engines.foreign_king.rules import END_REASONS
 from engines.foreign_king.state import scores
-from engines.phrases import Phrase, Words, counted, phrase
-from engines.words import Question, join, plural, result_sentence
+from engines.phrases import N_, Phrase, Words, counted, phrase, seat, sentences, verbatim
+from engines.words import Question, result_sentence
 
-#: Places on the turn-order track, as answers and in words.
+#: Places on the turn-order track, as answers.
 PLACES = ("first", "second", "third", "fourth")
 #: The answer that ends an open move of citizens.
 END = "end"
 NOBODY = "none"
 #: Buttons of the action question that are not spaces of the action table.
 ACTION_LABELS = {
-    "loan": f"Take a loan ({LOAN_AMOUNT} francs)",
-    "repay": f"Repay a loan ({REPAY_AMOUNT} francs)",
-    "finish": "End the game",
-    QUEEN: f"The Queen ({QUEEN_COST} francs)",
+    "loan": N_("Take a loan (%(amount)s)"),
+    "repay": N_("Repay a loan (%(amount)s)"),
+    "finish": N_("End the game"),
+    QUEEN: N_("The Queen (%(amount)s)"),
+}
+#: What each of those buttons costs or brings, in francs.
+ACTION_AMOUNTS = {"loan": LOAN_AMOUNT, "repay": REPAY_AMOUNT, QUEEN: QUEEN_COST}
+#: Each factory kind's sentences (each language gives the factory its own words).
+FACTORY_SAYS = {
+    "textile": {
+        "builds": N_("%(seat)s builds a textile factory in %(province)s."),
+        "builds_order": N_(
+            "%(seat)s builds a textile factory in %(province)s and receives a royal order."
+        ),
+        "switches_off": N_("%(seat)s switches off the textile factory in %(province)s."),
+        "kind": N_("a textile factory"),
+        "left": N_("a textile factory (%(count)s left)"),
+        "the": N_("the textile factory"),
+        "nth": (
+            N_("the first textile factory"),
+            N_("the second textile factory"),
+            N_("the third textile factory"),
+            N_("the fourth textile factory"),
+            N_("the fifth textile factory"),
+        ),
+    },
+    "metal": {
+        "builds": N_("%(seat)s builds a metal factory in %(province)s."),
+        "builds_order": N_(
+            "%(seat)s builds a metal factory in %(province)s and receives a royal order."
+        ),
+        "switches_off": N_("%(seat)s switches off the metal factory in %(province)s."),
+        "kind": N_("a metal factory"),
+        "left": N_("a metal factory (%(count)s left)"),
+        "the": N_("the metal factory"),
+        "nth": (
+            N_("the first metal factory"),
+            N_("the second metal factory"),
+            N_("the third metal factory"),
+            N_("the fourth metal factory"),
+            N_("the fifth metal factory"),
+        ),
+    },
+}
+#: A place on the turn-order track taken, and as a button, by place.
+PLACE_TAKEN = (
+    N_("%(seat)s takes the first place in the turn order."),
+    N_("%(seat)s takes the second place in the turn order."),
+    N_("%(seat)s takes the third place in the turn order."),
+    N_("%(seat)s takes the fourth place in the turn order."),
+)
+PLACE_LABELS = {
+    "first": phrase("first place"),
+    "second": phrase("second place"),
+    "third": phrase("third place"),
+    "fourth": phrase("fourth place"),
+}
+#: Why the game ended, by the engine's ``reason`` (kept in English in the result).
+ENDINGS = {
+    END_REASONS["king"]: phrase(
+        "the King's marker reached the score of the player with the second-most points"
+    ),
+    END_REASONS["factories"]: phrase("every factory of the game is built and inactive"),
+    END_REASONS["stalled"]: phrase("no player could carry out any action"),
+    END_REASONS["rounds"]: phrase(
+        "round %(count)s is over, and a game lasts at most %(count)s rounds", count=ROUND_LIMIT
+    ),
 }
 
 
-def francs(count: int) -> str:
+def francs(count: int) -> Phrase:
     """An amount of francs: "1 franc", "3 francs"."""
-    return plural(count, "franc")
+    return counted("%(count)s franc", "%(count)s francs", count)
 
 
-def points(count: int) -> str:
+def points(count: int) -> Phrase:
     """Victory points: "1 point", "9 points"."""
-    return plural(count, "point")
+    return counted("%(count)s point", "%(count)s points", count)
 
 
-def owner_name(key: str, names: Sequence[str]) -> str:
-    """The name of the owner of citizens: a player's, or "the virtual player"."""
-    return "the virtual player" if key == VIRTUAL else names[int(key)]
-
-
-def place_name(place: str, whose: str = "the") -> str:
-    """A province by its printed name, or the supply ("the supply", "your supply")."""
-    return f"{whose} supply" if place == SUPPLY else NAMES[place]
+def owner(key: str) -> Words | dict[str, int]:
+    """The owner of citizens: a player's seat, or "the virtual player"."""
+    return phrase("the virtual player") if key == VIRTUAL else seat(int(key))
 
 
 # -- sentences -------------------------------------------------------------------------
-def describe(before: State, after: State, seat: int, move: Move, names: Sequence[str]) -> str:
-    """One sentence saying what ``seat`` did with ``move`` (the game hides nothing)."""
-    name = names[seat]
+def describe(before: State, after: State, seat_: int, move: Move) -> Phrase:
+    """One sentence saying what ``seat_`` did with ``move`` (the game hides nothing)."""
     action = move["action"]
     if action == QUEEN:
-        inner = SENTENCES[move["copy"]["action"]](before, after, seat, move["copy"], names)
-        sentence = f"With the Queen ({francs(QUEEN_COST)}), {name} {inner}"
+        inner = SENTENCES[move["copy"]["action"]](before, after, seat_, move["copy"])
+        said = phrase(
+            "With the Queen (%(amount)s), %(action)s", amount=francs(QUEEN_COST), action=inner
+        )
     else:
-        sentence = f"{name} {SENTENCES[action](before, after, seat, move, names)}"
-    return sentence + _game_end(before, after)
+        said = SENTENCES[action](before, after, seat_, move)
+    return sentences(said, _game_end(before, after))
 
 
-def _loan(before: State, after: State, seat: int, move: Move, names: Sequence[str]) -> str:
-    return f"takes a loan of {francs(LOAN_AMOUNT)}, turning a royal order face down."
-
-
-def _repay(before: State, after: State, seat: int, move: Move, names: Sequence[str]) -> str:
-    return f"repays a loan ({francs(REPAY_AMOUNT)}) and turns a royal order face up."
-
-
-def _build(before: State, after: State, seat: int, move: Move, names: Sequence[str]) -> str:
-    built = f"builds a {move['kind']} factory in {NAMES[move['province']]}"
-    gained = after["players"][seat]["orders"] > before["players"][seat]["orders"]
-    return built + (" and receives a royal order." if gained else ".")
-
-
-def _place(before: State, after: State, seat: int, move: Move, names: Sequence[str]) -> str:
-    count, province = move["count"], NAMES[move["province"]]
-    if count == 1:
-        return f"places a citizen in {province}."
-    return f"places {count} citizens in {province} ({francs(count - 1)})."
-
-
-def _route(origin: str, path: Sequence[str], whose: str = "the") -> str:
-    """ "from Namur through Hainaut to West-Vlaanderen" (or "back to the supply")."""
-    if list(path) == [SUPPLY]:
-        return f"from {NAMES[origin]} back to {whose} supply"
-    through = f" through {join(NAMES[step] for step in path[:-1])}" if len(path) > 1 else ""
-    return f"from {NAMES[origin]}{through} to {NAMES[path[-1]]}"
-
-
-def _cost(amount: int) -> str:
-    """ " (2 francs)", or nothing when free."""
-    return f" ({francs(amount)})" if amount else ""
-
-
-def _move_whole(before: State, after: State, seat: int, move: Move, names: Sequence[str]) -> str:
-    paths, origin = move["paths"], move["from"]
-    cost = _cost(sum(len(path) for path in paths) - 1)
-    if len(paths) == 1:
-        return f"moves a citizen {_route(origin, paths[0])}{cost}."
-    each = [
-        "one back to the supply"
-        if path == [SUPPLY]
-        else f"one{_route(origin, path).removeprefix('from ' + NAMES[origin])}"
-        for path in paths
-    ]
-    return f"moves {len(paths)} citizens from {NAMES[origin]}: {join(each)}{cost}."
-
-
-def _step(before: State, after: State, seat: int, move: Move, names: Sequence[str]) -> str:
-    pending = before["pending"]
-    further = pending is not None and pending["kind"] == MOVE
-    onward = further and move["from"] != pending["from"]
-    route = _route(move["from"], [move["to"]])
-    if onward:
-        route = route.replace("from", "on from", 1)
-    return f"moves a citizen {route}{_cost(1 if further else 0)}."
-
-
-def _end_move(before: State, after: State, seat: int, move: Move, names: Sequence[str]) -> str:
-    return "ends the move of citizens."
-
-
-def _parliament(before: State, after: State, seat: int, move: Move, names: Sequence[str]) -> str:
-    return f"sends a citizen from {place_name(move['from'])} into parliament."
-
-
-def _coins(before: State, after: State, seat: int, move: Move, names: Sequence[str]) -> str:
-    return f"takes {francs(coins_income(before, seat))}."
-
-
-def _king(before: State, after: State, seat: int, move: Move, names: Sequence[str]) -> str:
-    path, start = move["path"], before["king"]["at"]
-    if start is None:
-        went = f"puts the King into {NAMES[path[-1]]}"
-    else:
-        went = f"moves the King {_route(start, path)}{_cost(len(path) - 1)}"
-    return went + _scoring(before, after, path[-1], names) + "."
-
-
-def _turn_order(before: State, after: State, seat: int, move: Move, names: Sequence[str]) -> str:
-    return (
-        f"takes {francs(TURN_ORDER_INCOME)} and will choose a new place in the turn order "
-        "at the end of the round."
+def _loan(before: State, after: State, seat_: int, move: Move) -> Phrase:
+    return phrase(
+        "%(seat)s takes a loan of %(amount)s, turning a royal order face down.",
+        seat=seat(seat_),
+        amount=francs(LOAN_AMOUNT),
     )
 
 
-def _bring(before: State, after: State, seat: int, move: Move, names: Sequence[str]) -> str:
+def _repay(before: State, after: State, seat_: int, move: Move) -> Phrase:
+    return phrase(
+        "%(seat)s repays a loan (%(amount)s) and turns a royal order face up.",
+        seat=seat(seat_),
+        amount=francs(REPAY_AMOUNT),
+    )
+
+
+def _build(before: State, after: State, seat_: int, move: Move) -> Phrase:
+    gained = after["players"][seat_]["orders"] > before["players"][seat_]["orders"]
+    says = FACTORY_SAYS[move["kind"]]["builds_order" if gained else "builds"]
+    return phrase(says, seat=seat(seat_), province=NAMES[move["province"]])
+
+
+def _place(before: State, after: State, seat_: int, move: Move) -> Phrase:
+    count, province = move["count"], NAMES[move["province"]]
+    if count == 1:
+        return phrase(
+            "%(seat)s places a citizen in %(province)s.", seat=seat(seat_), province=province
+        )
+    return phrase(
+        "%(seat)s places %(count)s citizens in %(province)s (%(cost)s).",
+        seat=seat(seat_),
+        count=count,
+        province=province,
+        cost=francs(count - 1),
+    )
+
+
+def _route(origin: str, path: Sequence[str]) -> Phrase:
+    """ "from Namur through Hainaut to West-Vlaanderen" (or "back to the supply")."""
+    if list(path) == [SUPPLY]:
+        return phrase("from %(origin)s back to the supply", origin=NAMES[origin])
+    if len(path) == 1:
+        return phrase(
+            "from %(origin)s to %(province)s", origin=NAMES[origin], province=NAMES[path[0]]
+        )
+    return phrase(
+        "from %(origin)s through %(through)s to %(province)s",
+        origin=NAMES[origin],
+        through=[NAMES[step] for step in path[:-1]],
+        province=NAMES[path[-1]],
+    )
+
+
+def _moves_citizen(who: int, route: Phrase, cost: int) -> Phrase:
+    """ "Ann moves a citizen from Namur to Liège (1 franc)." (no cost when free)."""
+    if cost:
+        return phrase(
+            "%(seat)s moves a citizen %(route)s (%(cost)s).",
+            seat=seat(who),
+            route=route,
+            cost=francs(cost),
+        )
+    return phrase("%(seat)s moves a citizen %(route)s.", seat=seat(who), route=route)
+
+
+def _one(path: Sequence[str]) -> Phrase:
+    """One of several citizens moved: "one back to the supply", "one through A to B"."""
+    if list(path) == [SUPPLY]:
+        return phrase("one back to the supply")
+    if len(path) == 1:
+        return phrase("one to %(province)s", province=NAMES[path[0]])
+    return phrase(
+        "one through %(through)s to %(province)s",
+        through=[NAMES[step] for step in path[:-1]],
+        province=NAMES[path[-1]],
+    )
+
+
+def _move_whole(before: State, after: State, seat_: int, move: Move) -> Phrase:
+    paths, origin = move["paths"], move["from"]
+    cost = sum(len(path) for path in paths) - 1
+    if len(paths) == 1:
+        return _moves_citizen(seat_, _route(origin, paths[0]), cost)
+    return phrase(
+        "%(seat)s moves %(count)s citizens from %(origin)s: %(each)s (%(cost)s).",
+        seat=seat(seat_),
+        count=len(paths),
+        origin=NAMES[origin],
+        each=[_one(path) for path in paths],
+        cost=francs(cost),
+    )
+
+
+def _step(before: State, after: State, seat_: int, move: Move) -> Phrase:
+    pending = before["pending"]
+    further = pending is not None and pending["kind"] == MOVE
+    if further and move["from"] != pending["from"]:
+        route = phrase(
+            "on from %(origin)s to %(province)s",
+            origin=NAMES[move["from"]],
+            province=NAMES[move["to"]],
+        )
+    else:
+        route = _route(move["from"], [move["to"]])
+    return _moves_citizen(seat_, route, 1 if further else 0)
+
+
+def _end_move(before: State, after: State, seat_: int, move: Move) -> Phrase:
+    return phrase("%(seat)s ends the move of citizens.", seat=seat(seat_))
+
+
+def _parliament(before: State, after: State, seat_: int, move: Move) -> Phrase:
+    if move["from"] == SUPPLY:
+        return phrase("%(seat)s sends a citizen from the supply into parliament.", seat=seat(seat_))
+    return phrase(
+        "%(seat)s sends a citizen from %(province)s into parliament.",
+        seat=seat(seat_),
+        province=NAMES[move["from"]],
+    )
+
+
+def _coins(before: State, after: State, seat_: int, move: Move) -> Phrase:
+    return phrase(
+        "%(seat)s takes %(amount)s.", seat=seat(seat_), amount=francs(coins_income(before, seat_))
+    )
+
+
+def _king(before: State, after: State, seat_: int, move: Move) -> Phrase:
+    path, start = move["path"], before["king"]["at"]
+    if start is None:
+        went = phrase(
+            "%(seat)s puts the King into %(province)s", seat=seat(seat_), province=NAMES[path[-1]]
+        )
+    elif len(path) > 1:
+        went = phrase(
+            "%(seat)s moves the King %(route)s (%(cost)s)",
+            seat=seat(seat_),
+            route=_route(start, path),
+            cost=francs(len(path) - 1),
+        )
+    else:
+        went = phrase(
+            "%(seat)s moves the King %(route)s", seat=seat(seat_), route=_route(start, path)
+        )
+    return _scoring(before, after, path[-1], went)
+
+
+def _turn_order(before: State, after: State, seat_: int, move: Move) -> Phrase:
+    return phrase(
+        "%(seat)s takes %(amount)s and will choose a new place in the turn order at the end of "
+        "the round.",
+        seat=seat(seat_),
+        amount=francs(TURN_ORDER_INCOME),
+    )
+
+
+def _bring(before: State, after: State, seat_: int, move: Move) -> Phrase:
     province = before["pending"]["province"]
     if move["accept"]:
-        brought = before["parliament"].get(str(seat), 0)
-        head = f"brings {plural(brought, 'parliamentarian')} to {NAMES[province]}"
+        head = counted(
+            "%(seat)s brings %(count)s parliamentarian to %(province)s",
+            "%(seat)s brings %(count)s parliamentarians to %(province)s",
+            before["parliament"].get(str(seat_), 0),
+            seat=seat(seat_),
+            province=NAMES[province],
+        )
     else:
-        head = "leaves the parliamentarians in parliament"
-    return head + _scoring(before, after, province, names) + "."
+        head = phrase("%(seat)s leaves the parliamentarians in parliament", seat=seat(seat_))
+    return _scoring(before, after, province, head)
 
 
-def _deactivate(before: State, after: State, seat: int, move: Move, names: Sequence[str]) -> str:
+def _deactivate(before: State, after: State, seat_: int, move: Move) -> Phrase:
     province = before["pending"]["province"]
     if move["factory"] is None:
-        return f"leaves the factories in {NAMES[province]} running."
+        return phrase(
+            "%(seat)s leaves the factories in %(province)s running.",
+            seat=seat(seat_),
+            province=NAMES[province],
+        )
     kind = before["provinces"][province]["factories"][move["factory"]]["kind"]
-    return f"switches off the {kind} factory in {NAMES[province]}."
+    return phrase(FACTORY_SAYS[kind]["switches_off"], seat=seat(seat_), province=NAMES[province])
 
 
-def _virtual(before: State, after: State, seat: int, move: Move, names: Sequence[str]) -> str:
+def _virtual(before: State, after: State, seat_: int, move: Move) -> Phrase:
     steps = [
-        f"places a virtual citizen in {NAMES[step['place']]}"
+        phrase("places a virtual citizen in %(province)s", province=NAMES[step["place"]])
         if "place" in step
-        else f"moves a virtual citizen from {NAMES[step['move'][0]]} to {NAMES[step['move'][1]]}"
+        else phrase(
+            "moves a virtual citizen from %(origin)s to %(province)s",
+            origin=NAMES[step["move"][0]],
+            province=NAMES[step["move"][1]],
+        )
         for step in move["steps"]
     ]
-    return join(steps) + "."
+    return phrase("%(seat)s %(steps)s.", seat=seat(seat_), steps=steps)
 
 
-def _position(before: State, after: State, seat: int, move: Move, names: Sequence[str]) -> str:
-    return f"takes the {PLACES[move['position']]} place in the turn order."
+def _position(before: State, after: State, seat_: int, move: Move) -> Phrase:
+    return phrase(PLACE_TAKEN[move["position"]], seat=seat(seat_))
 
 
-def _finish(before: State, after: State, seat: int, move: Move, names: Sequence[str]) -> str:
-    return "repays no more loans."
+def _finish(before: State, after: State, seat_: int, move: Move) -> Phrase:
+    return phrase("%(seat)s repays no more loans.", seat=seat(seat_))
 
 
-Sentence = Callable[[State, State, int, Move, Sequence[str]], str]
-#: The rest of the sentence after the player's name, by action.
+Sentence = Callable[[State, State, int, Move], Phrase]
+#: The sentence of each action.
 SENTENCES: dict[str, Sentence] = {
     "loan": _loan,
     "repay": _repay,
@@ -230,7 +377,7 @@ SENTENCES: dict[str, Sentence] = {
 }
 
 
-def _gains(before: State, after: State, names: Sequence[str]) -> list[str]:
+def _gains(before: State, after: State) -> list[Phrase]:
     """Who scored how many points between ``before`` and ``after`` (the final scoring left out)."""
     final = after["final"] if before["final"] is None and after["final"] else {}
     old = scores(before)
@@ -238,74 +385,128 @@ def _gains(before: State, after: State, names: Sequence[str]) -> list[str]:
     for key, value in scores(after).items():
         gained = value - old[key] - sum(final.get(key, {}).values())
         if gained > 0:
-            found.append(f"{owner_name(key, names)} scores {points(gained)}")
+            found.append(phrase("%(who)s scores %(points)s", who=owner(key), points=points(gained)))
     return found
 
 
-def _scoring(before: State, after: State, province: str, names: Sequence[str]) -> str:
-    """What the King's arrival in ``province`` brought about, as the end of a sentence."""
+def _scoring(before: State, after: State, province: str, head: Phrase) -> Phrase:
+    """The sentence ``head`` (the King's arrival in ``province``) with what it brought about."""
     pending = after["pending"]
     kind = pending["kind"] if pending is not None else None
     if kind == "bring_parliament":
-        return f": {names[pending['seat']]} may first bring the parliamentarians"
+        return phrase(
+            "%(head)s: %(seat)s may first bring the parliamentarians.",
+            head=head,
+            seat=seat(pending["seat"]),
+        )
     if not after["provinces"][province]["citizens"]:
-        return f"; nobody lives in {NAMES[province]}, so nothing is scored"
-    gains = _gains(before, after, names)
+        return phrase(
+            "%(head)s; nobody lives in %(province)s, so nothing is scored.",
+            head=head,
+            province=NAMES[province],
+        )
+    gains = _gains(before, after)
+    if gains and kind == "virtual":
+        return phrase(
+            "%(head)s: %(gains)s, so %(seat)s places or moves %(owed)s of the virtual player.",
+            head=head,
+            gains=gains,
+            seat=seat(pending["seat"]),
+            owed=counted("%(count)s citizen", "%(count)s citizens", pending["steps"]),
+        )
     if gains:
-        told = f": {join(gains)}"
-        if kind == "virtual":
-            owed = plural(pending["steps"], "citizen")
-            told += f", so {names[pending['seat']]} places or moves {owed} of the virtual player"
-        return told
+        return phrase("%(head)s: %(gains)s.", head=head, gains=gains)
     if kind == "deactivate":
-        return f": no majority, so {names[pending['seat']]} may switch off a factory"
-    return ": no majority, nobody scores"
+        return phrase(
+            "%(head)s: no majority, so %(seat)s may switch off a factory.",
+            head=head,
+            seat=seat(pending["seat"]),
+        )
+    return phrase("%(head)s: no majority, nobody scores.", head=head)
 
 
-def _game_end(before: State, after: State) -> str:
-    """ " The game ends." when this move ended it (or opened the last repayments)."""
+def _game_end(before: State, after: State) -> Phrase | None:
+    """ "This ends the game." when this move ended it (or opened the last repayments)."""
     if before["ending"] is None and after["ending"] is not None:
-        return " This ends the game." if after["result"] is not None else " The game is ending."
-    return ""
+        if after["result"] is not None:
+            return phrase("This ends the game.")
+        return phrase("The game is ending.")
+    return None
 
 
-def describe_result(result: dict[str, Any], names: Sequence[str]) -> Words:
+def describe_result(result: dict[str, Any]) -> Phrase:
     """The result: who won with how many points, the others' points, and why the game ended.
 
+    >>> from engines.phrases import english
     >>> result = {"winners": [1], "scores": {"0": 30, "1": 41}, "virtual_wins": False,
     ...           "virtual_score": 12, "reason": "No player could carry out any action."}
-    >>> describe_result(result, ["Ann", "Bob"])
+    >>> english(describe_result(result), ["Ann", "Bob"])
     'Bob wins with 41 points (Ann 30, the virtual player 12): no player could carry out any action.'
 
     A game ended before its scoring (a resignation, a forfeit) has no scores:
 
-    >>> from engines.phrases import english
-    >>> english(describe_result({"winners": [1], "scores": {}, "resigned": [0]}, "AB"), "AB")
+    >>> english(describe_result({"winners": [1], "scores": {}, "resigned": [0]}), "AB")
     'B wins: A resigned.'
     """
     if not result.get("scores"):
         return result_sentence(result)
-    scores = dict(result["scores"])
+    scores_ = dict(result["scores"])
     if result.get("virtual_score") is not None:
-        scores[VIRTUAL] = result["virtual_score"]
-    winners = [str(seat) for seat in result["winners"]]
+        scores_[VIRTUAL] = result["virtual_score"]
+    winners = [str(number) for number in result["winners"]]
     winners += [VIRTUAL] if result.get("virtual_wins") else []
-    best = max(scores.values())
-    tied = [key for key, value in scores.items() if value == best]
-    named = [owner_name(key, names) for key in winners]
-    named[0] = named[0][0].upper() + named[0][1:]
-    head = f"{join(named)} {'wins' if len(named) == 1 else 'share the win'} with {points(best)}"
-    if len(tied) > len(winners):
-        head += " and more royal orders"
+    best = max(scores_.values())
+    head = _winners(winners, best)
+    if len([value for value in scores_.values() if value == best]) > len(winners):
+        head = phrase("%(head)s and more royal orders", head=head)
     others = [
-        f"{owner_name(key, names)} {value}"
-        for key, value in sorted(scores.items(), key=lambda item: -item[1])
+        phrase("%(who)s %(score)s", who=owner(key), score=value)
+        for key, value in sorted(scores_.items(), key=lambda item: -item[1])
         if key not in winners
     ]
     if others:
-        head += f" ({', '.join(others)})"
-    reason = str(result.get("reason") or "").strip()
-    return f"{head}: {reason[:1].lower()}{reason[1:]}" if reason else f"{head}."
+        head = phrase("%(head)s (%(others)s)", head=head, others=_commas(others))
+    why = _why(str(result.get("reason") or "").strip())
+    return (
+        phrase("%(head)s: %(why)s.", head=head, why=why) if why else phrase("%(head)s.", head=head)
+    )
+
+
+def _winners(winners: list[str], best: int) -> Phrase:
+    """ "Ann wins with 41 points", "The virtual player wins ...", "A and B share the win ..."."""
+    if winners == [VIRTUAL]:
+        return counted(
+            "The virtual player wins with %(count)s point",
+            "The virtual player wins with %(count)s points",
+            best,
+        )
+    if len(winners) == 1:
+        return counted(
+            "%(who)s wins with %(count)s point",
+            "%(who)s wins with %(count)s points",
+            best,
+            who=owner(winners[0]),
+        )
+    return counted(
+        "%(who)s share the win with %(count)s point",
+        "%(who)s share the win with %(count)s points",
+        best,
+        who=[owner(key) for key in winners],
+    )
+
+
+def _commas(items: list[Phrase]) -> Phrase:
+    """Items one after the other, separated by commas: "Bob 31, Ann 20"."""
+    if len(items) == 1:
+        return items[0]
+    return phrase("%(first)s, %(rest)s", first=items[0], rest=_commas(items[1:]))
+
+
+def _why(reason: str) -> Words | None:
+    """Why the game ended, from the result's English ``reason`` (another reason as written)."""
+    if not reason:
+        return None
+    return ENDINGS.get(reason) or verbatim(reason[:1].lower() + reason[1:].rstrip("."))
 
 
 # -- what a seat must decide -------------------------------------------------------------
@@ -362,9 +563,12 @@ def _action_answer(move: Move) -> str:
     return MOVE if action in ("step", "end_move") else action
 
 
-def _action_label(value: str, view: dict[str, Any]) -> str:
+def _action_label(value: str, view: dict[str, Any]) -> Words:
     """Words for the action answer."""
-    return ACTION_LABELS.get(value) or ACTION_NAMES.get(value) or value.replace("_", " ")
+    if value in ACTION_LABELS:
+        amount = ACTION_AMOUNTS.get(value)
+        return phrase(ACTION_LABELS[value], **({"amount": francs(amount)} if amount else {}))
+    return phrase(ACTION_NAMES[value]) if value in ACTION_NAMES else value.replace("_", " ")
 
 
 def _copy_answer(move: Move) -> str | None:
@@ -425,18 +629,21 @@ def _position_answer(move: Move) -> str | None:
     return PLACES[move["position"]] if move["action"] == "set_position" else None
 
 
-def _kind_label(value: str, view: dict[str, Any]) -> str:
+def _kind_label(value: str, view: dict[str, Any]) -> Phrase:
     left = view.get("stock", {}).get(value)
-    return f"a {value} factory" + (f" ({left} left)" if left is not None else "")
+    says = FACTORY_SAYS[value]
+    return phrase(says["kind"]) if left is None else phrase(says["left"], count=left)
 
 
 def _province_label(value: str, view: dict[str, Any]) -> str:
     return NAMES[value]
 
 
-def _count_label(value: str, view: dict[str, Any]) -> str:
+def _count_label(value: str, view: dict[str, Any]) -> Phrase:
     count = int(value)
-    return plural(count, "citizen") + (f" ({francs(count - 1)})" if count > 1 else " (free)")
+    if count == 1:
+        return phrase("1 citizen (free)")
+    return phrase("%(count)s citizens (%(cost)s)", count=count, cost=francs(count - 1))
 
 
 def _virtual_asked(view: dict[str, Any]) -> bool:
@@ -444,74 +651,96 @@ def _virtual_asked(view: dict[str, Any]) -> bool:
     return pending is not None and pending["kind"] == "virtual"
 
 
-def _from_label(value: str, view: dict[str, Any]) -> str:
+def _from_label(value: str, view: dict[str, Any]) -> Words:
     if value == END:
-        return "End the move"
+        return phrase("End the move")
     if value == SUPPLY:
-        return "the virtual player's supply" if _virtual_asked(view) else "your supply"
+        if _virtual_asked(view):
+            return phrase("the virtual player's supply")
+        return phrase("your supply")
     return NAMES[value]
 
 
-def _to_label(value: str, view: dict[str, Any]) -> str:
-    return "back to your supply" if value == SUPPLY else NAMES[value]
+def _to_label(value: str, view: dict[str, Any]) -> Words:
+    return phrase("back to your supply") if value == SUPPLY else NAMES[value]
 
 
-def _route_label(value: str, view: dict[str, Any]) -> str:
+def _route_label(value: str, view: dict[str, Any]) -> Phrase:
     length = int(value)
-    cost = francs(length - 1) if length > 1 else "free"
-    return f"crossing {plural(length, 'border')} ({cost}; the King's marker falls {length + 1})"
+    return counted(
+        "crossing %(count)s border (%(cost)s; the King's marker falls %(fall)s)",
+        "crossing %(count)s borders (%(cost)s; the King's marker falls %(fall)s)",
+        length,
+        cost=francs(length - 1) if length > 1 else phrase("free"),
+        fall=length + 1,
+    )
 
 
-def _accept_label(value: str, view: dict[str, Any]) -> str:
+def _accept_label(value: str, view: dict[str, Any]) -> Phrase:
     pending = view.get("pending") or {}
     if value == "no":
-        return "Leave them in parliament"
+        return phrase("Leave them in parliament")
     if pending.get("kind") != "bring_parliament":
-        return "Bring them"
-    brought = view["parliament"].get(str(pending["seat"]), 0)
-    return f"Bring {plural(brought, 'parliamentarian')} to {NAMES[pending['province']]}"
+        return phrase("Bring them")
+    return counted(
+        "Bring %(count)s parliamentarian to %(province)s",
+        "Bring %(count)s parliamentarians to %(province)s",
+        view["parliament"].get(str(pending["seat"]), 0),
+        province=NAMES[pending["province"]],
+    )
 
 
-def _factory_label(value: str, view: dict[str, Any]) -> str:
+def _factory_label(value: str, view: dict[str, Any]) -> Phrase:
     if value == NOBODY:
-        return "No factory: leave them all running"
+        return phrase("No factory: leave them all running")
     factories = view["provinces"][view["pending"]["province"]]["factories"]
     index = int(value.removeprefix("factory-"))
-    kind = factories[index]["kind"]
-    same = [i for i, factory in enumerate(factories) if factory["kind"] == kind]
-    nth = f"{PLACES[same.index(index)]} " if len(same) > 1 else ""
-    return f"the {nth}{kind} factory"
+    says = FACTORY_SAYS[factories[index]["kind"]]
+    same = [i for i, factory in enumerate(factories) if factory["kind"] == factories[index]["kind"]]
+    return phrase(says["nth"][same.index(index)] if len(same) > 1 else says["the"])
 
 
-def _position_label(value: str, view: dict[str, Any]) -> str:
-    return f"{value} place"
+def _position_label(value: str, view: dict[str, Any]) -> Phrase:
+    return PLACE_LABELS[value]
 
 
 def questions(state: State, seat: int) -> list[Question]:
     """The questions of a move of ``seat``: the action first, then provinces and counts."""
     pending = state["pending"]
     kind = pending["kind"] if pending is not None and pending["seat"] == seat else None
-    action_text = "Repay a loan before the game ends?" if kind == "finish" else "Which action?"
+    action_text = (
+        phrase("Repay a loan before the game ends?")
+        if kind == "finish"
+        else phrase("Which action?")
+    )
     from_text = {
-        MOVE: "Which citizen moves next (from where), or end the move?",
-        "virtual": "Place a virtual citizen from its supply, or move one from where?",
-    }.get(kind or "", "From where?")
+        MOVE: phrase("Which citizen moves next (from where), or end the move?"),
+        "virtual": phrase("Place a virtual citizen from its supply, or move one from where?"),
+    }.get(kind or "", phrase("From where?"))
     return [
         Question("action", action_text, _action_answer, _action_label),
-        Question("copy", "Which action does the Queen carry out?", _copy_answer, _action_label),
-        Question("kind", "Which factory?", _field("kind", ["build_factory"]), _kind_label),
+        Question(
+            "copy", phrase("Which action does the Queen carry out?"), _copy_answer, _action_label
+        ),
+        Question("kind", phrase("Which factory?"), _field("kind", ["build_factory"]), _kind_label),
         Question(
             "province",
-            "In which province?",
+            phrase("In which province?"),
             _field("province", ["build_factory", "place_citizens"]),
             _province_label,
         ),
-        Question("count", "How many citizens?", _field("count", ["place_citizens"]), _count_label),
+        Question(
+            "count", phrase("How many citizens?"), _field("count", ["place_citizens"]), _count_label
+        ),
         Question("from", from_text, _from_answer, _from_label),
-        Question("to", "Where to?", _to_answer, _to_label),
-        Question("king", "Where does the King go?", _king_answer, _province_label),
-        Question("route", "By which route?", _route_answer, _route_label),
-        Question("accept", "Bring your parliamentarians?", _accept_answer, _accept_label),
-        Question("factory", "Which factory do you switch off?", _factory_answer, _factory_label),
-        Question("position", "Which place in the turn order?", _position_answer, _position_label),
+        Question("to", phrase("Where to?"), _to_answer, _to_label),
+        Question("king", phrase("Where does the King go?"), _king_answer, _province_label),
+        Question("route", phrase("By which route?"), _route_answer, _route_label),
+        Question("accept", phrase("Bring your parliamentarians?"), _accept_answer, _accept_label),
+        Question(
+            "factory", phrase("Which factory do you switch off?"), _factory_answer, _factory_label
+        ),
+        Question(
+            "position", phrase("Which place in the turn order?"), _position_answer, _position_label
+        ),
     ]

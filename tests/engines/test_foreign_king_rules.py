@@ -9,6 +9,7 @@ import pytest
 
 from engines.base import IllegalMove, InvalidPosition
 from engines.foreign_king.board import NEIGHBOURS, ROUND_LIMIT
+from engines.phrases import english
 from tests.engines.test_foreign_king_support import (
     ENGINE,
     check_invariants,
@@ -944,7 +945,7 @@ def test_round_limit_ends_the_game_with_the_final_scoring():
     assert result is not None and ENGINE.to_move(state) == []
     assert state["ending"] == "rounds" and state["final"] is not None
     assert result["reason"] == "Round 100 is over, and a game lasts at most 100 rounds."
-    assert ENGINE.describe_result(result, ["Ann", "Bob"]).endswith(
+    assert english(ENGINE.describe_result(result, ["Ann", "Bob"]), ["Ann", "Bob"]).endswith(
         ": round 100 is over, and a game lasts at most 100 rounds."
     )
 

@@ -41,7 +41,7 @@ def told(state: State, seat: int, text: str, names: Sequence[str] = COLOURS) -> 
     """The sentence for ``seat`` playing ``text`` in ``state``, and the state after it."""
     move = ENGINE.parse(text)
     after = ENGINE.apply(state, seat, move)
-    return ENGINE.describe(state, after, seat, move, names), after
+    return english(ENGINE.describe(state, after, seat, move, names), names), after
 
 
 def say(state: State, seat: int, text: str, names: Sequence[str] = COLOURS) -> str:
@@ -239,6 +239,11 @@ def test_the_move_that_ends_the_game_says_so():
 
 
 # -- results -----------------------------------------------------------------------------------
+def said(outcome: dict[str, Any]) -> str:
+    """The result in English, the seats named by :data:`PEOPLE`."""
+    return english(ENGINE.describe_result(outcome, PEOPLE), PEOPLE)
+
+
 def result(winners: list[int], scores: dict[str, int], **more: Any) -> dict[str, Any]:
     """A result as the engine writes it."""
     reason = "The King's marker reached the score of the player with the second-most points."
@@ -246,29 +251,27 @@ def result(winners: list[int], scores: dict[str, int], **more: Any) -> dict[str,
 
 
 def test_result_one_winner_with_the_others_points_and_the_reason():
-    assert ENGINE.describe_result(result([2], {"0": 20, "1": 31, "2": 40}), PEOPLE) == (
+    assert said(result([2], {"0": 20, "1": 31, "2": 40})) == (
         "Cleo wins with 40 points (Bob 31, Ann 20): the King's marker reached the score of the "
         "player with the second-most points."
     )
 
 
 def test_result_a_tie_on_points_broken_by_royal_orders():
-    assert ENGINE.describe_result(result([1], {"0": 30, "1": 30}), PEOPLE).startswith(
+    assert said(result([1], {"0": 30, "1": 30})).startswith(
         "Bob wins with 30 points and more royal orders (Ann 30):"
     )
 
 
 def test_result_a_shared_win():
-    assert ENGINE.describe_result(result([0, 1], {"0": 30, "1": 30, "2": 9}), PEOPLE).startswith(
+    assert said(result([0, 1], {"0": 30, "1": 30, "2": 9})).startswith(
         "Ann and Bob share the win with 30 points (Cleo 9):"
     )
 
 
 def test_result_the_virtual_player_wins():
     outcome = result([], {"0": 20, "1": 25}, virtual_wins=True, virtual_score=31)
-    assert ENGINE.describe_result(outcome, PEOPLE).startswith(
-        "The virtual player wins with 31 points (Bob 25, Ann 20):"
-    )
+    assert said(outcome).startswith("The virtual player wins with 31 points (Bob 25, Ann 20):")
 
 
 def test_result_reasons_name_nobody():
@@ -359,7 +362,7 @@ def walk(
         if len(values) > 1:
             assert None not in values, (question.key, remaining[:3])
             for value in values:
-                label = question.label(value, view)
+                label = english(question.label(value, view))
                 yield from walk(questions, moves, view, (*picks, (question, value, label)))
             return
     assert len(remaining) == 1, remaining[:3]
@@ -415,7 +418,7 @@ def test_questions_ask_the_action_first_on_the_action_table():
         "queen",
         "turn_order",
     }
-    labels = {questions[0].label(answer, ENGINE.view(state, 0)) for answer in answers}
+    labels = {english(questions[0].label(answer, ENGINE.view(state, 0))) for answer in answers}
     assert "Take a loan (3 francs)" in labels and "The Queen (2 francs)" in labels
 
 
@@ -426,7 +429,7 @@ def test_every_listed_move_has_a_sentence_in_words(players: int, seed: int):
         seat = ENGINE.to_move(state)[0]
         for move in ENGINE.legal_moves(state, seat):
             after = ENGINE.apply(state, seat, move)
-            sentence = ENGINE.describe(state, after, seat, move, names)
+            sentence = english(ENGINE.describe(state, after, seat, move, names), names)
             assert sentence.startswith((names[seat], "With the Queen")), sentence
             assert sentence.endswith(".") and not IDENTIFIER.search(sentence), sentence
         prompt = english(ENGINE.prompt(state, seat))
@@ -440,7 +443,7 @@ def test_finished_random_games_have_result_sentences():
         while ENGINE.result(state) is None:
             seat = ENGINE.to_move(state)[0]
             state = ENGINE.apply(state, seat, choose(rng, ENGINE.legal_moves(state, seat)))
-        sentence = ENGINE.describe_result(ENGINE.result(state), PEOPLE[:players])
+        sentence = english(ENGINE.describe_result(ENGINE.result(state), PEOPLE), PEOPLE[:players])
         assert " with " in sentence and not IDENTIFIER.search(sentence)
 
 

@@ -4,9 +4,12 @@ server process."""
 
 from __future__ import annotations
 
+import itertools
+import random
 import re
 import subprocess
 import sys
+from collections.abc import Iterator
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -14,7 +17,11 @@ import pytest
 import requests
 from babel.messages.pofile import read_po
 
+from engines import ENGINES
+from engines.base import IllegalMove, NotationError
+from engines.phrases import english
 from schemas.api import LANGUAGES
+from server.phrases import render
 from tests.support import BackgroundServer
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -400,3 +407,141 @@ def test_a_king_of_siam_refusal_names_the_rule_in_german_and_dutch(
         "en": "After your card you must take one follower from a province before anything"
         " else, e.g. 'take lao kedah'.",
     }
+
+
+# -- the games' words -------------------------------------------------------------------
+#: English words no Dutch, German or French sentence of a game holds.
+ENGLISH = re.compile(
+    r"\b(the|and|with|from|into|moves?|builds|citizens?|factory|takes|scores|wins|supply|loan"
+    r"|your|boats?|card|market|player|turn|rock|places)\b"
+)
+
+
+def phrase_nodes(words) -> Iterator[dict]:
+    """Every phrase inside ``words`` (itself, its parameters, their parameters...)."""
+    if isinstance(words, list):
+        for item in words:
+            yield from phrase_nodes(item)
+    elif isinstance(words, dict):
+        if "key" in words or "text" in words:
+            yield words
+        for value in (*words.get("args", {}).values(), *words.get("sentences", ())):
+            yield from phrase_nodes(value)
+        yield from phrase_nodes(words.get("or", []))
+
+
+#: The random games whose words are read: (players, seed, options) by engine.
+GAMES = {
+    "foreign-king": [(2, 1, {}), (3, 2, {}), (4, 3, {})],
+    "bangkok-klongs": [(2, 1, {}), (3, 2, {"tactical": True}), (4, 3, {})],
+}
+
+#: Text that is no notation, by engine: each is refused with words of its own.
+NOT_NOTATION = {
+    "foreign-king": ["", "bild textile liege", "build wood liege", "place namr 2", "king"]
+    + ["bring maybe", "virtual jump x", "place liege x", "move namur liege"],
+    "bangkok-klongs": ["", "foo", "place t50 zz new", "place t50 r3c4 new draw nope"]
+    + ["score L4-5 remove zz", "place t50 r3c4 new wibble 1", "place zz r3c4 new"],
+}
+
+
+def notation_refusals(engine_id: str) -> Iterator:
+    """The words refusing each text of :data:`NOT_NOTATION` as notation."""
+    for text in NOT_NOTATION[engine_id]:
+        with pytest.raises(NotationError) as refused:
+            ENGINES[engine_id].parse(text)
+        yield refused.value.words
+
+
+def spoken_words(engine, players: int, seed: int, options: dict) -> Iterator:
+    """Every word an engine says in a random game: each move's sentence and pause, each prompt,
+    each question and answer label, refusals of moves from earlier states, and the result."""
+    rng = random.Random(seed)
+    state = engine.setup(players, engine.options(options), seed)
+    earlier: list = []
+    for _ in range(400):
+        if engine.result(state) is not None:
+            break
+        seat = engine.to_move(state)[0]
+        moves = engine.legal_moves(state, seat)
+        view = engine.view(state, seat)
+        yield engine.prompt(state, seat)
+        for question in engine.questions(state, seat):
+            yield question.text
+            for move in moves[:20]:
+                answer = question.answer(move)
+                if answer is not None:
+                    yield question.label(answer, view)
+        for move in rng.sample(earlier, min(len(earlier), 6)):
+            try:
+                engine.apply(state, seat, move)
+            except IllegalMove as refusal:
+                yield refusal.words
+        move = rng.choice(moves)
+        after = engine.apply(state, seat, move)
+        yield engine.describe(state, after, seat, move, ["Ann", "Bob", "Cy", "Di"])
+        yield engine.turn_pause(after, seat, move)
+        earlier.append(move)
+        state = after
+    result = engine.result(state) or {"winners": [0], "resigned": [1]}
+    yield engine.describe_result(result, ["Ann", "Bob", "Cy", "Di"])
+
+
+@pytest.mark.parametrize("engine_id", sorted(GAMES))
+@pytest.mark.parametrize("language", ["nl", "de", "fr"])
+def test_a_games_words_are_phrases_read_with_no_english_left(engine_id: str, language: str):
+    """Each move, prompt, question, label, refusal and result of random games is a phrase
+    whose every message the catalog translates, and reads without an English word."""
+    engine = ENGINES[engine_id]
+    translated = {
+        (message.id if not message.pluralizable else message.id[0])
+        for message in po(language)
+        if message.id and all(strings(message))
+    }
+    names = ["Ann", "Bob", "Cy", "Di"]
+    said = [spoken_words(engine, *game) for game in GAMES[engine_id]]
+    for words in itertools.chain(notation_refusals(engine_id), *said):
+        if isinstance(words, str):  # a name as printed (a province, a square)
+            assert not ENGLISH.search(words), words
+            continue
+        for node in phrase_nodes(words):
+            assert "key" in node, node
+            assert node["key"] in translated, (language, node["key"])
+        read = render(words, names, language)
+        assert not ENGLISH.search(unquoted(read, engine)), (language, read, english(words, names))
+
+
+def unquoted(text: str, engine) -> str:
+    """``text`` without its quoted notation and the notation's words (understood in every
+    language, so named as they are)."""
+    text = re.sub(r"'[^']*'", "", text)
+    return re.sub(r"[\w-]+", lambda word: "" if word[0] in engine.move_words else word[0], text)
+
+
+@pytest.mark.parametrize("engine_id", sorted(GAMES))
+def test_each_languages_words_and_the_canonical_notation_are_read_as_the_same_move(
+    engine_id: str,
+):
+    """Every listed move of random games, written in notation and in each language's words
+    (the rulebooks' actions, "bouw textiel liege" for "build textile liege"), is that move."""
+    engine = ENGINES[engine_id]
+    for players, seed, options in GAMES[engine_id]:
+        rng = random.Random(seed)
+        state = engine.setup(players, engine.options(options), seed)
+        for _ in range(60):
+            if engine.result(state) is not None:
+                break
+            seat = engine.to_move(state)[0]
+            moves = engine.legal_moves(state, seat)
+            for move in moves:
+                written = engine.format(move)
+                assert engine.parse(written) == move
+                for language in ("nl", "de", "fr"):
+                    said = in_words(written, engine.notation_words[language])
+                    assert engine.parse(engine.in_notation(said, language)) == move, said
+            state = engine.apply(state, seat, rng.choice(moves))
+
+
+def in_words(notation: str, words: dict) -> str:
+    """``notation`` with each notation word written as a language's first word for it."""
+    return re.sub(r"[\w-]+", lambda word: words.get(word[0], (word[0],))[0], notation)
