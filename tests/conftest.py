@@ -75,9 +75,10 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 
 @pytest.fixture(scope="module")
 def backend(request: pytest.FixtureRequest) -> str:
-    """The backend of the module's apps, servers and databases: SQLite, or each in turn in a
-    module with ``ON_BOTH_BACKENDS``."""
-    return getattr(request, "param", "sqlite")
+    """The backend of the module's apps, servers and databases: each in turn in a module with
+    ``ON_BOTH_BACKENDS``, else the module's ``BACKEND`` (a long browser module that plays
+    on one backend what its twin plays on the other), else SQLite."""
+    return getattr(request, "param", getattr(request.module, "BACKEND", "sqlite"))
 
 
 @pytest.fixture

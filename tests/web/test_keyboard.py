@@ -38,6 +38,9 @@ from tests.web.table import (
 #: Many pages from one address in a minute: the module's server (tests/conftest.py's
 #: ``live_server``) runs without the limits a real reader never reaches.
 LIVE_SERVER_ENVIRONMENT = UNTHROTTLED
+#: The games played by clicks in tests/web/test_games.py (on SQLite) are played here by keys on
+#: PostgreSQL: a whole game of every engine goes through the pages on each backend.
+BACKEND = "postgresql"
 
 
 def no_clicks(page: Page) -> None:

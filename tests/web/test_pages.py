@@ -16,6 +16,9 @@ from engines import ENGINES
 from server.http.pages import HELD_SEPARATOR
 from tests.support import BackgroundServer
 
+#: These tests run on SQLite and on PostgreSQL (tests/conftest.py).
+ON_BOTH_BACKENDS = True
+
 
 def lobby_form(server: BackgroundServer) -> tuple[requests.Session, str]:
     """A session that loaded the lobby, and the CSRF token of its create form."""

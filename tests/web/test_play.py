@@ -36,6 +36,9 @@ from tests.web.table import (
     seat_link,
 )
 
+#: These tests run on SQLite and on PostgreSQL (tests/conftest.py).
+ON_BOTH_BACKENDS = True
+
 XSS = "<script>alert(1)</script>"
 SIAM = ENGINES["siam"]
 

@@ -12,6 +12,9 @@ from tests.server.test_split_turns import POSITION, STEPS
 from tests.support import BackgroundServer
 from tests.web.table import Mirror, click_turn, open_seat, seat_link
 
+#: These tests run on SQLite and on PostgreSQL (tests/conftest.py).
+ON_BOTH_BACKENDS = True
+
 
 def test_foreign_king_citizens_moved_in_one_turn_confirmed_once(
     live_server: BackgroundServer, new_context: Callable[[], BrowserContext]
