@@ -34,6 +34,7 @@ import statistics
 import sys
 import tempfile
 import time
+from dataclasses import dataclass, replace
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -47,6 +48,7 @@ from server.games.clock import format_time, parse_time, utcnow  # noqa: E402
 from server.games.service import FORMING_DAYS, GameService, MoveRequest  # noqa: E402
 from server.store import open_store  # noqa: E402
 from server.store.base import Store  # noqa: E402
+from server.store.records import GameRow, LoggedMove, NewSeat, Player, Seat  # noqa: E402
 
 PLAYERS = 10_000
 MY_GAMES = 200
@@ -59,10 +61,19 @@ YEAR = timedelta(days=365)
 TABLE_EVERY = 50
 
 
-def played_games(seed: int) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+@dataclass(frozen=True)
+class Model:
+    """A game to copy: its rows as the store holds them."""
+
+    game: GameRow
+    seats: list[Seat]
+    moves: list[LoggedMove]
+
+
+def played_games(seed: int) -> tuple[list[Model], list[Model]]:
     """Games really played by the service (in memory): per engine an active one and a
-    resigned one, each as its rows (``game``, ``seats``, ``moves``) to copy; and per engine
-    a table that forms (one named seat, the others open), as its rows too."""
+    resigned one, each as its rows to copy; and per engine a table that forms (one named
+    seat, the others open), as its rows too."""
     store = open_store(":memory:")
     store.init()
     games = GameService(store)
@@ -72,7 +83,7 @@ def played_games(seed: int) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]
         engine = ENGINES[engine_id]
         places = [{"name": "P0"}, *({"open": True} for _ in range(1, seats))]
         table_id = games.create(engine_id, places, {}, seed=seed, turn_hours=72)["id"]
-        tables.append({"game": store.game(table_id), "seats": store.seats(table_id), "moves": []})
+        tables.append(Model(store.game(table_id), store.seats(table_id), []))
         for resigned in (False, True):
             names = [{"name": f"P{seat}"} for seat in range(seats)]
             game_id = games.create(engine_id, names, {}, seed=seed, turn_hours=72)["id"]
@@ -83,34 +94,28 @@ def played_games(seed: int) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]
                 games.submit(MoveRequest(game_id, seat=seat, move=move))
             if resigned:
                 games.resign(game_id, 0)
-            played.append(
-                {
-                    "game": store.game(game_id),
-                    "seats": store.seats(game_id),
-                    "moves": store.moves(game_id),
-                }
-            )
+            played.append(Model(store.game(game_id), store.seats(game_id), store.moves(game_id)))
     store.close()
     return played, tables
 
 
-def add_players(store: Store) -> list[dict[str, Any]]:
+def add_players(store: Store) -> list[Player]:
     """Insert :data:`PLAYERS` players; the first is "Me"."""
     now = utcnow()
     players = []
     with store.write():
         for number in range(PLAYERS):
             email = f"player{number}@example.org"
-            player = {
-                "id": f"p{number:07d}",
-                "email": email,
-                "email_key": email,
-                "name": "Me" if number == 0 else f"Player {number}",
-                "time_zone": "Europe/Brussels",
-                "language": "en",
-                "mail_pref": "turn",
-                "created_at": now,
-            }
+            player = Player(
+                id=f"p{number:07d}",
+                email=email,
+                email_key=email,
+                name="Me" if number == 0 else f"Player {number}",
+                time_zone="Europe/Brussels",
+                language="en",
+                mail_pref="turn",
+                created_at=now,
+            )
             store.add_player(player)
             players.append(player)
     return players
@@ -118,8 +123,8 @@ def add_players(store: Store) -> list[dict[str, Any]]:
 
 def add_games(
     store: Store,
-    models: tuple[list[dict[str, Any]], list[dict[str, Any]]],
-    players: list[dict[str, Any]],
+    models: tuple[list[Model], list[Model]],
+    players: list[Player],
     numbers: range,
     rng: random.Random,
 ) -> None:
@@ -134,30 +139,33 @@ def add_games(
             game_id = f"{number:012x}"
             age = timedelta(days=FORMING_DAYS - 1) if table else YEAR
             updated = now - age * rng.random()
-            row = {
-                **model["game"],
-                "id": game_id,
-                "created_at": format_time(updated - timedelta(days=0 if table else 3)),
-                "updated_at": format_time(updated),
-            }
-            if table:
-                row["forming_until"] = format_time(updated + timedelta(days=FORMING_DAYS))
-            if row["deadline"]:
-                row["deadline"] = format_time(updated + timedelta(hours=72))
-            seated = rng.sample(players[1:], len(model["seats"]))
+            game = model.game
+            row = replace(
+                game,
+                id=game_id,
+                created_at=format_time(updated - timedelta(days=0 if table else 3)),
+                updated_at=format_time(updated),
+                forming_until=format_time(updated + timedelta(days=FORMING_DAYS))
+                if table
+                else game.forming_until,
+                deadline=format_time(updated + timedelta(hours=72)) if game.deadline else None,
+            )
+            seated = rng.sample(players[1:], len(model.seats))
             if number < MY_GAMES:
-                to_move = row["to_move"].strip("[]").split(",")[0]
-                mine = int(to_move) if to_move and number % 3 == 0 else len(seated) - 1
+                mine = game.to_move[0] if game.to_move and number % 3 == 0 else len(seated) - 1
                 seated[mine] = players[0]
-            seats = [
-                {**seat, "game_id": game_id, "name": who["name"], "player_id": who["id"]}
-                if seat["name"]
-                else {**seat, "game_id": game_id}  # an open seat of a table
-                for seat, who in zip(model["seats"], seated, strict=True)
-            ]
-            store.create_game(row, seats)
-            for move in model["moves"]:
-                store.append_move({**move, "game_id": game_id})
+            store.create_game(
+                row, [copied(seat, who) for seat, who in zip(model.seats, seated, strict=True)]
+            )
+            for move in model.moves:
+                store.append_move(replace(move, game_id=game_id))
+
+
+def copied(seat: Seat, who: Player) -> NewSeat:
+    """A model's seat for a copy: taken by ``who``, or open as it was at a table."""
+    if not seat.name:
+        return NewSeat(name="")
+    return NewSeat(name=who.name, player_id=who.id, joined_at=seat.joined_at, bot=seat.bot)
 
 
 Figures = tuple[float, float, float]
@@ -209,8 +217,8 @@ def main() -> None:
         store = open_store(path)
         players = add_players(store)
         accounts = AccountService(store, "bench")
-        session = accounts.open_session(players[0]["id"])
-        token = accounts.create_api_token(players[0]["id"], "bench")["token"]
+        session = accounts.open_session(players[0].id)
+        token = accounts.create_api_token(players[0].id, "bench")["token"]
         print(f"{'games':>8} {'route':22} {'p50 ms':>8} {'p95 ms':>8} {'CPU p50 ms':>11}")
         built = 0
         for size in sorted(args.sizes):
