@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 from babel.core import negotiate_locale
 from babel.lists import format_list
 from babel.support import Translations
-from flask import Flask, current_app, g, request
+from flask import Flask, current_app, g, has_app_context, request
 from flask_babel import Babel, Domain, get_locale
 from jinja2 import pass_context
 from jinja2.runtime import Context
@@ -167,9 +167,14 @@ def template_words(language: str) -> dict[str, Callable[..., str]]:
 
 
 def page_language() -> str:
-    """The language of the page being rendered (``en`` outside a request)."""
-    locale = get_locale()
-    return str(locale) if locale else "en"
+    """The language of the page being rendered (``en`` outside a request); read once per
+    request (a list's page asks for it hundreds of times), as Flask-Babel reads its locale."""
+    if not has_app_context():
+        return "en"
+    if "turnpost_page_language" not in g:
+        locale = get_locale()
+        g.turnpost_page_language = str(locale) if locale else "en"
+    return g.turnpost_page_language
 
 
 class CatalogDomain(Domain):
@@ -203,6 +208,13 @@ def language_helpers() -> dict[str, Any]:
     """What every page may use: the page's language, the languages of the switch, and whether
     the page shows the switch: not on a page whose address holds a secret (a seat's or a
     sign-in link), whose path the switch would copy into its form and whose form's CSRF
-    session would be a cookie handed out with a dead link."""
+    session would be a cookie handed out with a dead link; and the words of the page's
+    language (:func:`template_words`, as mails have them)."""
     secret = bool(SECRET_ARGS & set(request.view_args or {}))
-    return {"page_language": page_language(), "languages": LANGUAGES, "language_switch": not secret}
+    language = page_language()
+    return {
+        "page_language": language,
+        "languages": LANGUAGES,
+        "language_switch": not secret,
+        **template_words(language),  # the page's catalog at hand (a list says hundreds of words)
+    }

@@ -148,7 +148,7 @@ def moment_element(stamp: str | None, zone: str | None = None) -> Markup:
         g.page_now = parse_time(utcnow())
     moment = parse_time(stamp)
     words = escape(moment_words(moment, g.page_now, zone or "UTC", page_language()))
-    iso = moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+    iso = moment.replace(microsecond=0, tzinfo=None).isoformat() + "Z"
     zoned = "" if zone is None else f' data-zone="{escape(zone)}"'
     return Markup(f'<time datetime="{iso}"{zoned}>{words}</time>')
 

@@ -389,13 +389,12 @@ class SqlStore(Store):
         shows of their seats, in seat order)."""
         games = self._rows(sql, params)
         players: dict[str, list[ListedSeat]] = {game["id"]: [] for game in games}
-        for seat in self._rows(
-            "SELECT game_id, seat, name, private_at, reissued_at, player_id, joined_at, bot"
-            " FROM seats"
+        for game_id, *seat, bot in self._tuples(  # tuples: a player's list reads hundreds
+            f"SELECT game_id, {', '.join(_columns(ListedSeat))} FROM seats"
             f" WHERE game_id IN ({self._JSON_TEXTS}) ORDER BY game_id, seat",
             [json.dumps(list(players))],
         ):
-            players[seat.pop("game_id")].append(ListedSeat(**seat))
+            players[game_id].append(ListedSeat(*seat, bot=None if bot is None else json.loads(bot)))
         return [kind(**game, players=tuple(players[game["id"]])) for game in games]
 
     def bot_turns(self, limit: int) -> list[BotTurn]:
