@@ -26,10 +26,12 @@ else the server's default; mails are rendered outside a request, with
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from functools import cache
+from functools import cache, lru_cache
 from typing import TYPE_CHECKING, Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from babel.core import negotiate_locale
+from babel.dates import get_timezone_location
 from babel.lists import format_list
 from babel.support import Translations
 from flask import Flask, current_app, g, has_app_context, request
@@ -125,6 +127,37 @@ def recipient_language(store: Store, seat: Seat, default: str) -> str:
     else ``default`` (the server's)."""
     player = store.player(seat.player_id) if seat.player_id else None
     return (player.language if player else None) or known_language(seat.language) or default
+
+
+def recipient_zone(store: Store, seat: Seat) -> str:
+    """The time zone a mail to ``seat`` words its moments in: its player's (a seat tied to a
+    player), else UTC."""
+    player = store.player(seat.player_id) if seat.player_id else None
+    return player.time_zone if player and known_zone(player.time_zone) else "UTC"
+
+
+def known_zone(zone: str) -> bool:
+    """Whether ``zone`` is a time zone this system knows (``Europe/Brussels``, ``UTC``)."""
+    try:
+        ZoneInfo(zone)
+    except (ZoneInfoNotFoundError, ValueError):
+        return False
+    return True
+
+
+@lru_cache(maxsize=1024)
+def zone_label(zone: str, language: str = "en") -> str:
+    """How a time zone is named after a time: "UTC", or its place's "Brussels time".
+
+    >>> zone_label("UTC"), zone_label("Europe/Brussels"), zone_label("America/New_York")
+    ('UTC', 'Brussels time', 'New York time')
+    >>> zone_label("Europe/Brussels", "nl"), zone_label("Europe/Brussels", "de")
+    ('tijd in Brussel', 'Zeit in Brüssel')
+    """
+    if "/" not in zone:
+        return zone
+    place = get_timezone_location(ZoneInfo(zone), locale=language, return_city=True)
+    return catalog(language).gettext("%(place)s time") % {"place": place}
 
 
 def listing(words: Sequence[str], language: str, last: str = "and") -> str:

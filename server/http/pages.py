@@ -91,7 +91,7 @@ from server.http.guide import (
 )
 from server.http.pages_words import moment_words, refusal_words, time_left_words, waiting_words
 from server.http.turn import MAX_STEPS, STEP, TurnSoFar, WholeTurn, read_turn, whole_turn
-from server.i18n import N_, page_language, read_as_seat
+from server.i18n import N_, page_language, read_as_seat, reader_zone
 from server.phrases import read_questions, render
 from server.resources import static_dir
 from server.store.base import hash_secret
@@ -140,10 +140,12 @@ def csp_nonce() -> str:
 
 
 def moment_element(stamp: str | None, zone: str | None = None) -> Markup:
-    """A stored moment as ``<time>`` in words: in UTC, which the script rewrites in the
-    browser's time zone, or in ``zone`` (a signed-in player's), in which it rewrites it."""
+    """A stored moment as ``<time>`` in words: in ``zone``, by default the signed-in player's,
+    in which the script rewrites it; for a visitor not signed in, in UTC, which the script
+    rewrites in the browser's time zone."""
     if not stamp:
         return Markup("")
+    zone = zone or reader_zone()
     if "page_now" not in g:  # one "now" for every moment of a page (a list shows hundreds)
         g.page_now = parse_time(utcnow())
     moment = parse_time(stamp)

@@ -24,13 +24,13 @@ from datetime import date, datetime, timedelta
 from functools import lru_cache
 from zoneinfo import ZoneInfo
 
-from babel.dates import format_date, format_timedelta, get_timezone_location
+from babel.dates import format_date, format_timedelta
 from babel.support import Translations
 
 from engines.phrases import N_, phrase
 from engines.words import join
 from server.errors import TurnpostError
-from server.i18n import catalog
+from server.i18n import catalog, zone_label
 from server.phrases import render
 
 #: How far away a moment may be and still be counted in each unit (seconds).
@@ -130,21 +130,6 @@ def _day_words(day: date, language: str) -> str:
     """A day as a moment names it: "Sat 28 Nov" (read once per day and language: a list's
     page words hundreds of moments)."""
     return format_date(day, "EEE d MMM", locale=language)
-
-
-@lru_cache(maxsize=1024)
-def zone_label(zone: str, language: str = "en") -> str:
-    """How a time zone is named after a time: "UTC", or its place's "Brussels time".
-
-    >>> zone_label("UTC"), zone_label("Europe/Brussels"), zone_label("America/New_York")
-    ('UTC', 'Brussels time', 'New York time')
-    >>> zone_label("Europe/Brussels", "nl"), zone_label("Europe/Brussels", "de")
-    ('tijd in Brussel', 'Zeit in Brüssel')
-    """
-    if "/" not in zone:
-        return zone
-    place = get_timezone_location(ZoneInfo(zone), locale=language, return_city=True)
-    return catalog(language).gettext("%(place)s time") % {"place": place}
 
 
 def waiting_words(to_move: Sequence[int], names: Sequence[str]) -> str:
