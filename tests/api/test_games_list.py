@@ -8,6 +8,8 @@ from typing import Any
 
 from tests.api.conftest import bearer, new_game, seat_header
 
+ON_BOTH_BACKENDS = True
+
 
 def listed(client: Any, headers: dict[str, str] | None = None, **query: Any) -> Any:
     """The answer to ``GET /api/v1/games`` with ``query``."""
