@@ -703,7 +703,10 @@ class GameListQuerySchema(StrictSchema):
     engine = fields.String(metadata={"description": "Only games of this engine id."})
     status = fields.String(
         validate=validate.OneOf(STATUSES),
-        metadata={"description": "Only games with this status (`forming`: tables to join)."},
+        metadata={
+            "description": "Only games with this status (`forming`: tables to join; without a"
+            " seat token only `forming`, which is what the list then holds)."
+        },
     )
     waiting = fields.Boolean(
         metadata={

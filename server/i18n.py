@@ -26,13 +26,15 @@ else the server's default; mails are rendered outside a request, with
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from functools import cache
+from functools import cache, lru_cache
 from typing import TYPE_CHECKING, Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from babel.core import negotiate_locale
+from babel.dates import get_timezone_location
 from babel.lists import format_list
 from babel.support import Translations
-from flask import Flask, current_app, g, request
+from flask import Flask, current_app, g, has_app_context, request
 from flask_babel import Babel, Domain, get_locale
 from jinja2 import pass_context
 from jinja2.runtime import Context
@@ -127,6 +129,37 @@ def recipient_language(store: Store, seat: Seat, default: str) -> str:
     return (player.language if player else None) or known_language(seat.language) or default
 
 
+def recipient_zone(store: Store, seat: Seat) -> str:
+    """The time zone a mail to ``seat`` words its moments in: its player's (a seat tied to a
+    player), else UTC."""
+    player = store.player(seat.player_id) if seat.player_id else None
+    return player.time_zone if player and known_zone(player.time_zone) else "UTC"
+
+
+def known_zone(zone: str) -> bool:
+    """Whether ``zone`` is a time zone this system knows (``Europe/Brussels``, ``UTC``)."""
+    try:
+        ZoneInfo(zone)
+    except (ZoneInfoNotFoundError, ValueError):
+        return False
+    return True
+
+
+@lru_cache(maxsize=1024)
+def zone_label(zone: str, language: str = "en") -> str:
+    """How a time zone is named after a time: "UTC", or its place's "Brussels time".
+
+    >>> zone_label("UTC"), zone_label("Europe/Brussels"), zone_label("America/New_York")
+    ('UTC', 'Brussels time', 'New York time')
+    >>> zone_label("Europe/Brussels", "nl"), zone_label("Europe/Brussels", "de")
+    ('tijd in Brussel', 'Zeit in Brüssel')
+    """
+    if "/" not in zone:
+        return zone
+    place = get_timezone_location(ZoneInfo(zone), locale=language, return_city=True)
+    return catalog(language).gettext("%(place)s time") % {"place": place}
+
+
 def listing(words: Sequence[str], language: str, last: str = "and") -> str:
     """Words joined as a sentence joins them in ``language``, as a list (``last="and"``) or as
     alternatives (``last="or"``).
@@ -167,9 +200,14 @@ def template_words(language: str) -> dict[str, Callable[..., str]]:
 
 
 def page_language() -> str:
-    """The language of the page being rendered (``en`` outside a request)."""
-    locale = get_locale()
-    return str(locale) if locale else "en"
+    """The language of the page being rendered (``en`` outside a request); read once per
+    request (a list's page asks for it hundreds of times), as Flask-Babel reads its locale."""
+    if not has_app_context():
+        return "en"
+    if "turnpost_page_language" not in g:
+        locale = get_locale()
+        g.turnpost_page_language = str(locale) if locale else "en"
+    return g.turnpost_page_language
 
 
 class CatalogDomain(Domain):
@@ -203,6 +241,13 @@ def language_helpers() -> dict[str, Any]:
     """What every page may use: the page's language, the languages of the switch, and whether
     the page shows the switch: not on a page whose address holds a secret (a seat's or a
     sign-in link), whose path the switch would copy into its form and whose form's CSRF
-    session would be a cookie handed out with a dead link."""
+    session would be a cookie handed out with a dead link; and the words of the page's
+    language (:func:`template_words`, as mails have them)."""
     secret = bool(SECRET_ARGS & set(request.view_args or {}))
-    return {"page_language": page_language(), "languages": LANGUAGES, "language_switch": not secret}
+    language = page_language()
+    return {
+        "page_language": language,
+        "languages": LANGUAGES,
+        "language_switch": not secret,
+        **template_words(language),  # the page's catalog at hand (a list says hundreds of words)
+    }

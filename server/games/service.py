@@ -1107,10 +1107,14 @@ class GameService:
     ) -> dict[str, Any]:
         """A page of games, newest first: ``{"games": [summaries], "next_cursor"}``.
 
-        ``filters`` may hold ``engine``, ``status`` and ``waiting`` (with a
-        seat ``token``: only the token's game, if it waits (or, for
-        ``False``, does not wait) for that seat). ``cursor`` is the previous
-        page's ``next_cursor``; ``422`` if it is not one (nor a number SQLite can hold).
+        Without a seat ``token`` only the tables that form are listed (the
+        lobby's tables to join, not hidden by their host): a running or
+        finished game is nobody else's business, and asking for one (``status``
+        not ``forming``) is ``401``. With a seat ``token`` only the token's own
+        game is listed (hidden or not), if it matches ``filters``: ``engine``,
+        ``status`` and ``waiting`` (it waits (or, for ``False``, does not wait)
+        for that seat). ``cursor`` is the previous page's ``next_cursor``;
+        ``422`` if it is not one (nor a number SQLite can hold).
         """
         before = None
         if cursor is not None:
@@ -1122,13 +1126,19 @@ class GameService:
         mine = None if token is None else self.store.seat_of_token(token)
         if token is not None and mine is None:
             raise TurnpostError("unauthorized", "This token is not a seat token of any game.")
-        waiting = filters.get("waiting")
-        if waiting is not None and mine is None:
+        status, waiting = filters.get("status"), filters.get("waiting")
+        if mine is None and waiting is not None:
             raise TurnpostError("unauthorized", "A seat token is needed to filter by waiting.")
+        if mine is None and status not in (None, "forming"):
+            raise TurnpostError(
+                "unauthorized",
+                "Without a seat token only the tables that form are listed (status forming):"
+                " a game that runs or is over is listed to its own seats only.",
+            )
         rows = self.store.games_page(
             engine=filters.get("engine"),
-            status=filters.get("status"),
-            seat=None if waiting is None else (mine.game_id, mine.seat, waiting),
+            status="forming" if mine is None else status,
+            seat=None if mine is None else (mine.game_id, mine.seat, waiting),
             before=before,
             limit=limit + 1,
         )

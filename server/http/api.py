@@ -391,7 +391,9 @@ def create_game(body: dict[str, Any]) -> dict[str, Any]:
 @operation("listGames", "unauthorized", "invalid_request")
 @bearer
 def list_games(query: dict[str, Any]) -> dict[str, Any]:
-    """Games, newest first, a page at a time; filters: engine, status, waiting for a seat."""
+    """Games, newest first, a page at a time: without a token the tables that form (a game
+    that runs or is over is listed to its own seats only: with a seat token, its game);
+    filters: engine, status, waiting for a seat."""
     filters = {name: query[name] for name in ("engine", "status", "waiting") if name in query}
     return current_service().list_games(
         filters, current_actor().bearer, query["limit"], query.get("cursor")

@@ -42,7 +42,7 @@ import base64
 import secrets
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from flask import (
@@ -91,7 +91,7 @@ from server.http.guide import (
 )
 from server.http.pages_words import moment_words, refusal_words, time_left_words, waiting_words
 from server.http.turn import MAX_STEPS, STEP, TurnSoFar, WholeTurn, read_turn, whole_turn
-from server.i18n import N_, page_language, read_as_seat
+from server.i18n import N_, page_language, read_as_seat, reader_zone
 from server.phrases import read_questions, render
 from server.resources import static_dir
 from server.store.base import hash_secret
@@ -128,8 +128,10 @@ def seats_cookie(game_id: str) -> str:
 
 @bp.app_context_processor
 def page_helpers() -> dict[str, Any]:
-    """What every page template may use: the script nonce and moments in words."""
-    return {"csp_nonce": csp_nonce, "moment": moment_element, "plural": plural}
+    """What every page template may use: the script nonce and moments in words (in the
+    reader's time zone and language, measured from one "now")."""
+    moments = Moments(parse_time(utcnow()), reader_zone(), page_language())
+    return {"csp_nonce": csp_nonce, "moment": moments, "plural": plural}
 
 
 def csp_nonce() -> str:
@@ -139,18 +141,28 @@ def csp_nonce() -> str:
     return g.csp_nonce
 
 
-def moment_element(stamp: str | None, zone: str | None = None) -> Markup:
-    """A stored moment as ``<time>`` in words: in UTC, which the script rewrites in the
-    browser's time zone, or in ``zone`` (a signed-in player's), in which it rewrites it."""
-    if not stamp:
-        return Markup("")
-    if "page_now" not in g:  # one "now" for every moment of a page (a list shows hundreds)
-        g.page_now = parse_time(utcnow())
-    moment = parse_time(stamp)
-    words = escape(moment_words(moment, g.page_now, zone or "UTC", page_language()))
-    iso = moment.strftime("%Y-%m-%dT%H:%M:%SZ")
-    zoned = "" if zone is None else f' data-zone="{escape(zone)}"'
-    return Markup(f'<time datetime="{iso}"{zoned}>{words}</time>')
+@dataclass(frozen=True)
+class Moments:
+    """A page's stored moments as ``<time>`` elements in words, all measured from ``now``
+    (one for every moment of a page: a list shows hundreds), in ``language``."""
+
+    now: datetime
+    #: The signed-in reader's time zone, or ``None``.
+    zone: str | None
+    language: str
+
+    def __call__(self, stamp: str | None, zone: str | None = None) -> Markup:
+        """``stamp`` in ``zone``, by default the reader's, in which the script rewrites it;
+        for a visitor not signed in, in UTC, which the script rewrites in the browser's
+        time zone."""
+        if not stamp:
+            return Markup("")
+        zone = zone or self.zone
+        moment = parse_time(stamp)
+        words = escape(moment_words(moment, self.now, zone or "UTC", self.language))
+        iso = moment.replace(microsecond=0, tzinfo=None).isoformat() + "Z"
+        zoned = "" if zone is None else f' data-zone="{escape(zone)}"'
+        return Markup(f'<time datetime="{iso}"{zoned}>{words}</time>')
 
 
 # -- lobby ----------------------------------------------------------------

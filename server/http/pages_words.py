@@ -20,16 +20,17 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
+from functools import lru_cache
 from zoneinfo import ZoneInfo
 
-from babel.dates import format_datetime, format_timedelta, get_timezone_location
+from babel.dates import format_date, format_timedelta
 from babel.support import Translations
 
 from engines.phrases import N_, phrase
 from engines.words import join
 from server.errors import TurnpostError
-from server.i18n import catalog
+from server.i18n import catalog, zone_label
 from server.phrases import render
 
 #: How far away a moment may be and still be counted in each unit (seconds).
@@ -50,11 +51,21 @@ def distance_words(seconds: float, language: str = "en") -> str:
     for unit, size, limit in UNITS:
         if limit is None or abs(seconds) < limit:
             amount = int(abs(seconds) / size + 0.5)  # halves up, as the script
-            delta = timedelta(seconds=math.copysign(amount * size, seconds))
-            return format_timedelta(
-                delta, granularity=unit, threshold=math.inf, add_direction=True, locale=language
-            )
+            return _distance(int(math.copysign(amount, seconds)), unit, language)
     raise AssertionError("the last unit has no limit")
+
+
+@lru_cache(maxsize=4096)
+def _distance(amount: int, unit: str, language: str) -> str:
+    """``amount`` units ahead (behind if negative) in Babel's words: "in 3 hours"."""
+    size = next(size for name, size, _ in UNITS if name == unit)
+    return format_timedelta(
+        timedelta(seconds=amount * size),
+        granularity=unit,
+        threshold=math.inf,
+        add_direction=True,
+        locale=language,
+    )
 
 
 def _count(translations: Translations, unit: str, count: int) -> str:
@@ -109,23 +120,16 @@ def moment_words(moment: datetime, now: datetime, zone: str = "UTC", language: s
     'dans 2 jours (sam. 28 nov., 01:54 heure de Bruxelles)'
     """
     local = moment.astimezone(ZoneInfo(zone))
-    day = format_datetime(local, "EEE d MMM, HH:mm", locale=language)
-    when = f"{day} {zone_label(zone, language)}"
+    hour = f"{local.hour:02d}:{local.minute:02d}"  # not strftime: a list words hundreds
+    when = f"{_day_words(local.date(), language)}, {hour} {zone_label(zone, language)}"
     return f"{distance_words((moment - now).total_seconds(), language)} ({when})"
 
 
-def zone_label(zone: str, language: str = "en") -> str:
-    """How a time zone is named after a time: "UTC", or its place's "Brussels time".
-
-    >>> zone_label("UTC"), zone_label("Europe/Brussels"), zone_label("America/New_York")
-    ('UTC', 'Brussels time', 'New York time')
-    >>> zone_label("Europe/Brussels", "nl"), zone_label("Europe/Brussels", "de")
-    ('tijd in Brussel', 'Zeit in Brüssel')
-    """
-    if "/" not in zone:
-        return zone
-    place = get_timezone_location(ZoneInfo(zone), locale=language, return_city=True)
-    return catalog(language).gettext("%(place)s time") % {"place": place}
+@lru_cache(maxsize=4096)
+def _day_words(day: date, language: str) -> str:
+    """A day as a moment names it: "Sat 28 Nov" (read once per day and language: a list's
+    page words hundreds of moments)."""
+    return format_date(day, "EEE d MMM", locale=language)
 
 
 def waiting_words(to_move: Sequence[int], names: Sequence[str]) -> str:

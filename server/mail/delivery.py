@@ -55,7 +55,7 @@ from server.games.clock import format_time, parse_time, utcnow
 from server.games.game import Game, log_entry
 from server.games.service import GameService
 from server.games.talk import TalkService
-from server.i18n import recipient_language
+from server.i18n import recipient_language, recipient_zone
 from server.logs import log_mail
 from server.mail.addresses import new_message_id, recipient_key, reply_address, stop_url
 from server.mail.gate import withheld_when_sent
@@ -349,7 +349,10 @@ def render_letter(
     acted = game.seats[seat].acted_at is not None
     said = TalkService(store).unmailed(game, seat) if acted else None
     inviter = inviter_name(store, game)
-    return compose(settings, game, seat, rows, recent, generation, now, inviter, said, language)
+    zone = recipient_zone(store, game.seats[seat])
+    return compose(
+        settings, game, seat, rows, recent, generation, now, inviter, said, language, zone
+    )
 
 
 def preview(store: Store, settings: MailSettings, game_id: str, seat: int) -> Letter | None:

@@ -147,6 +147,8 @@ class News:
     all_moves: bool = False
     #: The language of the mail.
     language: str = "en"
+    #: The time zone its moments are in (the recipient's).
+    zone: str = "UTC"
 
     def say(self, message: str, **params: Any) -> str:
         """``message`` (a message id) in the mail's language, with ``params``."""
@@ -164,6 +166,7 @@ def compose(
     inviter: str | None = None,
     said: Said | None = None,
     language: str = "en",
+    zone: str = "UTC",
 ) -> Letter:
     """The mail to ``seat`` with the news of its outbox ``rows`` (oldest first).
 
@@ -171,7 +174,8 @@ def compose(
     generation (its link); ``now``: the moment it is sent; ``inviter``: the
     name of the game's host, told (in the body) to a player who has not acted
     yet, for whom this mail is the invitation; ``said``: the messages of the
-    table talk to tell; ``language``: the recipient's.
+    table talk to tell; ``language`` and ``zone`` (the time zone of its moments): the
+    recipient's.
     """
     said = said or Said()
     view = game_object(game, seat)
@@ -179,7 +183,7 @@ def compose(
     engine, state = game.engine, game.state
     heading = words.title(engine, names, seat, language)
     playing = game.status == "active" and seat in game.to_move
-    news = news_of(game, seat, rows, heading, now, recent, language)
+    news = news_of(game, seat, rows, heading, now, recent, language, zone)
     if inviter and game.seats[seat].acted_at is None:
         invited = news.say(
             "%(name)s invited you to play %(game)s on Turnpost.", name=inviter, game=heading
@@ -199,7 +203,7 @@ def compose(
         "playing": playing,
         "prompt": render(engine.prompt(state, seat), names, language) if playing else "",
         "move": game.seq + 1,
-        "deadline": words.when(game.row.deadline, now, language) if game.row.deadline else "",
+        "deadline": words.when(game.row.deadline, now, language, zone) if game.row.deadline else "",
         "examples": words.example_moves(engine, state, seat, turns, names, language),
         "legal_count": len(legal),
         "split": words.splits_turns(turns),
@@ -289,10 +293,12 @@ def news_of(
     now: str,
     recent: list[dict[str, Any]],
     language: str = "en",
+    zone: str = "UTC",
 ) -> News:
-    """The subject and the paragraphs that tell ``seat`` the news of ``rows`` in ``language``."""
+    """The subject and the paragraphs that tell ``seat`` the news of ``rows`` in ``language``,
+    moments in the time ``zone``."""
     acted = game.seats[seat].acted_at is not None
-    news = News(heading if acted else game.engine.name, language=language)
+    news = News(heading if acted else game.engine.name, language=language, zone=zone)
     lead = min(rows, key=lambda row: PRIORITY.index(row.kind))
     sentences = {entry["seq"]: entry["description"] for entry in recent}
     for row in rows:
@@ -311,7 +317,7 @@ def _tell(
     """The subject and paragraphs of one row (``kind`` with its ``facts``)."""
     move, names = game.seq + 1, [row.name for row in game.seats]
     language = news.language
-    deadline = words.when(game.row.deadline, now, language) if game.row.deadline else ""
+    deadline = words.when(game.row.deadline, now, language, news.zone) if game.row.deadline else ""
     prompt = game.engine.prompt(game.state, seat) if seat in game.to_move else ""
     prompt = render(prompt, names, language)
     say = news.say
@@ -489,7 +495,7 @@ def _vacation(facts: dict[str, Any], now: str, news: News) -> tuple[str, list[st
         return news.say(SUBJECTS["no_vacation"], title=news.title), [
             news.say("Your vacation was not set: %(error)s", error=error)
         ]
-    until = words.when(facts["until"], now, news.language)
+    until = words.when(facts["until"], now, news.language, news.zone)
     days = int(facts["days_left"])
     left = catalog(news.language).ngettext(
         "Your vacation runs until %(until)s: your turn clock waits until then. You have"

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from babel.dates import format_datetime
 
@@ -22,7 +23,7 @@ from engines.base import IllegalMove
 from engines.phrases import N_
 from engines.words import plural
 from server.games.clock import parse_time, utcnow
-from server.i18n import catalog, listing
+from server.i18n import catalog, listing, zone_label
 from server.phrases import render
 
 #: The mail commands, each with what it does, in the order ``help`` lists them.
@@ -79,18 +80,24 @@ MAX_DECISIONS = 40
 IDLE_ACTIONS = frozenset({"pass"})
 
 
-def when(moment: str, now: str | None = None, language: str = "en") -> str:
-    """A stored moment as players read it in ``language``, with its weekday (and its year if
-    not this one), in UTC.
+def when(moment: str, now: str | None = None, language: str = "en", zone: str = "UTC") -> str:
+    """A stored moment as players read it in ``language`` and in the time ``zone`` (named),
+    with its weekday (and its year if not this one).
 
     >>> when("2027-01-04T09:05:00.000000Z", now="2026-12-30T00:00:00.000000Z")
     'Mon 4 Jan 2027, 09:05 UTC'
     >>> when("2026-11-28T00:54:00.000000Z", now="2026-11-26T10:00:00.000000Z", language="de")
     'Sa. 28 Nov., 00:54 UTC'
+    >>> when("2026-11-28T00:54:00.000000Z", "2026-11-26T10:00:00.000000Z", zone="America/New_York")
+    'Fri 27 Nov, 19:54 New York time'
     """
-    moment_time, today = parse_time(moment), parse_time(now or utcnow())
-    pattern = "EEE d MMM y, HH:mm" if moment_time.year != today.year else "EEE d MMM, HH:mm"
-    return f"{format_datetime(moment_time, pattern, locale=language)} UTC"
+    place = ZoneInfo(zone)
+    moment_time = parse_time(moment)
+    this_year = parse_time(now or utcnow()).astimezone(place).year
+    same_year = moment_time.astimezone(place).year == this_year
+    pattern = "EEE d MMM, HH:mm" if same_year else "EEE d MMM y, HH:mm"
+    local = format_datetime(moment_time, pattern, tzinfo=place, locale=language)
+    return f"{local} {zone_label(zone, language)}"
 
 
 def short(name: str) -> str:

@@ -27,7 +27,7 @@ from server.games.service import GameService
 from server.mail.addresses import new_message_id, seat_link, unsubscribe_url
 from server.mail.render import environment
 from server.mail.settings import MailSettings
-from server.mail.words import title
+from server.mail.words import title, when
 from server.phrases import render
 from server.store.base import Store
 from server.store.records import OutboxMail, Player
@@ -86,16 +86,6 @@ def queue_digests(store: Store, now: str) -> int:
     return queued
 
 
-def local_time(moment: str, zone: ZoneInfo) -> str:
-    """A stored moment as the player reads it, in their time zone.
-
-    >>> local_time("2026-11-28T00:54:00.000000Z", ZoneInfo("Asia/Bangkok"))
-    'Sat 28 Nov, 07:54 (Asia/Bangkok)'
-    """
-    local = parse_time(moment).astimezone(zone)
-    return f"{local:%a} {local.day} {local:%b}, {local:%H:%M} ({zone.key})"
-
-
 def waiting_games(
     store: Store, settings: MailSettings, player: Player, now: str
 ) -> list[dict[str, str]]:
@@ -113,7 +103,7 @@ def waiting_games(
                 "title": title(game.engine, names, seat.seat),
                 "move": str(game.seq + 1),
                 "prompt": render(game.engine.prompt(game.state, seat.seat), names, "en"),
-                "deadline": local_time(deadline, zone) if deadline else "",
+                "deadline": when(deadline, now, "en", zone.key) if deadline else "",
                 "link": seat_link(settings, game.id, seat.seat, generation, issued),
             }
         )

@@ -280,15 +280,16 @@ class GameStore(Protocol):
         self,
         engine: str | None,
         status: str | None,
-        seat: tuple[str, int, bool] | None,
+        seat: tuple[str, int, bool | None] | None,
         before: int | None,
         limit: int,
     ) -> list[ListedGame]:
         """Up to ``limit`` games, newest first.
 
         Filters: ``engine``, ``status``; ``seat`` = ``(game_id, seat, waiting)``
-        keeps that game only if it waits (``waiting`` true) or does not wait
-        for that seat (else games their host hid are left out); ``before``: only
+        keeps that game only (hidden or not), and if ``waiting`` is not ``None``
+        only if it waits (``waiting`` true) or does not wait for that seat
+        (without ``seat``, games their host hid are left out); ``before``: only
         games older than that cursor.
         """
         ...

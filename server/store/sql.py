@@ -358,19 +358,23 @@ class SqlStore(Store):
         self,
         engine: str | None,
         status: str | None,
-        seat: tuple[str, int, bool] | None,
+        seat: tuple[str, int, bool | None] | None,
         before: int | None,
         limit: int,
     ) -> list[ListedGame]:
         conditions, params = [], []
         for column, value in (("engine", engine), ("status", status)):
-            if value is not None:
+            if column == "status" and value == "forming":  # the partial index games_forming
+                conditions.append("status = 'forming'")
+            elif value is not None:
                 conditions.append(f"{column} = ?")
                 params.append(value)
         if seat is not None:
-            waits = self._HOLDS.format(array="to_move", value="?")
-            conditions.append(f"id = ? AND ({waits}) = ?")
-            params.extend([seat[0], seat[1], seat[2]])
+            conditions.append("id = ?")
+            params.append(seat[0])
+            if seat[2] is not None:
+                conditions.append(f"({self._HOLDS.format(array='to_move', value='?')}) = ?")
+                params.extend([seat[1], seat[2]])
         else:
             conditions.append("hidden_at IS NULL")
         if before is not None:
@@ -378,9 +382,9 @@ class SqlStore(Store):
             params.append(before)
         where = " AND ".join(conditions) or "1 = 1"
         return self._with_players(
-            ListedGame,
+            ListedGame,  # +rowid: sorted, not walked in order (the filters' index picks the rows)
             f"SELECT rowid AS cursor, {self._LISTED.format(g='')} FROM games"
-            f" WHERE {where} ORDER BY rowid DESC LIMIT ?",
+            f" WHERE {where} ORDER BY +rowid DESC LIMIT ?",
             [*params, limit],
         )
 
@@ -389,13 +393,12 @@ class SqlStore(Store):
         shows of their seats, in seat order)."""
         games = self._rows(sql, params)
         players: dict[str, list[ListedSeat]] = {game["id"]: [] for game in games}
-        for seat in self._rows(
-            "SELECT game_id, seat, name, private_at, reissued_at, player_id, joined_at, bot"
-            " FROM seats"
+        for game_id, *seat, bot in self._tuples(  # tuples: a player's list reads hundreds
+            f"SELECT game_id, {', '.join(_columns(ListedSeat))} FROM seats"
             f" WHERE game_id IN ({self._JSON_TEXTS}) ORDER BY game_id, seat",
             [json.dumps(list(players))],
         ):
-            players[seat.pop("game_id")].append(ListedSeat(**seat))
+            players[game_id].append(ListedSeat(*seat, bot=None if bot is None else json.loads(bot)))
         return [kind(**game, players=tuple(players[game["id"]])) for game in games]
 
     def bot_turns(self, limit: int) -> list[BotTurn]:

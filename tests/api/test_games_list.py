@@ -1,4 +1,6 @@
-"""``GET /api/v1/games``: filters, cursor pagination, and the seat a token plays."""
+"""``GET /api/v1/games``: who sees which games, filters, cursor pagination, and the seat a token
+plays. Everyone sees the tables that form (to join them); a game that runs or is over is
+listed only to its own seats (issue 21: no list of every game to strangers)."""
 
 from __future__ import annotations
 
@@ -15,6 +17,15 @@ def listed(client: Any, headers: dict[str, str] | None = None, **query: Any) -> 
     return client.get("/api/v1/games", query_string=query, headers=headers or {})
 
 
+def new_table(client: Any, engine: str = "siam", seats: int = 2) -> dict[str, Any]:
+    """A table that forms: Ann's seat taken, the others open."""
+    players = [{"name": "Ann"}, *({"open": True} for _ in range(1, seats))]
+    response = client.post("/api/v1/games", json={"engine": engine, "players": players})
+    assert response.status_code == 201, response.get_json()
+    assert response.get_json()["status"] == "forming"
+    return response.get_json()
+
+
 def every_page(client: Any, **query: Any) -> list[list[str]]:
     """The ids of every page, following ``next_cursor`` to the end."""
     pages, cursor = [], None
@@ -26,50 +37,73 @@ def every_page(client: Any, **query: Any) -> list[list[str]]:
             return pages
 
 
-def test_pages_walk_every_game_once_newest_first(client) -> None:
-    made = [new_game(client)["id"] for _ in range(7)]
+def test_pages_walk_every_table_once_newest_first(client) -> None:
+    made = []
+    for _ in range(7):
+        made.append(new_table(client)["id"])
+        new_game(client)  # running: never in a stranger's list
     pages = every_page(client, limit=3)
     assert [len(page) for page in pages] == [3, 3, 1]
     assert [game for page in pages for game in page] == made[::-1]
 
 
-def test_a_page_is_stable_while_games_move(client) -> None:
-    games = [new_game(client) for _ in range(4)]
+def test_a_page_is_stable_while_tables_are_set_up(client) -> None:
+    tables = [new_table(client) for _ in range(4)]
     first = listed(client, limit=2).get_json()
-    moved = client.post(
-        f"/api/v1/games/{games[0]['id']}/moves",
-        json={"notation": "enter a1 N"},
-        headers=seat_header(games[0], 0),
-    )
-    assert moved.status_code == 201
+    new_table(client)
     second = listed(client, limit=2, cursor=first["next_cursor"]).get_json()
-    assert [g["id"] for g in first["games"] + second["games"]] == [g["id"] for g in games][::-1]
+    assert [g["id"] for g in first["games"] + second["games"]] == [g["id"] for g in tables][::-1]
 
 
-def test_filters_by_engine_and_status(client) -> None:
-    siam = new_game(client)
-    kos = new_game(client, "king-of-siam", players=3)
-    over = new_game(client)
+def test_a_stranger_is_shown_no_game_that_runs_or_is_over(client) -> None:
+    running, over = new_game(client), new_game(client)
     client.post(f"/api/v1/games/{over['id']}/resign", headers=seat_header(over, 0))
+    table = new_table(client)
+    assert [game["id"] for game in listed(client).get_json()["games"]] == [table["id"]]
+    assert [game["id"] for game in listed(client, status="forming").get_json()["games"]] == [
+        table["id"]
+    ]
+    for status in ("active", "finished", "aborted"):
+        refused = listed(client, status=status)
+        assert refused.status_code == 401, status
+        assert "tables that form" in refused.get_json()["error"]["message"]
+    text = listed(client, limit=200).get_data(as_text=True)
+    assert running["id"] not in text and over["id"] not in text
+
+
+def test_filters_by_engine(client) -> None:
+    siam = new_table(client)
+    kos = new_table(client, "king-of-siam", seats=3)
     by_engine = listed(client, engine="king-of-siam").get_json()["games"]
     assert [game["id"] for game in by_engine] == [kos["id"]]
-    assert by_engine[0]["players"] == [
-        {"seat": seat, "name": name, "private": False, "reissued_at": None, "bot": None}
-        for seat, name in enumerate(["Ann", "Bob", "Cy"])
+    assert by_engine[0]["players"] == [  # the seats taken
+        {"seat": 0, "name": "Ann", "private": False, "reissued_at": None, "bot": None}
     ]
-    finished = listed(client, status="finished").get_json()["games"]
-    assert [game["id"] for game in finished] == [over["id"]]
-    assert finished[0]["result"]["winners"] == [1]
-    active = {game["id"] for game in listed(client, status="active").get_json()["games"]}
-    assert active == {siam["id"], kos["id"]}
+    assert by_engine[0]["open_seats"] == 2
+    assert [game["id"] for game in listed(client, engine="siam").get_json()["games"]] == [
+        siam["id"]
+    ]
     assert listed(client, engine="chess").get_json() == {"games": [], "next_cursor": None}
 
 
-def test_a_summary_is_the_game_without_its_state(client, siam_game) -> None:
+def test_a_summary_is_the_game_without_its_state(client) -> None:
+    table = new_table(client)
     summary = listed(client).get_json()["games"][0]
-    game = client.get(f"/api/v1/games/{siam_game['id']}").get_json()
+    game = client.get(f"/api/v1/games/{table['id']}").get_json()
     assert "state" not in summary and "options" not in summary
     assert summary == {key: game[key] for key in summary}
+
+
+def test_a_seat_token_lists_its_own_game_whatever_its_status(client) -> None:
+    game, other = new_game(client), new_game(client)
+    client.post(f"/api/v1/games/{game['id']}/resign", headers=seat_header(game, 0))
+    new_table(client)
+    mine = listed(client, seat_header(game, 1)).get_json()["games"]
+    assert [(entry["id"], entry["you"], entry["status"]) for entry in mine] == [
+        (game["id"], 1, "finished")
+    ]
+    assert listed(client, seat_header(game, 1), status="active").get_json()["games"] == []
+    assert other["id"] not in listed(client, seat_header(game, 1)).get_data(as_text=True)
 
 
 def test_waiting_lists_the_tokens_game_only_while_it_waits_for_that_seat(client) -> None:
@@ -83,7 +117,7 @@ def test_waiting_lists_the_tokens_game_only_while_it_waits_for_that_seat(client)
         game["id"]
     ]
     mine = listed(client, waiter).get_json()["games"]
-    assert {g["id"]: g["you"] for g in mine}[game["id"]] == 1
+    assert [(g["id"], g["you"]) for g in mine] == [(game["id"], 1)]  # its own game only
 
 
 def test_refusals(client, siam_game) -> None:

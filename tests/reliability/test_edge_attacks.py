@@ -349,7 +349,7 @@ def test_a_cursor_past_sqlite_integers_is_refused(server: BackgroundServer, curs
 
 
 def test_the_largest_cursor_sqlite_holds_is_a_cursor(server: BackgroundServer) -> None:
-    create_siam(server)
+    create_siam(server, players=[{"name": "Ann"}, {"open": True}])  # a table: listed to all
     response = requests.get(server.api("/games"), params={"cursor": str(MAX_SEED)}, timeout=10)
     assert response.status_code == 200 and response.json()["games"]
 

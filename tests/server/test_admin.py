@@ -114,7 +114,7 @@ def status_of(server: BackgroundServer, game: dict) -> str:
 
 
 def listed(server: BackgroundServer, game: dict) -> bool:
-    """Whether the public list of games shows ``game``."""
+    """Whether the public list of games (the tables that form) shows ``game``."""
     answer = requests.get(server.api("/games"), params={"limit": 200}, timeout=10).json()
     return game["id"] in {entry["id"] for entry in answer["games"]}
 
@@ -170,12 +170,14 @@ def test_the_operator_finds_aborts_hides_and_lists_again_a_game(
     assert answer.url.endswith("/admin?q=zolt") and f"Game {game['id']} is aborted." in answer.text
     assert status_of(server, game) == "aborted"
 
-    post(operator, server, f"/admin/games/{game['id']}/hide")
-    assert not listed(server, game)
-    page = operator.get(f"{server.url}/admin", params={"q": game["id"][:6]}, timeout=10).text
+    table = create_siam(server, players=[{"name": "Ann"}, {"open": True}])  # listed to all
+    assert listed(server, table)
+    post(operator, server, f"/admin/games/{table['id']}/hide")
+    assert not listed(server, table)
+    page = operator.get(f"{server.url}/admin", params={"q": table["id"][:6]}, timeout=10).text
     assert "hidden" in page and "List again" in page
-    post(operator, server, f"/admin/games/{game['id']}/show")
-    assert listed(server, game)
+    post(operator, server, f"/admin/games/{table['id']}/show")
+    assert listed(server, table)
     assert post(operator, server, "/admin/games/nosuchgame/hide").status_code == 404
 
 

@@ -56,7 +56,8 @@ def test_a_bot_seat_is_named_a_bot_everywhere_and_handed_no_token(client) -> Non
     assert (ann["bot"], "token" in ann) == (None, True)
     public = client.get(f"/api/v1/games/{game['id']}").get_json()
     assert public["players"][1]["bot"] == {"bot": "mcts", "level": 3}
-    listed = client.get("/api/v1/games").get_json()["games"][0]
+    mine = {"Authorization": f"Bearer {ann['token']}"}  # the list shows a game to its seats
+    listed = client.get("/api/v1/games", headers=mine).get_json()["games"][0]
     assert [player["name"] for player in listed["players"]] == ["Ann", "Computer (level 3)"]
     page = client.get(f"/games/{game['id']}").get_data(as_text=True)
     assert "Computer (level 3)" in page
@@ -81,14 +82,17 @@ def test_several_bots_are_numbered_and_an_mcts_bot_defaults_to_level_3(client) -
         ({"name": "Hal", "level": 2}, "A level is a bot's"),
     ],
 )
-def test_a_bad_bot_is_refused_in_words_and_no_game_is_made(client, seat: dict, words: str) -> None:
+def test_a_bad_bot_is_refused_in_words_and_no_game_is_made(
+    client, app, seat: dict, words: str
+) -> None:
     response = client.post(
         "/api/v1/games", json={"engine": "siam", "players": [{"name": "A"}, seat]}
     )
     error = response.get_json()["error"]
     assert (response.status_code, error["code"]) == (422, "invalid_request")
     assert words in str(error["details"]["players"])
-    assert client.get("/api/v1/games").get_json()["games"] == []
+    with app.app_context():
+        assert current_service().store.game_ids() == []
 
 
 def test_the_lobby_form_seats_the_computer(client) -> None:

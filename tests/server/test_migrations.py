@@ -330,11 +330,12 @@ def test_an_old_siam_log_past_todays_draws_is_refused_in_words_not_replayed(
 
 
 def test_m016_leaves_old_games_running_listed_and_hostless(upgraded) -> None:
-    """Games from before tables: no open seat, listed publicly, no host, no rematch yet; a
-    table and a rematch can then be made beside them."""
+    """Games from before tables: no open seat, listed to their seats, no host, no rematch yet;
+    a table and a rematch can then be made beside them."""
     app, game = upgraded[2], upgraded[1]
     client = app.test_client()
-    listed = client.get("/api/v1/games").get_json()["games"]
+    seat = {"Authorization": f"Bearer {game['players'][0]['token']}"}
+    listed = client.get("/api/v1/games", headers=seat).get_json()["games"]
     [old] = [entry for entry in listed if entry["id"] == game["id"]]
     assert (old["status"], old["open_seats"], old["forming_until"]) == ("active", 0, None)
     store = open_store(upgraded[0])
