@@ -21,6 +21,8 @@ from typing import Any
 
 import psycopg
 
+from server.store import open_store
+
 #: The repository's root (the child server runs from there).
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -129,3 +131,13 @@ def table_rows(store: Any, table: str) -> list[dict[str, Any]]:
     order (its key): what a test reads where the store has no operation for it."""
     found = store.tables()[table]
     return [dict(zip(found.columns, row, strict=True)) for row in store.table_rows(found)]
+
+
+def game_ids(server: BackgroundServer) -> set[str]:
+    """The ids of every game in ``server``'s database (running, over or forming): what a test
+    compares before and after a request that must create none."""
+    store = open_store(server.db_path)
+    try:
+        return {row["id"] for row in table_rows(store, "games")}
+    finally:
+        store.close()

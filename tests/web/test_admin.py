@@ -7,7 +7,6 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-import requests
 from playwright.sync_api import BrowserContext, expect
 
 from server.accounts.service import AccountService
@@ -67,8 +66,6 @@ def test_an_operator_aborts_hides_a_game_and_mails_an_address_again(
     expect(row).to_contain_text("hidden")
     expect(row.get_by_role("button", name="List again")).to_be_visible()
     page.screenshot(path=str(screenshots / "admin-games.png"), full_page=True)
-    answer = requests.get(server.api("/games"), timeout=10).json()
-    assert game["id"] not in {listed["id"] for listed in answer["games"]}
 
     page.get_by_role("link", name="Mail").click()
     expect(page.locator("#suppressed")).to_contain_text("1 address followed")

@@ -14,7 +14,7 @@ import requests
 
 from engines import ENGINES
 from server.http.pages import HELD_SEPARATOR
-from tests.support import BackgroundServer
+from tests.support import BackgroundServer, game_ids
 
 #: These tests run on SQLite and on PostgreSQL (tests/conftest.py).
 ON_BOTH_BACKENDS = True
@@ -27,12 +27,6 @@ def lobby_form(server: BackgroundServer) -> tuple[requests.Session, str]:
     return session, re.search(r'name="csrf_token" value="([^"]+)"', page).group(1)
 
 
-def recent_ids(server: BackgroundServer) -> set[str]:
-    """The ids of the games the public list shows (the lobby lists no running game)."""
-    listed = requests.get(server.api("/games"), params={"limit": 200}, timeout=10).json()
-    return {game["id"] for game in listed["games"]}
-
-
 def create_from_lobby(server: BackgroundServer, **fields: str) -> tuple[requests.Session, str]:
     """A game made with the lobby form; the creating session and the created page's URL."""
     session, csrf = lobby_form(server)
@@ -43,11 +37,11 @@ def create_from_lobby(server: BackgroundServer, **fields: str) -> tuple[requests
 
 
 def test_create_form_without_csrf_token_is_refused(live_server: BackgroundServer) -> None:
-    before = recent_ids(live_server)
+    before = game_ids(live_server)
     form = {"engine": "siam", "name0": "Ann", "name1": "Bob"}
     response = requests.post(f"{live_server.url}/games", data=form, timeout=10)
     assert response.status_code == 400 and "CSRF" in response.text
-    assert recent_ids(live_server) == before
+    assert game_ids(live_server) == before
 
 
 def test_a_new_game_redirects_to_links_only_its_creator_sees(live_server: BackgroundServer) -> None:

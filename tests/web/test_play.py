@@ -21,7 +21,7 @@ from playwright.sync_api import Browser, BrowserContext, expect
 
 from engines import ENGINES
 from tests.server.test_api import WINNING_LINE
-from tests.support import BackgroundServer
+from tests.support import BackgroundServer, game_ids
 from tests.web.table import (
     IDENTIFIER,
     PHONE,
@@ -49,12 +49,6 @@ def logged(server: BackgroundServer, game: dict[str, Any]) -> list[str]:
     return [move["notation"] for move in moves]
 
 
-def listed_games(server: BackgroundServer) -> set[str]:
-    """The ids of the games the public list shows (the lobby lists no running game)."""
-    listed = requests.get(server.api("/games"), params={"limit": 200}, timeout=10).json()
-    return {game["id"] for game in listed["games"]}
-
-
 def test_a_new_game_shows_its_links_after_a_redirect_to_its_creator_only(
     live_server: BackgroundServer, new_context: Callable[[], BrowserContext], screenshots: Path
 ) -> None:
@@ -76,10 +70,10 @@ def test_a_new_game_shows_its_links_after_a_redirect_to_its_creator_only(
     links = [box.inner_text() for box in host.locator("#seat-links code.link").all()]
     assert len(links) == 2 and all("/seat/" in link for link in links)
     game_id = links[0].split("/")[-3]
-    before = listed_games(live_server)
+    before = game_ids(live_server)
     host.reload()  # post/redirect/get: a reload shows the page again and creates nothing
     expect(host.locator("#seat-links code.link")).to_have_count(2)
-    assert listed_games(live_server) == before
+    assert game_ids(live_server) == before
     host.locator("button.copy").first.click()
     expect(host.locator("button.copy").first).to_have_text("Copied")
     assert host.evaluate("navigator.clipboard.readText()") == links[0]
