@@ -15,6 +15,8 @@ import sys
 import tempfile
 import time
 import urllib.request
+from collections.abc import Sequence
+from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -129,3 +131,14 @@ def table_rows(store: Any, table: str) -> list[dict[str, Any]]:
     order (its key): what a test reads where the store has no operation for it."""
     found = store.tables()[table]
     return [dict(zip(found.columns, row, strict=True)) for row in store.table_rows(found)]
+
+
+def run_sql(db_url: str, sql: str, params: Sequence[Any] = ()) -> None:
+    """Run one statement (``?`` placeholders) on the database ``db_url``, either backend, and
+    commit: what a test does where the store has no operation for it (e.g. to age a row)."""
+    if "://" not in db_url:
+        with closing(sqlite3.connect(db_url)) as conn, conn:
+            conn.execute(sql, params)
+        return
+    with psycopg.connect(db_url) as conn:
+        conn.execute(sql.replace("?", "%s"), params)
