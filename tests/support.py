@@ -15,6 +15,8 @@ import sys
 import tempfile
 import time
 import urllib.request
+from collections.abc import Sequence
+from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -138,6 +140,17 @@ def game_ids(server: BackgroundServer) -> set[str]:
     compares before and after a request that must create none."""
     store = open_store(server.db_path)
     try:
-        return {row["id"] for row in table_rows(store, "games")}
+        return set(store.game_ids())
     finally:
         store.close()
+
+
+def run_sql(db_url: str, sql: str, params: Sequence[Any] = ()) -> None:
+    """Run one statement (``?`` placeholders) on the database ``db_url``, either backend, and
+    commit: what a test does where the store has no operation for it (e.g. to age a row)."""
+    if "://" not in db_url:
+        with closing(sqlite3.connect(db_url)) as conn, conn:
+            conn.execute(sql, params)
+        return
+    with psycopg.connect(db_url) as conn:
+        conn.execute(sql.replace("?", "%s"), params)

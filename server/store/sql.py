@@ -304,6 +304,11 @@ class SqlStore(Store):
             "EXISTS (SELECT 1 FROM webhooks WHERE webhooks.game_id = games.id"
             " AND webhooks.removed_at IS NULL)"
         )
+        if self._lock():
+            # Lock the game's row first: a statement that waits for it reads the seats as they
+            # were when it began (PostgreSQL reads only the locked row again), so two joins for
+            # the last seat would both find it free. The read below starts after the lock.
+            self._value(f"SELECT 1 FROM games WHERE id = ?{self._lock()}", [game_id])
         rows = self._named(
             f"SELECT {_qualified(GameRow, 'games')}, {_qualified(Seat, 'seats', SEAT_PREFIX)},"
             f" {token_seat} AS token_seat, {lines_stored} AS lines_stored,"

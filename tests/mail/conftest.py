@@ -131,17 +131,17 @@ def mailbox(games: GameService, smtp_sink: tuple[Sink, str]) -> Mailbox:
     return Mailbox(games, *smtp_sink)
 
 
-def mail_in_outcomes(db_path: str, smtp_url: str, raw: bytes, *recipients: str) -> list[dict]:
+def mail_in_outcomes(db_url: str, smtp_url: str, raw: bytes, *recipients: str) -> list[dict]:
     """Run ``turnpost mail-in RECIPIENTS...`` with ``raw`` on stdin; its JSON outcomes."""
-    env = {"TURNPOST_DB": db_path, "TURNPOST_MAIL_DOMAIN": DOMAIN, "TURNPOST_SMTP_URL": smtp_url}
+    env = {"TURNPOST_DB": db_url, "TURNPOST_MAIL_DOMAIN": DOMAIN, "TURNPOST_SMTP_URL": smtp_url}
     result = CliRunner().invoke(main, ["mail-in", *recipients], input=raw, env=env)
     assert result.exit_code == 0, result.output
     return [json.loads(line) for line in result.output.splitlines()]
 
 
-def mail_in(db_path: str, smtp_url: str, raw: bytes) -> dict:
+def mail_in(db_url: str, smtp_url: str, raw: bytes) -> dict:
     """Run ``turnpost mail-in`` with ``raw`` on stdin; its JSON outcome."""
-    [outcome] = mail_in_outcomes(db_path, smtp_url, raw)
+    [outcome] = mail_in_outcomes(db_url, smtp_url, raw)
     return outcome
 
 

@@ -1,7 +1,7 @@
 """Issue 11, mail side: each hostile address, name or mail from the attack, with its exact input.
 
-Everything runs on a real SQLite file, sends to a real SMTP server (aiosmtpd)
-and receives through ``turnpost mail-in`` or the real LMTP listener.
+Everything runs on a real database (a SQLite file, and PostgreSQL), sends to a real SMTP
+server (aiosmtpd) and receives through ``turnpost mail-in`` or the real LMTP listener.
 """
 
 from __future__ import annotations
@@ -34,7 +34,10 @@ from tests.mail.conftest import (
     reply_to,
     send,
 )
-from tests.support import free_port
+from tests.support import free_port, run_sql, table_rows
+
+#: These tests run on SQLite and on PostgreSQL (tests/conftest.py).
+ON_BOTH_BACKENDS = True
 
 
 def later(seconds: float) -> str:
@@ -56,10 +59,10 @@ def body_of(message: EmailMessage) -> str:
 
 
 @pytest.fixture
-def lmtp_port(games: GameService, db_path: str) -> Iterator[int]:
+def lmtp_port(games: GameService, db_url: str) -> Iterator[int]:
     """The port of a running ``turnpost smtpd --lmtp`` listener on the test database."""
     port = free_port()
-    handler = InboundHandler(db_path, games.notifier.settings)
+    handler = InboundHandler(db_url, games.notifier.settings)
     controller = InboundController(handler, "127.0.0.1", port, lmtp=True)
     controller.start()
     yield port
@@ -111,11 +114,11 @@ def test_a_name_with_a_lone_surrogate_is_not_text_so_the_body_is_refused(client)
     assert "Bob" not in client.get("/").get_data(as_text=True), "a game was created"
 
 
-def test_the_command_line_refuses_the_same_names(db_path: str) -> None:
+def test_the_command_line_refuses_the_same_names(db_url: str) -> None:
     result = CliRunner().invoke(
         main,
         ["new-game", "siam", "--player", "Ann\nLee", "--player", "Bob"],
-        env={"TURNPOST_DB": db_path},
+        env={"TURNPOST_DB": db_url},
     )
     assert result.exit_code == 1
     assert "control characters or line breaks" in result.output
@@ -130,35 +133,38 @@ def test_poisoned_outbox_rows_fail_and_never_block_the_rows_behind_them(
     quiet = games.create("siam", [{"name": "Ann"}, {"name": "Bob"}], {})
     now = utcnow()
     poisoned = [('"e\u000bve"@example.org', None), ("ann@example.org", "<a\r\nb@example.org>")]
-    with games.store.write() as db:
+    with games.store.write():
         for to_addr, in_reply_to in poisoned:
-            db.execute(
-                "INSERT INTO outbox (game_id, seat, kind, to_addr, in_reply_to, seq, created_at,"
-                " next_attempt_at) VALUES (?, 0, 'turn', ?, ?, 0, ?, ?)",
-                [quiet["id"], to_addr, in_reply_to, now, now],
+            games.store.queue_mail(
+                {
+                    "game_id": quiet["id"],
+                    "seat": 0,
+                    "kind": "turn",
+                    "to_addr": to_addr,
+                    "in_reply_to": in_reply_to,
+                    "seq": 0,
+                    "created_at": now,
+                    "next_attempt_at": now,
+                }
             )
     games.create("siam", PLAYERS, {})  # Ann's turn mail is queued behind the poisoned rows
     assert send(games) == (1, 2)
     assert [mail["To"] for mail in sink.messages] == ["ann@example.org"]
-    failed = list(
-        games.store.db.query(
-            "SELECT last_error, next_attempt_at FROM outbox WHERE sent_at IS NULL ORDER BY id"
-        )
-    )
+    failed = [row for row in table_rows(games.store, "outbox") if row["sent_at"] is None]
     assert [row["next_attempt_at"] for row in failed] == [None, None], "retried for ever"
     assert all("cannot build the message" in row["last_error"] for row in failed)
     assert send(games, later(LEASE_SECONDS * 10)) == (0, 0)
 
 
 def test_an_encoded_message_id_with_a_line_break_is_not_kept_as_in_reply_to(
-    games: GameService, mailbox: Mailbox, db_path: str, smtp_sink: tuple[Sink, str]
+    games: GameService, mailbox: Mailbox, db_url: str, smtp_sink: tuple[Sink, str]
 ) -> None:
     games.create("siam", PLAYERS, {})
     turn = mailbox.latest("ann@example.org")
     raw = set_header(reply_to(turn, "hop a1"), "Message-ID", "=?utf-8?q?<a=0D=0Ab@example.org>?=")
-    outcome = mail_in(db_path, smtp_sink[1], raw)
+    outcome = mail_in(db_url, smtp_sink[1], raw)
     assert outcome["status"] == "rejected"
-    [refusal] = games.store.db["outbox"].rows_where("kind = 'rejected'")
+    [refusal] = [row for row in table_rows(games.store, "outbox") if row["kind"] == "rejected"]
     assert refusal["in_reply_to"] is None
     delivered = mailbox.latest("ann@example.org", "Move not played")
     assert delivered["In-Reply-To"] is None
@@ -177,14 +183,14 @@ def test_an_encoded_message_id_with_a_line_break_is_not_kept_as_in_reply_to(
 def test_unknown_or_empty_charsets_are_read_as_utf8(
     games: GameService,
     mailbox: Mailbox,
-    db_path: str,
+    db_url: str,
     smtp_sink: tuple[Sink, str],
     content_type: str,
 ) -> None:
     game = games.create("siam", PLAYERS, {})
     turn = mailbox.latest("ann@example.org")
     raw = set_header(reply_to(turn, "enter a1 N"), "Content-Type", content_type)
-    outcome = mail_in(db_path, smtp_sink[1], raw)  # exit 0, no traceback
+    outcome = mail_in(db_url, smtp_sink[1], raw)  # exit 0, no traceback
     assert outcome["status"] == "applied", outcome
     assert log(games, game["id"]) == ["enter a1 N"]
 
@@ -201,11 +207,11 @@ def deep_multipart(to: str, depth: int = 2000) -> bytes:
 
 
 def test_a_2000_deep_multipart_gets_a_polite_refusal_through_mail_in(
-    games: GameService, mailbox: Mailbox, db_path: str, smtp_sink: tuple[Sink, str]
+    games: GameService, mailbox: Mailbox, db_url: str, smtp_sink: tuple[Sink, str]
 ) -> None:
     game = games.create("siam", PLAYERS, {})
     turn = mailbox.latest("ann@example.org")
-    outcome = mail_in(db_path, smtp_sink[1], deep_multipart(turn["Reply-To"]))
+    outcome = mail_in(db_url, smtp_sink[1], deep_multipart(turn["Reply-To"]))
     assert outcome["status"] == "rejected" and outcome["answered"] is True
     refusal = mailbox.latest("ann@example.org", "Move not played")
     assert "nested too deeply" in body_of(refusal)
@@ -250,10 +256,10 @@ def test_lmtp_answers_once_per_recipient(games: GameService, lmtp_port: int) -> 
 
 
 def test_mail_in_moves_once_for_each_envelope_recipient(
-    games: GameService, db_path: str, smtp_sink: tuple[Sink, str]
+    games: GameService, db_url: str, smtp_sink: tuple[Sink, str]
 ) -> None:
     ids, addresses, raw = move_in_two_games(games)
-    outcomes = mail_in_outcomes(db_path, smtp_sink[1], raw, *addresses)
+    outcomes = mail_in_outcomes(db_url, smtp_sink[1], raw, *addresses)
     assert [outcome["status"] for outcome in outcomes] == ["applied"] * 2
     assert [log(games, game_id) for game_id in ids] == [["enter a1 N"]] * 2
 
@@ -297,12 +303,12 @@ def test_an_html_only_reply_is_read_as_a_mail_client_shows_it(
 
 
 def test_oversized_mail_gets_the_promised_explanation(
-    games: GameService, mailbox: Mailbox, db_path: str, smtp_sink: tuple[Sink, str]
+    games: GameService, mailbox: Mailbox, db_url: str, smtp_sink: tuple[Sink, str]
 ) -> None:
     game = games.create("siam", PLAYERS, {})
     turn = mailbox.latest("ann@example.org")
     huge = reply_to(turn, "enter a1 N\n" + "x" * MAX_MESSAGE_BYTES)
-    outcome = mail_in(db_path, smtp_sink[1], huge)
+    outcome = mail_in(db_url, smtp_sink[1], huge)
     assert outcome["status"] == "rejected" and outcome["answered"] is True
     refusal = mailbox.latest("ann@example.org", "Move not played")
     assert "larger than 256 KiB" in body_of(refusal)
@@ -325,7 +331,7 @@ def test_one_seat_key_cannot_make_turnpost_send_unlimited_refusals(
 
 # -- retention ---------------------------------------------------------------------
 def test_sent_mails_older_than_the_retention_keep_only_their_headers(
-    games: GameService, smtp_sink: tuple[Sink, str], db_path: str
+    games: GameService, smtp_sink: tuple[Sink, str], db_url: str
 ) -> None:
     sink, url = smtp_sink
     game = games.create("siam", PLAYERS, {})  # 1: Ann's turn
@@ -337,20 +343,19 @@ def test_sent_mails_older_than_the_retention_keep_only_their_headers(
     send(games)
     games.create("siam", PLAYERS, {})  # 4: a mail still waiting for its next attempt
     old = format_time(parse_time(utcnow()) - timedelta(days=31))
-    with games.store.write() as db:
-        db.execute("UPDATE outbox SET created_at = ? WHERE id IN (2, 4)", [old])
-        db.execute(
-            "UPDATE outbox SET next_attempt_at = ?, facts = '{}' WHERE id = 4", [later(3600)]
-        )
+    run_sql(db_url, "UPDATE outbox SET created_at = ? WHERE id IN (2, 4)", [old])
+    run_sql(
+        db_url, "UPDATE outbox SET next_attempt_at = ?, facts = '{}' WHERE id = 4", [later(3600)]
+    )
     env = {
-        "TURNPOST_DB": db_path,
+        "TURNPOST_DB": db_url,
         "TURNPOST_MAIL_DOMAIN": DOMAIN,
         "TURNPOST_SMTP_URL": url,
         "TURNPOST_MAIL_RETENTION_DAYS": "30",
     }
     result = CliRunner().invoke(main, ["send-mail"], env=env)
     assert result.exit_code == 0, result.output
-    rows = {row["id"]: row for row in games.store.db["outbox"].rows}
+    rows = {row["id"]: row for row in table_rows(games.store, "outbox")}
     assert rows[1]["superseded"] and rows[1]["sent_at"] is None, "nagged for a played turn"
     assert rows[2]["facts"] is None, "an old sent mail kept its facts"
     assert rows[2]["subject"].startswith("Move accepted") and rows[2]["message_id"]

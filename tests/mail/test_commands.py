@@ -13,6 +13,9 @@ from server.mail.words import COMMANDS
 from tests.mail.conftest import PLAYERS, Mailbox, reply_to
 from tests.mail.samples import text_of
 
+#: These tests run on SQLite and on PostgreSQL (tests/conftest.py).
+ON_BOTH_BACKENDS = True
+
 
 @pytest.fixture
 def turn(games: GameService, mailbox: Mailbox):
@@ -31,8 +34,8 @@ def ask(games: GameService, mailbox: Mailbox, turn, command: str, subject: str) 
 
 
 def game_of(games: GameService):
-    [row] = games.store.db["games"].rows
-    return games.load(row["id"])
+    [game_id] = games.store.game_ids()
+    return games.load(game_id)
 
 
 def test_board_sends_the_board_again(games: GameService, mailbox: Mailbox, turn) -> None:

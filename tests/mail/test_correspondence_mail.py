@@ -46,7 +46,7 @@ def test_no_mail_shows_a_stored_line(games: GameService, mailbox: Mailbox) -> No
 
 
 def test_a_takeback_offer_is_mailed_and_answered_by_mail(
-    games: GameService, mailbox: Mailbox, smtp_sink: tuple[Sink, str], db_path: str
+    games: GameService, mailbox: Mailbox, smtp_sink: tuple[Sink, str], db_url: str
 ) -> None:
     game = games.create("siam", PLAYERS, {})
     opened_links(games, game)
@@ -54,7 +54,7 @@ def test_a_takeback_offer_is_mailed_and_answered_by_mail(
     offer_takeback(games, game["id"], 0)
     told = mailbox.latest("bob@example.org", "")  # with his turn: one mail, both news
     assert "Ann offers to take back move 1" in text_of(told)
-    outcome = mail_in(db_path, smtp_sink[1], reply_to(told, "takeback accept"))
+    outcome = mail_in(db_url, smtp_sink[1], reply_to(told, "takeback accept"))
     assert outcome["status"] != "error", outcome
     assert [entry.notation for entry in games.store.moves(game["id"])][-1] == "takeback 1"
     answer = mailbox.latest("bob@example.org", "Takeback in")

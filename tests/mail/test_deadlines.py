@@ -18,6 +18,9 @@ from server.games.deadlines import (
 from server.games.service import GameService, MoveRequest
 from tests.mail.conftest import opened_links
 
+#: These tests run on SQLite and on PostgreSQL (tests/conftest.py).
+ON_BOTH_BACKENDS = True
+
 PLAYERS = [{"name": "Ann", "email": "ann@example.org"}, {"name": "Bob", "email": "bob@example.org"}]
 #: Two opening moves, played by players who opened their mail's link, so all their mails flow.
 OPENING = ["enter a1 N", "enter e5 S"]
@@ -44,7 +47,7 @@ def tick(games: GameService, moment: datetime) -> list[tuple[str, int]]:
 
 def reminders(games: GameService) -> int:
     """Reminder mails in the outbox."""
-    return games.store.db["outbox"].count_where("kind = 'reminder'")
+    return games.store.outbox_count(kind="reminder")
 
 
 def test_deadline_is_turn_hours_after_the_turn_starts(games: GameService) -> None:
@@ -81,7 +84,7 @@ def test_forfeit_policy_ends_the_game_once(games: GameService) -> None:
     assert ended["status"] == "finished" and ended["to_move"] == []
     assert ended["result"]["winners"] == [1] and ended["result"]["forfeit"] == [0]
     assert "Ann ran out of time" in ended["result"]["reason"]
-    over = games.store.db["outbox"].count_where("kind = 'game_over'")
+    over = games.store.outbox_count(kind="game_over")
     assert over == 2
     with pytest.raises(TurnpostError, match="finished"):
         games.submit(
@@ -201,8 +204,8 @@ def test_a_skip_deadline_racing_a_move_leaves_the_move_and_the_worker_alone(
 
 def test_a_broken_game_does_not_stop_the_other_games_clocks(games: GameService) -> None:
     broken, _ = timed_game(games, "skip", hours=24)
-    with games.store.write() as db:
-        db.execute("UPDATE games SET state = '{}' WHERE id = ?", [broken["id"]])
+    with games.store.write():
+        games.store.update_game(broken["id"], {"state": {}})
     players = PLAYERS + [{"name": "Cy"}]
     game = games.create("king-of-siam", players, {}, seed=3, turn_hours=24, deadline_policy="skip")
     loaded = games.load(game["id"])

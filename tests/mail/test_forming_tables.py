@@ -10,8 +10,6 @@ the queued pushes all name the seats after the draw.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 import requests
 
@@ -19,18 +17,21 @@ from server.http.pages import seat_cookie
 from server.store import open_store
 from tests.mail.conftest import MAIL_SETTINGS
 from tests.mail.test_table_attacks import Browser, player, public
-from tests.support import BackgroundServer, start_background
+from tests.support import BackgroundServer, table_rows
+
+#: These tests run on SQLite and on PostgreSQL (tests/conftest.py).
+ON_BOTH_BACKENDS = True
+
+#: The settings of the module's ``live_server`` (tests/conftest.py).
+LIVE_SERVER_ENVIRONMENT = MAIL_SETTINGS
 
 NAMES = ("Host", "Bob", "Cy", "Dan")
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BackgroundServer]:
+def server(live_server: BackgroundServer) -> BackgroundServer:
     """gunicorn with the mail settings (no SMTP server: nothing is sent)."""
-    db_path = str(tmp_path_factory.mktemp("forming") / "turnpost.db")
-    running = start_background(db_path, environment=MAIL_SETTINGS)
-    yield running
-    running.stop()
+    return live_server
 
 
 def open_table(host: Browser) -> str:
@@ -100,8 +101,8 @@ def test_a_table_that_forms_has_no_talk_until_it_starts(server: BackgroundServer
     assert events.status_code == 200, "the talk stream of a forming table did not open"
     events.close()
     store = open_store(server.db_path)
-    kept = list(store.db["messages"].rows_where("game_id = ?", [game_id]))
-    mutes = list(store.db["talk_mutes"].rows_where("game_id = ?", [game_id]))
+    kept = [row for row in table_rows(store, "messages") if row["game_id"] == game_id]
+    mutes = [row for row in table_rows(store, "talk_mutes") if row["game_id"] == game_id]
     store.close()
     assert (kept, mutes) == ([], [])
 
@@ -173,12 +174,12 @@ def test_the_pushes_of_a_drawn_table_name_the_seats_after_the_draw(
     assert host.post(f"/tables/{game_id}/join").status_code == 303  # the last seat: it starts
     store = open_store(server.db_path)
     game = store.game(game_id)
-    pushes = store.db.execute(
-        "SELECT pushes.seat, push_subscriptions.player_id FROM pushes"
-        " JOIN push_subscriptions ON push_subscriptions.id = pushes.subscription_id"
-        " WHERE pushes.game_id = ?",
-        [game_id],
-    ).fetchall()
+    owners = {row["id"]: row["player_id"] for row in table_rows(store, "push_subscriptions")}
+    pushes = [
+        (push["seat"], owners[push["subscription_id"]])
+        for push in table_rows(store, "pushes")
+        if push["game_id"] == game_id
+    ]
     seats = {row.seat: row.player_id for row in store.seats(game_id)}
     store.close()
     assert game.status == "active"

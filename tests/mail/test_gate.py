@@ -14,6 +14,10 @@ from server.games.service import GameService
 from server.mail.inbound import receive
 from server.store import open_store
 from tests.mail.conftest import DOMAIN, PLAYERS, Mailbox, Sink, opened_links, reply_to, send
+from tests.support import database_text, table_rows
+
+#: These tests run on SQLite and on PostgreSQL (tests/conftest.py).
+ON_BOTH_BACKENDS = True
 
 BASE_URL = "https://turnpost.example.org"
 STRANGER = "stranger@example.org"
@@ -21,15 +25,15 @@ STRANGER = "stranger@example.org"
 
 def mails_to(games: GameService, address: str) -> list[dict[str, Any]]:
     """The outbox rows to ``address``, oldest first."""
-    return list(games.store.db["outbox"].rows_where("to_addr = ?", [address], order_by="id"))
+    return [row for row in table_rows(games.store, "outbox") if row["to_addr"] == address]
 
 
 @pytest.fixture
-def limited_app(db_path: str, smtp_sink: tuple[Sink, str]):
+def limited_app(db_url: str, smtp_sink: tuple[Sink, str]):
     """An app with small mail limits, so that tests reach them quickly."""
     return create_app(
         {
-            "TURNPOST_DB": db_path,
+            "TURNPOST_DB": db_url,
             "TESTING": True,
             "TURNPOST_MAIL_DOMAIN": DOMAIN,
             "TURNPOST_BASE_URL": BASE_URL,
@@ -75,7 +79,7 @@ def test_invitations_to_one_recipient_are_limited_whatever_the_spelling(limited_
     for spelling in ["stranger@example.org", "Stranger+a@Example.org", "stranger+b@example.org"]:
         create(limited_app, [{"name": "Eve", "email": spelling}, {"name": "Mallory"}])
     assert games.store.outbox_count(rcpt_key=STRANGER) == 2
-    assert games.store.db["games"].count == 3, "the games are created all the same"
+    assert len(games.store.game_ids()) == 3, "the games are created all the same"
 
 
 def test_invitations_in_the_games_of_one_client_are_limited(limited_app) -> None:
@@ -177,11 +181,11 @@ def test_never_mail_me_again_stops_all_mail_to_the_address_for_every_game(
     games.create("siam", [{"name": "Ann", "email": "ANN+club@example.org"}, {"name": "Bob"}], {})
     assert send(games) == (0, 0)
     assert len(sink.messages) == 1
-    [unsent] = games.store.db["outbox"].rows_where("sent_at IS NULL")
+    [unsent] = [row for row in table_rows(games.store, "outbox") if row["sent_at"] is None]
     assert "never to be mailed again" in unsent["superseded"]
     assert unsent["next_attempt_at"] is None
     assert games.store.outbox_count() == 2, "a mail was queued for an unsubscribed address"
-    [suppressed] = games.store.db["mail_suppressions"].rows
+    [suppressed] = table_rows(games.store, "mail_suppressions")
     assert "ann" not in suppressed["rcpt_hash"], "the address is stored in clear"
 
 
@@ -195,7 +199,7 @@ def test_other_forms_still_need_their_csrf_token(mail_app, games: GameService) -
 
 
 def test_the_unsubscribe_link_is_not_stored(
-    games: GameService, smtp_sink: tuple[Sink, str], db_path: str
+    games: GameService, smtp_sink: tuple[Sink, str], db_url: str
 ) -> None:
     sink, url = smtp_sink
     games.create("siam", PLAYERS, {})
@@ -204,5 +208,5 @@ def test_the_unsubscribe_link_is_not_stored(
     links = [word for word in text.split() if word.startswith(BASE_URL)]
     assert len(links) == 3, "the seat's page, stop mail, never mail me again"
     assert sink.messages[0]["List-Unsubscribe"].strip("<>") in links
-    dump = "\n".join(open_store(db_path).db.conn.iterdump())
+    dump = database_text(db_url)
     assert not [link for link in links if link.rsplit("/", 1)[1] in dump]

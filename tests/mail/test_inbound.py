@@ -18,17 +18,20 @@ from server.mail.inbound import receive
 from server.mail.smtpd import InboundController, InboundHandler
 from tests.mail.conftest import DOMAIN, PLAYERS, Mailbox, Sink, log, mail_in, reply_to
 from tests.server.test_api import WINNING_LINE
-from tests.support import free_port
+from tests.support import free_port, table_rows
+
+#: These tests run on SQLite and on PostgreSQL (tests/conftest.py).
+ON_BOTH_BACKENDS = True
 
 
 def test_full_siam_game_by_mail_in(
-    games: GameService, mailbox: Mailbox, db_path: str, smtp_sink: tuple[Sink, str]
+    games: GameService, mailbox: Mailbox, db_url: str, smtp_sink: tuple[Sink, str]
 ) -> None:
     game = games.create("siam", PLAYERS, {})
     emails = [p["email"] for p in PLAYERS]
     for ply, notation in enumerate(WINNING_LINE):
         turn = mailbox.latest(emails[ply % 2])
-        outcome = mail_in(db_path, smtp_sink[1], reply_to(turn, notation))
+        outcome = mail_in(db_url, smtp_sink[1], reply_to(turn, notation))
         assert outcome["status"] == "applied", outcome
         assert outcome["seq"] == ply + 1
     assert log(games, game["id"]) == WINNING_LINE
@@ -40,12 +43,12 @@ def test_full_siam_game_by_mail_in(
 
 
 def test_full_siam_game_through_the_smtp_listener(
-    games: GameService, mailbox: Mailbox, db_path: str
+    games: GameService, mailbox: Mailbox, db_url: str
 ) -> None:
     game = games.create("siam", PLAYERS, {})
     port = free_port()
     controller = InboundController(
-        InboundHandler(db_path, games.notifier.settings), "127.0.0.1", port
+        InboundHandler(db_url, games.notifier.settings), "127.0.0.1", port
     )
     controller.start()
     try:
@@ -107,11 +110,11 @@ def test_from_header_alone_is_not_trusted(games: GameService, mailbox: Mailbox) 
 
 
 def test_revoked_key_stops_working(
-    games: GameService, mailbox: Mailbox, db_path: str, smtp_sink: tuple[Sink, str]
+    games: GameService, mailbox: Mailbox, db_url: str, smtp_sink: tuple[Sink, str]
 ) -> None:
     game = games.create("siam", PLAYERS, {})
     turn = mailbox.latest("ann@example.org")
-    env = {"TURNPOST_DB": db_path, "TURNPOST_MAIL_DOMAIN": DOMAIN}
+    env = {"TURNPOST_DB": db_url, "TURNPOST_MAIL_DOMAIN": DOMAIN}
     revoked = CliRunner().invoke(main, ["mail-key", game["id"], "0", "--revoke"], env=env)
     assert revoked.exit_code == 0 and revoked.output.strip() != turn["Reply-To"]
     assert receive(reply_to(turn, "enter a1 N"), games, games.notifier.settings).status == (
@@ -143,10 +146,10 @@ def test_bounces_and_auto_replies_are_dropped_silently(
 ) -> None:
     game = games.create("siam", PLAYERS, {})
     raw = reply_to(mailbox.latest("ann@example.org"), "enter a1 N", **headers)
-    before = games.store.db["outbox"].count
+    before = games.store.outbox_count()
     assert receive(raw, games, games.notifier.settings).status == "dropped"
     assert log(games, game["id"]) == []
-    assert games.store.db["outbox"].count == before, "answered an automatic mail"
+    assert games.store.outbox_count() == before, "answered an automatic mail"
 
 
 def test_wrong_seat_bad_notation_and_illegal_move_get_a_reason(
@@ -166,7 +169,7 @@ def test_wrong_seat_bad_notation_and_illegal_move_get_a_reason(
         assert outcome.status == "rejected"
         assert reason.lower() in outcome.reason.lower(), outcome.reason
     assert log(games, game["id"]) == []
-    refusals = games.store.db["outbox"].rows_where("kind = 'rejected'")
+    refusals = [row for row in table_rows(games.store, "outbox") if row["kind"] == "rejected"]
     assert sorted({row["seat"] for row in refusals}) == [0, 1]
 
 
@@ -184,7 +187,7 @@ def test_attachments_are_refused(games: GameService, mailbox: Mailbox) -> None:
 
 
 def test_full_king_of_siam_game_by_mail_through_the_listener(
-    games: GameService, mailbox: Mailbox, db_path: str
+    games: GameService, mailbox: Mailbox, db_url: str
 ) -> None:
     players = [{"name": n, "email": f"{n.lower()}@example.org"} for n in ("Ann", "Bob", "Cy")]
     game = games.create("king-of-siam", players, {}, seed=5)
@@ -192,7 +195,7 @@ def test_full_king_of_siam_game_by_mail_through_the_listener(
     chooser = random.Random(5)
     port = free_port()
     controller = InboundController(
-        InboundHandler(db_path, games.notifier.settings), "127.0.0.1", port
+        InboundHandler(db_url, games.notifier.settings), "127.0.0.1", port
     )
     controller.start()
     try:
@@ -219,10 +222,10 @@ def test_full_king_of_siam_game_by_mail_through_the_listener(
     assert english(engine.describe_result(finished["result"], names), names) in text
 
 
-def test_lmtp_listener_applies_a_reply(games: GameService, mailbox: Mailbox, db_path: str) -> None:
+def test_lmtp_listener_applies_a_reply(games: GameService, mailbox: Mailbox, db_url: str) -> None:
     game = games.create("siam", PLAYERS, {})
     port = free_port()
-    handler = InboundHandler(db_path, games.notifier.settings)
+    handler = InboundHandler(db_url, games.notifier.settings)
     controller = InboundController(handler, "127.0.0.1", port, lmtp=True)
     controller.start()
     try:

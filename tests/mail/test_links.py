@@ -16,7 +16,10 @@ from server.games.service import GameService, MoveRequest
 from server.mail.inbound import receive
 from tests.mail.conftest import DOMAIN, PLAYERS, Mailbox, Sink, reply_to, send
 from tests.mail.samples import text_of
-from tests.support import BackgroundServer, run_command, start_background
+from tests.support import BackgroundServer, run_command, run_sql, start_background
+
+#: These tests run on SQLite and on PostgreSQL (tests/conftest.py).
+ON_BOTH_BACKENDS = True
 
 SEAT_LINK = re.compile(r"^(https?://\S+/games/\w+/seat/\S+)$", re.M)
 STOP_TEXT = "Stop mail for this game: "
@@ -29,9 +32,9 @@ def seat_link(mail: EmailMessage) -> str:
 
 
 @pytest.fixture
-def web(db_path: str, mail_app) -> Iterator[BackgroundServer]:
+def web(db_url: str, mail_app) -> Iterator[BackgroundServer]:
     """gunicorn serving the mail tests' database (and secret), as ``turnpost serve`` does."""
-    server = start_background(db_path, workers=1)
+    server = start_background(db_url, workers=1)
     yield server
     server.stop()
 
@@ -67,11 +70,11 @@ def test_the_mails_link_lets_that_seat_move_in_a_fresh_browser_and_an_altered_on
 
 
 def test_a_revoked_key_takes_the_link_with_it(
-    games: GameService, mailbox: Mailbox, mail_app, db_path: str
+    games: GameService, mailbox: Mailbox, mail_app, db_url: str
 ) -> None:
     game = games.create("siam", PLAYERS, {})
     path = seat_link(mailbox.latest("ann@example.org")).removeprefix("https://turnpost.example.org")
-    env = {"TURNPOST_DB": db_path, "TURNPOST_MAIL_DOMAIN": DOMAIN}
+    env = {"TURNPOST_DB": db_url, "TURNPOST_MAIL_DOMAIN": DOMAIN}
     assert (
         CliRunner().invoke(main, ["mail-key", game["id"], "0", "--revoke"], env=env).exit_code == 0
     )
@@ -131,12 +134,12 @@ def test_start_by_reply_turns_a_stopped_seats_mail_on_again(
 
 @pytest.mark.parametrize("command", [["send-mail"], ["worker", "--interval", "0.2"]])
 def test_send_mail_and_worker_use_their_own_base_url_and_mail_domain(
-    games: GameService, smtp_sink: tuple[Sink, str], db_path: str, command: list[str]
+    games: GameService, smtp_sink: tuple[Sink, str], db_url: str, command: list[str]
 ) -> None:
     sink, url = smtp_sink
     games.create("siam", PLAYERS, {})  # queued by a process with other settings
     env = {
-        "TURNPOST_DB": db_path,
+        "TURNPOST_DB": db_url,
         "TURNPOST_SMTP_URL": url,
         "TURNPOST_BASE_URL": "https://play.example.net",
         "TURNPOST_MAIL_DOMAIN": "mail.example.net",
@@ -159,12 +162,12 @@ def test_send_mail_and_worker_use_their_own_base_url_and_mail_domain(
 
 
 def test_send_mail_prints_each_failure_and_exits_non_zero_when_one_is_for_good(
-    games: GameService, db_path: str
+    games: GameService, db_url: str
 ) -> None:
     game = games.create("siam", PLAYERS, {})
     games.create("siam", [{"name": "Cy", "email": "cy@example.org"}, {"name": "Di"}], {})
-    with games.store.write() as db:  # a row that cannot go into a header
-        db.execute("UPDATE outbox SET in_reply_to = '<a\r\nb@x>' WHERE game_id = ?", [game["id"]])
+    poisoned = "UPDATE outbox SET in_reply_to = '<a\r\nb@x>' WHERE game_id = ?"
+    run_sql(db_url, poisoned, [game["id"]])  # a row that cannot go into a header
 
     class Refusing:
         async def handle_RCPT(self, server, session, envelope, address, options):  # noqa: N802
@@ -178,7 +181,7 @@ def test_send_mail_prints_each_failure_and_exits_non_zero_when_one_is_for_good(
     controller = Controller(Refusing(), hostname="127.0.0.1", port=port)
     controller.start()
     try:
-        env = {"TURNPOST_DB": db_path, "TURNPOST_SMTP_URL": f"smtp://127.0.0.1:{port}"}
+        env = {"TURNPOST_DB": db_url, "TURNPOST_SMTP_URL": f"smtp://127.0.0.1:{port}"}
         process = run_command(["send-mail"], env)
         out, err = process.communicate(timeout=60)
     finally:

@@ -31,6 +31,9 @@ from tests.mail.conftest import BASE_URL, DOMAIN, reply_to
 from tests.servers import DovecotServer
 from tests.support import free_port, run_command
 
+#: These tests run on SQLite and on PostgreSQL (tests/conftest.py).
+ON_BOTH_BACKENDS = True
+
 #: The submission account Turnpost signs in with.
 SUBMISSION_USER, SUBMISSION_PASSWORD = "turnpost@club.example", "s3cret pass"
 #: Bytes of server answers after which the cutting relay drops its first connection: past
@@ -105,10 +108,10 @@ def submission(dovecot: DovecotServer) -> Iterator[tuple[Submission, str]]:
     handler.stop()
 
 
-def environment(db_path: str, dovecot: DovecotServer, smtp_url: str, **more: str) -> dict:
+def environment(db_url: str, dovecot: DovecotServer, smtp_url: str, **more: str) -> dict:
     """The environment of every ``turnpost`` process of a test."""
     return {
-        "TURNPOST_DB": db_path,
+        "TURNPOST_DB": db_url,
         "TURNPOST_MAIL_DOMAIN": DOMAIN,
         "TURNPOST_BASE_URL": BASE_URL,
         "TURNPOST_SMTP_URL": smtp_url,
@@ -136,9 +139,9 @@ def new_game(env: dict[str, str]) -> str:
     return out.split()[1]
 
 
-def moves(db_path: str, game_id: str) -> list[str]:
+def moves(db_url: str, game_id: str) -> list[str]:
     """The notations of a game's log."""
-    store = open_store(db_path)
+    store = open_store(db_url)
     try:
         return [move.notation for move in store.moves(game_id)]
     finally:
@@ -207,10 +210,10 @@ def wait_until(condition: Any, seconds: float = 60) -> None:
 
 
 def test_a_turn_mail_goes_out_through_submission_and_its_reply_comes_back_from_the_mailbox(
-    db_path: str, dovecot: DovecotServer, submission: tuple[Submission, str]
+    db_url: str, dovecot: DovecotServer, submission: tuple[Submission, str]
 ) -> None:
     handler, smtp_url = submission
-    env = environment(db_path, dovecot, smtp_url)
+    env = environment(db_url, dovecot, smtp_url)
     game_id = new_game(env)
     status, out, err = turnpost(["send-mail"], env)
     assert status == 0, err
@@ -223,22 +226,22 @@ def test_a_turn_mail_goes_out_through_submission_and_its_reply_comes_back_from_t
     status, out, err = turnpost(["fetch-mail"], env)
     assert status == 0, err
     assert '"status": "applied"' in out
-    assert moves(db_path, game_id) == ["enter b1 N"]
+    assert moves(db_url, game_id) == ["enter b1 N"]
     assert dovecot.inbox() == []  # handled: deleted from the mailbox
 
     dovecot.deliver(reply)  # the same message again (a provider delivering it twice)
     status, out, err = turnpost(["fetch-mail"], env)
     assert status == 0, err
     assert '"status": "duplicate"' in out
-    assert moves(db_path, game_id) == ["enter b1 N"]
+    assert moves(db_url, game_id) == ["enter b1 N"]
     assert dovecot.inbox() == []
 
 
 def test_a_connection_dropped_mid_fetch_loses_no_reply_and_applies_it_once(
-    db_path: str, dovecot: DovecotServer, submission: tuple[Submission, str]
+    db_url: str, dovecot: DovecotServer, submission: tuple[Submission, str]
 ) -> None:
     handler, smtp_url = submission
-    env = environment(db_path, dovecot, smtp_url)
+    env = environment(db_url, dovecot, smtp_url)
     game_id = new_game(env)
     assert turnpost(["send-mail"], env)[0] == 0
     padding = "\n\n" + "a long letter to the table " * (PADDED // 27)
@@ -254,23 +257,23 @@ def test_a_connection_dropped_mid_fetch_loses_no_reply_and_applies_it_once(
     assert "temporary failure: IMAP" in err
     dropped = [line for line in dovecot.log.read_text().splitlines() if "Disconnected" in line]
     assert "FETCH" in dropped[-1]  # Dovecot saw the connection go while it sent the message
-    assert moves(db_path, game_id) == []
+    assert moves(db_url, game_id) == []
     assert len(dovecot.inbox()) == 1  # still there for the next round
 
     worker = run_command(["worker", "--interval", "0.2"], env)
     try:
-        wait_until(lambda: moves(db_path, game_id) == ["enter b1 N"] and not dovecot.inbox())
+        wait_until(lambda: moves(db_url, game_id) == ["enter b1 N"] and not dovecot.inbox())
     finally:
         worker.terminate()
         out, err = worker.communicate(timeout=30)
     assert out.count('"status": "applied"') == 1, out + err
-    assert moves(db_path, game_id) == ["enter b1 N"]
+    assert moves(db_url, game_id) == ["enter b1 N"]
 
 
-def test_implicit_tls_submission_signs_in_and_sends(db_path: str, dovecot: DovecotServer) -> None:
+def test_implicit_tls_submission_signs_in_and_sends(db_url: str, dovecot: DovecotServer) -> None:
     handler, smtp_url = start_submission(dovecot, implicit_tls=True)
     try:
-        env = environment(db_path, dovecot, smtp_url)
+        env = environment(db_url, dovecot, smtp_url)
         new_game(env)
         status, out, err = turnpost(["send-mail"], env)
     finally:
@@ -281,11 +284,11 @@ def test_implicit_tls_submission_signs_in_and_sends(db_path: str, dovecot: Dovec
 
 
 def test_a_wrong_submission_password_keeps_the_mail_for_a_retry(
-    db_path: str, dovecot: DovecotServer, submission: tuple[Submission, str]
+    db_url: str, dovecot: DovecotServer, submission: tuple[Submission, str]
 ) -> None:
     handler, smtp_url = submission
     wrong = smtp_url.replace(quote(SUBMISSION_PASSWORD), "wrong")
-    env = environment(db_path, dovecot, wrong)
+    env = environment(db_url, dovecot, wrong)
     new_game(env)
     status, out, err = turnpost(["send-mail"], env)
     assert status == 0, err  # not failed for good: the operator fixes the password
@@ -294,7 +297,7 @@ def test_a_wrong_submission_password_keeps_the_mail_for_a_retry(
     assert handler.messages == []
 
 
-def test_starttls_submission_never_signs_in_without_tls(db_path: str, dovecot: DovecotServer):
+def test_starttls_submission_never_signs_in_without_tls(db_url: str, dovecot: DovecotServer):
     handler, port = Submission(), free_port()
     controller = Controller(
         handler,
@@ -306,7 +309,7 @@ def test_starttls_submission_never_signs_in_without_tls(db_path: str, dovecot: D
     controller.start()
     try:
         url = f"smtp+starttls://{quote(SUBMISSION_USER)}:{quote(SUBMISSION_PASSWORD)}"
-        env = environment(db_path, dovecot, f"{url}@127.0.0.1:{port}")
+        env = environment(db_url, dovecot, f"{url}@127.0.0.1:{port}")
         new_game(env)
         status, out, err = turnpost(["send-mail"], env)
     finally:
@@ -317,10 +320,10 @@ def test_starttls_submission_never_signs_in_without_tls(db_path: str, dovecot: D
 
 
 def test_a_wrong_mailbox_password_is_a_temporary_failure_in_words(
-    db_path: str, dovecot: DovecotServer
+    db_url: str, dovecot: DovecotServer
 ) -> None:
     url = dovecot.url().replace("correct%20horse", "wrong")
-    env = environment(db_path, dovecot, "", TURNPOST_IMAP_URL=url)
+    env = environment(db_url, dovecot, "", TURNPOST_IMAP_URL=url)
     status, out, err = turnpost(["fetch-mail"], env)
     assert status == 75
     assert "temporary failure: IMAP 127.0.0.1" in err and "wrong" not in err

@@ -28,6 +28,10 @@ from server.mail.picture import png_size, svg_size
 from server.mail.render import result_words
 from tests.mail.conftest import Mailbox, opened_links, reply_to, send
 from tests.mail.samples import html_of, images, inlined, save, text_of
+from tests.support import table_rows
+
+#: These tests run on SQLite and on PostgreSQL (tests/conftest.py).
+ON_BOTH_BACKENDS = True
 
 TEMPLATES = Path(__file__).resolve().parents[2] / "templates" / "boards"
 #: A JSON object or list as a program prints it: a brace or bracket, then a quoted key.
@@ -141,7 +145,7 @@ def test_a_mail_queued_for_a_turn_played_before_the_worker_ran_is_never_sent(
     assert send(games) == (1, 0)
     [mail] = mailbox.sink.messages
     assert mail["To"] == "ann@example.org" and "(move 5)" in mail["Subject"]
-    stale = list(games.store.db["outbox"].rows_where("superseded IS NOT NULL", order_by="id"))
+    stale = [row for row in table_rows(games.store, "outbox") if row["superseded"] is not None]
     assert [(row["kind"], row["seat"]) for row in stale] == [("turn", 0), ("turn", 1)] + [
         ("turn", 0),
         ("turn", 1),

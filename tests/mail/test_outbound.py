@@ -14,7 +14,10 @@ from server.games.service import GameService, MoveRequest
 from server.mail.delivery import LEASE_SECONDS, build_envelope, claim_due
 from tests.mail.conftest import DOMAIN, Sink, opened_links, send
 from tests.server.test_api import WINNING_LINE
-from tests.support import free_port
+from tests.support import database_text, free_port, table_rows
+
+#: These tests run on SQLite and on PostgreSQL (tests/conftest.py).
+ON_BOTH_BACKENDS = True
 
 PLAYERS = [{"name": "Ann", "email": "ann@example.org"}, {"name": "Bob", "email": "bob@example.org"}]
 
@@ -22,6 +25,11 @@ PLAYERS = [{"name": "Ann", "email": "ann@example.org"}, {"name": "Bob", "email":
 def later(seconds: float) -> str:
     """A moment ``seconds`` from now, as stored."""
     return format_time(parse_time(utcnow()) + timedelta(seconds=seconds))
+
+
+def outbox(games: GameService) -> list[dict]:
+    """Every row of the outbox, oldest first."""
+    return table_rows(games.store, "outbox")
 
 
 def parts(message) -> dict[str, str]:
@@ -56,7 +64,7 @@ def test_each_move_queues_the_next_turn_mail_in_its_transaction(
     sink, url = smtp_sink
     game = games.create("siam", PLAYERS, {})
     games.submit(MoveRequest(game["id"], token=game["players"][0]["token"], notation="enter a1 N"))
-    rows = list(games.store.db.query("SELECT seat, kind, seq FROM outbox ORDER BY id"))
+    rows = [{k: row[k] for k in ("seat", "kind", "seq")} for row in outbox(games)]
     assert rows == [{"seat": 0, "kind": "turn", "seq": 0}, {"seat": 1, "kind": "turn", "seq": 1}]
     assert send(games) == (1, 0), "Ann was nagged for the turn she played"
     [bob] = sink.messages
@@ -66,12 +74,12 @@ def test_each_move_queues_the_next_turn_mail_in_its_transaction(
 
 def test_refused_move_records_no_mail(games: GameService) -> None:
     game = games.create("siam", PLAYERS, {})
-    before = games.store.db["outbox"].count
+    before = games.store.outbox_count()
     with pytest.raises(TurnpostError, match="ross"):
         games.submit(
             MoveRequest(game["id"], token=game["players"][0]["token"], notation="enter c1 N")
         )
-    assert games.store.db["outbox"].count == before
+    assert games.store.outbox_count() == before
 
 
 def test_game_over_mail_to_every_player(games: GameService, smtp_sink: tuple[Sink, str]) -> None:
@@ -90,7 +98,7 @@ def test_game_over_mail_to_every_player(games: GameService, smtp_sink: tuple[Sin
 
 def test_player_without_email_gets_no_mail(games: GameService) -> None:
     games.create("siam", [{"name": "Ann"}, {"name": "Bob", "email": "bob@example.org"}], {})
-    assert games.store.db["outbox"].count == 0
+    assert games.store.outbox_count() == 0
 
 
 def test_failed_delivery_is_retried_with_backoff(
@@ -99,7 +107,7 @@ def test_failed_delivery_is_retried_with_backoff(
     sink, url = smtp_sink
     games.create("siam", PLAYERS, {})
     assert send(games, smtp_url=f"smtp://127.0.0.1:{free_port()}") == (0, 1)
-    row = next(games.store.db.query("SELECT * FROM outbox"))
+    [row] = outbox(games)
     assert row["attempts"] == 1 and row["sent_at"] is None and "connect" in row["last_error"]
     assert send(games) == (0, 0), "retried before its backoff"
     assert send(games, now=later(120)) == (1, 0)
@@ -123,19 +131,19 @@ def test_crash_after_claim_loses_no_mail_and_keeps_message_id(
     assert send(games, now=later(LEASE_SECONDS * 10)) == (0, 0), "sent twice"
 
 
-def test_no_secret_is_stored_in_the_outbox(games: GameService) -> None:
+def test_no_secret_is_stored_in_the_outbox(games: GameService, db_url: str) -> None:
     game = games.create("siam", PLAYERS, {})
-    dump = "\n".join(games.store.db.conn.iterdump())
+    dump = database_text(db_url)
     assert f"play+{game['id']}" not in dump
     assert all(p["token"] not in dump for p in game["players"])
 
 
 def test_send_mail_command_delivers_the_outbox(
-    games: GameService, smtp_sink: tuple[Sink, str], db_path: str
+    games: GameService, smtp_sink: tuple[Sink, str], db_url: str
 ) -> None:
     sink, url = smtp_sink
     games.create("siam", PLAYERS, {})
-    env = {"TURNPOST_DB": db_path, "TURNPOST_MAIL_DOMAIN": DOMAIN, "TURNPOST_SMTP_URL": url}
+    env = {"TURNPOST_DB": db_url, "TURNPOST_MAIL_DOMAIN": DOMAIN, "TURNPOST_SMTP_URL": url}
     result = CliRunner().invoke(main, ["send-mail"], env=env)
     assert result.exit_code == 0, result.output
     assert "mails sent 1, superseded 0, failed 0" in result.output

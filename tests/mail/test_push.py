@@ -39,7 +39,10 @@ from tests.mail.push_service import (
     text,
     vapid_claims,
 )
-from tests.support import BackgroundServer, run_command, start_background
+from tests.support import BackgroundServer, run_command, start_background, table_rows
+
+#: These tests run on SQLite and on PostgreSQL (tests/conftest.py).
+ON_BOTH_BACKENDS = True
 
 ANN, BOB = "ann@example.org", "bob@example.org"
 SIAM = [{"name": "Bob", "email": BOB}, {"name": "Ann", "email": ANN}]
@@ -55,19 +58,19 @@ def push_service(tmp_path: Path) -> Iterator[PushService]:
 
 
 @pytest.fixture
-def push_server(db_path: str) -> Iterator[BackgroundServer]:
+def push_server(db_url: str) -> Iterator[BackgroundServer]:
     """gunicorn that accepts push endpoints on the loopback (the local push service)."""
-    server = start_background(db_path, workers=1, environment=PUSH_SETTINGS)
+    server = start_background(db_url, workers=1, environment=PUSH_SETTINGS)
     yield server
     server.stop()
 
 
 def start_worker(
-    db_path: str, smtp_url: str, service: PushService, **settings: str
+    db_url: str, smtp_url: str, service: PushService, **settings: str
 ) -> subprocess.Popen:
     """``turnpost worker`` trusting the push service's certificate, with ``settings``."""
     env = {
-        "TURNPOST_DB": db_path,
+        "TURNPOST_DB": db_url,
         "TURNPOST_SMTP_URL": smtp_url,
         "SSL_CERT_FILE": str(service.cert_path),
         **settings,
@@ -83,9 +86,9 @@ def stop_worker(process: subprocess.Popen) -> None:
 
 @pytest.fixture
 def push_worker(
-    db_path: str, smtp_sink: tuple[Sink, str], push_service: PushService, push_server
+    db_url: str, smtp_sink: tuple[Sink, str], push_service: PushService, push_server
 ) -> Iterator[subprocess.Popen]:
-    process = start_worker(db_path, smtp_sink[1], push_service, **PUSH_SETTINGS)
+    process = start_worker(db_url, smtp_sink[1], push_service, **PUSH_SETTINGS)
     yield process
     stop_worker(process)
 
@@ -108,16 +111,15 @@ def subscribe(
     )
 
 
-def subscriptions(db_path: str) -> list[dict]:
+def subscriptions(db_url: str) -> list[dict]:
     """Every push subscription stored, with its player's address."""
-    store = open_store(db_path)
+    store = open_store(db_url)
     try:
-        return list(
-            store.db.query(
-                "SELECT s.*, p.email FROM push_subscriptions s JOIN players p"
-                " ON p.id = s.player_id ORDER BY s.id"
-            )
-        )
+        emails = {player["id"]: player["email"] for player in table_rows(store, "players")}
+        return [
+            {**subscription, "email": emails[subscription["player_id"]]}
+            for subscription in table_rows(store, "push_subscriptions")
+        ]
     finally:
         store.close()
 
@@ -127,7 +129,7 @@ def test_a_push_tells_the_players_browser_whose_turn_it_is_encrypted_and_signed(
     push_worker,
     push_service: PushService,
     smtp_sink: tuple[Sink, str],
-    db_path: str,
+    db_url: str,
 ) -> None:
     ann = sign_in(push_server, smtp_sink[0], ANN)
     _, csrf, server_key = player_page(ann, push_server)
@@ -157,14 +159,14 @@ def test_a_push_tells_the_players_browser_whose_turn_it_is_encrypted_and_signed(
     assert push["headers"]["TTL"] == str(24 * 3600)
 
     bob = sign_in(push_server, smtp_sink[0], BOB)
-    [stored] = subscriptions(db_path)
+    [stored] = subscriptions(db_url)
     _, bobs_csrf, _ = player_page(bob, push_server)
     taken = bob.post(
         f"{push_server.url}/me/push/{stored['id']}/remove",
         data={"csrf_token": bobs_csrf},
         timeout=10,
     )
-    assert taken.status_code == 404 and len(subscriptions(db_path)) == 1, "Bob removed Ann's"
+    assert taken.status_code == 404 and len(subscriptions(db_url)) == 1, "Bob removed Ann's"
 
     push_service.statuses.append(410)  # the browser unsubscribed: its push service says so
     second = create_game(push_server, "siam", SIAM)
@@ -172,9 +174,9 @@ def test_a_push_tells_the_players_browser_whose_turn_it_is_encrypted_and_signed(
     move(push_server, second, 0, "enter a1 N")
     push_service.wait_for(2)
     deadline = time.monotonic() + 30
-    while subscriptions(db_path) and time.monotonic() < deadline:
+    while subscriptions(db_url) and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert subscriptions(db_path) == [], "a gone subscription was kept"
+    assert subscriptions(db_url) == [], "a gone subscription was kept"
     assert "A browser notified" not in player_page(ann, push_server)[0]
 
 
@@ -182,11 +184,11 @@ def test_a_subscription_the_worker_may_not_reach_gets_no_push(
     push_server: BackgroundServer,
     push_service: PushService,
     smtp_sink: tuple[Sink, str],
-    db_path: str,
+    db_url: str,
 ) -> None:
     """The endpoint is checked again when a push is sent: a worker whose operator does not allow
     the loopback never posts there, whatever the page accepted."""
-    worker = start_worker(db_path, smtp_sink[1], push_service, **MAIL_SETTINGS)
+    worker = start_worker(db_url, smtp_sink[1], push_service, **MAIL_SETTINGS)
     try:
         ann = sign_in(push_server, smtp_sink[0], ANN)
         _, csrf, _ = player_page(ann, push_server)
@@ -195,9 +197,9 @@ def test_a_subscription_the_worker_may_not_reach_gets_no_push(
         game = create_game(push_server, "siam", SIAM)
         take_seat(ann, push_server, game, 1)
         move(push_server, game, 0, "enter a1 N")
-        store = open_store(db_path)
+        store = open_store(db_url)
         deadline = time.monotonic() + 30
-        while store.db.execute("SELECT count(*) FROM pushes").fetchone()[0]:
+        while store.count_rows("pushes"):
             assert time.monotonic() < deadline, "the push was never given up"
             time.sleep(0.1)
         store.close()
@@ -232,7 +234,7 @@ def hostile_subscriptions(good: dict) -> dict[str, object]:
 
 
 def test_hostile_subscriptions_are_refused_in_words_and_nothing_is_stored(
-    mail_server: BackgroundServer, worker, smtp_sink: tuple[Sink, str], db_path: str
+    mail_server: BackgroundServer, worker, smtp_sink: tuple[Sink, str], db_url: str
 ) -> None:
     """This server's operator allows no private network: loopback and private endpoints, and
     names that resolve to them, are refused."""
@@ -254,7 +256,7 @@ def test_hostile_subscriptions_are_refused_in_words_and_nothing_is_stored(
         assert error["code"] == "invalid_request" and error["message"], what
     as_form = ann.post(f"{mail_server.url}/me/push", data={"csrf_token": csrf}, timeout=10)
     assert as_form.status_code == 422
-    assert subscriptions(db_path) == []
+    assert subscriptions(db_url) == []
     assert "Traceback" not in mail_server.log()
 
 
@@ -296,7 +298,7 @@ def test_notify_this_browser_registers_the_worker_then_posts_or_says_why_it_cann
     push_worker,
     push_service: PushService,
     smtp_sink: tuple[Sink, str],
-    db_path: str,
+    db_url: str,
     new_context: Callable[[], BrowserContext],
 ) -> None:
     sink = smtp_sink[0]
@@ -305,7 +307,7 @@ def test_notify_this_browser_registers_the_worker_then_posts_or_says_why_it_cann
     status = page.locator("#push-status")
     expect(status).to_contain_text(re.compile("^(Done|This browser cannot be notified): "))
     assert active_worker(page) == f"{push_server.url}/push-worker.js"
-    stored = subscriptions(db_path)
+    stored = subscriptions(db_url)
     if status.inner_text().startswith("Done"):  # a Chromium with a push service
         assert len(stored) == 1 and stored[0]["endpoint"].startswith("https://")
     else:
@@ -323,7 +325,7 @@ def test_notify_this_browser_registers_the_worker_then_posts_or_says_why_it_cann
         "Done: this browser will tell you when it is your turn."
     )
     assert bytes(page.evaluate("window.subscribedWith")) == unpadded(server_key)
-    [mine] = [row for row in subscriptions(db_path) if row["endpoint"] == laptop.endpoint]
+    [mine] = [row for row in subscriptions(db_url) if row["endpoint"] == laptop.endpoint]
     assert (mine["email"], mine["p256dh"], mine["auth"]) == (
         ANN,
         laptop.subscription()["keys"]["p256dh"],
@@ -339,7 +341,7 @@ def test_notify_this_browser_registers_the_worker_then_posts_or_says_why_it_cann
     count = listed.count()
     listed.last.locator("button").click()
     expect(page.locator("#push-browsers li")).to_have_count(count - 1)
-    assert laptop.endpoint not in [row["endpoint"] for row in subscriptions(db_path)]
+    assert laptop.endpoint not in [row["endpoint"] for row in subscriptions(db_url)]
 
 
 def test_the_service_worker_is_a_script_that_may_fetch_nothing(

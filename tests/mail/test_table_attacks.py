@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 import secrets
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -27,16 +27,19 @@ from server.store.records import Player
 from tests.mail.conftest import MAIL_SETTINGS
 from tests.mail.players import move
 from tests.mail.test_tables import SIAM_LINE
-from tests.support import BackgroundServer, run_command, start_background
+from tests.support import BackgroundServer, run_command, table_rows
+
+#: These tests run on SQLite and on PostgreSQL (tests/conftest.py).
+ON_BOTH_BACKENDS = True
+
+#: The settings of the module's ``live_server`` (tests/conftest.py).
+LIVE_SERVER_ENVIRONMENT = MAIL_SETTINGS
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BackgroundServer]:
-    """gunicorn with two worker processes (joins race across them)."""
-    db_path = str(tmp_path_factory.mktemp("tables") / "turnpost.db")
-    running = start_background(db_path, workers=2, environment=MAIL_SETTINGS)
-    yield running
-    running.stop()
+def server(live_server: BackgroundServer) -> BackgroundServer:
+    """gunicorn with two worker processes (joins race across them) and the mail settings."""
+    return live_server
 
 
 class Browser:
@@ -122,7 +125,7 @@ def stored(server: BackgroundServer, game_id: str) -> tuple[Any, ...]:
     rows = (
         store.game(game_id),
         store.seats(game_id),
-        list(store.db["seat_tokens"].rows_where("game_id = ?", [game_id], order_by="rowid")),
+        [row for row in table_rows(store, "seat_tokens") if row["game_id"] == game_id],
         store.outbox_count(game_id=game_id),
     )
     store.close()

@@ -28,6 +28,9 @@ from tests.support import BackgroundServer, run_command, start_background
 from tests.web.conftest import SCREENSHOTS
 from tests.web.table import click_move
 
+#: These tests run on SQLite and on PostgreSQL (tests/conftest.py).
+ON_BOTH_BACKENDS = True
+
 ANN, BOB = "ann@example.org", "bob@example.org"
 #: Nine plies of Siam: the elephants push the rock of b3 off the board while the rhino turns.
 SIAM_LINE = [
@@ -45,10 +48,10 @@ SIAM = get_engine("siam")
 
 
 @pytest.fixture
-def server(db_path: str, smtp_sink: tuple[Sink, str]) -> Iterator[BackgroundServer]:
+def server(db_url: str, smtp_sink: tuple[Sink, str]) -> Iterator[BackgroundServer]:
     """gunicorn (two workers) that knows it can send mail; a worker sends it."""
     environment = {**MAIL_SETTINGS, "TURNPOST_SMTP_URL": smtp_sink[1]}
-    running = start_background(db_path, workers=2, environment=environment)
+    running = start_background(db_url, workers=2, environment=environment)
     yield running
     running.stop()
 
@@ -61,9 +64,9 @@ def shots() -> Path:
 
 
 @pytest.fixture
-def mail_worker(db_path: str, smtp_sink: tuple[Sink, str], server: BackgroundServer) -> Iterator:
+def mail_worker(db_url: str, smtp_sink: tuple[Sink, str], server: BackgroundServer) -> Iterator:
     """``turnpost worker`` sending to the SMTP sink every 0.2 s."""
-    env = {"TURNPOST_DB": db_path, "TURNPOST_SMTP_URL": smtp_sink[1], **MAIL_SETTINGS}
+    env = {"TURNPOST_DB": db_url, "TURNPOST_SMTP_URL": smtp_sink[1], **MAIL_SETTINGS}
     process = run_command(["worker", "--interval", "0.2"], env)
     yield process
     process.terminate()

@@ -20,6 +20,9 @@ from server.mail.smtpd import InboundController, InboundHandler
 from tests.mail.conftest import Mailbox, log, reply_to
 from tests.support import free_port
 
+#: These tests run on SQLite and on PostgreSQL (tests/conftest.py).
+ON_BOTH_BACKENDS = True
+
 PLAYERS = [{"name": n, "email": f"{n.lower()}@example.org"} for n in ("Ann", "Bob", "Cy")]
 #: Every name a player reads on the cards and the map, by its notation word.
 PRINTED = {
@@ -48,14 +51,14 @@ def random_turn(engine: Engine, state: State, seat: int, rnd: random.Random) -> 
 
 
 def test_a_king_of_siam_game_by_mail_is_one_reply_per_turn_in_printed_names(
-    games: GameService, mailbox: Mailbox, db_path: str
+    games: GameService, mailbox: Mailbox, db_url: str
 ) -> None:
     game = games.create("king-of-siam", PLAYERS, {}, seed=11)
     engine = games.load(game["id"]).engine
     rnd = random.Random(11)
     port = free_port()
     controller = InboundController(
-        InboundHandler(db_path, games.notifier.settings), "127.0.0.1", port
+        InboundHandler(db_url, games.notifier.settings), "127.0.0.1", port
     )
     controller.start()
     sent, split_cards = [], set()
