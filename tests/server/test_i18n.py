@@ -591,6 +591,9 @@ PAGE_ENGLISH = [
     "First round:",
     "Bangkok Klongs: the floating market",
     "the map of Belgium",
+    "Table talk",
+    "No message yet.",
+    "Mute a player",
 ]
 
 #: The Dutch, German and French of "Your turn:" (the seat to move) and of the watcher's line.
