@@ -594,6 +594,7 @@ PAGE_ENGLISH = [
     "Table talk",
     "No message yet.",
     "Mute a player",
+    "Your turn, ",
 ]
 
 #: The Dutch, German and French of "Your turn:" (the seat to move) and of the watcher's line.
