@@ -45,7 +45,7 @@ from engines.base import (
     State,
     canonical_json,
 )
-from engines.phrases import Words, phrase
+from engines.phrases import N_, Words, phrase
 from engines.rng import Rng
 from engines.words import Question, result_sentence
 
@@ -113,7 +113,7 @@ class BangkokKlongsEngine(Engine):
         "board": ("Board", "The floating market the game is played on."),
     }
     option_choices = {"board": BOARDS}
-    hidden_information = "every player's tiles and the order of the draw pile"
+    hidden_information = N_("every player's tiles and the order of the draw pile")
     information = IMPERFECT
     chance = SAMPLED
 

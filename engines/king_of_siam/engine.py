@@ -94,7 +94,7 @@ class KingOfSiamEngine(Engine):
     default_options = {"map": "siam-1874"}
     option_words = {"map": ("Map", "The map of Siam the game is played on.")}
     option_choices = {"map": MAPS}
-    hidden_information = "every player's action cards"
+    hidden_information = N_("every player's action cards")
     move_words = frozenset({"pass", *CARDS, *notation.ANSWERS})
     notation_words = notation.LANGUAGE_WORDS
     #: Every card is shown as it is played (the public log), so a seat that remembers the

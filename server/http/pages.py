@@ -91,7 +91,7 @@ from server.http.guide import (
 )
 from server.http.pages_words import moment_words, refusal_words, time_left_words, waiting_words
 from server.http.turn import MAX_STEPS, STEP, TurnSoFar, WholeTurn, read_turn, whole_turn
-from server.i18n import N_, page_language, read_as_seat, reader_zone
+from server.i18n import N_, catalog, page_language, read_as_seat, reader_zone
 from server.phrases import read_questions, render
 from server.resources import static_dir
 from server.store.base import hash_secret
@@ -1091,9 +1091,12 @@ def _hot_seat_turn(game: Game, held: Mapping[int, str], seat: int | None) -> lis
 def _title(
     engine: Engine, view: dict[str, Any], seat: int | None, playing: bool, names: list[str]
 ) -> str:
-    """The tab's title: says when it is your turn."""
+    """The tab's title, in the page's language: says when it is your turn."""
+    words = catalog(page_language())
     if playing:
-        return f"\u25b6 Your turn, {names[seat]} \u00b7 {engine.name} \u00b7 Turnpost"
+        turn = words.gettext("Your turn, %(name)s") % {"name": names[seat]}
+        return f"\u25b6 {turn} \u00b7 {engine.name} \u00b7 Turnpost"
     if view["status"] == "finished":
-        return f"{engine.name}: game over \u00b7 Turnpost"
+        over = words.gettext("%(game)s: game over") % {"game": engine.name}
+        return f"{over} \u00b7 Turnpost"
     return f"{engine.name} \u00b7 Turnpost"

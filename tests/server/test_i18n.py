@@ -545,3 +545,138 @@ def test_each_languages_words_and_the_canonical_notation_are_read_as_the_same_mo
 def in_words(notation: str, words: dict) -> str:
     """``notation`` with each notation word written as a language's first word for it."""
     return re.sub(r"[\w-]+", lambda word: words.get(word[0], (word[0],))[0], notation)
+
+
+# -- the game page and its boards -------------------------------------------------------
+#: English words of the game page and the boards (table.html and templates/boards/) that
+#: each language translates: none may be left on a page read in Dutch, German or French.
+PAGE_ENGLISH = [
+    "Your turn:",
+    "Pick on the board or below.",
+    "Pick a highlighted place on the board.",
+    "Pick one of the highlighted ones in your hand",
+    "choices as a list",
+    "You are watching",
+    "how to play",
+    "Rules of",
+    "Players",
+    "to move",
+    "Moves",
+    "No move yet.",
+    "before the last move",
+    "replay from the start",
+    "Type a move in notation",
+    "Takeback",
+    "Offer to take back your move",
+    "Conditional moves",
+    "Fair play:",
+    "Play only if you trust them.",
+    "Swipe the board sideways",
+    "Round ",
+    "Take coins",
+    "3 + 1 per textile",
+    "Discs are citizens",
+    "In stock",
+    "The King’s track",
+    "The King's track",
+    "royal order",
+    "in supply",
+    "free water field",
+    "basket",
+    "merchant",
+    "Your hand",
+    "How to read the board",
+    "Draw pile",
+    "Luk Phat track",
+    "First round:",
+    "Bangkok Klongs: the floating market",
+    "the map of Belgium",
+    "Table talk",
+    "No message yet.",
+    "Mute a player",
+    "Your turn, ",
+]
+
+#: The Dutch, German and French of "Your turn:" (the seat to move) and of the watcher's line.
+YOUR_TURN = {"nl": "Jouw beurt:", "de": "Du bist am Zug:", "fr": "À vous de jouer :"}
+WATCHING = {
+    "nl": "Je kijkt mee",
+    "de": "Du schaust zu",
+    "fr": "Vous regardez",
+}
+
+#: Every engine's game: its players and a seed.
+PAGE_GAMES = {
+    "siam": (2, 1),
+    "king-of-siam": (3, 5),
+    "foreign-king": (3, 2),
+    "bangkok-klongs": (3, 2),
+}
+
+
+def page_words(html: str) -> str:
+    """What a reader of ``html`` meets: the visible text, the aria-labels and the titles."""
+    named = re.findall(r'(?:aria-label|title)="([^"]*)"', html)
+    return "\n".join([*visible(html), *named])
+
+
+def english_left(html: str) -> list[str]:
+    """The English words of :data:`PAGE_ENGLISH` that ``html`` still shows."""
+    words = page_words(html).replace("&#39;", "'")
+    return [english for english in PAGE_ENGLISH if english in words]
+
+
+def seat_client(app, game: dict, seat: int):
+    """A test client that opened ``seat``'s private link (which then stops working)."""
+    client = app.test_client()
+    token = game["players"][seat]["token"]
+    assert client.get(f"/games/{game['id']}/seat/{token}", headers=OPENED).status_code == 303
+    return client
+
+
+def read_page(client, game: dict, language: str) -> str:
+    """The game page as ``client`` reads it in ``language``."""
+    answer = client.get(f"/games/{game['id']}", headers={"Accept-Language": language})
+    assert answer.status_code == 200
+    return answer.get_data(as_text=True)
+
+
+def play_random_moves(client, game: dict, moves: int, seed: int) -> None:
+    """``moves`` random legal moves of whoever is to move, through the API."""
+    rng = random.Random(seed)
+    for _ in range(moves):
+        now = client.get(f"/api/v1/games/{game['id']}").get_json()
+        if now["status"] != "active":
+            return
+        seat = now["to_move"][0]
+        token = {"Authorization": f"Bearer {game['players'][seat]['token']}"}
+        legal = client.get(f"/api/v1/games/{game['id']}/legal-moves", headers=token).get_json()
+        notation = rng.choice(legal["moves"])["notation"]
+        played = client.post(
+            f"/api/v1/games/{game['id']}/moves", json={"notation": notation}, headers=token
+        )
+        assert played.status_code == 201, played.get_data(as_text=True)
+
+
+@pytest.mark.parametrize("engine_id", sorted(PAGE_GAMES))
+def test_each_engines_game_page_has_no_english_left_of_its_own_words(app, engine_id: str):
+    """Each engine's game page at the start and after a few moves, for the seat to move and a
+    watcher: in English it shows the words, in Dutch, German and French none of them."""
+    players, seed = PAGE_GAMES[engine_id]
+    names = ["Ann", "Bob", "Cy", "Di"][:players]
+    body = {"engine": engine_id, "players": [{"name": name} for name in names], "seed": seed}
+    watcher = app.test_client()
+    for moves in (0, 4):
+        game = watcher.post("/api/v1/games", json=body).get_json()
+        play_random_moves(watcher, game, moves, seed)
+        mover = seat_client(
+            app, game, watcher.get(f"/api/v1/games/{game['id']}").get_json()["to_move"][0]
+        )
+        assert english_left(read_page(mover, game, "en"))
+        for language in ("nl", "de", "fr"):
+            moving, watching = read_page(mover, game, language), read_page(watcher, game, language)
+            assert f'<html lang="{language}">' in moving
+            assert YOUR_TURN[language] in page_words(moving)
+            assert WATCHING[language] in page_words(watching)
+            assert english_left(moving) == [], (language, moves, english_left(moving))
+            assert english_left(watching) == [], (language, moves, english_left(watching))
