@@ -18,6 +18,9 @@ from server.store import open_store
 from tests.server.test_api import WINNING_LINE, create_siam, submit
 from tests.support import BackgroundServer
 
+#: These tests run on SQLite and on PostgreSQL (tests/conftest.py).
+ON_BOTH_BACKENDS = True
+
 
 @pytest.fixture
 def games(db_path: str) -> GameService:

@@ -22,6 +22,9 @@ from tests.support import BackgroundServer
 from tests.talk.conftest import XSS, auth, create, said, say
 from tests.web.table import DESKTOP, open_seat, page_text, scrolls_sideways, seat_link
 
+#: These tests run on SQLite and on PostgreSQL (tests/conftest.py).
+ON_BOTH_BACKENDS = True
+
 
 def held_token(context: BrowserContext, game: dict) -> str:
     """The seat token a browser holds for ``game`` (its HttpOnly cookie)."""

@@ -20,6 +20,9 @@ from server.mail.inbound import receive
 from tests.mail.conftest import PLAYERS, Mailbox, opened_links, reply_to
 from tests.mail.samples import html_of, text_of
 
+#: These tests run on SQLite and on PostgreSQL (tests/conftest.py).
+ON_BOTH_BACKENDS = True
+
 ANN, BOB = "ann@example.org", "bob@example.org"
 
 
