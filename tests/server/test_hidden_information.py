@@ -16,6 +16,9 @@ from server.store import open_store
 from tests.server.test_api import move_of
 from tests.support import BackgroundServer
 
+#: These tests run on SQLite and on PostgreSQL (tests/conftest.py).
+ON_BOTH_BACKENDS = True
+
 PLAYERS = [{"name": f"P{i}", "email": f"p{i}@example.org"} for i in range(3)]
 
 

@@ -24,6 +24,9 @@ from schemas.api import LANGUAGES
 from server.phrases import render
 from tests.support import BackgroundServer
 
+#: These tests run on SQLite and on PostgreSQL (tests/conftest.py).
+ON_BOTH_BACKENDS = True
+
 ROOT = Path(__file__).resolve().parents[2]
 TRANSLATIONS = ROOT / "translations"
 PLACEHOLDER = re.compile(r"%\(\w+\)[sd]")

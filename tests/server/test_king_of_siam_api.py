@@ -12,6 +12,9 @@ from server.cli import main
 from tests.server.test_api import auth, error_code, submit
 from tests.support import BackgroundServer
 
+#: These tests run on SQLite and on PostgreSQL (tests/conftest.py).
+ON_BOTH_BACKENDS = True
+
 
 def create(server: BackgroundServer) -> dict[str, Any]:
     body = {

@@ -18,6 +18,9 @@ import requests
 from tests.server.test_web import seat_session
 from tests.support import BackgroundServer
 
+#: These tests run on SQLite and on PostgreSQL (tests/conftest.py).
+ON_BOTH_BACKENDS = True
+
 CHOICE = re.compile(r'<a class="choice" href="([^"]+)" data-value="[^"]*">')
 CONFIRM = re.compile(r'<form method="post" action="([^"]+)" id="confirm">')
 FIELD = r'name="{}" value="([^"]*)"'

@@ -23,6 +23,7 @@ from playwright.sync_api import Browser
 
 from engines.bangkok_klongs import BangkokKlongsEngine
 from engines.bangkok_klongs.words import landing_name
+from engines.phrases import english
 from server.boards import Board, last_touched, render_board
 
 ENGINE = BangkokKlongsEngine()
@@ -191,7 +192,7 @@ def test_market_day_landing_places_are_the_targets() -> None:
         landing = root.find(f".//{SVG}g[@data-landing='{key}']")
         link = landing.find(f"{SVG}a")
         assert link.get("href") == board.targets[key]
-        assert link.get("aria-label") == landing_name(key)
+        assert link.get("aria-label") == english(landing_name(key))
     html = render_board("html", game_object(state, seat), board)
     assert "market day:" in html
 
