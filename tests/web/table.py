@@ -10,13 +10,15 @@ from __future__ import annotations
 
 import random
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pytest
 import requests
-from playwright.sync_api import BrowserContext, ElementHandle, Page, expect
+from playwright.sync_api import Browser, BrowserContext, ElementHandle, Page, expect
 
 from engines import ENGINES, Engine
 from server.http.guide import WHICH_MOVE
@@ -90,6 +92,16 @@ class Mirror:
         for step in steps:
             self.play(step)
         return whole
+
+
+@contextmanager
+def desktop_context(browser: Browser) -> Iterator[BrowserContext]:
+    """A fresh browser context (no cookies, no held seats) at :data:`DESKTOP`, closed after."""
+    context = browser.new_context(viewport=DESKTOP)
+    try:
+        yield context
+    finally:
+        context.close()
 
 
 def create_game(server: BackgroundServer, engine: str, players: int, seed: int = 7) -> dict:

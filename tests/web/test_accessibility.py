@@ -32,6 +32,7 @@ from tests.web.table import (
     UNTHROTTLED,
     Mirror,
     create_game,
+    desktop_context,
     mark_table,
     open_seat,
     play_by_api,
@@ -215,8 +216,7 @@ def test_every_game_page_has_no_violation_for_the_seat_to_move_and_a_watcher(
     for stage, game in stages(live_server, engine_id, players).items():
         shown = requests.get(live_server.api(f"/games/{game['id']}"), timeout=10).json()
         seat = shown["to_move"][0] if shown["to_move"] else 0
-        context = browser.new_context(viewport=DESKTOP)
-        try:
+        with desktop_context(browser) as context:
             page = open_seat(context, seat_link(live_server, game, seat))
             found += violations(page, axe_source, f"{stage}, seat {seat}")
             found += unnamed_choices(page, f"{stage}, seat {seat}")
@@ -235,21 +235,16 @@ def test_every_game_page_has_no_violation_for_the_seat_to_move_and_a_watcher(
                 found += faint_board_words(watching, f"{stage}, a watcher")
             finally:
                 watcher.close()
-        finally:
-            context.close()
     assert not found, "\n".join(found)
 
 
 def test_an_unknown_page_has_no_violation(
     live_server: BackgroundServer, browser: Browser, axe_source: str
 ) -> None:
-    context = browser.new_context(viewport=DESKTOP)
-    try:
+    with desktop_context(browser) as context:
         page = context.new_page()
         page.goto(f"{live_server.url}/nope")
         found = violations(page, axe_source, "error page")
-    finally:
-        context.close()
     assert not found, "\n".join(found)
 
 
@@ -258,8 +253,7 @@ def test_axe_finds_what_it_is_there_to_find(
 ) -> None:
     """The check can fail: an image without words and a grey on grey line are found."""
     game = create_game(live_server, "siam", 2)
-    context = browser.new_context(viewport=DESKTOP)
-    try:
+    with desktop_context(browser) as context:
         page = context.new_page()
         page.goto(f"{live_server.url}/games/{game['id']}")
         page.evaluate(
@@ -270,8 +264,6 @@ def test_axe_finds_what_it_is_there_to_find(
             }"""
         )
         found = violations(page, axe_source, "spoiled")
-    finally:
-        context.close()
     assert any("image-alt" in line for line in found), found
     assert any("color-contrast" in line for line in found), found
 
@@ -280,8 +272,7 @@ def test_the_live_region_says_the_other_players_move_in_words(
     live_server: BackgroundServer, browser: Browser
 ) -> None:
     game = create_game(live_server, "siam", 2)
-    context = browser.new_context(viewport=DESKTOP)
-    try:
+    with desktop_context(browser) as context:
         bob = open_seat(context, seat_link(live_server, game, 1))
         region = bob.locator("#announce")
         expect(region).to_have_attribute("aria-live", "polite")
@@ -292,8 +283,6 @@ def test_the_live_region_says_the_other_players_move_in_words(
             "Ann enters an elephant on a1, facing north. Your turn: enter a rhino."
         )
         assert not region.is_visible() or region.bounding_box()["width"] <= 1
-    finally:
-        context.close()
 
 
 def test_less_motion_when_the_reader_asks_for_it(
@@ -305,14 +294,11 @@ def test_less_motion_when_the_reader_asks_for_it(
         || style.transitionDuration.split(',').some(time => parseFloat(time) > 0);
     }).length"""
     game = create_game(live_server, "siam", 2)
-    context = browser.new_context(viewport=DESKTOP)
-    try:
+    with desktop_context(browser) as context:
         page = open_seat(context, seat_link(live_server, game, 0))
         assert page.evaluate(moving) > 0, "the buttons fade their colours"
         page.emulate_media(reduced_motion="reduce")
         assert page.evaluate(moving) == 0
-    finally:
-        context.close()
 
 
 def test_the_siam_boards_choices_are_named_in_the_readers_language(

@@ -21,13 +21,13 @@ from engines import ENGINES
 from tests.server.test_api import WINNING_LINE
 from tests.support import BackgroundServer
 from tests.web.table import (
-    DESKTOP,
     SIAM,
     UNTHROTTLED,
     Mirror,
     click_move,
     click_turn,
     create_game,
+    desktop_context,
     hold_every_seat,
     open_seat,
     play_by_api,
@@ -61,8 +61,7 @@ def test_siam_is_played_to_the_push_off_with_the_keyboard_alone(
 ) -> None:
     game = create_game(live_server, "siam", 2)
     mirror = Mirror(SIAM, 2, seed=7)
-    context = browser.new_context(viewport=DESKTOP)
-    try:
+    with desktop_context(browser) as context:
         page = hold_every_seat(live_server, context, game)
         for notation in WINNING_LINE:
             seat = mirror.seat()
@@ -73,8 +72,6 @@ def test_siam_is_played_to_the_push_off_with_the_keyboard_alone(
             mirror.play(move)
         expect(page.locator("#status")).to_contain_text("Game over. Ann wins")
         assert not page.evaluate("window.clicked === true")
-    finally:
-        context.close()
     log = requests.get(live_server.api(f"/games/{game['id']}/moves"), timeout=10).json()
     assert [entry["notation"] for entry in log] == list(WINNING_LINE)
 
@@ -90,9 +87,8 @@ def test_a_whole_game_is_played_with_the_keyboard_alone(
     engine = ENGINES[engine_id]
     game = create_game(live_server, engine_id, players, seed=seed)
     mirror = Mirror(engine, players, seed=seed)
-    context = browser.new_context(viewport=DESKTOP)
     confirmed = []
-    try:
+    with desktop_context(browser) as context:
         page = hold_every_seat(live_server, context, game)
         for steps in mirror.random_turns(random.Random(seed)):
             seat = mirror.seat()
@@ -102,8 +98,6 @@ def test_a_whole_game_is_played_with_the_keyboard_alone(
             assert not page.evaluate("window.clicked === true")
             confirmed.append(engine.format(mirror.play_turn(steps)))
         expect(page.locator("#status")).to_contain_text("Game over.")
-    finally:
-        context.close()
     log = requests.get(live_server.api(f"/games/{game['id']}/moves"), timeout=10).json()
     assert [entry["notation"] for entry in log] == confirmed
 
@@ -112,8 +106,7 @@ def test_the_arrow_keys_move_between_the_boards_choices_by_where_they_are_drawn(
     live_server: BackgroundServer, browser: Browser
 ) -> None:
     game = create_game(live_server, "siam", 2)
-    context = browser.new_context(viewport=DESKTOP)
-    try:
+    with desktop_context(browser) as context:
         page = hold_every_seat(live_server, context, game)
         page.locator('#board a[aria-label="a1"]').focus()
         walk = []
@@ -132,16 +125,13 @@ def test_the_arrow_keys_move_between_the_boards_choices_by_where_they_are_drawn(
         facing.focus()
         page.keyboard.press("ArrowDown")
         assert focused(page).startswith("face "), focused(page)
-    finally:
-        context.close()
 
 
 def test_the_focus_keeps_its_place_when_another_players_move_comes(
     live_server: BackgroundServer, browser: Browser
 ) -> None:
     game = create_game(live_server, "siam", 2)
-    context = browser.new_context(viewport=DESKTOP)
-    try:
+    with desktop_context(browser) as context:
         bob = open_seat(context, seat_link(live_server, game, 1))
         rules = bob.locator("#live .table-head a")
         rules.focus()
@@ -153,5 +143,3 @@ def test_the_focus_keeps_its_place_when_another_players_move_comes(
         )
         bob.keyboard.press("Tab")
         assert bob.evaluate("document.getElementById('live').contains(document.activeElement)")
-    finally:
-        context.close()
