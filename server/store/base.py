@@ -609,7 +609,8 @@ class TalkStore(Protocol):
         ...
 
     def messages_posted_since(self, game_id: str, seat: int, since: str) -> int:
-        """How many messages ``seat`` of ``game_id`` posted after ``since`` (deleted ones too)."""
+        """How many messages ``seat`` of ``game_id`` posted after ``since`` (deleted ones too);
+        in a write, counted after the game's other writes commit, so a limit holds."""
         ...
 
     def thread_messages(

@@ -225,6 +225,13 @@ class SqlStore(Store):
         a join): nothing where a write holds the whole database."""
         return ""
 
+    def _lock_game(self, game_id: str) -> None:
+        """In a write, lock the game's row before a read that decides the write, so that the
+        read starts after the game's other writers commit (nothing to do where a write holds
+        the whole database)."""
+        if self._lock():
+            self._value(f"SELECT 1 FROM games WHERE id = ?{self._lock()}", [game_id])
+
     def _serialize_messages(self) -> None:
         """Make the writers of messages take turns until they commit, so that message ids
         grow in commit order (a write holds the whole database: nothing to do)."""
@@ -304,11 +311,10 @@ class SqlStore(Store):
             "EXISTS (SELECT 1 FROM webhooks WHERE webhooks.game_id = games.id"
             " AND webhooks.removed_at IS NULL)"
         )
-        if self._lock():
-            # Lock the game's row first: a statement that waits for it reads the seats as they
-            # were when it began (PostgreSQL reads only the locked row again), so two joins for
-            # the last seat would both find it free. The read below starts after the lock.
-            self._value(f"SELECT 1 FROM games WHERE id = ?{self._lock()}", [game_id])
+        # A statement that waits for the game's lock reads the seats as they were when it began
+        # (PostgreSQL reads only the locked row again), so two joins for the last seat would
+        # both find it free: the read below starts after the lock.
+        self._lock_game(game_id)
         rows = self._named(
             f"SELECT {_qualified(GameRow, 'games')}, {_qualified(Seat, 'seats', SEAT_PREFIX)},"
             f" {token_seat} AS token_seat, {lines_stored} AS lines_stored,"
@@ -878,6 +884,8 @@ class SqlStore(Store):
         return self._one(Message, "SELECT * FROM messages WHERE id = ?", [message_id])
 
     def messages_posted_since(self, game_id: str, seat: int, since: str) -> int:
+        # Two posts from one seat must not both count the messages before either is added.
+        self._lock_game(game_id)
         return self._value(
             "SELECT count(*) FROM messages WHERE game_id = ? AND seat = ? AND at > ?",
             [game_id, seat, since],

@@ -25,6 +25,9 @@ from tests.mail.players import OPENED, create_game, csrf_of, move, sign_in, sign
 from tests.mail.samples import html_of, text_of
 from tests.support import BackgroundServer, start_background
 
+#: These tests run on SQLite and on PostgreSQL (tests/conftest.py).
+ON_BOTH_BACKENDS = True
+
 ANN, BOB = "ann@example.org", "bob@example.org"
 #: What a TLS proxy in front of the server adds to every request it passes on.
 BEHIND_TLS = {"X-Forwarded-Proto": "https", "X-Forwarded-For": "203.0.113.7"}
@@ -72,9 +75,9 @@ def my_games_status(server: BackgroundServer, token: str) -> int:
     return answer.status_code
 
 
-def sign_in_mails(db_path: str, email: str) -> int:
+def sign_in_mails(db_url: str, email: str) -> int:
     """How many sign-in mails to ``email`` were queued (sent or not)."""
-    store = open_store(db_path)
+    store = open_store(db_url)
     try:
         return store.outbox_count(rcpt_key=email, kind="sign_in")
     finally:
@@ -125,7 +128,7 @@ def test_a_personal_token_is_made_and_revoked_on_the_players_page(
 
 
 def test_links_per_address_are_limited_silently_even_for_a_player_signed_in(
-    mail_server: BackgroundServer, worker, smtp_sink: tuple[Sink, str], db_path: str
+    mail_server: BackgroundServer, worker, smtp_sink: tuple[Sink, str], db_url: str
 ) -> None:
     sink = smtp_sink[0]
     ann = sign_in(mail_server, sink, ANN)  # a real player now, asking for her first link
@@ -144,11 +147,11 @@ def test_links_per_address_are_limited_silently_even_for_a_player_signed_in(
     first = ask(stranger, "nobody@example.org")
     answers = [ask(requests.Session(), ANN) for _ in range(allowed - 1)]
     assert set(answers) == {first}, "the answer tells a player's address from a stranger's"
-    assert sign_in_mails(db_path, ANN) == allowed
+    assert sign_in_mails(db_url, ANN) == allowed
     over = [ask(requests.Session(), ANN), ask(ann, ANN)]  # signed in: no limit lifted
     assert set(over) == {first}, "the answer says that the limit was reached"
     time.sleep(1)  # a few rounds of the worker
-    assert sign_in_mails(db_path, ANN) == allowed, "a link past the limit was queued"
+    assert sign_in_mails(db_url, ANN) == allowed, "a link past the limit was queued"
     mailed = [m for m in sink.messages if m["To"] == ANN and "sign in" in str(m["Subject"])]
     assert len(mailed) <= allowed
 

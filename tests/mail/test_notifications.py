@@ -31,8 +31,11 @@ from server.store.records import Player
 from tests.mail.conftest import BASE_URL, DOMAIN, MAIL_SETTINGS, Sink, first_mail, mail_in
 from tests.mail.players import OPENED, create_game, move, save_profile, sign_in, take_seat
 from tests.mail.samples import html_of, text_of
-from tests.support import BackgroundServer
+from tests.support import BackgroundServer, run_sql, table_rows
 from tests.web.table import Mirror, click_turn
+
+#: These tests run on SQLite and on PostgreSQL (tests/conftest.py).
+ON_BOTH_BACKENDS = True
 
 ANN, BOB, CY = "ann@example.org", "bob@example.org", "cy@example.org"
 SEAT_LINK = re.compile(r"^\s*(https://\S+/games/\w+/seat/\S+)$", re.M)
@@ -49,23 +52,23 @@ def wait_until(check: Callable[[], object], what: str, timeout: float = 30) -> o
     raise AssertionError(f"{what} never happened")
 
 
-def player_row(db_path: str, email: str) -> Player | None:
+def player_row(db_url: str, email: str) -> Player | None:
     """The ``players`` row of ``email``."""
-    store = open_store(db_path)
+    store = open_store(db_url)
     try:
         return store.player_by_email_key(email)
     finally:
         store.close()
 
 
-def outbox(db_path: str, **where: object) -> list[dict]:
+def outbox(db_url: str, **where: object) -> list[dict]:
     """The outbox rows matching ``where``."""
-    store = open_store(db_path)
+    store = open_store(db_url)
     try:
-        clause = " AND ".join(f"{column} = ?" for column in where) or "1"
-        return list(store.db.query(f"SELECT * FROM outbox WHERE {clause}", list(where.values())))
+        rows = table_rows(store, "outbox")
     finally:
         store.close()
+    return [row for row in rows if all(row[column] == value for column, value in where.items())]
 
 
 def mails_to(sink: Sink, address: str, subject_start: str = "") -> list[EmailMessage]:
@@ -77,10 +80,10 @@ def mails_to(sink: Sink, address: str, subject_start: str = "") -> list[EmailMes
     ]
 
 
-def sending_settings(db_path: str, smtp_url: str) -> MailSettings:
+def sending_settings(db_url: str, smtp_url: str) -> MailSettings:
     """The mail settings the worker of these tests sends with (the secret key it keeps in its
     database)."""
-    store = open_store(db_path)
+    store = open_store(db_url)
     secret = store.setting(SECRET_KEY_SETTING)
     store.close()
     environment = {**MAIL_SETTINGS, "TURNPOST_SMTP_URL": smtp_url}
@@ -93,14 +96,12 @@ def later(moment: timedelta) -> str:
 
 
 def test_a_digest_player_gets_no_turn_mail_but_each_morning_one_mail_of_every_waiting_game(
-    mail_server: BackgroundServer, worker, smtp_sink: tuple[Sink, str], db_path: str
+    mail_server: BackgroundServer, worker, smtp_sink: tuple[Sink, str], db_url: str
 ) -> None:
     sink = smtp_sink[0]
     ann = sign_in(mail_server, sink, ANN)
     save_profile(ann, mail_server, name="Ann", time_zone="Asia/Bangkok", mail_pref="digest")
-    due = wait_until(
-        lambda: player_row(db_path, ANN).digest_due_at, "scheduling Ann's first digest"
-    )
+    due = wait_until(lambda: player_row(db_url, ANN).digest_due_at, "scheduling Ann's first digest")
     bangkok = ZoneInfo("Asia/Bangkok")
     morning = parse_time(due).astimezone(bangkok)
     assert (morning.hour, morning.minute) == (8, 0), "not her morning"
@@ -122,14 +123,10 @@ def test_a_digest_player_gets_no_turn_mail_but_each_morning_one_mail_of_every_wa
     assert first_mail(sink, BOB, "Your turn in Siam"), "a seat without a player lost its mail"
     move(mail_server, timed, 0, "enter a1 N")
     move(mail_server, untimed, 0, "enter e1 N")
-    assert outbox(db_path, rcpt_key=ANN, kind="turn") == [], "Ann was queued a turn mail"
+    assert outbox(db_url, rcpt_key=ANN, kind="turn") == [], "Ann was queued a turn mail"
 
-    store = open_store(db_path)
-    with store.write():  # her morning comes
-        store.db.execute(
-            "UPDATE players SET digest_due_at = ? WHERE email_key = ?", [utcnow(), ANN]
-        )
-    store.close()
+    # her morning comes
+    run_sql(db_url, "UPDATE players SET digest_due_at = ? WHERE email_key = ?", [utcnow(), ANN])
     digest = first_mail(sink, ANN, "Your turn in 2 games")
     text = text_of(digest)
     assert "Hello Ann," in text and "these games wait for your move" in text
@@ -149,8 +146,8 @@ def test_a_digest_player_gets_no_turn_mail_but_each_morning_one_mail_of_every_wa
     assert first.url.endswith(f"/games/{timed['id']}") and "Your turn" in first.text
     later = wait_until(
         lambda: (
-            player_row(db_path, ANN).digest_due_at > utcnow()
-            and player_row(db_path, ANN).digest_due_at
+            player_row(db_url, ANN).digest_due_at > utcnow()
+            and player_row(db_url, ANN).digest_due_at
         ),
         "scheduling the next digest",
     )
@@ -159,9 +156,9 @@ def test_a_digest_player_gets_no_turn_mail_but_each_morning_one_mail_of_every_wa
     assert len(mails_to(sink, ANN, "Your turn")) == 1, "more than one digest"
 
 
-def mail_key(db_path: str, game_id: str, seat: int) -> str:
+def mail_key(db_url: str, game_id: str, seat: int) -> str:
     """The reply address of a seat, as ``turnpost mail-key`` prints it."""
-    env = {"TURNPOST_DB": db_path, "TURNPOST_MAIL_DOMAIN": DOMAIN}
+    env = {"TURNPOST_DB": db_url, "TURNPOST_MAIL_DOMAIN": DOMAIN}
     result = CliRunner().invoke(main, ["mail-key", game_id, str(seat)], env=env)
     assert result.exit_code == 0, result.output
     return result.output.strip()
@@ -177,7 +174,7 @@ def mailed(sender: str, to: str, text: str) -> bytes:
 
 
 def test_a_player_who_wants_no_mail_gets_only_the_answers_to_their_own_mails(
-    mail_server: BackgroundServer, worker, smtp_sink: tuple[Sink, str], db_path: str
+    mail_server: BackgroundServer, worker, smtp_sink: tuple[Sink, str], db_url: str
 ) -> None:
     sink, smtp_url = smtp_sink
     ann = sign_in(mail_server, sink, ANN)
@@ -190,13 +187,13 @@ def test_a_player_who_wants_no_mail_gets_only_the_answers_to_their_own_mails(
     [bobs_link] = SEAT_LINK.findall(text_of(first_mail(sink, BOB, "Your turn")))
     opened = requests.get(mail_server.url + bobs_link.removeprefix(BASE_URL), headers=OPENED)
     assert opened.status_code == 200, "Bob opens his page from his mail: his mail flows"
-    address = mail_key(db_path, game["id"], 1)
-    assert mail_in(db_path, smtp_url, mailed(ANN, address, "help"))["status"] == "command"
+    address = mail_key(db_url, game["id"], 1)
+    assert mail_in(db_url, smtp_url, mailed(ANN, address, "help"))["status"] == "command"
     assert first_mail(sink, ANN, "Mail commands for Siam with Bob")
-    assert mail_in(db_path, smtp_url, mailed(ANN, address, "resign"))["status"] == "command"
+    assert mail_in(db_url, smtp_url, mailed(ANN, address, "resign"))["status"] == "command"
     assert first_mail(sink, ANN, "You resigned in Siam with Bob")
     assert first_mail(sink, BOB, "Game over in Siam with Ann"), "Bob has no player: he is told"
-    kinds = sorted(row["kind"] for row in outbox(db_path, rcpt_key=ANN, game_id=game["id"]))
+    kinds = sorted(row["kind"] for row in outbox(db_url, rcpt_key=ANN, game_id=game["id"]))
     assert kinds == ["answer", "answer"], kinds
     assert not mails_to(sink, ANN, "Your turn") and not mails_to(sink, ANN, "Game over")
 
@@ -220,7 +217,7 @@ def test_a_web_player_confirms_a_split_king_of_siam_turn_once_and_the_next_seat_
     mail_server: BackgroundServer,
     worker,
     smtp_sink: tuple[Sink, str],
-    db_path: str,
+    db_url: str,
     new_context: Callable[[], BrowserContext],
 ) -> None:
     sink, _ = smtp_sink
@@ -236,7 +233,7 @@ def test_a_web_player_confirms_a_split_king_of_siam_turn_once_and_the_next_seat_
     card, take = split_turn(mirror)
     click_turn(page, engine, mirror.state, seat, [card, take])
     assert "(move 2)" in first_mail(sink, next_address, "Your turn")["Subject"]
-    assert not outbox(db_path, rcpt_key=address, kind="turn", seq=1), "mailed for her own turn"
+    assert not outbox(db_url, rcpt_key=address, kind="turn", seq=1), "mailed for her own turn"
     moves = requests.get(mail_server.api(f"/games/{game['id']}/moves"), timeout=10).json()
     assert [entry["notation"] for entry in moves] == [
         engine.format(engine.join_turn(mirror.state, seat, [card, take]))
@@ -244,7 +241,7 @@ def test_a_web_player_confirms_a_split_king_of_siam_turn_once_and_the_next_seat_
 
 
 def test_a_player_who_leaves_the_table_in_the_middle_of_a_split_turn_hears_of_it_later(
-    mail_server: BackgroundServer, worker, smtp_sink: tuple[Sink, str], db_path: str
+    mail_server: BackgroundServer, worker, smtp_sink: tuple[Sink, str], db_url: str
 ) -> None:
     sink, smtp_url = smtp_sink
     engine = ENGINES["king-of-siam"]
@@ -266,8 +263,8 @@ def test_a_player_who_leaves_the_table_in_the_middle_of_a_split_turn_hears_of_it
     assert played.status_code == 201, played.text
     time.sleep(1)  # rounds of the worker
     assert not [m for m in mails_to(sink, address) if "(move 2)" in m["Subject"]]
-    store = open_store(db_path)
-    report = deliver_due(store, sending_settings(db_path, smtp_url), later(2 * AT_THE_TABLE))
+    store = open_store(db_url)
+    report = deliver_due(store, sending_settings(db_url, smtp_url), later(2 * AT_THE_TABLE))
     store.close()
     assert report.count("sent") == 1
     [told] = [m for m in mails_to(sink, address) if "(move 2)" in m["Subject"]]

@@ -18,7 +18,10 @@ from server.games.clock import format_time, parse_time, utcnow
 from server.store import open_store
 from tests.mail.conftest import BASE_URL, Sink, first_mail
 from tests.mail.samples import text_of
-from tests.support import BackgroundServer
+from tests.support import BackgroundServer, run_sql
+
+#: These tests run on SQLite and on PostgreSQL (tests/conftest.py).
+ON_BOTH_BACKENDS = True
 
 ANN = "ann@example.org"
 
@@ -84,11 +87,8 @@ def test_an_expired_link_is_refused(
     csrf = re.search(r'name="csrf_token" value="([^"]+)"', page).group(1)
     browser.post(f"{mail_server.url}/sign-in", data={"csrf_token": csrf, "email": ANN}, timeout=10)
     link = mailed_link(mail_server, smtp_sink[0], ANN)
-    store = open_store(mail_server.db_path)
     past = format_time(parse_time(utcnow()).replace(year=2020))
-    with store.write():
-        store.db.execute("UPDATE sign_in_links SET expires_at = ?", [past])
-    store.close()
+    run_sql(mail_server.db_path, "UPDATE sign_in_links SET expires_at = ?", [past])
     refused = requests.get(link, headers={"Sec-Fetch-Site": "none"}, timeout=10)
     assert refused.status_code == 401 and "turnpost_player" not in refused.headers.get(
         "Set-Cookie", ""

@@ -20,6 +20,9 @@ from tests.mail.players import OPENED, create_game, move, save_profile, sign_in,
 from tests.mail.samples import html_of, text_of
 from tests.support import BackgroundServer
 
+#: These tests run on SQLite and on PostgreSQL (tests/conftest.py).
+ON_BOTH_BACKENDS = True
+
 ANN, BOB = "ann@example.org", "bob@example.org"
 NEW_YORK = ZoneInfo("America/New_York")
 UTC = ZoneInfo("UTC")
@@ -43,7 +46,7 @@ def flat(text: str) -> str:
 
 
 def test_deadlines_are_in_the_players_time_zone_in_mails_and_on_the_page(
-    mail_server: BackgroundServer, worker, smtp_sink: tuple[Sink, str], db_path: str
+    mail_server: BackgroundServer, worker, smtp_sink: tuple[Sink, str], db_url: str
 ) -> None:
     sink = smtp_sink[0]
     ann = sign_in(mail_server, sink, ANN)
@@ -71,7 +74,7 @@ def test_deadlines_are_in_the_players_time_zone_in_mails_and_on_the_page(
     [link] = SEAT_LINK.findall(text_of(turn))  # Ann opens her mail's link: she reads her mail
     assert ann.get(mail_server.url + link.removeprefix(BASE_URL), headers=OPENED, timeout=10).ok
 
-    store = open_store(db_path)  # the deadline comes near: the worker reminds Ann
+    store = open_store(db_url)  # the deadline comes near: the worker reminds Ann
     soon = parse_time(utcnow()) + timedelta(hours=2)
     with store.write():
         store.update_game(game["id"], {"deadline": format_time(soon), "reminders_sent": 0})
