@@ -36,6 +36,7 @@ from server.games.clock import utcnow
 from server.games.game import Game
 from server.games.service import ALL_TOKENS, GameService, Table, Taken
 from server.games.talk import TalkService
+from server.games.time_control import TimeControl, clock_json
 from server.mail.gate import UNANSWERED
 from server.store.base import Conflict
 from server.store.records import Player, Seat
@@ -140,15 +141,20 @@ class Tables:
         self._hosted(game_id, host)
         self.games.stop(game_id)
 
-    def set_clock(self, game_id: str, host: Player, turn_hours: float | None, policy: str) -> None:
-        """The host sets the turn clock (``turn_hours``, ``policy``) or lifts it (``None``).
+    def set_clock(
+        self, game_id: str, host: Player, control: TimeControl | None, policy: str
+    ) -> None:
+        """The host sets the time control (``control``, ``policy``) or lifts it (``None``).
 
-        A running turn gets the whole new time from now; ``422`` out of range.
+        A plain clock per move is kept as the game's ``turn_hours``, any other as its
+        ``clock``. Every seat gets its whole new time from now; ``422`` out of range.
         """
-        if turn_hours is not None and not MIN_TURN_HOURS <= turn_hours <= MAX_TURN_HOURS:
+        hours = control.hours if control is not None and control.kind == "per_move" else None
+        if hours is not None and not MIN_TURN_HOURS <= hours <= MAX_TURN_HOURS:
             message = f"A turn may take {MIN_TURN_HOURS} to {MAX_TURN_HOURS} hours."
             raise TurnpostError("invalid_request", message, {"turn_hours": [message]})
         _check_policy(policy)
+        plain = control is not None and control == TimeControl("per_move", control.hours)
         now = utcnow()
         with self.store.write():
             game = self._hosted(game_id, host)
@@ -157,8 +163,8 @@ class Tables:
             self.store.update_game(
                 game_id,
                 {
-                    "turn_hours": turn_hours,
-                    "clock": None,
+                    "turn_hours": control.hours if plain and control else None,
+                    "clock": None if plain or control is None else clock_json(control),
                     "deadline_policy": policy,
                     "deadline": None,
                     "reminders_sent": 0,

@@ -7,8 +7,8 @@ button otherwise, so that a link scanner never uses a link up. Signing in
 opens a new session and starts a new Flask session (a new CSRF token): the
 session cookie is rotated; it lands on the player's games
 (:mod:`server.http.my_games`). ``/me`` is the player's page: name, time zone,
-language, mail preference, personal API tokens, and signing out here or
-everywhere.
+language, mail preference, chat pings (as ``/api/v1/me/pings``), personal API
+tokens, and signing out here or everywhere.
 """
 
 from __future__ import annotations
@@ -35,12 +35,17 @@ from schemas.accounts import (
     SignInSchema,
     time_zones,
 )
+from schemas.pings import PingCreateSchema
 from server.errors import TurnpostError
+from server.games.clock import utcnow
 from server.http.actor import SESSION_COOKIE, accounts, current_actor, signed_in_player
+from server.http.api import check_destination
 from server.http.clients import current_client
+from server.http.context import current_store
 from server.http.pages import OWN_NAVIGATION
 from server.i18n import LANGUAGE_COOKIE, LANGUAGE_COOKIE_SECONDS
 from server.store.records import Player
+from server.webhooks.pings import KINDS, add_player_ping
 
 bp = Blueprint("accounts", __name__)
 
@@ -200,11 +205,42 @@ def revoke_token(token_id: int) -> Response:
     return redirect(url_for("accounts.me_page"), 303)
 
 
+@bp.route("/me/pings", methods=["POST"])
+def create_ping() -> Response:
+    """Add a chat ping for every game of the player: the API's schema, destination rules
+    and call (``POST /api/v1/me/pings``)."""
+    player = signed_in_player()
+    form = {
+        "kind": request.form.get("kind", ""),
+        "url": request.form.get("url", "").strip(),
+        "mention": request.form.get("mention", "").strip() or None,
+    }
+    try:
+        ping = PingCreateSchema().load(form)
+        check_destination(ping["url"])
+        add_player_ping(current_store(), player.id, ping["kind"], ping["url"], ping["mention"])
+    except ValidationError as error:
+        return _render_me(player, ping_problems=error.messages_dict, status=422)
+    except TurnpostError as error:
+        return _render_me(player, ping_problems=error.details, status=error.status)
+    return redirect(url_for("accounts.me_page", _anchor="pings"), 303)
+
+
+@bp.route("/me/pings/<int:ping_id>/remove", methods=["POST"])
+def remove_ping(ping_id: int) -> Response:
+    """Stop one of the player's chat pings, in every game."""
+    player = signed_in_player()
+    if not current_store().remove_player_ping(player.id, ping_id, utcnow()):
+        raise TurnpostError("not_found", f"You have no chat ping {ping_id}.")
+    return redirect(url_for("accounts.me_page", _anchor="pings"), 303)
+
+
 def _render_me(
     player: Player,
     problems: dict[str, Any] | None = None,
     created: dict[str, Any] | None = None,
     status: int = 200,
+    ping_problems: dict[str, Any] | None = None,
 ) -> Response:
     profile = {
         "name": player.name,
@@ -219,6 +255,10 @@ def _render_me(
         problems=problems or {},
         created=created,
         tokens=accounts().api_tokens(player.id),
+        pings=current_store().player_pings(player.id),
+        ping_kinds=KINDS,
+        ping_form=request.form if ping_problems else {},
+        ping_problems=ping_problems or {},
         time_zones=time_zones(),
         languages=LANGUAGES,
         mail_preferences=MAIL_PREFERENCES,

@@ -621,7 +621,7 @@ def vacation(body: dict[str, Any], game_id: str) -> dict[str, Any]:
 def create_webhook(body: dict[str, Any], game_id: str) -> dict[str, Any]:
     """Post this game's events to a URL (admin token)."""
     url = body["url"]
-    _check_destination(url)
+    check_destination(url)
     webhook = current_service().add_webhook(game_id, current_actor().bearer, url)
     secret = webhook_secret(current_app.config["SECRET_KEY"], game_id, webhook.id)
     created = {"id": webhook.id, "url": webhook.url, "created_at": webhook.created_at}
@@ -637,7 +637,7 @@ def create_ping(body: dict[str, Any], game_id: str) -> dict[str, Any]:
     """Announce the caller's turns in a chat: Discord, Slack, Matrix or generic (seat token)."""
     games = current_service()
     _, seat = seated(games, game_id, "to add a chat ping")
-    _check_destination(body["url"])
+    check_destination(body["url"])
     ping = add_ping(games.store, game_id, seat, body["kind"], body["url"], body["mention"])
     secret = webhook_secret(current_app.config["SECRET_KEY"], game_id, ping.id)
     return {**asdict(ping), "secret": secret}
@@ -675,7 +675,7 @@ def create_my_ping(body: dict[str, Any]) -> PlayerPing:
     """Announce the signed-in player's turns in every game of theirs in a chat (personal
     API token)."""
     player = _token_player()
-    _check_destination(body["url"])
+    check_destination(body["url"])
     return add_player_ping(current_store(), player.id, body["kind"], body["url"], body["mention"])
 
 
@@ -706,7 +706,7 @@ def _token_player() -> Player:
     return personal_player()
 
 
-def _check_destination(url: str) -> None:
+def check_destination(url: str) -> None:
     """``422`` for a URL the webhook destination rules refuse."""
     try:
         configured(current_app.config).check_url(url)

@@ -541,7 +541,7 @@ def _creation_body(form: Mapping[str, str]) -> dict[str, Any]:
         "players": players,
         "options": _form_options(engine, form),
         "turn_hours": None,
-        "clock": _form_clock(form),
+        "clock": form_clock(form),
         "seating": form.get("seating", "drawn"),
     }
     try:
@@ -551,9 +551,9 @@ def _creation_body(form: Mapping[str, str]) -> dict[str, Any]:
         raise TurnpostError("invalid_request", f"Please check: {problems}.") from None
 
 
-def _form_clock(form: Mapping[str, str]) -> dict[str, Any] | None:
-    """The clock the lobby form asks for: hours per move or the bank (``turn_hours``),
-    weekends without a clock (``pause_weekends``, in each seat's time zone)."""
+def form_clock(form: Mapping[str, str]) -> dict[str, Any] | None:
+    """The clock the lobby form (or the host panel) asks for: hours per move or the bank
+    (``turn_hours``), weekends without a clock (``pause_weekends``, in each seat's time zone)."""
     choice = form.get("turn_hours") or ""
     if not choice:
         return None

@@ -25,15 +25,18 @@ from flask import Blueprint, Response, make_response, redirect, render_template,
 
 from server.errors import TurnpostError
 from server.games.game import Game
+from server.games.service import time_control
 from server.games.tables import DEADLINE_POLICIES, Tables
 from server.http.actor import current_actor, signed_in_player
 from server.http.clients import current_client
 from server.http.context import current_service
 from server.http.pages import (
+    LOBBY_BANK,
     TURN_CLOCKS,
     _held_seats,
     _remember_seats,
     clock_words,
+    form_clock,
     option_words,
     show_created,
     whole_number,
@@ -86,6 +89,7 @@ def table_controls(game_id: str) -> dict[str, Any]:
         "clocks": sorted(set(TURN_CLOCKS) | ({hours} if hours else set())),
         "policies": DEADLINE_POLICIES,
         "clock_words": clock_words,
+        "bank": LOBBY_BANK,
         "rematch": rematch,
         "may_rematch": game.status == "finished" and not rematch and (host or mine or held),
         "signed_in": player is not None,
@@ -166,17 +170,18 @@ def remove(game_id: str, seat: int) -> Response:
 
 @bp.route("/games/<game_id>/host/clock", methods=["POST"])
 def clock(game_id: str) -> Response:
-    """The host sets the turn clock, or lifts it (no hours), or keeps the game's time control
-    (``keep``) and sets only what happens when time runs out."""
+    """The host sets the clock as the lobby form offers it (hours a move or the bank, quiet
+    weekends), or lifts it (no hours), or keeps the game's time control (``keep``) and sets
+    only what happens when time runs out."""
     host = signed_in_player()
     text = request.form.get("turn_hours", "")
     if text == "keep":
         tables().set_policy(game_id, host, request.form.get("deadline_policy", ""))
         return _done(game_id, "clock")
-    hours = whole_number(text)
-    if text and hours is None:
+    if text not in ("", "bank") and whole_number(text) is None:
         raise TurnpostError("invalid_request", "The hours of a turn must be a whole number.")
-    tables().set_clock(game_id, host, hours or None, request.form.get("deadline_policy", ""))
+    control = time_control(form_clock(request.form), None)
+    tables().set_clock(game_id, host, control, request.form.get("deadline_policy", ""))
     return _done(game_id, "clock")
 
 

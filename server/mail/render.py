@@ -31,7 +31,9 @@ from engines.words import result_sentence
 from server.boards import Board, last_touched, render_board
 from server.games.clock import parse_time
 from server.games.game import Game, game_object
+from server.games.seat_clocks import clock_view
 from server.games.talk import PARTNERS, Said
+from server.http.pages_words import time_left_words
 from server.i18n import N_, catalog, template_words
 from server.mail import words
 from server.mail.addresses import seat_link, stop_url, unsubscribe_url
@@ -204,6 +206,7 @@ def compose(
         "prompt": render(engine.prompt(state, seat), names, language) if playing else "",
         "move": game.seq + 1,
         "deadline": words.when(game.row.deadline, now, language, zone) if game.row.deadline else "",
+        **(_bank(game, seat, now, language, zone) if playing else {}),
         "examples": words.example_moves(engine, state, seat, turns, names, language),
         "legal_count": len(legal),
         "split": words.splits_turns(turns),
@@ -230,6 +233,21 @@ def compose(
     picture = _picture(view, board, language)
     html = environment.get_template("email/mail.html").render(picture=picture, **context)
     return Letter(news.subject, text, html, picture, cid, said.upto)
+
+
+def _bank(game: Game, seat: int, now: str, language: str, zone: str) -> dict[str, str]:
+    """The time ``seat`` has left in its bank at ``now`` in words (``bank_left``, as its game
+    page says it) and when its move runs out (``bank_until``); nothing without a bank."""
+    clock = clock_view(game.row, game.seats, now)
+    if clock is None or clock["kind"] != "bank":
+        return {}
+    time = clock["seats"][seat]
+    if time["runs_out_at"] is None:
+        return {}
+    return {
+        "bank_left": time_left_words(time, language),
+        "bank_until": words.when(time["runs_out_at"], now, language, zone),
+    }
 
 
 def _earlier(count: int, language: str) -> str:

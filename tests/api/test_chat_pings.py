@@ -257,3 +257,39 @@ def test_a_players_ping_follows_them_into_every_game(allowed_app, receiver: Rece
     )
     play(client, later, 0, "enter a1 N")
     assert deliver(allowed_app) == (0, 0), "a removed ping of a player stops in every game"
+
+
+def csrf_of(client: Any) -> str:
+    """The CSRF token of the forms of the player's page."""
+    page = client.get("/me").get_data(as_text=True)
+    return re.search(r'name="csrf_token" value="([^"]+)"', page).group(1)
+
+
+def test_the_players_page_adds_lists_and_removes_a_ping(app, client) -> None:
+    """The form on /me goes through the API's destination rules: a private address is refused
+    in words, a public one is listed, removal works; a form without the CSRF token fails."""
+    player_id, _ = signed_in_player(app, client, "Bob")
+    private = {"kind": "generic", "url": "http://10.0.0.1/hook", "mention": ""}
+    assert client.post("/me/pings", data=private).status_code == 400, "no CSRF token"
+    refused = client.post("/me/pings", data={**private, "csrf_token": csrf_of(client)})
+    assert refused.status_code == 422
+    page = refused.get_data(as_text=True)
+    [problem] = re.findall(r'<p class="error" id="ping-problem">(.*?)</p>', page, re.S)
+    assert problem.strip() == "This server does not post webhooks to 10.0.0.1."
+    assert 'value="http://10.0.0.1/hook"' in page, "the form keeps what was typed"
+    good = {"kind": "matrix", "url": "https://chat.example.org/hook", "mention": "@bob:example.org"}
+    added = client.post("/me/pings", data={**good, "csrf_token": csrf_of(client)})
+    assert added.status_code == 303
+    page = client.get("/me").get_data(as_text=True)
+    [listed] = re.findall(r'<ul id="ping-list">(.*?)</ul>', page, re.S)
+    assert "Matrix: <code>https://chat.example.org/hook</code>" in listed
+    assert "@bob:example.org" in listed
+    store = open_store(app.config["TURNPOST_DB"])
+    [ping] = store.player_pings(player_id)
+    store.close()
+    bad_mention = {**good, "mention": "bob", "csrf_token": csrf_of(client)}
+    assert client.post("/me/pings", data=bad_mention).status_code == 422
+    path = f"/me/pings/{ping.id}/remove"
+    assert client.post(path, data={"csrf_token": csrf_of(client)}).status_code == 303
+    assert 'id="ping-list"' not in client.get("/me").get_data(as_text=True)
+    assert client.post(path, data={"csrf_token": csrf_of(client)}).status_code == 404

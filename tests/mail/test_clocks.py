@@ -14,9 +14,15 @@ from server.games.clock import format_time, parse_time
 from server.games.deadlines import process_deadlines
 from server.games.service import GameService, MoveRequest
 from server.http.context import current_store
+from server.mail.words import when
+from tests.mail.conftest import Mailbox, opened_links, send
 
 ON_BOTH_BACKENDS = True
 PLAYERS = [{"name": "Ann"}, {"name": "Bob"}]
+PLAYERS_BY_MAIL = [
+    {"name": "Ann", "email": "ann@example.org"},
+    {"name": "Bob", "email": "bob@example.org"},
+]
 BANK = {"kind": "bank", "bank_hours": 10, "increment_hours": 2, "max_bank_hours": 11}
 ONE_MICROSECOND = timedelta(microseconds=1)
 
@@ -199,3 +205,31 @@ def test_the_lobby_form_creates_a_bank_with_quiet_weekends(client) -> None:
     clock = client.get(f"/api/v1/games/{game_id}").json["clock"]
     assert clock["kind"] == "bank" and clock["bank_hours"] == 240
     assert clock["pause"]["weekdays"] == ["sat", "sun"]
+
+
+def test_a_turn_mail_words_the_seats_bank_in_its_language(
+    games: GameService, mailbox: Mailbox
+) -> None:
+    """Bob reads German: his turn mail (text and HTML) says how much of his bank is left and
+    when his move runs out, as his game page words a seat's time."""
+    seats = [PLAYERS_BY_MAIL[0], {**PLAYERS_BY_MAIL[1], "language": "de"}]
+    game = games.create("siam", seats, {}, clock=BANK, deadline_policy="forfeit")
+    opened_links(games, game)
+    start = parse_time(seat_times(games, game["id"])[0]["runs_out_at"]) - timedelta(hours=10)
+    moved = start + timedelta(hours=3)
+    play(games, game, 0, "enter a1 N", moved)
+    send(games, format_time(moved))
+    bob = mailbox.latest("bob@example.org", "Du bist am Zug")
+    runs_out = format_time(moved + timedelta(hours=10))  # Bob's whole bank, 10 hours
+    until = when(runs_out, format_time(moved), "de")
+    for part in ("plain", "html"):
+        text = " ".join(re.sub(r"</?b>", "", bob.get_body((part,)).get_content()).split())
+        assert "Dein Zeitkonto: 10 Stunden übrig" in text, text
+        assert f"läuft ab am {until}" in text and "Bitte ziehe bis" not in text
+
+
+def test_a_per_move_clock_mail_says_no_bank(games: GameService, mailbox: Mailbox) -> None:
+    game = games.create("siam", PLAYERS_BY_MAIL, {}, turn_hours=24)
+    opened_links(games, game)
+    text = mailbox.latest("ann@example.org").get_body(("plain",)).get_content()
+    assert "Please move by" in text and "time bank" not in text

@@ -401,6 +401,33 @@ def test_the_host_keeps_a_bank_clock_while_changing_the_policy(server: Backgroun
     assert bad.status_code == 422
 
 
+def test_the_host_gives_a_running_game_a_bank_with_quiet_weekends(
+    server: BackgroundServer,
+) -> None:
+    """The host panel offers the lobby's bank and quiet weekends; a form without the CSRF
+    token changes nothing; a per-move clock afterwards replaces the bank."""
+    host = player(server, "Host")
+    game_id = host.post("/games", engine="siam", name0="Ann", name1="Bob").headers["Location"]
+    game_id = game_id.split("/")[2]
+    page = host.get(f"/games/{game_id}").text
+    assert '<option value="bank">a time bank: 10 days, 1.5 days more a move' in page
+    assert 'name="pause_weekends"' in page
+    bank = {"turn_hours": "bank", "pause_weekends": "on", "deadline_policy": "forfeit"}
+    path = f"/games/{game_id}/host/clock"
+    assert host.post(path, csrf=False, **bank).status_code == 400
+    assert public(server, game_id)["clock"] is None
+    assert host.post(path, **bank).status_code == 303
+    clock = public(server, game_id)["clock"]
+    assert (clock["kind"], clock["bank_hours"], clock["increment_hours"]) == ("bank", 240, 36)
+    assert clock["max_bank_hours"] == 480 and clock["pause"]["weekdays"] == ["sat", "sun"]
+    running = clock["seats"][0]
+    assert running["runs_out_at"] is not None and running["remaining_seconds"] > 239 * 3600
+    assert host.post(path, turn_hours="24", deadline_policy="remind").status_code == 303
+    game = public(server, game_id)
+    assert (game["clock"]["kind"], game["clock"]["hours"]) == ("per_move", 24)
+    assert "pause" not in game["clock"] or not game["clock"]["pause"]
+
+
 def test_the_created_page_says_plainly_when_this_server_cannot_send_mail(
     server: BackgroundServer,
 ) -> None:
