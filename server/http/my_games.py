@@ -51,10 +51,10 @@ from server.http.actor import current_actor, signed_in_player
 from server.http.clients import current_client
 from server.http.context import current_store
 from server.http.events import STREAM_HEADERS
-from server.http.pages_words import waiting_words
 from server.i18n import page_language
 from server.phrases import render
 from server.store.records import Message, Player
+from server.words import waiting_words
 
 bp = Blueprint("my_games", __name__)
 

@@ -89,13 +89,13 @@ from server.http.guide import (
     pick_params,
     read_picks,
 )
-from server.http.pages_words import moment_words, refusal_words, time_left_words, waiting_words
 from server.http.turn import MAX_STEPS, STEP, TurnSoFar, WholeTurn, read_turn, whole_turn
 from server.i18n import N_, catalog, page_language, read_as_seat, reader_zone
 from server.phrases import read_questions, render
 from server.resources import static_dir
 from server.store.base import hash_secret
 from server.store.records import LobbyGame, OpenTable, Player, Seat
+from server.words import moment_words, refusal_words, time_left_words, waiting_words
 
 bp = Blueprint("web", __name__, static_folder=str(static_dir()), static_url_path="/assets")
 

@@ -33,7 +33,6 @@ from server.games.clock import parse_time
 from server.games.game import Game, game_object
 from server.games.seat_clocks import clock_view
 from server.games.talk import PARTNERS, Said
-from server.http.pages_words import time_left_words
 from server.i18n import N_, catalog, template_words
 from server.mail import words
 from server.mail.addresses import seat_link, stop_url, unsubscribe_url
@@ -42,6 +41,7 @@ from server.mail.settings import MailSettings
 from server.phrases import render
 from server.resources import templates_dir
 from server.store.records import OutboxMail
+from server.words import time_left_words
 
 #: The subject of each kind of mail (every subject Turnpost writes is here), in English:
 #: each is the message id of its translations.

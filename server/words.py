@@ -1,4 +1,4 @@
-"""What the web pages say around the games' own words: moments, whose turn, refusals.
+"""What pages and mails say around the games' own words: moments, whose turn, time left.
 
 The engines speak for their games (:meth:`~engines.base.Engine.describe`,
 ``describe_result``, ``prompt``, the questions' labels); this module words
