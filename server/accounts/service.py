@@ -25,6 +25,7 @@ import secrets
 from datetime import timedelta
 from typing import Any
 
+from engines.phrases import phrase
 from schemas.accounts import MAX_NAME
 from server.errors import TurnpostError
 from server.games.clock import format_time, parse_time, utcnow
@@ -78,7 +79,7 @@ class AccountService:
         if client and self._over(LINKS_PER_CLIENT, now, client=client):
             raise TurnpostError(
                 "rate_limited",
-                "Too many sign-in links were asked for from this address; try again later.",
+                phrase("Too many sign-in links were asked for from this address; try again later."),
                 headers={"Retry-After": "3600"},
             )
         if self._over(LINKS_PER_ADDRESS, now, email_key=key) or self.store.mail_suppressed(key):
@@ -124,8 +125,11 @@ class AccountService:
             if row is None:
                 raise TurnpostError(
                     "unauthorized",
-                    "This sign-in link is not valid any more: each link works once, for"
-                    f" {LINK_MINUTES} minutes. Ask for a new one.",
+                    phrase(
+                        "This sign-in link is not valid any more: each link works once, for"
+                        " %(minutes)s minutes. Ask for a new one.",
+                        minutes=LINK_MINUTES,
+                    ),
                 )
             player = self.store.player_by_email_key(row.email_key)
             if player is None:

@@ -30,7 +30,7 @@ from server.games.bot_seats import bot_name, bot_spec
 from server.games.changes import Change, Listener
 from server.games.clock import format_time, parse_time, utcnow
 from server.games.conditional import follow
-from server.games.game import Game, game_object, game_summary, log_entry
+from server.games.game import Game, game_object, game_summary, log_entry, status_words
 from server.games.seat_clocks import turn_clocks
 from server.games.time_control import ClockError, TimeControl, clock_json, parse_clock
 from server.store.base import Store, hash_secret, new_secret
@@ -365,13 +365,18 @@ class GameService:
             return
         if game.status == "forming":
             raise TurnpostError(
-                "game_over", f"This table waited {FORMING_DAYS} days for players and expired."
+                "game_over",
+                phrase(
+                    "This table waited %(days)s days for players and expired.", days=FORMING_DAYS
+                ),
             )
         if game.status == "active":
-            raise TurnpostError("table_full", "Every seat of this table is taken: it started.")
+            raise TurnpostError(
+                "table_full", phrase("Every seat of this table is taken: it started.")
+            )
         if not game.started:
-            raise TurnpostError("game_over", "This table was cancelled before it started.")
-        raise TurnpostError("game_over", f"This game is {game.status}.")
+            raise TurnpostError("game_over", phrase("This table was cancelled before it started."))
+        raise TurnpostError("game_over", status_words(game.status, "this"))
 
     @staticmethod
     def engine(engine_id: str) -> Engine:
@@ -381,7 +386,10 @@ class GameService:
         except KeyError:
             known = ", ".join(sorted(ENGINES))
             raise TurnpostError(
-                "not_found", f"No engine {engine_id!r}; known engines: {known}."
+                "not_found",
+                phrase(
+                    "No engine %(engine)r; known engines: %(known)s.", engine=engine_id, known=known
+                ),
             ) from None
 
     @staticmethod
@@ -539,8 +547,10 @@ class GameService:
             if row is None or row.player_id != player_id:
                 raise TurnpostError(
                     "forbidden",
-                    "This seat is not yours: a seat becomes yours when you open its link"
-                    " while signed in.",
+                    phrase(
+                        "This seat is not yours: a seat becomes yours when you open its link"
+                        " while signed in."
+                    ),
                 )
             if held is not None and self.store.seat_by_token(game_id, held) == seat:
                 return Taken(seat, held)
@@ -623,7 +633,9 @@ class GameService:
         """The state after move ``at``, replayed from the start."""
         if not 0 <= at <= game.seq:
             raise TurnpostError(
-                "invalid_request", f"at must be between 0 and {game.seq}.", {"at": [game.seq]}
+                "invalid_request",
+                phrase("at must be between 0 and %(seq)s.", seq=game.seq),
+                {"at": [game.seq]},
             )
         return self.replay(game, upto=at)
 
@@ -750,7 +762,7 @@ class GameService:
         if recorded.request != request:
             raise TurnpostError(
                 "invalid_request",
-                "This Idempotency-Key was already used with a different request.",
+                phrase("This Idempotency-Key was already used with a different request."),
                 {"Idempotency-Key": [key]},
             )
         return recorded.response
@@ -879,7 +891,9 @@ class GameService:
         if len(self.store.webhooks(game.id)) >= MAX_WEBHOOKS:
             raise TurnpostError(
                 "invalid_request",
-                f"A game has at most {MAX_WEBHOOKS} webhooks; remove one first.",
+                phrase(
+                    "A game has at most %(most)s webhooks; remove one first.", most=MAX_WEBHOOKS
+                ),
                 {"url": [f"At most {MAX_WEBHOOKS} webhooks."]},
             )
         now = utcnow()
@@ -896,7 +910,12 @@ class GameService:
         game = self.load(game_id)
         self._check_admin(game, admin_token)
         if not self.store.remove_webhook(game.id, webhook_id, utcnow()):
-            raise TurnpostError("not_found", f"Game {game_id!r} has no webhook {webhook_id}.")
+            raise TurnpostError(
+                "not_found",
+                phrase(
+                    "Game %(game)r has no webhook %(webhook)s.", game=game_id, webhook=webhook_id
+                ),
+            )
 
     def _changed(self, change: Change) -> None:
         """Hand ``change`` to every listener (call inside the change's write)."""
@@ -1027,7 +1046,7 @@ class GameService:
         """``401`` unless ``admin_token`` is the admin token of ``game``."""
         expected = game.row.admin_token_hash
         if admin_token is None or not secrets.compare_digest(hash_secret(admin_token), expected):
-            raise TurnpostError("unauthorized", "The admin token of this game is needed.")
+            raise TurnpostError("unauthorized", phrase("The admin token of this game is needed."))
 
     def abort(self, game_id: str, admin_token: str | None) -> dict[str, Any]:
         """End a running game, or cancel a forming table, as ``aborted`` (admin token only)."""
@@ -1045,7 +1064,7 @@ class GameService:
             if game.status not in ("forming", "active") or (
                 forming_only and game.status != "forming"
             ):
-                raise TurnpostError("game_over", f"The game is already {game.status}.")
+                raise TurnpostError("game_over", status_words(game.status, "already"))
             aborted: GameUpdate = {"status": "aborted", "to_move": [], "updated_at": utcnow()}
             self.store.update_game(game.id, aborted)
             self._changed(Change(Game(replace(game.row, **aborted), game.seats, game.engine)))
@@ -1069,7 +1088,9 @@ class GameService:
     def reissue(self, game: Game, seat: int) -> dict[str, Any]:
         """:meth:`reissue_token` for a caller who checked who asks (the admin, the host)."""
         if not 0 <= seat < len(game.seats):
-            raise TurnpostError("not_found", f"No seat {seat} in game {game.id!r}.")
+            raise TurnpostError(
+                "not_found", phrase("No seat %(seat)s in game %(game)r.", seat=seat, game=game.id)
+            )
         return self._new_token(game, seat, limited=True)
 
     def renew_seat_tokens(self, game_id: str) -> list[dict[str, Any]]:
@@ -1092,8 +1113,11 @@ class GameService:
             ):
                 raise TurnpostError(
                     "rate_limited",
-                    f"A game's seats may be given new tokens {REISSUES_PER_DAY} times a day;"
-                    " try again tomorrow.",
+                    phrase(
+                        "A game's seats may be given new tokens %(times)s times a day;"
+                        " try again tomorrow.",
+                        times=REISSUES_PER_DAY,
+                    ),
                     headers={"Retry-After": str(24 * 3600)},
                 )
             self.store.revoke_seat_tokens(game.id, seat, HANDED, now, "reissued")
@@ -1120,20 +1144,28 @@ class GameService:
         if cursor is not None:
             if not (cursor.isascii() and cursor.isdigit() and int(cursor) <= MAX_SEED):
                 raise TurnpostError(
-                    "invalid_request", "This is not a cursor of this list.", {"cursor": [cursor]}
+                    "invalid_request",
+                    phrase("This is not a cursor of this list."),
+                    {"cursor": [cursor]},
                 )
             before = int(cursor)
         mine = None if token is None else self.store.seat_of_token(token)
         if token is not None and mine is None:
-            raise TurnpostError("unauthorized", "This token is not a seat token of any game.")
+            raise TurnpostError(
+                "unauthorized", phrase("This token is not a seat token of any game.")
+            )
         status, waiting = filters.get("status"), filters.get("waiting")
         if mine is None and waiting is not None:
-            raise TurnpostError("unauthorized", "A seat token is needed to filter by waiting.")
+            raise TurnpostError(
+                "unauthorized", phrase("A seat token is needed to filter by waiting.")
+            )
         if mine is None and status not in (None, "forming"):
             raise TurnpostError(
                 "unauthorized",
-                "Without a seat token only the tables that form are listed (status forming):"
-                " a game that runs or is over is listed to its own seats only.",
+                phrase(
+                    "Without a seat token only the tables that form are listed (status forming):"
+                    " a game that runs or is over is listed to its own seats only."
+                ),
             )
         rows = self.store.games_page(
             engine=filters.get("engine"),

@@ -27,6 +27,7 @@ from flask import (
 )
 from marshmallow import ValidationError
 
+from engines.phrases import phrase
 from schemas.accounts import (
     LANGUAGES,
     MAIL_PREFERENCES,
@@ -196,7 +197,7 @@ def revoke_token(token_id: int) -> Response:
     """Revoke one of the player's personal API tokens."""
     player = signed_in_player()
     if not accounts().revoke_api_token(player.id, token_id):
-        raise TurnpostError("not_found", "You have no such token.")
+        raise TurnpostError("not_found", phrase("You have no such token."))
     return redirect(url_for("accounts.me_page"), 303)
 
 

@@ -62,6 +62,7 @@ from markupsafe import Markup, escape
 from marshmallow import ValidationError
 
 from engines import ENGINES, Engine
+from engines.phrases import phrase
 from engines.search import LEVELS
 from engines.words import join, plural
 from schemas.api import GameCreateSchema
@@ -239,8 +240,10 @@ def _created(game: Game) -> tuple[list[str], str]:
     if len(key) != 32 or not current_store().created_page(hash_secret(text), game.id, utcnow()):
         raise TurnpostError(
             "forbidden",
-            "A new game's private links are shown only in the browser that created it, "
-            "for a day. Ask the game's creator for your link.",
+            phrase(
+                "A new game's private links are shown only in the browser that created it, "
+                "for a day. Ask the game's creator for your link."
+            ),
         )
     return handed_tokens(key, len(game.seats))
 
@@ -592,7 +595,7 @@ def rules_page(engine_id: str) -> str:
     """A game's rules for players (``templates/rules/<id>.html``), or a short general page."""
     engine = ENGINES.get(engine_id)
     if engine is None:
-        raise TurnpostError("not_found", "There is no such game here.")
+        raise TurnpostError("not_found", phrase("There is no such game here."))
     try:
         return render_template(f"rules/{engine.id}.html", engine=engine)
     except TemplateNotFound:
@@ -696,7 +699,7 @@ def take_my_seat(game_id: str) -> Response:
     player = signed_in_player()
     seat = whole_number(request.form.get("seat", ""))
     if seat is None:
-        raise TurnpostError("invalid_request", "Which seat? Open it from your games page.")
+        raise TurnpostError("invalid_request", phrase("Which seat? Open it from your games page."))
     games = current_service()
     held = _held_seats(games, games.load(game_id))
     taken = games.take_own_seat(game_id, seat, player.id, held.get(seat))
@@ -777,7 +780,9 @@ def post_move(game_id: str) -> Any:
     token = token or request.cookies.get(seat_cookie(game_id))
     try:
         if not notation:
-            raise TurnpostError("invalid_move", "Write a move in notation, or use the guided form.")
+            raise TurnpostError(
+                "invalid_move", phrase("Write a move in notation, or use the guided form.")
+            )
         games.submit(
             MoveRequest(
                 game_id, token=token, notation=notation, expected_seq=whole_number(expected)

@@ -23,6 +23,7 @@ from typing import Any
 
 from flask import Blueprint, Response, make_response, redirect, render_template, request, url_for
 
+from engines.phrases import phrase
 from server.errors import TurnpostError
 from server.games.game import Game
 from server.games.tables import DEADLINE_POLICIES, Tables
@@ -152,7 +153,7 @@ def stop(game_id: str) -> Response:
     """The host cancels the table or stops the game (the form asks to be sure)."""
     host = signed_in_player()
     if request.form.get("sure") != "yes":
-        raise TurnpostError("invalid_request", "Tick the box to say you are sure.")
+        raise TurnpostError("invalid_request", phrase("Tick the box to say you are sure."))
     tables().stop(game_id, host)
     return _done(game_id, "stopped")
 
@@ -175,7 +176,9 @@ def clock(game_id: str) -> Response:
         return _done(game_id, "clock")
     hours = whole_number(text)
     if text and hours is None:
-        raise TurnpostError("invalid_request", "The hours of a turn must be a whole number.")
+        raise TurnpostError(
+            "invalid_request", phrase("The hours of a turn must be a whole number.")
+        )
     tables().set_clock(game_id, host, hours or None, request.form.get("deadline_policy", ""))
     return _done(game_id, "clock")
 
