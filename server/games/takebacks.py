@@ -168,9 +168,9 @@ def answer_takeback(
         if seat not in awaited(game, offer):
             raise TurnpostError(
                 "takeback_refused",
-                phrase(
-                    "You made this offer." if seat == offer.seat else "You already accepted it."
-                ),
+                phrase("You made this offer.")
+                if seat == offer.seat
+                else phrase("You already accepted it."),
             )
         if not accept:
             games.store.drop_takeback_offer(game.id)

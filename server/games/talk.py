@@ -163,7 +163,9 @@ class TalkService:
             )
         key = team_thread(game, seat)
         if key is None:
-            message = "This seat has no partner: only 4-player King of Siam has partner threads."
+            message = N_(
+                "This seat has no partner: only 4-player King of Siam has partner threads."
+            )
             raise TurnpostError("invalid_request", phrase(message), {"thread": [message]})
         return key
 
