@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from marshmallow import ValidationError
 
 from engines import ENGINES, Engine, EngineError, IllegalMove, InvalidPosition, NotationError
-from engines.phrases import as_phrase, counted, phrase
+from engines.phrases import N_, Phrase, as_phrase, counted, phrase
 from engines.phrases import seat as seat_ref
 from schemas.api import MAX_SEED
 from schemas.moves import load_move
@@ -465,12 +465,12 @@ class GameService:
             raise TurnpostError("unauthorized", self.dead_token_words(game, token))
         return game, seat
 
-    def dead_token_words(self, game: Game, token: str) -> str:
+    def dead_token_words(self, game: Game, token: str) -> Phrase:
         """Why a seat token (a browser's, a client's) no longer plays its seat, and what to do,
         in words for whoever holds it."""
         known = self.store.seat_token(game.id, token)
         if known is None:
-            return (
+            return phrase(
                 "This key does not open a seat of this game: the seat's link was replaced (the"
                 " game's creator gave it a new one), or the key was mistyped. To play your seat,"
                 " open its newest link (the newest mail about the game has one), or ask the"
@@ -478,13 +478,15 @@ class GameService:
             )
         name = game.seats[known.seat].name
         why = {
-            "opened": f"{name}'s link was opened in another browser, which plays the seat now",
-            "removed": f"{name}'s seat at the table was given up",
-        }.get(known.revoked_why, f"the game's creator gave {name}'s seat a new link")
-        return (
-            f"This browser's key to {name}'s seat stopped working: {why}. To play it here, open"
-            f" the seat's newest link ({name}'s newest mail about the game has one, or ask the"
-            " game's creator)."
+            "opened": N_("%(name)s's link was opened in another browser, which plays the seat now"),
+            "removed": N_("%(name)s's seat at the table was given up"),
+        }.get(known.revoked_why, N_("the game's creator gave %(name)s's seat a new link"))
+        return phrase(
+            "This browser's key to %(name)s's seat stopped working: %(why)s. To play it here,"
+            " open the seat's newest link (%(name)s's newest mail about the game has one, or ask"
+            " the game's creator).",
+            name=name,
+            why=phrase(why, name=name),
         )
 
     def seat_of(self, game_id: str, token: str) -> int | None:
@@ -599,28 +601,32 @@ class GameService:
                 return seat, True
         raise TurnpostError("unauthorized", self._dead_link(game, credential))
 
-    def _dead_link(self, game: Game, credential: str) -> str:
+    def _dead_link(self, game: Game, credential: str) -> Phrase:
         """Why a seat link does not open its seat, in words for whoever followed it."""
         known = self.store.seat_token(game.id, credential)
         if known is None:
-            return (
+            return phrase(
                 "This link does not open a seat of this game: it may be mistyped, or a mail's"
                 " link that expired (they work for 30 days) or was replaced. The newest mail"
                 " about the game has a fresh one."
             )
         name = game.seats[known.seat].name
         if known.revoked_why == "opened":
-            return (
-                f"This link to {name}'s seat was already opened in a browser, and now works"
+            return phrase(
+                "This link to %(name)s's seat was already opened in a browser, and now works"
                 " only there: opening it made the seat private, so that whoever else had the"
-                f" link cannot play it. {name}'s mails about the game carry a link that still"
-                " works; or ask the game's creator for a new link."
+                " link cannot play it. %(name)s's mails about the game carry a link that still"
+                " works; or ask the game's creator for a new link.",
+                name=name,
             )
         if known.revoked_why == "removed":
-            return "This link's seat at the table was given up: join the table again instead."
-        return (
-            f"This link to {name}'s seat was replaced: the game's admin gave the seat a new"
-            " link. Ask them for it."
+            return phrase(
+                "This link's seat at the table was given up: join the table again instead."
+            )
+        return phrase(
+            "This link to %(name)s's seat was replaced: the game's admin gave the seat a new"
+            " link. Ask them for it.",
+            name=name,
         )
 
     def game_object(self, game: Game, seat: int | None, at: int | None = None) -> dict[str, Any]:

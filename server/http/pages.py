@@ -631,7 +631,9 @@ def _stale_seat_words(games: GameService, game: Game) -> str:
     """What happened to the seat this browser held in ``game`` and what to do, when none of
     its seat keys works any more ("" when it holds none)."""
     tokens = _cookie_tokens(game.id)
-    return games.dead_token_words(game, tokens[0]) if tokens else ""
+    if not tokens:
+        return ""
+    return render(games.dead_token_words(game, tokens[0]), (), page_language())
 
 
 def _remember_seats(response: Response, game_id: str, tokens: list[str], active: str) -> None:
