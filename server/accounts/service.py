@@ -25,7 +25,7 @@ import secrets
 from datetime import timedelta
 from typing import Any
 
-from engines.phrases import phrase
+from engines.phrases import english, phrase
 from schemas.accounts import MAX_NAME
 from server.errors import TurnpostError
 from server.games.clock import format_time, parse_time, utcnow
@@ -180,8 +180,8 @@ class AccountService:
         ``name`` is loaded by :class:`schemas.accounts.ApiTokenCreateSchema`.
         """
         if len(self.store.api_tokens(player_id)) >= MAX_API_TOKENS:
-            message = f"At most {MAX_API_TOKENS} tokens; revoke one first."
-            raise TurnpostError("invalid_request", message, {"name": [message]})
+            words = phrase("At most %(most)s tokens; revoke one first.", most=MAX_API_TOKENS)
+            raise TurnpostError("invalid_request", words, {"name": [english(words)]})
         token = API_TOKEN_PREFIX + secrets.token_urlsafe(24)
         token_id = self.store.add_api_token(hash_secret(token), player_id, name, utcnow())
         return {"id": token_id, "name": name, "token": token}

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from marshmallow import ValidationError
 
 from engines import ENGINES, Engine, EngineError, IllegalMove, InvalidPosition, NotationError
-from engines.phrases import N_, Phrase, as_phrase, counted, phrase
+from engines.phrases import N_, Phrase, as_phrase, counted, english, phrase
 from engines.phrases import seat as seat_ref
 from schemas.api import MAX_SEED
 from schemas.moves import load_move
@@ -82,7 +82,7 @@ def time_control(clock: dict[str, Any] | None, turn_hours: float | None) -> Time
     move, not both; ``422`` for settings that contradict each other."""
     if clock is not None and turn_hours is not None:
         message = "Give either clock or turn_hours, not both."
-        raise TurnpostError("invalid_request", message, {"clock": [message]})
+        raise TurnpostError("invalid_request", phrase(message), {"clock": [message]})
     if clock is None:
         return TimeControl("per_move", turn_hours) if turn_hours else None
     try:
@@ -241,11 +241,19 @@ class GameService:
         """
         engine = self.engine(engine_id)
         if not engine.min_players <= len(players) <= engine.max_players:
-            count = f"{engine.min_players} to {engine.max_players}"
-            if engine.min_players == engine.max_players:
-                count = str(engine.min_players)
-            message = f"{engine.name} takes {count} players."
-            raise TurnpostError("invalid_request", message, {"players": [message]})
+            words = (
+                phrase(
+                    "%(game)s takes %(count)s players.", game=engine.name, count=engine.min_players
+                )
+                if engine.min_players == engine.max_players
+                else phrase(
+                    "%(game)s takes %(least)s to %(most)s players.",
+                    game=engine.name,
+                    least=engine.min_players,
+                    most=engine.max_players,
+                )
+            )
+            raise TurnpostError("invalid_request", words, {"players": [english(words)]})
         try:
             merged = engine.options(options)
         except ValueError as error:
@@ -255,7 +263,7 @@ class GameService:
         forming = table.rematch_of is not None or any(player.get("open") for player in players)
         if forming and position is not None:
             message = "A table with open seats starts from the game's own setup, not a position."
-            raise TurnpostError("invalid_request", message, {"position": [message]})
+            raise TurnpostError("invalid_request", phrase(message), {"position": [message]})
         state_seed = secrets.randbits(63) if seed is None else seed
         game_id = secrets.token_hex(6)
         if handed_key is None:
@@ -407,7 +415,7 @@ class GameService:
         try:
             return engine.from_position(players, options, seed, position)
         except InvalidPosition as error:
-            raise TurnpostError("invalid_position", error.message, {"rule": error.rule}) from None
+            raise TurnpostError("invalid_position", error.words, {"rule": error.rule}) from None
 
     def _start_clocks(self, row: GameRow, now: str) -> None:
         """Start the clocks of the seats to move of a game just dealt (inside its write)."""

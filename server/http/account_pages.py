@@ -149,7 +149,7 @@ def switch_language() -> Response:
     language = request.form.get("language", "")
     if language not in LANGUAGES:
         message = "Pick a language from the list."
-        raise TurnpostError("invalid_request", message, {"language": [message]})
+        raise TurnpostError("invalid_request", phrase(message), {"language": [message]})
     response = redirect(own_path(request.form.get("next", "")), 303)
     player = current_actor().player
     if player is not None:
