@@ -514,9 +514,12 @@ def _typed(option: OptionField, value: str) -> Any:
     try:
         return type(option.default)(value)
     except ValueError:
-        raise TurnpostError(
-            "invalid_request", f"{option.label} must be a number, not {value[:20]!r}."
-        ) from None
+        words = phrase(
+            "%(option)s must be a number, not %(value)r.",
+            option=phrase(option.label),
+            value=value[:20],
+        )
+        raise TurnpostError("invalid_request", words) from None
 
 
 def _creation_body(form: Mapping[str, str]) -> dict[str, Any]:
