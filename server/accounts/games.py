@@ -22,7 +22,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, NamedTuple
 
 from engines import ENGINES
-from engines.phrases import Words
+from engines.phrases import Words, phrase
 from schemas.accounts import MAX_CURSOR
 from server.errors import TurnpostError
 from server.games.clock import parse_time
@@ -113,7 +113,9 @@ def games_page(
     after = None if cursor is None else Place.from_cursor(cursor)
     if cursor is not None and after is None:
         raise TurnpostError(
-            "invalid_request", "This is not a cursor of this list.", {"cursor": [cursor[:40]]}
+            "invalid_request",
+            phrase("This is not a cursor of this list."),
+            {"cursor": [cursor[:40]]},
         )
     rest = games if after is None else [game for game in games if place(game.row) > after]
     page = rest[:limit]

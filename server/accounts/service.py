@@ -25,6 +25,7 @@ import secrets
 from datetime import timedelta
 from typing import Any
 
+from engines.phrases import english, phrase
 from schemas.accounts import MAX_NAME
 from server.errors import TurnpostError
 from server.games.clock import format_time, parse_time, utcnow
@@ -78,7 +79,7 @@ class AccountService:
         if client and self._over(LINKS_PER_CLIENT, now, client=client):
             raise TurnpostError(
                 "rate_limited",
-                "Too many sign-in links were asked for from this address; try again later.",
+                phrase("Too many sign-in links were asked for from this address; try again later."),
                 headers={"Retry-After": "3600"},
             )
         if self._over(LINKS_PER_ADDRESS, now, email_key=key) or self.store.mail_suppressed(key):
@@ -124,8 +125,11 @@ class AccountService:
             if row is None:
                 raise TurnpostError(
                     "unauthorized",
-                    "This sign-in link is not valid any more: each link works once, for"
-                    f" {LINK_MINUTES} minutes. Ask for a new one.",
+                    phrase(
+                        "This sign-in link is not valid any more: each link works once, for"
+                        " %(minutes)s minutes. Ask for a new one.",
+                        minutes=LINK_MINUTES,
+                    ),
                 )
             player = self.store.player_by_email_key(row.email_key)
             if player is None:
@@ -176,8 +180,8 @@ class AccountService:
         ``name`` is loaded by :class:`schemas.accounts.ApiTokenCreateSchema`.
         """
         if len(self.store.api_tokens(player_id)) >= MAX_API_TOKENS:
-            message = f"At most {MAX_API_TOKENS} tokens; revoke one first."
-            raise TurnpostError("invalid_request", message, {"name": [message]})
+            words = phrase("At most %(most)s tokens; revoke one first.", most=MAX_API_TOKENS)
+            raise TurnpostError("invalid_request", words, {"name": [english(words)]})
         token = API_TOKEN_PREFIX + secrets.token_urlsafe(24)
         token_id = self.store.add_api_token(hash_secret(token), player_id, name, utcnow())
         return {"id": token_id, "name": name, "token": token}

@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from engines.base import Move, State
+from engines.phrases import phrase
 from engines.search import Mcts, make_bot
 from server.errors import TurnpostError
 from server.games.clock import format_time, parse_time, utcnow
@@ -76,10 +77,12 @@ def hint(game: Game, seat: int) -> list[Move]:
     run or does not wait for ``seat``.
     """
     if not game.row.hints:
-        raise TurnpostError("forbidden", "This game was created without hints.")
+        raise TurnpostError("forbidden", phrase("This game was created without hints."))
     GameService.check_running(game)
     if seat not in game.to_move:
-        raise TurnpostError("not_your_turn", "A hint is for the seat to move: it is not your turn.")
+        raise TurnpostError(
+            "not_your_turn", phrase("A hint is for the seat to move: it is not your turn.")
+        )
     state = canonical_state(game.state)
     return Mcts(HINT_LEVEL).turn(game.engine, state, seat, turn_seed(game, seat, "hint"))
 

@@ -26,9 +26,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from engines import IMPERFECT, EngineError
+from engines.phrases import N_, Words, english, phrase
 from schemas.correspondence import MAX_LINES, MAX_STEPS
 from server.errors import TurnpostError
-from server.games.game import Game
+from server.games.game import Game, status_words
 
 if TYPE_CHECKING:  # the service plays the lines through this module
     from server.games.service import GameService
@@ -65,13 +66,18 @@ def checked_lines(game: Game, seat: int, lines: list[list[str]]) -> list[list[st
     naming the first line and step that is not legal, ``409`` once the game is over."""
     if game.engine.information == IMPERFECT:
         _refuse(
-            f"{game.engine.name} hides information: an answer could depend on what you cannot"
-            " see, so it takes no conditional moves."
+            phrase(
+                "%(game)s hides information: an answer could depend on what you cannot"
+                " see, so it takes no conditional moves.",
+                game=game.engine.name,
+            )
         )
     if game.status != "active":
-        raise TurnpostError("game_over", f"The game is {game.status}.")
+        raise TurnpostError("game_over", status_words(game.status))
     if lines and seat in game.to_move:
-        _refuse("It is your turn: store conditional moves after your move, while others play.")
+        _refuse(
+            phrase("It is your turn: store conditional moves after your move, while others play.")
+        )
     return [_checked_line(game, seat, number, line) for number, line in enumerate(lines, 1)]
 
 
@@ -79,20 +85,28 @@ def _checked_line(game: Game, seat: int, number: int, line: list[str]) -> list[s
     """One line in canonical notation, played from the game's state; ``422`` saying why not."""
     engine, state, canonical = game.engine, game.state, []
     for step, text in enumerate(line, 1):
+        where = {"line": number, "step": step, "move": text}
         mine = step % 2 == 0
         movers = engine.to_move(state)
         mover = seat if mine else next((s for s in movers if s != seat), None)
         if mover is None or mover not in movers:
-            who = "you are" if mine else "another player is"
-            _refuse(f"Line {number}, step {step} ({text}): {who} not to move then.")
+            _refuse(phrase(YOU_NOT_TO_MOVE if mine else OTHER_NOT_TO_MOVE, **where))
         try:
             move = engine.parse(text, state)
             state = engine.apply(state, mover, move)
         except EngineError as error:
-            _refuse(f"Line {number}, step {step} ({text}): {error.message}")
+            _refuse(
+                phrase("Line %(line)s, step %(step)s (%(move)s): %(why)s", why=error.words, **where)
+            )
         canonical.append(engine.format(move))
     return canonical
 
+
+#: Why a step of a line cannot be played: its mover is not to move then.
+YOU_NOT_TO_MOVE = N_("Line %(line)s, step %(step)s (%(move)s): you are not to move then.")
+OTHER_NOT_TO_MOVE = N_(
+    "Line %(line)s, step %(step)s (%(move)s): another player is not to move then."
+)
 
 #: How the game page writes the steps of one line (one line a row).
 THEN = " then "
@@ -123,7 +137,11 @@ def read_lines_text(text: str) -> list[list[str]]:
         for row in rows
     ]
     if len(lines) > MAX_LINES or any(len(line) > MAX_STEPS for line in lines):
-        _refuse(f"At most {MAX_LINES} lines of {MAX_STEPS} steps each.")
+        _refuse(
+            phrase(
+                "At most %(lines)s lines of %(steps)s steps each.", lines=MAX_LINES, steps=MAX_STEPS
+            )
+        )
     return lines
 
 
@@ -140,6 +158,6 @@ def conditional_panel(games: GameService, game: Game, seat: int | None) -> dict[
     return {"available": available, "text": lines_text(lines)}
 
 
-def _refuse(message: str) -> Any:
-    """``422 invalid_request`` about conditional lines."""
-    raise TurnpostError("invalid_request", message, {"lines": [message]})
+def _refuse(words: Words) -> Any:
+    """``422 invalid_request`` about conditional lines (the details in English)."""
+    raise TurnpostError("invalid_request", words, {"lines": [english(words)]})

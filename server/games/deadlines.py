@@ -31,6 +31,7 @@ import logging
 from dataclasses import dataclass, replace
 from datetime import timedelta
 
+from engines.phrases import phrase
 from server.errors import TurnpostError
 from server.games.clock import parse_time, utcnow
 from server.games.game import Game
@@ -165,7 +166,7 @@ def set_vacation(
     if end <= start:
         raise TurnpostError(
             "invalid_request",
-            "A vacation must end in the future.",
+            phrase("A vacation must end in the future."),
             {"until": ["Must be later than now."]},
         )
     days = (end - start).total_seconds() / 86400
@@ -177,7 +178,7 @@ def set_vacation(
             left = max(VACATION_DAYS_PER_YEAR - used, 0)
             raise TurnpostError(
                 "invalid_request",
-                f"Only {left:.1f} vacation days are left this year.",
+                phrase("Only %(left)s vacation days are left this year.", left=f"{left:.1f}"),
                 {"until": [f"At most {VACATION_DAYS_PER_YEAR} days per year."]},
             )
         games.store.set_vacation(game_id, seat, until, start.year, used + days)

@@ -13,10 +13,35 @@ from dataclasses import dataclass
 from typing import Any
 
 from engines import Engine
+from engines.phrases import N_, Words, phrase
 from server.games.clock import utcnow
 from server.games.seat_clocks import clock_view
 from server.phrases import render
 from server.store.records import GameListing, GameRow, ListedSeat, LoggedMove, Seat
+
+#: A game's status said as a refusal's reason, in three turns of phrase.
+STATUS_SENTENCES = {
+    "is": {
+        "forming": N_("The game is forming."),
+        "finished": N_("The game is finished."),
+        "aborted": N_("The game is aborted."),
+    },
+    "this": {"finished": N_("This game is finished."), "aborted": N_("This game is aborted.")},
+    "already": {
+        "finished": N_("The game is already finished."),
+        "aborted": N_("The game is already aborted."),
+    },
+}
+
+
+def status_words(status: str, turn: str = "is") -> Words:
+    """Why a game refuses, by its ``status`` ("The game is finished."), as a phrase.
+
+    >>> status_words("aborted", "already")
+    {'key': 'The game is already aborted.'}
+    """
+    key = STATUS_SENTENCES[turn].get(status)
+    return phrase(key) if key else phrase("The game is %(status)s.", status=status)
 
 
 @dataclass(frozen=True)

@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from engines import DETERMINISTIC, ENGINES, Engine, EngineError
+from engines.phrases import Words, english, phrase
 from schemas.api import MAX_SEED
 from server.errors import TurnpostError
 from server.games.game import Game
@@ -133,10 +134,23 @@ def read_record(text: str) -> Record:
             continue
         found = ENTRY.match(line)
         if found is None:
-            _refuse(f"Line {number} is neither a header nor an entry: {line[:80]!r}.")
+            _refuse(
+                phrase(
+                    "Line %(line)s is neither a header nor an entry: %(text)r.",
+                    line=number,
+                    text=line[:80],
+                )
+            )
         entry = RecordEntry(int(found[1]), int(found[2]), found[3].strip())
         if entry.seq != len(entries) + 1:
-            _refuse(f"Line {number}: entry {entry.seq} follows entry {len(entries)}.")
+            _refuse(
+                phrase(
+                    "Line %(line)s: entry %(seq)s follows entry %(last)s.",
+                    line=number,
+                    seq=entry.seq,
+                    last=len(entries),
+                )
+            )
         entries.append(entry)
     return Record(headers, entries)
 
@@ -146,13 +160,13 @@ def _header_value(quoted: str, number: int) -> str:
     try:
         value = json.loads(quoted)
     except ValueError:
-        _refuse(f"Line {number}: the header's value is not a quoted string.")
+        _refuse(phrase("Line %(line)s: the header's value is not a quoted string.", line=number))
     return value
 
 
-def _refuse(message: str) -> Any:
-    """``422 invalid_request`` about a record."""
-    raise TurnpostError("invalid_request", message, {"record": [message]})
+def _refuse(words: Words) -> Any:
+    """``422 invalid_request`` about a record (the details in English)."""
+    raise TurnpostError("invalid_request", words, {"record": [english(words)]})
 
 
 @dataclass(frozen=True)
@@ -171,7 +185,12 @@ def record_setup(record: Record) -> Setup:
     headers = record.headers
     engine = ENGINES.get(headers.get("Engine", ""))
     if engine is None:
-        _refuse(f"The record's Engine header names no game: {headers.get('Engine')!r}.")
+        _refuse(
+            phrase(
+                "The record's Engine header names no game: %(engine)r.",
+                engine=headers.get("Engine"),
+            )
+        )
     names = []
     while f"Seat{len(names)}" in headers:
         names.append(headers[f"Seat{len(names)}"])
@@ -181,12 +200,14 @@ def record_setup(record: Record) -> Setup:
     if "Seed" in headers:
         text = headers["Seed"]
         if not (text.isascii() and text.isdigit() and int(text) <= MAX_SEED):
-            _refuse(f"The record's Seed is not a number from 0 to {MAX_SEED}.")
+            _refuse(phrase("The record's Seed is not a number from 0 to %(most)s.", most=MAX_SEED))
         seed = int(text)
     elif engine.chance != DETERMINISTIC and record.entries:
         _refuse(
-            "The record has no Seed: it was written while the game ran, and its chance is"
-            " still secret. A record written after the end can be played again."
+            phrase(
+                "The record has no Seed: it was written while the game ran, and its chance is"
+                " still secret. A record written after the end can be played again."
+            )
         )
     return Setup(engine, names, options, seed, position)
 
@@ -200,7 +221,13 @@ def _json_header(headers: dict[str, str], name: str, kind: type) -> Any:
     except ValueError:
         value = None
     if not isinstance(value, kind):
-        _refuse(f"The record's {name} header is not a JSON {kind.__name__}.")
+        _refuse(
+            phrase(
+                "The record's %(name)s header is not a JSON %(kind)s.",
+                name=name,
+                kind=kind.__name__,
+            )
+        )
     return value
 
 
@@ -211,7 +238,7 @@ def check_record(games: GameService, setup: Setup, entries: list[RecordEntry]) -
     try:
         options = engine.options(setup.options)
     except ValueError as error:
-        _refuse(f"The record's options: {error}.")
+        _refuse(phrase("The record's options: %(why)s.", why=str(error)))
     states = [
         GameService.initial_state(
             engine, len(setup.names), options, setup.seed or 0, setup.position
@@ -219,7 +246,9 @@ def check_record(games: GameService, setup: Setup, entries: list[RecordEntry]) -
     ]
     for entry in entries:
         if not 0 <= entry.seat < len(setup.names):
-            _refuse(f"Entry {entry.seq}: there is no seat {entry.seat}.")
+            _refuse(
+                phrase("Entry %(seq)s: there is no seat %(seat)s.", seq=entry.seq, seat=entry.seat)
+            )
         states.append(_after(engine, states, entry))
 
 
@@ -233,14 +262,27 @@ def _after(engine: Engine, states: list[dict[str, Any]], entry: RecordEntry) -> 
     try:
         return engine.apply(state, entry.seat, engine.parse(entry.notation, state))
     except EngineError as error:
-        _refuse(f"Entry {entry.seq} ({entry.notation}) is not legal: {error.message}")
+        _refuse(
+            phrase(
+                "Entry %(seq)s (%(move)s) is not legal: %(why)s",
+                seq=entry.seq,
+                move=entry.notation,
+                why=error.words,
+            )
+        )
 
 
 def _taken_back(states: list[dict[str, Any]], entry: RecordEntry) -> dict[str, Any]:
     """The state a ``takeback N`` entry returns to: the one before move ``N``, the last."""
     _, _, number = entry.notation.partition(" ")
     if number != str(len(states) - 1):
-        _refuse(f"Entry {entry.seq}: {entry.notation!r} does not take back the last move.")
+        _refuse(
+            phrase(
+                "Entry %(seq)s: %(move)r does not take back the last move.",
+                seq=entry.seq,
+                move=entry.notation,
+            )
+        )
     return states[-2]
 
 
@@ -256,7 +298,7 @@ def import_record(games: GameService, text: str) -> dict[str, Any]:
     record = read_record(text)
     setup = record_setup(record)
     if not setup.names:
-        _refuse("The record names no players (Seat0, Seat1... headers).")
+        _refuse(phrase("The record names no players (Seat0, Seat1... headers)."))
     check_record(games, setup, record.entries)
     created = games.create(
         setup.engine.id,

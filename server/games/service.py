@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from marshmallow import ValidationError
 
 from engines import ENGINES, Engine, EngineError, IllegalMove, InvalidPosition, NotationError
-from engines.phrases import as_phrase, counted, phrase
+from engines.phrases import N_, Phrase, as_phrase, counted, english, phrase
 from engines.phrases import seat as seat_ref
 from schemas.api import MAX_SEED
 from schemas.moves import load_move
@@ -30,7 +30,7 @@ from server.games.bot_seats import bot_name, bot_spec
 from server.games.changes import Change, Listener
 from server.games.clock import format_time, parse_time, utcnow
 from server.games.conditional import follow
-from server.games.game import Game, game_object, game_summary, log_entry
+from server.games.game import Game, game_object, game_summary, log_entry, status_words
 from server.games.seat_clocks import turn_clocks
 from server.games.time_control import ClockError, TimeControl, clock_json, parse_clock
 from server.store.base import Store, hash_secret, new_secret
@@ -82,7 +82,7 @@ def time_control(clock: dict[str, Any] | None, turn_hours: float | None) -> Time
     move, not both; ``422`` for settings that contradict each other."""
     if clock is not None and turn_hours is not None:
         message = "Give either clock or turn_hours, not both."
-        raise TurnpostError("invalid_request", message, {"clock": [message]})
+        raise TurnpostError("invalid_request", phrase(message), {"clock": [message]})
     if clock is None:
         return TimeControl("per_move", turn_hours) if turn_hours else None
     try:
@@ -241,11 +241,19 @@ class GameService:
         """
         engine = self.engine(engine_id)
         if not engine.min_players <= len(players) <= engine.max_players:
-            count = f"{engine.min_players} to {engine.max_players}"
-            if engine.min_players == engine.max_players:
-                count = str(engine.min_players)
-            message = f"{engine.name} takes {count} players."
-            raise TurnpostError("invalid_request", message, {"players": [message]})
+            words = (
+                phrase(
+                    "%(game)s takes %(count)s players.", game=engine.name, count=engine.min_players
+                )
+                if engine.min_players == engine.max_players
+                else phrase(
+                    "%(game)s takes %(least)s to %(most)s players.",
+                    game=engine.name,
+                    least=engine.min_players,
+                    most=engine.max_players,
+                )
+            )
+            raise TurnpostError("invalid_request", words, {"players": [english(words)]})
         try:
             merged = engine.options(options)
         except ValueError as error:
@@ -255,7 +263,7 @@ class GameService:
         forming = table.rematch_of is not None or any(player.get("open") for player in players)
         if forming and position is not None:
             message = "A table with open seats starts from the game's own setup, not a position."
-            raise TurnpostError("invalid_request", message, {"position": [message]})
+            raise TurnpostError("invalid_request", phrase(message), {"position": [message]})
         state_seed = secrets.randbits(63) if seed is None else seed
         game_id = secrets.token_hex(6)
         if handed_key is None:
@@ -365,13 +373,18 @@ class GameService:
             return
         if game.status == "forming":
             raise TurnpostError(
-                "game_over", f"This table waited {FORMING_DAYS} days for players and expired."
+                "game_over",
+                phrase(
+                    "This table waited %(days)s days for players and expired.", days=FORMING_DAYS
+                ),
             )
         if game.status == "active":
-            raise TurnpostError("table_full", "Every seat of this table is taken: it started.")
+            raise TurnpostError(
+                "table_full", phrase("Every seat of this table is taken: it started.")
+            )
         if not game.started:
-            raise TurnpostError("game_over", "This table was cancelled before it started.")
-        raise TurnpostError("game_over", f"This game is {game.status}.")
+            raise TurnpostError("game_over", phrase("This table was cancelled before it started."))
+        raise TurnpostError("game_over", status_words(game.status, "this"))
 
     @staticmethod
     def engine(engine_id: str) -> Engine:
@@ -381,7 +394,10 @@ class GameService:
         except KeyError:
             known = ", ".join(sorted(ENGINES))
             raise TurnpostError(
-                "not_found", f"No engine {engine_id!r}; known engines: {known}."
+                "not_found",
+                phrase(
+                    "No engine %(engine)r; known engines: %(known)s.", engine=engine_id, known=known
+                ),
             ) from None
 
     @staticmethod
@@ -399,7 +415,7 @@ class GameService:
         try:
             return engine.from_position(players, options, seed, position)
         except InvalidPosition as error:
-            raise TurnpostError("invalid_position", error.message, {"rule": error.rule}) from None
+            raise TurnpostError("invalid_position", error.words, {"rule": error.rule}) from None
 
     def _start_clocks(self, row: GameRow, now: str) -> None:
         """Start the clocks of the seats to move of a game just dealt (inside its write)."""
@@ -457,12 +473,12 @@ class GameService:
             raise TurnpostError("unauthorized", self.dead_token_words(game, token))
         return game, seat
 
-    def dead_token_words(self, game: Game, token: str) -> str:
+    def dead_token_words(self, game: Game, token: str) -> Phrase:
         """Why a seat token (a browser's, a client's) no longer plays its seat, and what to do,
         in words for whoever holds it."""
         known = self.store.seat_token(game.id, token)
         if known is None:
-            return (
+            return phrase(
                 "This key does not open a seat of this game: the seat's link was replaced (the"
                 " game's creator gave it a new one), or the key was mistyped. To play your seat,"
                 " open its newest link (the newest mail about the game has one), or ask the"
@@ -470,13 +486,15 @@ class GameService:
             )
         name = game.seats[known.seat].name
         why = {
-            "opened": f"{name}'s link was opened in another browser, which plays the seat now",
-            "removed": f"{name}'s seat at the table was given up",
-        }.get(known.revoked_why, f"the game's creator gave {name}'s seat a new link")
-        return (
-            f"This browser's key to {name}'s seat stopped working: {why}. To play it here, open"
-            f" the seat's newest link ({name}'s newest mail about the game has one, or ask the"
-            " game's creator)."
+            "opened": N_("%(name)s's link was opened in another browser, which plays the seat now"),
+            "removed": N_("%(name)s's seat at the table was given up"),
+        }.get(known.revoked_why, N_("the game's creator gave %(name)s's seat a new link"))
+        return phrase(
+            "This browser's key to %(name)s's seat stopped working: %(why)s. To play it here,"
+            " open the seat's newest link (%(name)s's newest mail about the game has one, or ask"
+            " the game's creator).",
+            name=name,
+            why=phrase(why, name=name),
         )
 
     def seat_of(self, game_id: str, token: str) -> int | None:
@@ -539,8 +557,10 @@ class GameService:
             if row is None or row.player_id != player_id:
                 raise TurnpostError(
                     "forbidden",
-                    "This seat is not yours: a seat becomes yours when you open its link"
-                    " while signed in.",
+                    phrase(
+                        "This seat is not yours: a seat becomes yours when you open its link"
+                        " while signed in."
+                    ),
                 )
             if held is not None and self.store.seat_by_token(game_id, held) == seat:
                 return Taken(seat, held)
@@ -589,28 +609,32 @@ class GameService:
                 return seat, True
         raise TurnpostError("unauthorized", self._dead_link(game, credential))
 
-    def _dead_link(self, game: Game, credential: str) -> str:
+    def _dead_link(self, game: Game, credential: str) -> Phrase:
         """Why a seat link does not open its seat, in words for whoever followed it."""
         known = self.store.seat_token(game.id, credential)
         if known is None:
-            return (
+            return phrase(
                 "This link does not open a seat of this game: it may be mistyped, or a mail's"
                 " link that expired (they work for 30 days) or was replaced. The newest mail"
                 " about the game has a fresh one."
             )
         name = game.seats[known.seat].name
         if known.revoked_why == "opened":
-            return (
-                f"This link to {name}'s seat was already opened in a browser, and now works"
+            return phrase(
+                "This link to %(name)s's seat was already opened in a browser, and now works"
                 " only there: opening it made the seat private, so that whoever else had the"
-                f" link cannot play it. {name}'s mails about the game carry a link that still"
-                " works; or ask the game's creator for a new link."
+                " link cannot play it. %(name)s's mails about the game carry a link that still"
+                " works; or ask the game's creator for a new link.",
+                name=name,
             )
         if known.revoked_why == "removed":
-            return "This link's seat at the table was given up: join the table again instead."
-        return (
-            f"This link to {name}'s seat was replaced: the game's admin gave the seat a new"
-            " link. Ask them for it."
+            return phrase(
+                "This link's seat at the table was given up: join the table again instead."
+            )
+        return phrase(
+            "This link to %(name)s's seat was replaced: the game's admin gave the seat a new"
+            " link. Ask them for it.",
+            name=name,
         )
 
     def game_object(self, game: Game, seat: int | None, at: int | None = None) -> dict[str, Any]:
@@ -623,7 +647,9 @@ class GameService:
         """The state after move ``at``, replayed from the start."""
         if not 0 <= at <= game.seq:
             raise TurnpostError(
-                "invalid_request", f"at must be between 0 and {game.seq}.", {"at": [game.seq]}
+                "invalid_request",
+                phrase("at must be between 0 and %(seq)s.", seq=game.seq),
+                {"at": [game.seq]},
             )
         return self.replay(game, upto=at)
 
@@ -750,7 +776,7 @@ class GameService:
         if recorded.request != request:
             raise TurnpostError(
                 "invalid_request",
-                "This Idempotency-Key was already used with a different request.",
+                phrase("This Idempotency-Key was already used with a different request."),
                 {"Idempotency-Key": [key]},
             )
         return recorded.response
@@ -879,7 +905,9 @@ class GameService:
         if len(self.store.webhooks(game.id)) >= MAX_WEBHOOKS:
             raise TurnpostError(
                 "invalid_request",
-                f"A game has at most {MAX_WEBHOOKS} webhooks; remove one first.",
+                phrase(
+                    "A game has at most %(most)s webhooks; remove one first.", most=MAX_WEBHOOKS
+                ),
                 {"url": [f"At most {MAX_WEBHOOKS} webhooks."]},
             )
         now = utcnow()
@@ -896,7 +924,12 @@ class GameService:
         game = self.load(game_id)
         self._check_admin(game, admin_token)
         if not self.store.remove_webhook(game.id, webhook_id, utcnow()):
-            raise TurnpostError("not_found", f"Game {game_id!r} has no webhook {webhook_id}.")
+            raise TurnpostError(
+                "not_found",
+                phrase(
+                    "Game %(game)r has no webhook %(webhook)s.", game=game_id, webhook=webhook_id
+                ),
+            )
 
     def _changed(self, change: Change) -> None:
         """Hand ``change`` to every listener (call inside the change's write)."""
@@ -1027,7 +1060,7 @@ class GameService:
         """``401`` unless ``admin_token`` is the admin token of ``game``."""
         expected = game.row.admin_token_hash
         if admin_token is None or not secrets.compare_digest(hash_secret(admin_token), expected):
-            raise TurnpostError("unauthorized", "The admin token of this game is needed.")
+            raise TurnpostError("unauthorized", phrase("The admin token of this game is needed."))
 
     def abort(self, game_id: str, admin_token: str | None) -> dict[str, Any]:
         """End a running game, or cancel a forming table, as ``aborted`` (admin token only)."""
@@ -1045,7 +1078,7 @@ class GameService:
             if game.status not in ("forming", "active") or (
                 forming_only and game.status != "forming"
             ):
-                raise TurnpostError("game_over", f"The game is already {game.status}.")
+                raise TurnpostError("game_over", status_words(game.status, "already"))
             aborted: GameUpdate = {"status": "aborted", "to_move": [], "updated_at": utcnow()}
             self.store.update_game(game.id, aborted)
             self._changed(Change(Game(replace(game.row, **aborted), game.seats, game.engine)))
@@ -1069,7 +1102,9 @@ class GameService:
     def reissue(self, game: Game, seat: int) -> dict[str, Any]:
         """:meth:`reissue_token` for a caller who checked who asks (the admin, the host)."""
         if not 0 <= seat < len(game.seats):
-            raise TurnpostError("not_found", f"No seat {seat} in game {game.id!r}.")
+            raise TurnpostError(
+                "not_found", phrase("No seat %(seat)s in game %(game)r.", seat=seat, game=game.id)
+            )
         return self._new_token(game, seat, limited=True)
 
     def renew_seat_tokens(self, game_id: str) -> list[dict[str, Any]]:
@@ -1092,8 +1127,11 @@ class GameService:
             ):
                 raise TurnpostError(
                     "rate_limited",
-                    f"A game's seats may be given new tokens {REISSUES_PER_DAY} times a day;"
-                    " try again tomorrow.",
+                    phrase(
+                        "A game's seats may be given new tokens %(times)s times a day;"
+                        " try again tomorrow.",
+                        times=REISSUES_PER_DAY,
+                    ),
                     headers={"Retry-After": str(24 * 3600)},
                 )
             self.store.revoke_seat_tokens(game.id, seat, HANDED, now, "reissued")
@@ -1120,20 +1158,28 @@ class GameService:
         if cursor is not None:
             if not (cursor.isascii() and cursor.isdigit() and int(cursor) <= MAX_SEED):
                 raise TurnpostError(
-                    "invalid_request", "This is not a cursor of this list.", {"cursor": [cursor]}
+                    "invalid_request",
+                    phrase("This is not a cursor of this list."),
+                    {"cursor": [cursor]},
                 )
             before = int(cursor)
         mine = None if token is None else self.store.seat_of_token(token)
         if token is not None and mine is None:
-            raise TurnpostError("unauthorized", "This token is not a seat token of any game.")
+            raise TurnpostError(
+                "unauthorized", phrase("This token is not a seat token of any game.")
+            )
         status, waiting = filters.get("status"), filters.get("waiting")
         if mine is None and waiting is not None:
-            raise TurnpostError("unauthorized", "A seat token is needed to filter by waiting.")
+            raise TurnpostError(
+                "unauthorized", phrase("A seat token is needed to filter by waiting.")
+            )
         if mine is None and status not in (None, "forming"):
             raise TurnpostError(
                 "unauthorized",
-                "Without a seat token only the tables that form are listed (status forming):"
-                " a game that runs or is over is listed to its own seats only.",
+                phrase(
+                    "Without a seat token only the tables that form are listed (status forming):"
+                    " a game that runs or is over is listed to its own seats only."
+                ),
             )
         rows = self.store.games_page(
             engine=filters.get("engine"),

@@ -31,9 +31,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from engines.phrases import Words, english, phrase
 from server.errors import TurnpostError
 from server.games.clock import utcnow
-from server.games.game import Game
+from server.games.game import Game, status_words
 from server.games.service import ALL_TOKENS, GameService, Table, Taken
 from server.games.talk import TalkService
 from server.games.time_control import TimeControl, clock_json
@@ -83,7 +84,7 @@ class Tables:
                 kept = [row for row in mine if row.joined_at is None]
                 free = [row for row in game.seats if not row.name and row.joined_at is None]
                 if not kept + free:
-                    raise TurnpostError("table_full", "Every seat of this table is taken.")
+                    raise TurnpostError("table_full", phrase("Every seat of this table is taken."))
                 token = self._sit(game_id, (kept + free)[0], player, now)
                 self.games.start_if_full(game_id)
                 return Taken(self.store.seat_by_token(game_id, token), token)
@@ -151,15 +152,19 @@ class Tables:
         """
         hours = control.hours if control is not None and control.kind == "per_move" else None
         if hours is not None and not MIN_TURN_HOURS <= hours <= MAX_TURN_HOURS:
-            message = f"A turn may take {MIN_TURN_HOURS} to {MAX_TURN_HOURS} hours."
-            raise TurnpostError("invalid_request", message, {"turn_hours": [message]})
+            words = phrase(
+                "A turn may take %(least)s to %(most)s hours.",
+                least=MIN_TURN_HOURS,
+                most=MAX_TURN_HOURS,
+            )
+            raise TurnpostError("invalid_request", words, {"turn_hours": [english(words)]})
         _check_policy(policy)
         plain = control is not None and control == TimeControl("per_move", control.hours)
         now = utcnow()
         with self.store.write():
             game = self._hosted(game_id, host)
             if game.status not in ("forming", "active"):
-                raise TurnpostError("game_over", f"The game is {game.status}.")
+                raise TurnpostError("game_over", status_words(game.status))
             self.store.update_game(
                 game_id,
                 {
@@ -179,7 +184,7 @@ class Tables:
         with self.store.write():
             game = self._hosted(game_id, host)
             if game.status not in ("forming", "active"):
-                raise TurnpostError("game_over", f"The game is {game.status}.")
+                raise TurnpostError("game_over", status_words(game.status))
             self.store.update_game(game_id, {"deadline_policy": policy})
 
     def delete_message(self, game_id: str, host: Player, number: int) -> None:
@@ -204,13 +209,14 @@ class Tables:
         with self.store.write():
             game = self._hosted(game_id, host)
             if game.status not in ("forming", "active"):
-                raise TurnpostError("game_over", f"The game is {game.status}.")
+                raise TurnpostError("game_over", status_words(game.status))
             row = self._seat(game, seat)
             if not row.email:
-                message = f"{row.name or 'This seat'} has no address to mail."
-                raise TurnpostError("invalid_request", message)
+                raise TurnpostError("invalid_request", _no_address(row.name))
             if game.status == "forming" and row.joined_at:
-                raise TurnpostError("invalid_request", f"{row.name} took their seat already.")
+                raise TurnpostError(
+                    "invalid_request", phrase("%(name)s took their seat already.", name=row.name)
+                )
             self.store.update_seat(game_id, seat, {"passes_revoked_at": now})
             why = self.games.invite(self.games.load(game_id), seat)
             if why is not None:
@@ -224,9 +230,11 @@ class Tables:
         """
         game = self._hosted(game_id, host)
         if game.status not in ("forming", "active"):
-            raise TurnpostError("game_over", f"The game is {game.status}.")
+            raise TurnpostError("game_over", status_words(game.status))
         if not self._seat(game, seat).name:
-            raise TurnpostError("invalid_request", "An open seat has no link: players join it.")
+            raise TurnpostError(
+                "invalid_request", phrase("An open seat has no link: players join it.")
+            )
         return self.games.reissue(game, seat)
 
     # -- rematches ---------------------------------------------------------------------
@@ -252,9 +260,13 @@ class Tables:
         mine = {row.seat for row in game.seats if row.player_id == player.id}
         mine |= set(held)
         if not mine and game.row.creator_id != player.id:
-            raise TurnpostError("forbidden", "Only the game's players may ask for a rematch.")
+            raise TurnpostError(
+                "forbidden", phrase("Only the game's players may ask for a rematch.")
+            )
         if game.status != "finished":
-            raise TurnpostError("invalid_request", "A rematch follows a game that was played out.")
+            raise TurnpostError(
+                "invalid_request", phrase("A rematch follows a game that was played out.")
+            )
         existing = self.store.rematch_of(game_id)
         if existing is not None:
             return Rematch(existing, existed=True)
@@ -314,28 +326,39 @@ class Tables:
         """The game ``game_id`` if ``host`` created it; ``403`` otherwise."""
         game = self.games.load(game_id)
         if not self.host_of(game, host):
-            raise TurnpostError("forbidden", "Only the player who created this game may do this.")
+            raise TurnpostError(
+                "forbidden", phrase("Only the player who created this game may do this.")
+            )
         return game
 
     @staticmethod
     def _seat(game: Game, seat: int) -> Seat:
         """The seat ``seat`` of ``game``; ``404`` if it has none such."""
         if not 0 <= seat < len(game.seats):
-            raise TurnpostError("not_found", "This game has no such seat.")
+            raise TurnpostError("not_found", phrase("This game has no such seat."))
         return game.seats[seat]
 
 
-def _unsent(name: str, why: str) -> str:
+def _no_address(name: str) -> Words:
+    """Why a seat (of ``name``, or unnamed) cannot be mailed: it has no address."""
+    if not name:
+        return phrase("This seat has no address to mail.")
+    return phrase("%(name)s has no address to mail.", name=name)
+
+
+def _unsent(name: str, why: str) -> Words:
     """Why an invitation to ``name`` was not mailed, in words for the host."""
     if why == UNANSWERED:
-        return (
-            f"{name} was mailed about this game already and has not answered: Turnpost mails"
+        return phrase(
+            "%(name)s was mailed about this game already and has not answered: Turnpost mails"
             " an address that has not answered once per game. Give them a new link yourself"
-            " (replace the link) instead."
+            " (replace the link) instead.",
+            name=name,
         )
-    return (
-        f"Turnpost cannot mail {name} now: the address asked never to be mailed, stopped the"
-        " mail of this game, or had as many mails as Turnpost sends in a day."
+    return phrase(
+        "Turnpost cannot mail %(name)s now: the address asked never to be mailed, stopped the"
+        " mail of this game, or had as many mails as Turnpost sends in a day.",
+        name=name,
     )
 
 
@@ -355,5 +378,5 @@ def expire_tables(games: GameService, now: str | None = None) -> list[str]:
 def _check_policy(policy: str) -> None:
     """``422`` unless ``policy`` is a deadline policy."""
     if policy not in DEADLINE_POLICIES:
-        message = f"The policy is one of {', '.join(DEADLINE_POLICIES)}."
-        raise TurnpostError("invalid_request", message, {"deadline_policy": [message]})
+        words = phrase("The policy is one of %(policies)s.", policies=", ".join(DEADLINE_POLICIES))
+        raise TurnpostError("invalid_request", words, {"deadline_policy": [english(words)]})

@@ -26,6 +26,7 @@ from __future__ import annotations
 from typing import Any
 
 from engines import IMPERFECT, Engine
+from engines.phrases import phrase
 from server.errors import TurnpostError
 from server.games.clock import utcnow
 from server.games.game import Game, game_object
@@ -117,19 +118,21 @@ def check_offer(games: GameService, game: Game, seat: int) -> None:
     """Refuse an offer of ``seat`` that the rules do not allow (see the module)."""
     games.check_running(game)
     if not game.row.takebacks:
-        raise TurnpostError("forbidden", "This game was created without takebacks.")
+        raise TurnpostError("forbidden", phrase("This game was created without takebacks."))
     last = last_move(games, game)
     if last is None or last.kind != "move" or last.seat != seat:
         raise TurnpostError(
             "takeback_refused",
-            "Only your own move can be taken back, while it is the last one of the game.",
+            phrase("Only your own move can be taken back, while it is the last one of the game."),
             {"seq": game.seq},
         )
     states = games.states(game, upto=game.seq)
     if revealed(game.engine, states[-2], states[-1], len(game.seats)):
         raise TurnpostError(
             "takeback_refused",
-            "This move revealed something hidden (a draw, a hand): it cannot be taken back.",
+            phrase(
+                "This move revealed something hidden (a draw, a hand): it cannot be taken back."
+            ),
             {"seq": game.seq},
         )
 
@@ -159,11 +162,15 @@ def answer_takeback(
         games.check_seq(game, expected_seq)
         offer = open_offer(games, game)
         if offer is None:
-            raise TurnpostError("takeback_refused", "No takeback is offered in this game now.")
+            raise TurnpostError(
+                "takeback_refused", phrase("No takeback is offered in this game now.")
+            )
         if seat not in awaited(game, offer):
             raise TurnpostError(
                 "takeback_refused",
-                "You made this offer." if seat == offer.seat else "You already accepted it.",
+                phrase("You made this offer.")
+                if seat == offer.seat
+                else phrase("You already accepted it."),
             )
         if not accept:
             games.store.drop_takeback_offer(game.id)
@@ -191,7 +198,9 @@ def take_back(games: GameService, game_id: str, seat: int, seq: int, expected_se
         game = games.load(game_id)
         games.check_seq(game, expected_seq)
         if seq != game.seq:
-            raise TurnpostError("takeback_refused", f"Move {seq} is not the last one.")
+            raise TurnpostError(
+                "takeback_refused", phrase("Move %(seq)s is not the last one.", seq=seq)
+            )
         check_offer(games, game, seat)
         _take_back(games, game, TakebackOffer(game.id, seq, seat, [], utcnow()), seat)
 

@@ -33,6 +33,7 @@ from typing import Any
 
 from marshmallow import ValidationError
 
+from engines.phrases import N_, phrase
 from schemas.talk import THREADS, message_text
 from server.errors import TurnpostError
 from server.games.clock import format_time, parse_time, utcnow
@@ -150,16 +151,22 @@ class TalkService:
         """The store's name of ``thread`` for ``seat``; ``401`` or ``422`` if it has none."""
         if thread not in THREADS:
             raise TurnpostError(
-                "invalid_request", f"No thread {thread!r}.", {"thread": [f"One of {THREADS}."]}
+                "invalid_request",
+                phrase("No thread %(thread)r.", thread=thread),
+                {"thread": [f"One of {THREADS}."]},
             )
         if thread == TABLE:
             return TABLE
         if seat is None:
-            raise TurnpostError("unauthorized", "A seat token is needed for a partner thread.")
+            raise TurnpostError(
+                "unauthorized", phrase("A seat token is needed for a partner thread.")
+            )
         key = team_thread(game, seat)
         if key is None:
-            message = "This seat has no partner: only 4-player King of Siam has partner threads."
-            raise TurnpostError("invalid_request", message, {"thread": [message]})
+            message = N_(
+                "This seat has no partner: only 4-player King of Siam has partner threads."
+            )
+            raise TurnpostError("invalid_request", phrase(message), {"thread": [message]})
         return key
 
     def post(
@@ -172,7 +179,9 @@ class TalkService:
         except ValidationError as error:
             [problem] = error.messages
             raise TurnpostError(
-                "invalid_request", f"The message was not posted: {problem}", {"text": [problem]}
+                "invalid_request",
+                phrase("The message was not posted: %(problem)s", problem=problem),
+                {"text": [problem]},
             ) from None
         check_started(game)
         key = self.thread_key(game, seat, thread)
@@ -196,14 +205,22 @@ class TalkService:
         :data:`PER_DAY` in the last day."""
         moment = parse_time(now)
         for limit, window, words in (
-            (PER_MINUTE, timedelta(minutes=1), "a minute"),
-            (PER_DAY, timedelta(days=1), "a day"),
+            (
+                PER_MINUTE,
+                timedelta(minutes=1),
+                N_("A seat may post %(limit)s messages a minute; wait a little."),
+            ),
+            (
+                PER_DAY,
+                timedelta(days=1),
+                N_("A seat may post %(limit)s messages a day; wait a little."),
+            ),
         ):
             since = format_time(moment - window)
             if self.store.messages_posted_since(game_id, seat, since) >= limit:
                 raise TurnpostError(
                     "rate_limited",
-                    f"A seat may post {limit} messages {words}; wait a little.",
+                    phrase(words, limit=limit),
                     headers={"Retry-After": str(int(window.total_seconds()))},
                 )
 
@@ -225,7 +242,12 @@ class TalkService:
             row = self.store.message(game.id, TABLE, number)
             if row is None or not self.store.forget_message_text(row.id, utcnow(), by):
                 raise TurnpostError(
-                    "not_found", f"Game {game.id!r} has no message {number} to delete."
+                    "not_found",
+                    phrase(
+                        "Game %(game)r has no message %(number)s to delete.",
+                        game=game.id,
+                        number=number,
+                    ),
                 )
         log.info("message %d of game %s deleted by %s", number, game.id, by)
 
@@ -233,7 +255,9 @@ class TalkService:
         """Mute (``muted``) or unmute the messages of seat ``other`` for ``seat``."""
         check_started(game)
         if other == seat or not 0 <= other < len(game.seats):
-            raise TurnpostError("invalid_request", "Pick another player of this game to mute.")
+            raise TurnpostError(
+                "invalid_request", phrase("Pick another player of this game to mute.")
+            )
         self.store.set_muted(game.id, seat, other, muted, utcnow())
 
     def view(self, game: Game, seat: int | None, host: bool = False) -> TalkView:
@@ -276,7 +300,8 @@ def check_started(game: Game) -> None:
     a message or a mute names are numbered once the seat order is drawn)."""
     if not game.started:
         raise TurnpostError(
-            "not_started", "This table waits for its players: the talk starts with the game."
+            "not_started",
+            phrase("This table waits for its players: the talk starts with the game."),
         )
 
 

@@ -27,6 +27,7 @@ from flask import (
 )
 from marshmallow import ValidationError
 
+from engines.phrases import phrase
 from schemas.accounts import (
     LANGUAGES,
     MAIL_PREFERENCES,
@@ -153,7 +154,7 @@ def switch_language() -> Response:
     language = request.form.get("language", "")
     if language not in LANGUAGES:
         message = "Pick a language from the list."
-        raise TurnpostError("invalid_request", message, {"language": [message]})
+        raise TurnpostError("invalid_request", phrase(message), {"language": [message]})
     response = redirect(own_path(request.form.get("next", "")), 303)
     player = current_actor().player
     if player is not None:
@@ -201,7 +202,7 @@ def revoke_token(token_id: int) -> Response:
     """Revoke one of the player's personal API tokens."""
     player = signed_in_player()
     if not accounts().revoke_api_token(player.id, token_id):
-        raise TurnpostError("not_found", "You have no such token.")
+        raise TurnpostError("not_found", phrase("You have no such token."))
     return redirect(url_for("accounts.me_page"), 303)
 
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from flask import current_app, g, request
 
+from engines.phrases import phrase
 from server.accounts.service import API_TOKEN_PREFIX, AccountService
 from server.errors import TurnpostError
 from server.http.context import current_store
@@ -49,7 +50,7 @@ def bearer_token() -> str | None:
     if not header:
         return None
     if scheme.lower() != "bearer" or not token.strip():
-        raise TurnpostError("unauthorized", "Use 'Authorization: Bearer <token>'.")
+        raise TurnpostError("unauthorized", phrase("Use 'Authorization: Bearer <token>'."))
     return token.strip()
 
 
@@ -75,7 +76,7 @@ def signed_in_player() -> Player:
     player = current_actor().player
     if player is None:
         raise TurnpostError(
-            "unauthorized", "Sign in first (a personal API token, or the sign-in page)."
+            "unauthorized", phrase("Sign in first (a personal API token, or the sign-in page).")
         )
     return player
 
@@ -90,6 +91,8 @@ def personal_player() -> Player:
     if actor.bearer is not None and not actor.personal_token:
         raise TurnpostError(
             "unauthorized",
-            "A seat or admin token opens one game only: use a personal API token (tpp_...).",
+            phrase(
+                "A seat or admin token opens one game only: use a personal API token (tpp_...)."
+            ),
         )
     return signed_in_player()

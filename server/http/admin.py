@@ -43,6 +43,7 @@ from flask import (
 from werkzeug.exceptions import NotFound
 
 from engines import ENGINES
+from engines.phrases import phrase
 from server.errors import TurnpostError
 from server.games.clock import utcnow
 from server.http.actor import current_actor
@@ -207,7 +208,7 @@ def _set_hidden(game_id: str, at: str | None) -> None:
     store = current_store()
     with store.write():
         if not store.game_exists(game_id):
-            raise TurnpostError("not_found", f"No game {game_id!r}.")
+            raise TurnpostError("not_found", phrase("No game %(game)r.", game=game_id))
         store.update_game(game_id, {"hidden_at": at})
 
 

@@ -14,6 +14,7 @@ from webargs.flaskparser import FlaskParser
 from werkzeug.exceptions import HTTPException
 
 from engines import ENGINES, Engine
+from engines.phrases import N_, phrase
 from schemas.accounts import MyGameListSchema, MyGamesQuerySchema
 from schemas.api import (
     MAX_SEED,
@@ -107,7 +108,7 @@ class ContractParser(FlaskParser):
             return {}
         data = load_untrusted(raw or b"null")
         if not isinstance(data, dict):
-            raise TurnpostError("bad_request", "The body must be a JSON object.")
+            raise TurnpostError("bad_request", phrase("The body must be a JSON object."))
         return data
 
     def handle_error(self, error: ValidationError, req: Any, schema: Schema, **_: Any) -> Any:
@@ -117,7 +118,7 @@ class ContractParser(FlaskParser):
             messages = next(iter(messages.values()))
         codes = getattr(schema, "field_error_codes", {})
         code = next((codes[field] for field in messages if field in codes), "invalid_request")
-        raise TurnpostError(code, "The request does not match its schema.", messages)
+        raise TurnpostError(code, phrase("The request does not match its schema."), messages)
 
 
 class Blueprint(flask_smorest.Blueprint):
@@ -145,25 +146,25 @@ blp = Blueprint("api", __name__, url_prefix="/api/v1", description="Turnpost tur
 GAME, LEGAL_MOVES, LOG_ENTRIES = GameSchema(), LegalMovesSchema(), LoggedMoveSchema(many=True)
 
 
-def seated(games: GameService, game_id: str, needed_for: str) -> tuple[Game, int]:
+def seated(games: GameService, game_id: str, refusal: str) -> tuple[Game, int]:
     """The game and the seat of the request's bearer token in it, in one read; ``404`` for
-    no such game, ``401`` without a token or with a wrong one."""
+    no such game, ``401`` without a token or with a wrong one (the message id ``refusal``)."""
     game, seat = games.load_as(game_id, current_actor().bearer)
     if seat is None:
-        raise TurnpostError("unauthorized", f"A seat token is needed {needed_for}.")
+        raise TurnpostError("unauthorized", phrase(refusal))
     return game, seat
 
 
-#: The operations of a seat, with what their token is needed for: the token is checked before
+#: The operations of a seat, with the refusal when their token is missing: it is checked before
 #: their body is read (see :func:`check_token_before_body`).
 SEAT_OPERATIONS = {
-    "api.submit_move": "to move",
-    "api.resign": "to resign",
-    "api.vacation": "to set a vacation",
-    "api.post_api_message": "to post a message",
-    "api.post_takeback": "for a takeback",
-    "api.put_conditional": "for conditional moves",
-    "api.create_ping": "to add a chat ping",
+    "api.submit_move": N_("A seat token is needed to move."),
+    "api.resign": N_("A seat token is needed to resign."),
+    "api.vacation": N_("A seat token is needed to set a vacation."),
+    "api.post_api_message": N_("A seat token is needed to post a message."),
+    "api.post_takeback": N_("A seat token is needed for a takeback."),
+    "api.put_conditional": N_("A seat token is needed for conditional moves."),
+    "api.create_ping": N_("A seat token is needed to add a chat ping."),
 }
 
 
@@ -479,7 +480,7 @@ def reissue_seat_token(game_id: str, seat: int) -> dict[str, Any]:
 def resign(body: dict[str, Any], game_id: str) -> dict[str, Any]:
     """Resign the caller's seat: it (with its partners) loses, the others win."""
     games = current_service()
-    _, seat = seated(games, game_id, "to resign")
+    _, seat = seated(games, game_id, N_("A seat token is needed to resign."))
     return games.resign(game_id, seat, body["expected_seq"])
 
 
@@ -537,7 +538,8 @@ def submit_move(body: dict[str, Any], game_id: str) -> dict[str, Any]:
     key = request.headers.get("Idempotency-Key")
     if key is not None and not 1 <= len(key) <= MAX_IDEMPOTENCY_KEY:
         raise TurnpostError(
-            "invalid_request", f"Idempotency-Key must be 1 to {MAX_IDEMPOTENCY_KEY} characters."
+            "invalid_request",
+            phrase("Idempotency-Key must be 1 to %(most)s characters.", most=MAX_IDEMPOTENCY_KEY),
         )
     move_request = MoveRequest(
         game_id,
@@ -559,7 +561,7 @@ def submit_move(body: dict[str, Any], game_id: str) -> dict[str, Any]:
 def legal_moves(game_id: str) -> Any:
     """Every legal move of the caller's seat now (empty when it is not their turn)."""
     games = current_service()
-    game, seat = seated(games, game_id, "for legal moves")
+    game, seat = seated(games, game_id, N_("A seat token is needed for legal moves."))
     etag = conditional("legal-moves", *game_version(game), seat)
     if isinstance(etag, Response):
         return etag
@@ -578,7 +580,7 @@ def get_hint(game_id: str) -> dict[str, Any]:
     token (``TURNPOST_RATELIMIT_HINT``), since each hint is a search.
     """
     games = current_service()
-    game, seat = seated(games, game_id, "for a hint")
+    game, seat = seated(games, game_id, N_("A seat token is needed for a hint."))
     moves = offload(hint, game, seat)
     engine = game.engine
     return {"seq": game.seq, "moves": [{**move, "notation": engine.format(move)} for move in moves]}
@@ -609,7 +611,7 @@ def get_analysis(game_id: str) -> dict[str, Any]:
 def vacation(body: dict[str, Any], game_id: str) -> dict[str, Any]:
     """Pause the caller's turn clock in this game until a moment (30 days a year)."""
     games = current_service()
-    _, seat = seated(games, game_id, "to set a vacation")
+    _, seat = seated(games, game_id, N_("A seat token is needed to set a vacation."))
     return set_vacation(games, game_id, seat, format_time(body["until"]))
 
 
@@ -636,7 +638,7 @@ def create_webhook(body: dict[str, Any], game_id: str) -> dict[str, Any]:
 def create_ping(body: dict[str, Any], game_id: str) -> dict[str, Any]:
     """Announce the caller's turns in a chat: Discord, Slack, Matrix or generic (seat token)."""
     games = current_service()
-    _, seat = seated(games, game_id, "to add a chat ping")
+    _, seat = seated(games, game_id, N_("A seat token is needed to add a chat ping."))
     check_destination(body["url"])
     ping = add_ping(games.store, game_id, seat, body["kind"], body["url"], body["mention"])
     secret = webhook_secret(current_app.config["SECRET_KEY"], game_id, ping.id)
@@ -650,7 +652,7 @@ def create_ping(body: dict[str, Any], game_id: str) -> dict[str, Any]:
 def list_pings(game_id: str) -> list[ChatPing]:
     """The caller's chat pings in this game (seat token)."""
     games = current_service()
-    _, seat = seated(games, game_id, "to list chat pings")
+    _, seat = seated(games, game_id, N_("A seat token is needed to list chat pings."))
     return games.store.chat_pings(game_id, seat)
 
 
@@ -661,9 +663,11 @@ def list_pings(game_id: str) -> list[ChatPing]:
 def delete_ping(game_id: str, ping_id: int) -> None:
     """Stop one of the caller's chat pings; its pending pings are dropped (seat token)."""
     games = current_service()
-    _, seat = seated(games, game_id, "to remove a chat ping")
+    _, seat = seated(games, game_id, N_("A seat token is needed to remove a chat ping."))
     if not games.store.remove_chat_ping(game_id, seat, ping_id, utcnow()):
-        raise TurnpostError("not_found", f"Your seat has no chat ping {ping_id} in this game.")
+        raise TurnpostError(
+            "not_found", phrase("Your seat has no chat ping %(ping)s in this game.", ping=ping_id)
+        )
 
 
 @blp.route("/me/pings", methods=["POST"])
@@ -695,14 +699,16 @@ def list_my_pings() -> list[PlayerPing]:
 def delete_my_ping(ping_id: int) -> None:
     """Stop one of the player's chat pings, in every game (personal API token)."""
     if not current_store().remove_player_ping(_token_player().id, ping_id, utcnow()):
-        raise TurnpostError("not_found", f"You have no chat ping {ping_id}.")
+        raise TurnpostError("not_found", phrase("You have no chat ping %(ping)s.", ping=ping_id))
 
 
 def _token_player() -> Player:
     """The player of a personal API token; ``401`` otherwise (a browser's cookie does not
     change where the player's turns are posted: no cross-site request can)."""
     if not current_actor().personal_token:
-        raise TurnpostError("unauthorized", "A personal API token (tpp_...) is needed here.")
+        raise TurnpostError(
+            "unauthorized", phrase("A personal API token (tpp_...) is needed here.")
+        )
     return personal_player()
 
 
@@ -850,8 +856,11 @@ def last_event_id(query: dict[str, Any]) -> int:
     if not (header.isascii() and header.isdigit() and len(header) <= LAST_EVENT_ID_DIGITS):
         raise TurnpostError(
             "bad_request",
-            f"Last-Event-ID must be the id of an event: a move number (0 or more,"
-            f" at most {LAST_EVENT_ID_DIGITS} digits).",
+            phrase(
+                "Last-Event-ID must be the id of an event: a move number (0 or more,"
+                " at most %(digits)s digits).",
+                digits=LAST_EVENT_ID_DIGITS,
+            ),
             {"Last-Event-ID": [header[:40]]},
         )
     return int(header)

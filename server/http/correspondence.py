@@ -16,6 +16,7 @@ from typing import Any
 
 from flask import Blueprint, Response, redirect, request
 
+from engines.phrases import N_, phrase
 from schemas.correspondence import (
     ConditionalLinesSchema,
     TakebackAnsweredSchema,
@@ -108,7 +109,7 @@ def post_takeback(body: dict[str, Any], game_id: str) -> dict[str, Any]:
     """Offer to take back the caller's last move (no ``accept``), or answer the open offer
     (``{"accept": true}`` or ``false``); seat token."""
     games = current_service()
-    _, seat = seated(games, game_id, "for a takeback")
+    _, seat = seated(games, game_id, N_("A seat token is needed for a takeback."))
     if body["accept"] is None:
         return offer_takeback(games, game_id, seat, body["expected_seq"])
     return answer_takeback(games, game_id, seat, body["accept"], body["expected_seq"])
@@ -126,7 +127,7 @@ def page_takeback(game_id: str) -> Response:
     seat = whole_number(request.form.get("seat", ""))
     answer = request.form.get("answer", "")
     if seat not in _held_seats(games, game) or answer not in PAGE_ANSWERS:
-        raise TurnpostError("forbidden", "This browser holds no such seat of this game.")
+        raise TurnpostError("forbidden", phrase("This browser holds no such seat of this game."))
     expected = whole_number(request.form.get("expected_seq", ""))
     if PAGE_ANSWERS[answer] is None:
         offer_takeback(games, game_id, seat, expected)
@@ -142,7 +143,7 @@ def page_takeback(game_id: str) -> Response:
 def get_conditional(game_id: str) -> dict[str, Any]:
     """The caller's conditional moves in this game (seat token; nobody else sees them)."""
     games = current_service()
-    _, seat = seated(games, game_id, "for conditional moves")
+    _, seat = seated(games, game_id, N_("A seat token is needed for conditional moves."))
     return {"lines": games.store.conditional_lines(game_id).get(seat, [])}
 
 
@@ -158,7 +159,7 @@ def put_conditional(body: dict[str, Any], game_id: str) -> dict[str, Any]:
     alternates another seat's move and the answer played at once when that move comes."""
     games = current_service()
     with games.store.write():
-        game, seat = seated(games, game_id, "for conditional moves")
+        game, seat = seated(games, game_id, N_("A seat token is needed for conditional moves."))
         lines = checked_lines(game, seat, body["lines"])
         games.store.set_conditional_lines(game.id, seat, lines, utcnow())
     return {"lines": lines}
@@ -173,7 +174,9 @@ def page_conditional(game_id: str) -> Response:
     with games.store.write():
         game = games.load(game_id)
         if seat not in _held_seats(games, game):
-            raise TurnpostError("forbidden", "This browser holds no such seat of this game.")
+            raise TurnpostError(
+                "forbidden", phrase("This browser holds no such seat of this game.")
+            )
         lines = checked_lines(game, seat, read_lines_text(request.form.get("lines", "")[:20000]))
         games.store.set_conditional_lines(game.id, seat, lines, utcnow())
     return redirect(_table_url(game_id, as_seat=seat), 303)

@@ -17,6 +17,7 @@ from __future__ import annotations
 from flask import Flask, Response, current_app, jsonify, make_response, render_template, request
 from flask_wtf.csrf import CSRFError
 
+from engines.phrases import phrase
 from server.errors import TurnpostError
 from server.i18n import LANGUAGE_COOKIE, best_language, known_language, server_language
 from server.phrases import render
@@ -57,19 +58,23 @@ def register_error_handlers(app: Flask) -> None:
 
 
 def _csrf_error(error: CSRFError) -> Response:
-    return error_response(TurnpostError("bad_request", f"CSRF check failed: {error.description}"))
+    return error_response(
+        TurnpostError("bad_request", phrase("CSRF check failed: %(why)s", why=error.description))
+    )
 
 
 def _unexpected_error(error: Exception) -> Response:
     current_app.logger.exception("unexpected error")
-    return error_response(TurnpostError("internal_error", "Something went wrong on our side."))
+    return error_response(
+        TurnpostError("internal_error", phrase("Something went wrong on our side."))
+    )
 
 
 def _store_unavailable(error: StoreUnavailable) -> Response:
     current_app.logger.warning("database unavailable: %s", error)
-    message = (
-        "The game database cannot be reached just now;"
-        f" please try again in {UNAVAILABLE_RETRY_SECONDS} seconds."
+    message = phrase(
+        "The game database cannot be reached just now; please try again in %(seconds)s seconds.",
+        seconds=UNAVAILABLE_RETRY_SECONDS,
     )
     retry = {"Retry-After": str(UNAVAILABLE_RETRY_SECONDS)}
     return error_response(TurnpostError("unavailable", message, headers=retry))

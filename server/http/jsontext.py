@@ -24,6 +24,7 @@ import json
 import re
 from typing import Any
 
+from engines.phrases import phrase
 from server.errors import TurnpostError
 
 #: Deeper than any move, position or option of any engine (a few levels each).
@@ -36,9 +37,11 @@ def load_untrusted(text: str | bytes) -> Any:
     try:
         value = json.loads(text)
     except RecursionError:
-        raise TurnpostError("bad_request", f"JSON nested deeper than {MAX_DEPTH} levels.") from None
+        raise TurnpostError(
+            "bad_request", phrase("JSON nested deeper than %(depth)s levels.", depth=MAX_DEPTH)
+        ) from None
     except (ValueError, UnicodeDecodeError):
-        raise TurnpostError("bad_request", "The body is not valid JSON.") from None
+        raise TurnpostError("bad_request", phrase("The body is not valid JSON.")) from None
     check_shape(value)
     return value
 
@@ -52,12 +55,14 @@ def check_shape(value: Any) -> None:
             if LONE_SURROGATE.search(item):
                 raise TurnpostError(
                     "bad_request",
-                    "JSON text with a lone surrogate (\\ud800...\\udfff) is not text.",
+                    phrase("JSON text with a lone surrogate (\\ud800...\\udfff) is not text."),
                 )
             continue
         if not isinstance(item, dict | list):
             continue
         if depth > MAX_DEPTH:
-            raise TurnpostError("bad_request", f"JSON nested deeper than {MAX_DEPTH} levels.")
+            raise TurnpostError(
+                "bad_request", phrase("JSON nested deeper than %(depth)s levels.", depth=MAX_DEPTH)
+            )
         children = [*item.keys(), *item.values()] if isinstance(item, dict) else item
         pending.extend((child, depth + 1) for child in children)

@@ -85,6 +85,7 @@ from flask import Flask, Response, current_app, g, request
 from flask_limiter import ApplicationLimit, Limiter, RateLimitExceeded
 from limits.errors import StorageError
 
+from engines.phrases import N_, phrase
 from server.errors import TurnpostError
 from server.http.clients import current_client
 from server.http.counts import PROCESS_COUNTS
@@ -210,12 +211,13 @@ def charge_cost(limiter: Limiter, response: Response) -> Response:
 
 def rate_limited(error: RateLimitExceeded) -> Any:
     """``429 rate_limited`` in the contract's shape, with ``Retry-After`` in seconds."""
-    who = "this token" if error.limit.key_func is token_key else "this address"
+    key = (
+        N_("Too many requests from this token (limit %(limit)s); slow down and retry.")
+        if error.limit.key_func is token_key
+        else N_("Too many requests from this address (limit %(limit)s); slow down and retry.")
+    )
     response = error_response(
-        TurnpostError(
-            "rate_limited",
-            f"Too many requests from {who} (limit {error.limit.limit}); slow down and retry.",
-        ),
+        TurnpostError("rate_limited", phrase(key, limit=str(error.limit.limit))),
         429,
     )
     response.headers["Retry-After"] = str(error.limit.limit.get_expiry())

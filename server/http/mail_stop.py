@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from flask import Blueprint, Response, current_app, make_response, render_template
 
+from engines.phrases import N_, phrase
 from server.errors import TurnpostError
 from server.games.clock import utcnow
 from server.http.context import csrf, current_service, current_store
@@ -26,7 +27,7 @@ from server.mail.settings import MailSettings
 bp = Blueprint("mail_stop", __name__)
 
 #: The answer to a link that is not one of ours (forged, cut short, or of a game now gone).
-NOT_VALID = "This link is not valid; copy it whole from the mail."
+NOT_VALID = N_("This link is not valid; copy it whole from the mail.")
 
 
 @bp.route("/mail/stop/<token>")
@@ -59,11 +60,11 @@ def _stop_response(token: str, done: bool) -> Response:
     signed = stopped_seat(_settings(), token)
     games = current_service()
     if signed is None or not games.store.game_exists(signed[0]):
-        raise TurnpostError("not_found", NOT_VALID)
+        raise TurnpostError("not_found", phrase(NOT_VALID))
     game_id, seat = signed
     game = games.load(game_id)
     if seat >= len(game.seats):
-        raise TurnpostError("not_found", NOT_VALID)
+        raise TurnpostError("not_found", phrase(NOT_VALID))
     if done:
         with games.store.write():
             games.store.stop_mail(game_id, seat, utcnow())
@@ -79,7 +80,7 @@ def _stop_response(token: str, done: bool) -> Response:
 def _unsubscribe_response(token: str, done: bool) -> Response:
     address = unsubscribed(_settings(), token)
     if address is None:
-        raise TurnpostError("not_found", NOT_VALID)
+        raise TurnpostError("not_found", phrase(NOT_VALID))
     if done:  # a link mailed before keys were normalised as now carries an older form of it
         current_store().suppress_mail(recipient_key(address), utcnow())
     return _private_page("unsubscribe.html", address=address, done=done)

@@ -62,6 +62,7 @@ from markupsafe import Markup, escape
 from marshmallow import ValidationError
 
 from engines import ENGINES, Engine
+from engines.phrases import phrase
 from engines.search import LEVELS
 from engines.words import join, plural
 from schemas.api import GameCreateSchema
@@ -239,8 +240,10 @@ def _created(game: Game) -> tuple[list[str], str]:
     if len(key) != 32 or not current_store().created_page(hash_secret(text), game.id, utcnow()):
         raise TurnpostError(
             "forbidden",
-            "A new game's private links are shown only in the browser that created it, "
-            "for a day. Ask the game's creator for your link.",
+            phrase(
+                "A new game's private links are shown only in the browser that created it, "
+                "for a day. Ask the game's creator for your link."
+            ),
         )
     return handed_tokens(key, len(game.seats))
 
@@ -511,9 +514,12 @@ def _typed(option: OptionField, value: str) -> Any:
     try:
         return type(option.default)(value)
     except ValueError:
-        raise TurnpostError(
-            "invalid_request", f"{option.label} must be a number, not {value[:20]!r}."
-        ) from None
+        words = phrase(
+            "%(option)s must be a number, not %(value)r.",
+            option=phrase(option.label),
+            value=value[:20],
+        )
+        raise TurnpostError("invalid_request", words) from None
 
 
 def _creation_body(form: Mapping[str, str]) -> dict[str, Any]:
@@ -592,7 +598,7 @@ def rules_page(engine_id: str) -> str:
     """A game's rules for players (``templates/rules/<id>.html``), or a short general page."""
     engine = ENGINES.get(engine_id)
     if engine is None:
-        raise TurnpostError("not_found", "There is no such game here.")
+        raise TurnpostError("not_found", phrase("There is no such game here."))
     try:
         return render_template(f"rules/{engine.id}.html", engine=engine)
     except TemplateNotFound:
@@ -628,7 +634,9 @@ def _stale_seat_words(games: GameService, game: Game) -> str:
     """What happened to the seat this browser held in ``game`` and what to do, when none of
     its seat keys works any more ("" when it holds none)."""
     tokens = _cookie_tokens(game.id)
-    return games.dead_token_words(game, tokens[0]) if tokens else ""
+    if not tokens:
+        return ""
+    return render(games.dead_token_words(game, tokens[0]), (), page_language())
 
 
 def _remember_seats(response: Response, game_id: str, tokens: list[str], active: str) -> None:
@@ -696,7 +704,7 @@ def take_my_seat(game_id: str) -> Response:
     player = signed_in_player()
     seat = whole_number(request.form.get("seat", ""))
     if seat is None:
-        raise TurnpostError("invalid_request", "Which seat? Open it from your games page.")
+        raise TurnpostError("invalid_request", phrase("Which seat? Open it from your games page."))
     games = current_service()
     held = _held_seats(games, games.load(game_id))
     taken = games.take_own_seat(game_id, seat, player.id, held.get(seat))
@@ -777,7 +785,9 @@ def post_move(game_id: str) -> Any:
     token = token or request.cookies.get(seat_cookie(game_id))
     try:
         if not notation:
-            raise TurnpostError("invalid_move", "Write a move in notation, or use the guided form.")
+            raise TurnpostError(
+                "invalid_move", phrase("Write a move in notation, or use the guided form.")
+            )
         games.submit(
             MoveRequest(
                 game_id, token=token, notation=notation, expected_seq=whole_number(expected)

@@ -29,6 +29,7 @@ from flask import (
 )
 from marshmallow import ValidationError
 
+from engines.phrases import phrase
 from schemas.push import PushSubscriptionSchema
 from server.errors import TurnpostError
 from server.http.actor import signed_in_player
@@ -70,7 +71,7 @@ def add_browser() -> tuple[Response, int]:
         loaded = PushSubscriptionSchema().load(request.get_json(silent=True) or {})
     except ValidationError as error:
         raise TurnpostError(
-            "invalid_request", "This is not a push subscription.", error.messages_dict
+            "invalid_request", phrase("This is not a push subscription."), error.messages_dict
         ) from None
     created = subscribe(current_store(), push_destinations(current_app.config), player.id, loaded)
     return jsonify(created), 201
@@ -81,5 +82,5 @@ def remove_browser(subscription_id: int) -> Response:
     """Stop notifying one of the signed-in player's browsers."""
     player = signed_in_player()
     if not current_store().remove_push_subscription(subscription_id, player.id):
-        raise TurnpostError("not_found", "You have no such browser.")
+        raise TurnpostError("not_found", phrase("You have no such browser."))
     return redirect(url_for("accounts.me_page"), 303)

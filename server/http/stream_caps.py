@@ -39,6 +39,7 @@ from typing import Protocol
 
 import redis
 
+from engines.phrases import phrase
 from server.errors import TurnpostError
 
 logger = logging.getLogger(__name__)
@@ -106,9 +107,12 @@ class StreamCaps(Protocol):
 def refusal(over_total: bool, max_per_client: int) -> TurnpostError:
     """The ``429`` past the cap in all (``over_total``) or past the client's cap."""
     if over_total:
-        message = "Too many open event streams on this server; retry in a minute."
+        message = phrase("Too many open event streams on this server; retry in a minute.")
     else:
-        message = f"This address already follows {max_per_client} event streams; close one first."
+        message = phrase(
+            "This address already follows %(most)s event streams; close one first.",
+            most=max_per_client,
+        )
     return TurnpostError(
         "rate_limited", message, headers={"Retry-After": str(STREAM_RETRY_SECONDS)}
     )

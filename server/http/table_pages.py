@@ -23,6 +23,7 @@ from typing import Any
 
 from flask import Blueprint, Response, make_response, redirect, render_template, request, url_for
 
+from engines.phrases import phrase
 from server.errors import TurnpostError
 from server.games.game import Game
 from server.games.service import time_control
@@ -156,7 +157,7 @@ def stop(game_id: str) -> Response:
     """The host cancels the table or stops the game (the form asks to be sure)."""
     host = signed_in_player()
     if request.form.get("sure") != "yes":
-        raise TurnpostError("invalid_request", "Tick the box to say you are sure.")
+        raise TurnpostError("invalid_request", phrase("Tick the box to say you are sure."))
     tables().stop(game_id, host)
     return _done(game_id, "stopped")
 
@@ -179,7 +180,9 @@ def clock(game_id: str) -> Response:
         tables().set_policy(game_id, host, request.form.get("deadline_policy", ""))
         return _done(game_id, "clock")
     if text not in ("", "bank") and whole_number(text) is None:
-        raise TurnpostError("invalid_request", "The hours of a turn must be a whole number.")
+        raise TurnpostError(
+            "invalid_request", phrase("The hours of a turn must be a whole number.")
+        )
     control = time_control(form_clock(request.form), None)
     tables().set_clock(game_id, host, control, request.form.get("deadline_policy", ""))
     return _done(game_id, "clock")

@@ -23,6 +23,7 @@ from typing import Any
 
 from flask import Blueprint, Response, redirect, render_template, request, url_for
 
+from engines.phrases import N_, phrase
 from schemas.api import MAX_SEED
 from schemas.talk import MessageCreateSchema, MessageSchema, MessagesQuerySchema
 from server.errors import TurnpostError
@@ -78,7 +79,9 @@ def _speaker(games: GameService, game: Game) -> int:
     """The seat a form speaks as (its ``seat`` field); ``403`` unless this browser holds it."""
     seat = whole_number(request.form.get("seat", ""))
     if seat is None or seat not in page_seats(games, game):
-        raise TurnpostError("forbidden", "Only the players of this game may talk at its table.")
+        raise TurnpostError(
+            "forbidden", phrase("Only the players of this game may talk at its table.")
+        )
     return seat
 
 
@@ -116,7 +119,7 @@ def mute(game_id: str) -> Response:
     seat = _speaker(games, game)
     other = whole_number(request.form.get("other", ""))
     if other is None:
-        raise TurnpostError("invalid_request", "Pick a player of this game to mute.")
+        raise TurnpostError("invalid_request", phrase("Pick a player of this game to mute."))
     TalkService(games.store).set_muted(game, seat, other, request.form.get("muted") == "1")
     return _back(games, game, seat)
 
@@ -180,7 +183,7 @@ def post_api_message(body: dict[str, Any], game_id: str) -> dict[str, Any]:
     A seat may post 10 messages a minute and 100 a day (``429`` with ``Retry-After``).
     """
     games = current_service()
-    game, seat = seated(games, game_id, "to post a message")
+    game, seat = seated(games, game_id, N_("A seat token is needed to post a message."))
     return TalkService(games.store).post(game, seat, body["text"], body["thread"], via="api")
 
 

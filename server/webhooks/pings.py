@@ -35,6 +35,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from engines.phrases import N_, english, phrase
 from server.errors import TurnpostError
 from server.games.changes import Change
 from server.games.clock import utcnow
@@ -118,7 +119,10 @@ def add_ping(
 ) -> ChatPing:
     """Give ``seat`` a chat ping (the URL already checked); ``422`` past :data:`MAX_PINGS`."""
     with store.write():
-        _check_room(len(store.chat_pings(game_id, seat)), "A seat")
+        _check_room(
+            len(store.chat_pings(game_id, seat)),
+            N_("A seat has at most %(most)s chat pings; remove one first."),
+        )
         now = utcnow()
         ping_id = store.add_chat_ping(game_id, seat, kind, url, mention, now)
     return ChatPing(ping_id, seat, kind, url, mention, now)
@@ -130,17 +134,21 @@ def add_player_ping(
     """Give a player a chat ping for every game of theirs (the URL already checked); ``422``
     past :data:`MAX_PINGS`."""
     with store.write():
-        _check_room(len(store.player_pings(player_id)), "A player")
+        _check_room(
+            len(store.player_pings(player_id)),
+            N_("A player has at most %(most)s chat pings; remove one first."),
+        )
         now = utcnow()
         ping_id = store.add_player_ping(player_id, kind, url, mention, now)
     return PlayerPing(ping_id, kind, url, mention, now)
 
 
-def _check_room(count: int, who: str) -> None:
-    """``422`` when ``who`` has :data:`MAX_PINGS` chat pings already."""
+def _check_room(count: int, refusal: str) -> None:
+    """``422`` (the message id ``refusal``) when :data:`MAX_PINGS` chat pings are there
+    already."""
     if count >= MAX_PINGS:
-        message = f"{who} has at most {MAX_PINGS} chat pings; remove one first."
-        raise TurnpostError("invalid_request", message, {"url": [message]})
+        words = phrase(refusal, most=MAX_PINGS)
+        raise TurnpostError("invalid_request", words, {"url": [english(words)]})
 
 
 class ChatPingQueue:

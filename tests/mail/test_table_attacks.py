@@ -157,6 +157,25 @@ def test_joining_takes_a_signed_in_player_a_csrf_token_and_gives_one_seat_each(
     assert [p["name"] for p in table["players"]] == ["Ann", "Bob", "Cy"]
 
 
+def test_a_full_table_is_refused_in_the_readers_language(server: BackgroundServer) -> None:
+    host, bob = player(server, "Host"), player(server, "Bob")
+    game_id = new_table(host)
+    assert bob.post(f"/tables/{game_id}/join").status_code == 303
+    full = {
+        "en": "Every seat of this table is taken.",
+        "nl": "Elke plaats aan deze tafel is bezet.",
+        "de": "Jeder Platz an diesem Tisch ist besetzt.",
+        "fr": "Toutes les places de cette table sont prises.",
+    }
+    for language, words in full.items():
+        late = player(server, f"Late{language}")
+        late.http.headers["Accept-Language"] = language
+        refused = late.post(f"/tables/{game_id}/join")
+        assert refused.status_code == 409 and words in refused.text, (language, refused.text)
+        others = [other for other in full.values() if other != words]
+        assert not any(other in refused.text for other in others)
+
+
 def test_two_joins_for_the_last_seat_seat_exactly_one_player(server: BackgroundServer) -> None:
     host, bob, cy = (player(server, name) for name in ("Host", "Bob", "Cy"))
     for _ in range(6):
