@@ -337,8 +337,9 @@ class Feed:
         messages posted after ``talk_cursor`` and the ended games to their streams.
 
         A failing look (the database unavailable: locked for longer than the
-        store waits, or out of reach) is logged and tried again a moment later:
-        the feed must not die.
+        store waits, or out of reach) is logged in one line (no traceback:
+        formatting one parses source, which Python 3.11 cannot do in two threads
+        at once, gh-106905) and tried again a moment later: the feed must not die.
         """
         seen = None
         while True:
@@ -350,8 +351,8 @@ class Feed:
                     self._publish_ends(store)
                     self._publish_players(store, moved)
                     seen = current
-            except StoreUnavailable:
-                logger.exception("the event feed could not read the database; retrying")
+            except StoreUnavailable as error:  # one line each time: its cause is in the message
+                logger.error("the event feed could not read the database (%s); retrying", error)
                 time.sleep(RETRY_SECONDS)
 
     def _publish_moves(self, store: Store, cursor: int) -> tuple[int, set[str]]:
