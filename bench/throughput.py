@@ -11,10 +11,12 @@ than Python clients do. In one run it measures, each for ``--seconds``:
 2. Turnpost's own routes on a temporary database: ``/healthz``, a game read
    (public and with a seat token), legal moves (Siam and King of Siam), the
    move log, the game page, the lobby;
-3. move submissions: one Siam game per wrk connection, each replaying a
-   four-move cycle (``enter a1 N``, ``enter e5 S``, ``exit a1``, ``exit e5``)
-   that returns the board to the start, so the log grows without end and
-   every answer must be ``201``.
+3. move submissions: each wrk connection posts Siam's four-move cycle
+   (``enter a1 N``, ``enter e5 S``, ``exit a1``, ``exit e5``) to games of its
+   own; the cycle returns the board to the start, so the third repetition
+   draws a game at its 8th move and the connection goes on with its next
+   game (games made beforehand for up to 320 moves a second per connection;
+   every answer must be ``201``).
 
 It prints a Markdown table: requests/s, latency p50/p99 (wrk's), the ratio
 of requests/s to the bare app, and the error count (any non-2xx answer or
@@ -51,24 +53,25 @@ UNLIMITED = {
 }
 
 MOVES_LUA = """
--- One Siam game per wrk thread (one connection each): the four-move cycle, for ever.
+-- Siam's four-move cycle, each wrk thread (one connection) on its own games: the cycle
+-- returns to the start, so a game is drawn by the third repetition at its 8th move, and the
+-- thread goes on with its next game (every answer must be 201).
 local games = {%s}
-local cycle = {"enter a1 N", "enter e5 S", "exit a1", "exit e5"}
+local per_thread = %d
 local counter = 0
 function setup(thread)
-  local game = games[counter + 1]
-  thread:set("game_id", game[1])
-  thread:set("token0", game[2])
-  thread:set("token1", game[3])
+  thread:set("first", counter * per_thread)
   counter = counter + 1
 end
--- The next move of the cycle is the one after the last move answered 201 (wrk may build
--- a request it never sends, so the step moves on in response(), not in request()).
+local cycle = {"enter a1 N", "enter e5 S", "exit a1", "exit e5"}
+-- The next move is the one after the last move answered 201 (wrk may build a request it
+-- never sends, so the step moves on in response(), not in request()).
 local step = 0
 function request()
+  local game = games[first + (math.floor(step / 8) %% per_thread) + 1]
   local move = cycle[(step %% 4) + 1]
-  local token = (step %% 2 == 0) and token0 or token1
-  return wrk.format("POST", "/api/v1/games/" .. game_id .. "/moves",
+  local token = (step %% 2 == 0) and game[2] or game[3]
+  return wrk.format("POST", "/api/v1/games/" .. game[1] .. "/moves",
     {["Authorization"] = "Bearer " .. token, ["Content-Type"] = "application/json"},
     '{"notation": "' .. move .. '"}')
 end
@@ -159,18 +162,29 @@ def reads(server: BackgroundServer, seconds: int, connections: int) -> list[Figu
     ]
 
 
-def moves(server: BackgroundServer, seconds: int, games: int) -> Figures:
-    """wrk posting the four-move cycle, one game per connection."""
+#: Moves a second one connection can post at most (its games run out beyond: then 409s).
+MOVES_PER_CONNECTION = 320
+
+
+def moves(server: BackgroundServer, seconds: int, connections: int) -> Figures:
+    """wrk posting the four-move cycle, each connection on games of its own (8 moves each:
+    the third repetition draws a Siam game)."""
+    per_connection = seconds * MOVES_PER_CONNECTION // 8
     entries = []
-    for _ in range(games):
+    for _ in range(connections * per_connection):
         game = create(server, "siam")
         parts = [game["id"], *(player["token"] for player in game["players"])]
         entries.append("{" + ", ".join(json.dumps(part) for part in parts) + "}")
     with tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False) as script:
-        script.write(MOVES_LUA % ", ".join(entries))
+        script.write(MOVES_LUA % (", ".join(entries), per_connection))
     try:
         return run_wrk(
-            "move submissions (Siam)", server.url, seconds, games, games, ["-s", script.name]
+            "move submissions (Siam)",
+            server.url,
+            seconds,
+            connections,
+            connections,
+            ["-s", script.name],
         )
     finally:
         os.unlink(script.name)
