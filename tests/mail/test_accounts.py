@@ -75,6 +75,20 @@ def my_games_status(server: BackgroundServer, token: str) -> int:
     return answer.status_code
 
 
+def post_from_me(
+    browser: requests.Session, server: BackgroundServer, path: str
+) -> requests.Response:
+    """POST a form of the player's page (``/me``) to ``path`` with that page's CSRF token, as
+    its button does (the answer itself, no redirect followed)."""
+    page = browser.get(f"{server.url}/me", timeout=10).text
+    return browser.post(
+        f"{server.url}{path}",
+        data={"csrf_token": csrf_of(page)},
+        allow_redirects=False,
+        timeout=10,
+    )
+
+
 def sign_in_mails(db_url: str, email: str) -> int:
     """How many sign-in mails to ``email`` were queued (sent or not)."""
     store = open_store(db_url)
@@ -106,22 +120,13 @@ def test_a_personal_token_is_made_and_revoked_on_the_players_page(
     assert token not in ann.get(f"{mail_server.url}/me", timeout=10).text, "shown twice"
 
     bob = sign_in(mail_server, sink, BOB)  # another player cannot revoke Ann's token
-    bobs_page = bob.get(f"{mail_server.url}/me", timeout=10).text
-    theirs = bob.post(
-        f"{mail_server.url}{revoke}", data={"csrf_token": csrf_of(bobs_page)}, timeout=10
-    )
+    theirs = post_from_me(bob, mail_server, revoke)
     assert theirs.status_code == 404
     unchecked = ann.post(f"{mail_server.url}{revoke}", data={}, timeout=10)
     assert unchecked.status_code == 400
     assert my_games_status(mail_server, token) == 200
 
-    page = ann.get(f"{mail_server.url}/me", timeout=10).text
-    revoked = ann.post(
-        f"{mail_server.url}{revoke}",
-        data={"csrf_token": csrf_of(page)},
-        allow_redirects=False,
-        timeout=10,
-    )
+    revoked = post_from_me(ann, mail_server, revoke)
     assert revoked.status_code == 303
     assert my_games_status(mail_server, token) == 401
     assert 'id="tokens"' not in ann.get(f"{mail_server.url}/me", timeout=10).text
@@ -194,13 +199,7 @@ def test_signing_out_ends_this_browsers_session_only(
     forged = laptop.post(f"{mail_server.url}/sign-out", data={}, timeout=10)
     assert forged.status_code == 400 and me_status(mail_server, session_token) == 200
 
-    page = laptop.get(f"{mail_server.url}/me", timeout=10).text
-    out = laptop.post(
-        f"{mail_server.url}/sign-out",
-        data={"csrf_token": csrf_of(page)},
-        allow_redirects=False,
-        timeout=10,
-    )
+    out = post_from_me(laptop, mail_server, "/sign-out")
     assert out.status_code == 303 and out.headers["Location"].endswith("/")
     cleared = session_cookie(out)
     assert cleared.startswith(f"{SESSION_COOKIE}=;") and "Max-Age=0" in cleared, cleared
