@@ -1,4 +1,4 @@
-"""What pages and mails say around the games' own words: moments, whose turn, time left.
+"""What pages and mails say around the games' own words: moments, waits, time left, refusals.
 
 The engines speak for their games (:meth:`~engines.base.Engine.describe`,
 ``describe_result``, ``prompt``, the questions' labels); this module words
