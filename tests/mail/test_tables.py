@@ -26,7 +26,7 @@ from tests.mail.samples import html_of, save, text_of
 from tests.mail.test_sign_in import ask_for_link, mailed_link
 from tests.support import BackgroundServer, run_command, start_background
 from tests.web.conftest import SCREENSHOTS
-from tests.web.table import click_move
+from tests.web.table import click_move, scrolls_sideways
 
 #: These tests run on SQLite and on PostgreSQL (tests/conftest.py).
 ON_BOTH_BACKENDS = True
@@ -151,6 +151,7 @@ def test_two_players_fill_a_table_from_the_lobby_play_it_out_and_accept_the_rema
     ann.goto(f"{server.url}/games/{game_id}")
     expect(ann.locator("#host")).to_contain_text("You host this game")
     ann.screenshot(path=str(shots / "game-host-panel.png"), full_page=True)
+    assert not scrolls_sideways(ann), "the host panel's clock choice is wider than a phone"
     play_line(server, game_id, {"Ann": ann, "bob": bob})
     over = game_json(server, game_id)
     assert over["status"] == "finished" and len(over["result"]["winners"]) == 1
