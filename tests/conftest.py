@@ -24,7 +24,7 @@ from tests.servers import (
     running_redis,
 )
 from tests.support import BackgroundServer, start_background
-from tests.web.conftest import CHROMIUM, CHROMIUM_ARGS
+from tests.web.conftest import AXE, CHROMIUM, CHROMIUM_ARGS
 
 #: The suite creates hundreds of games from 127.0.0.1, far past the default creation limit
 #: per address (``10/hour``); the tests of that limit set their own in the app config.
@@ -139,6 +139,14 @@ def playwright() -> Iterator[Playwright]:
     """The Playwright driver, once per test session."""
     with sync_playwright() as driver:
         yield driver
+
+
+@pytest.fixture(scope="session")
+def axe_source() -> str:
+    """axe-core's script, for pages and mails (installed from npm first if it is missing)."""
+    if not AXE.exists():
+        subprocess.run([str(Path(__file__).parent / "web" / "ensure_axe.sh")], check=True)
+    return AXE.read_text(encoding="utf-8")
 
 
 @pytest.fixture(scope="session")

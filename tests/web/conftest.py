@@ -11,7 +11,6 @@ accessibility engine injected into the pages, from npm (``tests/web/ensure_axe.s
 
 from __future__ import annotations
 
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -56,11 +55,3 @@ def screenshots() -> Path:
     """The folder for the reviewers' screenshots (git-ignored ``test-output/``)."""
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     return SCREENSHOTS
-
-
-@pytest.fixture(scope="session")
-def axe_source() -> str:
-    """axe-core's script (installed from npm first if it is missing)."""
-    if not AXE.exists():
-        subprocess.run([str(Path(__file__).parent / "ensure_axe.sh")], check=True)
-    return AXE.read_text(encoding="utf-8")

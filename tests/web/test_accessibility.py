@@ -2,7 +2,7 @@
 every word drawn on a board picture stands out from what is drawn under it (which axe
 cannot tell); another player's move is said in the live region; less motion is honoured.
 
-axe-core (the npm package, :func:`tests.web.conftest.axe_source`) runs in Debian's
+axe-core (the npm package, :func:`tests.conftest.axe_source`) runs in Debian's
 Chromium on the lobby with its new-game form, the created page, every rules page, a
 player's games, and every game's page at its start, middle and end, for the seat to move
 (also after one pick on the board) and for a watcher; each page once in the light theme and
