@@ -55,7 +55,8 @@ def middle_game(app, engine_id: str, seed: int) -> tuple[dict, int, dict]:
         from server.http.context import current_service
 
         games = current_service()
-        players = [{"name": name} for name in ("Ann", "Bob", "Cleo", "Dan")[: PLAYERS[engine_id]]]
+        names = ("Ann", "Bob", "Cleo", "Dan")[: PLAYERS[engine_id]]
+        players = [{"name": name, "email": f"{name.lower()}@example.org"} for name in names]
         created = games.create(engine_id, players, {}, seed=seed)
         state = engine.setup(len(players), engine.options({}), seed)
         length = 0
