@@ -11,6 +11,7 @@ from engines.king_of_siam import KingOfSiamEngine
 from engines.king_of_siam.board import MAPS, get_board
 from schemas.king_of_siam import BoardSchema, StateSchema
 from server.boards import environment
+from server.i18n import template_words
 from tests.engines.test_king_of_siam_words import random_states
 
 ENGINE = KingOfSiamEngine()
@@ -75,8 +76,10 @@ def test_board_data_of_an_unknown_map_is_refused() -> None:
 
 # -- the drawn map ------------------------------------------------------------------------
 def drawings() -> dict[str, Any]:
-    """The maps as the board templates draw them (the partial's exported data)."""
-    return environment().get_template("boards/_king-of-siam.svg").module.maps
+    """The maps as the board templates draw them (the partial's exported data; its names
+    are words, so the module is made with a language's words)."""
+    partial = environment().get_template("boards/_king-of-siam.svg")
+    return partial.make_module(template_words("en")).maps
 
 
 @pytest.mark.parametrize("name", sorted(MAPS))
