@@ -715,6 +715,7 @@ def worker(interval: float, bots: bool) -> None:
         signal.signal(signum, lambda *_: stop.set())
     app = current_app._get_current_object()
     warn_at_start(current_store(), _deployment(), "worker")
+    click.echo(f"worker started; {'it plays' if bots else 'other processes play'} the bots")
     with ThreadPoolExecutor(len(BACKGROUND) + 2, thread_name_prefix="background") as background:
         threads = [
             background.submit(background_rounds, app, stop, interval, what) for what in BACKGROUND
