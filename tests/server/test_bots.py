@@ -3,7 +3,9 @@ them, hints.
 
 Real processes where it matters: ``turnpost worker`` child processes play bots-only games
 of every engine to the end (two of them at once, checked move by move against the seeded
-bots), and a human plays a bot over HTTP against a gunicorn server and a worker.
+bots), and a human plays a bot over HTTP against a gunicorn server and a worker, or a
+gunicorn server alone (``TURNPOST_BOTS=server``: its workers play the bots, checked with a
+worker beside them, for reads answered while a bot thinks, and for a prompt ``SIGTERM``).
 """
 
 from __future__ import annotations
