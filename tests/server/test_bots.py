@@ -429,10 +429,11 @@ def test_the_quick_start_demo_server_plays_the_bots_without_a_worker(tmp_path) -
 
 
 def healthy(url: str) -> bool:
-    """Whether the server at ``url`` answers ``/healthz``."""
+    """Whether the server at ``url`` answers ``/healthz`` (gunicorn's socket is open before
+    its workers boot: a request may wait then)."""
     try:
         return requests.get(f"{url}/healthz", timeout=2).ok
-    except requests.ConnectionError:
+    except (requests.ConnectionError, requests.Timeout):
         return False
 
 
