@@ -52,6 +52,7 @@ from schemas.clocks import ClockSchema
 from server.app import SECRET_KEY_SETTING, configured_db, create_app
 from server.checks import ERROR, Deployment, file_findings, findings, warn_at_start
 from server.errors import TurnpostError
+from server.games.analysis import WAIT_SECONDS as ANALYSIS_WAIT_SECONDS
 from server.games.analysis import run_analyses
 from server.games.bots import WAIT_SECONDS as BOT_WAIT_SECONDS
 from server.games.bots import BotMover, bots_setting, run_bots
@@ -667,10 +668,6 @@ def background_rounds(app: Flask, stop: threading.Event, interval: float, what: 
                 click.echo(f"{words} {done}, failed {failed}")
             else:
                 stop.wait(interval)
-
-
-#: The longest a worker waits between two looks for finished games to analyse.
-ANALYSIS_WAIT_SECONDS = 10.0
 
 
 def bot_rounds(app: Flask, stop: threading.Event) -> None:

@@ -49,6 +49,7 @@ import sys
 import threading
 import time
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
 import gevent
@@ -58,7 +59,10 @@ from gunicorn.workers.ggevent import GeventWorker
 from werkzeug.exceptions import RequestTimeout
 
 from server.cooperative import Abandoned
-from server.games.bots import WAIT_SECONDS, BotMover, bots_setting, run_bots
+from server.games.analysis import WAIT_SECONDS as ANALYSIS_WAIT_SECONDS
+from server.games.analysis import run_analyses
+from server.games.bots import WAIT_SECONDS as BOT_WAIT_SECONDS
+from server.games.bots import BotMover, bots_setting, run_bots
 from server.http.clients import client_key
 from server.http.context import current_service
 from server.store import redacted
@@ -154,32 +158,42 @@ BOTS_RETRY_SECONDS = 1.0
 
 
 class ServerBots:
-    """The bots of one web worker (``TURNPOST_BOTS=server``): a greenlet that plays their
-    turns (:func:`server.games.bots.run_bots`) until :meth:`end`."""
+    """The computer's work in one web worker (``TURNPOST_BOTS=server``): a greenlet that
+    plays the bots' turns (:func:`server.games.bots.run_bots`) and one that analyses
+    finished games (:func:`server.games.analysis.run_analyses`), until :meth:`end`."""
 
     def __init__(self, app: Any) -> None:
         self.stop = threading.Event()  # gevent's, once patched: set from a signal handler
-        self.greenlet = gevent.spawn(self.play, app)
+        rounds = {"bots": self.bot_rounds, "analyses": self.analysis_rounds}
+        self.greenlets = [gevent.spawn(self.play, app, what, run) for what, run in rounds.items()]
 
-    def play(self, app: Any) -> None:
-        """Play the bots' turns in an app context of ``app`` until :attr:`stop`; a failed
-        round is logged in one line and tried again a moment later."""
+    def bot_rounds(self) -> None:
+        """Play the bots' turns until :attr:`stop`."""
+        run_bots(lambda: BotMover(current_service()), self.stop, BOT_WAIT_SECONDS)
+
+    def analysis_rounds(self) -> None:
+        """Analyse finished games until :attr:`stop`."""
+        run_analyses(current_service, self.stop, ANALYSIS_WAIT_SECONDS)
+
+    def play(self, app: Any, what: str, rounds: Callable[[], None]) -> None:
+        """``rounds`` in an app context of ``app`` until :attr:`stop`; a failure is logged
+        in one line and ``rounds`` started again a moment later."""
         with app.app_context():
             while not self.stop.is_set():
                 try:
-                    run_bots(lambda: BotMover(current_service()), self.stop, WAIT_SECONDS)
+                    rounds()
                 except Abandoned:
                     return
                 except Exception as error:  # the bots must not die with one failed round
-                    logger.error("the bots' round failed (%r); retrying", error)
+                    logger.error("the %s failed (%r); retrying", what, error)
                     time.sleep(BOTS_RETRY_SECONDS)
 
     def end(self) -> None:
-        """Stop the bots: a search under way is abandoned; a greenlet still busy after
+        """Stop: a search under way is abandoned; a greenlet still busy after
         :data:`BOTS_STOP_SECONDS` is killed."""
         self.stop.set()
-        self.greenlet.join(BOTS_STOP_SECONDS)
-        self.greenlet.kill(block=True, timeout=BOTS_STOP_SECONDS)
+        gevent.joinall(self.greenlets, timeout=BOTS_STOP_SECONDS)
+        gevent.killall(self.greenlets, block=True, timeout=BOTS_STOP_SECONDS)
 
 
 class TurnpostWorker(GeventWorker):

@@ -293,6 +293,36 @@ def test_a_player_plays_a_level_1_bot_to_the_end_over_http(
     assert max(waited) < ANSWER_SECONDS
 
 
+def test_a_game_against_a_bot_is_analysed_after_it_ends(bot_server: BackgroundServer) -> None:
+    """Two moves against a bot, then a resignation: the analysis appears (played by the
+    worker, or by the web server alone with ``TURNPOST_BOTS=server``)."""
+    players = [{"name": "Ann"}, {"bot": "mcts", "level": 1}]
+    game = requests.post(
+        bot_server.api("/games"), json={"engine": "siam", "players": players}, timeout=10
+    ).json()
+    auth = {"Authorization": f"Bearer {game['players'][0]['token']}"}
+    url, rng = bot_server.api(f"/games/{game['id']}"), random.Random(4)
+    for seq in (0, 2):
+        deadline = time.monotonic() + 30
+        while requests.get(url, timeout=10).json()["seq"] != seq:
+            assert time.monotonic() < deadline, "the bot did not answer"
+            time.sleep(0.05)
+        legal = requests.get(f"{url}/legal-moves", headers=auth, timeout=10).json()["moves"]
+        move = {"move": rng.choice(legal), "expected_seq": seq}
+        assert requests.post(f"{url}/moves", json=move, headers=auth, timeout=10).status_code == 201
+    deadline = time.monotonic() + 30
+    while requests.get(url, timeout=10).json()["seq"] != 4:
+        assert time.monotonic() < deadline, "the bot did not answer"
+        time.sleep(0.05)
+    assert requests.post(f"{url}/resign", json={}, headers=auth, timeout=10).status_code == 200
+    deadline = time.monotonic() + 60
+    while (analysis := requests.get(f"{url}/analysis", timeout=10).json())["status"] == "waiting":
+        assert time.monotonic() < deadline, "the game was not analysed"
+        time.sleep(0.2)
+    assert analysis["status"] == "ready" and analysis["level"] == 3
+    assert {note["seq"] for note in analysis["moves"]} <= {1, 3}
+
+
 # -- bots in the web server (TURNPOST_BOTS=server) ---------------------------------------
 
 
@@ -338,7 +368,7 @@ def test_two_web_workers_and_a_worker_play_bots_only_games_once(db_url: str, app
             logged = games.store.moves(game_id)
             assert [entry.seq for entry in logged] == list(range(1, len(logged) + 1))
             assert [entry.move for entry in logged] == seeded_bot_log(games, games.load(game_id))
-    assert "Traceback" not in server.log() and "bots' round failed" not in server.log()
+    assert "Traceback" not in server.log() and "; retrying" not in server.log()
 
 
 def timed_get(url: str) -> tuple[dict, float]:
