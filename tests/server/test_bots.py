@@ -258,10 +258,42 @@ def bot_server(
     limits = {"TURNPOST_RATELIMIT_IP": "1000000/minute"}
     server = start_background(db_url, workers=1, environment=limits)
     worker = run_command(["worker"], {"TURNPOST_DB": db_url})
+    assert worker.stdout.readline() == "worker started; it plays the bots\n"
     yield server
     worker.terminate()
     worker.communicate(timeout=30)
     server.stop()
+
+
+def test_a_game_against_a_bot_is_analysed_after_it_ends(bot_server: BackgroundServer) -> None:
+    """Two moves against a bot, then a resignation: the analysis appears (played by the
+    worker, or by the web server alone with ``TURNPOST_BOTS=server``). First of the tests
+    on ``bot_server``, so that no other finished game waits for its analysis before it."""
+    players = [{"name": "Ann"}, {"bot": "mcts", "level": 1}]
+    game = requests.post(
+        bot_server.api("/games"), json={"engine": "siam", "players": players}, timeout=10
+    ).json()
+    auth = {"Authorization": f"Bearer {game['players'][0]['token']}"}
+    url, rng = bot_server.api(f"/games/{game['id']}"), random.Random(4)
+    for seq in (0, 2):
+        deadline = time.monotonic() + 30
+        while requests.get(url, timeout=10).json()["seq"] != seq:
+            assert time.monotonic() < deadline, "the bot did not answer"
+            time.sleep(0.05)
+        legal = requests.get(f"{url}/legal-moves", headers=auth, timeout=10).json()["moves"]
+        move = {"move": rng.choice(legal), "expected_seq": seq}
+        assert requests.post(f"{url}/moves", json=move, headers=auth, timeout=10).status_code == 201
+    deadline = time.monotonic() + 30
+    while requests.get(url, timeout=10).json()["seq"] != 4:
+        assert time.monotonic() < deadline, "the bot did not answer"
+        time.sleep(0.05)
+    assert requests.post(f"{url}/resign", json={}, headers=auth, timeout=10).status_code == 200
+    deadline = time.monotonic() + 60
+    while (analysis := requests.get(f"{url}/analysis", timeout=10).json())["status"] == "waiting":
+        assert time.monotonic() < deadline, "the game was not analysed"
+        time.sleep(0.2)
+    assert analysis["status"] == "ready" and analysis["level"] == 3
+    assert {note["seq"] for note in analysis["moves"]} <= {1, 3}
 
 
 @pytest.mark.parametrize("engine", list(ENGINES))
@@ -291,36 +323,6 @@ def test_a_player_plays_a_level_1_bot_to_the_end_over_http(
         assert requests.post(f"{url}/moves", json=move, headers=auth, timeout=10).status_code == 201
     assert view["status"] == "finished" and view["seq"] > 1
     assert max(waited) < ANSWER_SECONDS
-
-
-def test_a_game_against_a_bot_is_analysed_after_it_ends(bot_server: BackgroundServer) -> None:
-    """Two moves against a bot, then a resignation: the analysis appears (played by the
-    worker, or by the web server alone with ``TURNPOST_BOTS=server``)."""
-    players = [{"name": "Ann"}, {"bot": "mcts", "level": 1}]
-    game = requests.post(
-        bot_server.api("/games"), json={"engine": "siam", "players": players}, timeout=10
-    ).json()
-    auth = {"Authorization": f"Bearer {game['players'][0]['token']}"}
-    url, rng = bot_server.api(f"/games/{game['id']}"), random.Random(4)
-    for seq in (0, 2):
-        deadline = time.monotonic() + 30
-        while requests.get(url, timeout=10).json()["seq"] != seq:
-            assert time.monotonic() < deadline, "the bot did not answer"
-            time.sleep(0.05)
-        legal = requests.get(f"{url}/legal-moves", headers=auth, timeout=10).json()["moves"]
-        move = {"move": rng.choice(legal), "expected_seq": seq}
-        assert requests.post(f"{url}/moves", json=move, headers=auth, timeout=10).status_code == 201
-    deadline = time.monotonic() + 30
-    while requests.get(url, timeout=10).json()["seq"] != 4:
-        assert time.monotonic() < deadline, "the bot did not answer"
-        time.sleep(0.05)
-    assert requests.post(f"{url}/resign", json={}, headers=auth, timeout=10).status_code == 200
-    deadline = time.monotonic() + 60
-    while (analysis := requests.get(f"{url}/analysis", timeout=10).json())["status"] == "waiting":
-        assert time.monotonic() < deadline, "the game was not analysed"
-        time.sleep(0.2)
-    assert analysis["status"] == "ready" and analysis["level"] == 3
-    assert {note["seq"] for note in analysis["moves"]} <= {1, 3}
 
 
 # -- bots in the web server (TURNPOST_BOTS=server) ---------------------------------------
