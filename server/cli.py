@@ -52,8 +52,10 @@ from schemas.clocks import ClockSchema
 from server.app import SECRET_KEY_SETTING, configured_db, create_app
 from server.checks import ERROR, Deployment, file_findings, findings, warn_at_start
 from server.errors import TurnpostError
+from server.games.analysis import WAIT_SECONDS as ANALYSIS_WAIT_SECONDS
 from server.games.analysis import run_analyses
-from server.games.bots import BotMover, run_bots
+from server.games.bots import WAIT_SECONDS as BOT_WAIT_SECONDS
+from server.games.bots import BotMover, bots_setting, run_bots
 from server.games.clock import parse_time, utcnow
 from server.games.deadlines import process_deadlines
 from server.games.game import Game
@@ -454,6 +456,14 @@ def import_record_command(path: Path, base_url: str | None) -> None:
     print_game(game, base_url or _mail_settings().base_url)
 
 
+#: What ``serve`` says about the bots, by ``TURNPOST_BOTS``.
+BOTS_WORDS = {
+    "worker": "The computer's seats are played by `turnpost worker` (TURNPOST_BOTS=worker).",
+    "server": "The computer's seats are played by this server (TURNPOST_BOTS=server).",
+    "off": "The computer's seats are played by nobody (TURNPOST_BOTS=off).",
+}
+
+
 @main.command("serve")
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", default=8000, show_default=True)
@@ -471,6 +481,9 @@ def import_record_command(path: Path, base_url: str | None) -> None:
 def serve(host: str, port: int, workers: int, connections: int, demo: bool) -> None:
     """Serve the app with gunicorn's gevent workers (see ``server/serving.py``)."""
     base_url = f"http://{host}:{port}"
+    if demo:  # the quick start runs no worker: the server plays the bots
+        os.environ.setdefault("TURNPOST_BOTS", "server")
+    place = _bots_place()
     if demo:
         game = demo_game(current_service())
         print_game(game, base_url)
@@ -479,7 +492,16 @@ def serve(host: str, port: int, workers: int, connections: int, demo: bool) -> N
             f'-d \'{{"notation": "enter a1 N"}}\' {base_url}/api/v1/games/{game["id"]}/moves'
         )
     click.echo(f"Serving {base_url} (API docs at {base_url}/api/docs); Ctrl-C stops.")
+    click.echo(BOTS_WORDS[place])
     run(current_app.config["TURNPOST_DB"], host, port, workers, connections)
+
+
+def _bots_place() -> str:
+    """``TURNPOST_BOTS`` (:func:`bots_setting`), or a command-line error in words."""
+    try:
+        return bots_setting()
+    except ValueError as error:
+        raise click.ClickException(str(error)) from None
 
 
 def _deployment() -> Deployment:
@@ -648,13 +670,6 @@ def background_rounds(app: Flask, stop: threading.Event, interval: float, what: 
                 stop.wait(interval)
 
 
-#: The longest a worker's bots wait between two looks for their turns (a change of the
-#: database wakes them at once).
-BOT_WAIT_SECONDS = 1.0
-#: The longest a worker waits between two looks for finished games to analyse.
-ANALYSIS_WAIT_SECONDS = 10.0
-
-
 def bot_rounds(app: Flask, stop: threading.Event) -> None:
     """Play the bots' turns until ``stop`` (one of the worker's threads)."""
     with app.app_context():
@@ -673,7 +688,7 @@ def analysis_rounds(app: Flask, stop: threading.Event) -> None:
     "--bots/--no-bots",
     default=True,
     show_default=True,
-    help="Play the bots' turns and analyse finished games here too.",
+    help="Play the bots' turns and analyse finished games here too (not with TURNPOST_BOTS=off).",
 )
 @with_appcontext
 def worker(interval: float, bots: bool) -> None:
@@ -691,11 +706,13 @@ def worker(interval: float, bots: bool) -> None:
     replies after the one being handled; a bot's search under way ends and its
     turn is played (or left to the next worker). It then exits 0.
     """
+    bots = bots and _bots_place() != "off"
     stop = threading.Event()
     for signum in (signal.SIGTERM, signal.SIGINT):
         signal.signal(signum, lambda *_: stop.set())
     app = current_app._get_current_object()
     warn_at_start(current_store(), _deployment(), "worker")
+    click.echo(f"worker started; {'it plays' if bots else 'other processes play'} the bots")
     with ThreadPoolExecutor(len(BACKGROUND) + 2, thread_name_prefix="background") as background:
         threads = [
             background.submit(background_rounds, app, stop, interval, what) for what in BACKGROUND

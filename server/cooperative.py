@@ -10,6 +10,10 @@ another process's write in gevent sleeps when :func:`cooperative`
 (:meth:`server.store.sqlite.SqliteStore.write`). Offload no call that takes
 the store's writer lock: it is a greenlet lock.
 
+A caller that must be able to stop while the call runs (the server's bots,
+:mod:`server.games.bots`) passes ``stop``: once it is set, :func:`offload`
+raises :class:`Abandoned` and leaves the thread's result to nobody.
+
 Without gevent's monkey-patching (the tests' app, the command line, a
 threaded server) it is a plain call:
 
@@ -19,6 +23,7 @@ threaded server) it is a plain call:
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -27,22 +32,36 @@ from gevent import monkey
 
 T = TypeVar("T")
 
+#: Seconds between two looks at ``stop`` while an offloaded call runs.
+STOP_SECONDS = 0.1
+
+
+class Abandoned(Exception):
+    """The caller of :func:`offload` was told to stop before the call ended."""
+
 
 def cooperative() -> bool:
     """Whether this process runs under gevent's monkey-patching (greenlets, one loop)."""
     return monkey.is_module_patched("threading")
 
 
-def offload(function: Callable[..., T], *args: Any) -> T:
+def offload(function: Callable[..., T], *args: Any, stop: threading.Event | None = None) -> T:
     """``function(*args)``, in a real thread when running under gevent.
 
     An exception of ``function`` is raised here, in the request, as if the call
     ran in it: the error handlers answer it (a refusal is logged nowhere), rather
     than gevent's hub, which prints the traceback of any exception a thread raises.
+    Under gevent, :class:`Abandoned` once ``stop`` is set (looked at every
+    :data:`STOP_SECONDS`); the thread's call then runs to its end unheard.
     """
     if not cooperative():
         return function(*args)
-    result, error = gevent.get_hub().threadpool.apply(_outcome, (function, args))
+    job = gevent.get_hub().threadpool.spawn(_outcome, function, args)
+    while stop is not None and not job.ready():
+        if stop.is_set():
+            raise Abandoned(f"stopped while {function.__qualname__} ran")
+        job.wait(STOP_SECONDS)
+    result, error = job.get()
     if error is not None:
         raise error
     return result

@@ -29,6 +29,14 @@ there too, and its ``BEGIN IMMEDIATE`` waits for another worker's write in
 gevent sleeps rather than in SQLite's busy handler
 (:meth:`server.store.sqlite.SqliteStore.write`); its other statements take
 microseconds, less than a hop to a thread (``docs/performance.md``).
+
+Bots (``TURNPOST_BOTS=server``, :mod:`server.games.bots`): each worker, once
+forked, plays the bots' turns in a greenlet of its own (:class:`ServerBots`),
+never in the request that made the move before; their search runs in one of
+gevent's real threads, so the worker's requests go on while a bot thinks.
+Workers (and ``turnpost worker`` processes) claim each turn, so none is
+played twice. ``SIGTERM`` stops the bots at once: a search under way is
+abandoned (its turn is left to another process or the next start).
 """
 
 from __future__ import annotations
@@ -38,8 +46,10 @@ import logging
 import os
 import subprocess
 import sys
+import threading
 import time
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
 import gevent
@@ -48,8 +58,16 @@ from gunicorn.http.message import Request
 from gunicorn.workers.ggevent import GeventWorker
 from werkzeug.exceptions import RequestTimeout
 
+from server.cooperative import Abandoned
+from server.games.analysis import WAIT_SECONDS as ANALYSIS_WAIT_SECONDS
+from server.games.analysis import run_analyses
+from server.games.bots import WAIT_SECONDS as BOT_WAIT_SECONDS
+from server.games.bots import BotMover, bots_setting, run_bots
 from server.http.clients import client_key
+from server.http.context import current_service
 from server.store import redacted
+
+logger = logging.getLogger(__name__)
 
 
 class TurnpostServer(BaseApplication):
@@ -133,9 +151,55 @@ class BodyDeadline:
         raise BodyTimeout()
 
 
+#: Seconds the bots' greenlet has to end once told to stop, before it is killed.
+BOTS_STOP_SECONDS = 2.0
+#: Seconds before the bots look again after a round failed.
+BOTS_RETRY_SECONDS = 1.0
+
+
+class ServerBots:
+    """The computer's work in one web worker (``TURNPOST_BOTS=server``): a greenlet that
+    plays the bots' turns (:func:`server.games.bots.run_bots`) and one that analyses
+    finished games (:func:`server.games.analysis.run_analyses`), until :meth:`end`."""
+
+    def __init__(self, app: Any) -> None:
+        self.stop = threading.Event()  # gevent's, once patched: set from a signal handler
+        rounds = {"bots": self.bot_rounds, "analyses": self.analysis_rounds}
+        self.greenlets = [gevent.spawn(self.play, app, what, run) for what, run in rounds.items()]
+
+    def bot_rounds(self) -> None:
+        """Play the bots' turns until :attr:`stop`."""
+        run_bots(lambda: BotMover(current_service()), self.stop, BOT_WAIT_SECONDS)
+
+    def analysis_rounds(self) -> None:
+        """Analyse finished games until :attr:`stop`."""
+        run_analyses(current_service, self.stop, ANALYSIS_WAIT_SECONDS)
+
+    def play(self, app: Any, what: str, rounds: Callable[[], None]) -> None:
+        """``rounds`` in an app context of ``app`` until :attr:`stop`; a failure is logged
+        in one line and ``rounds`` started again a moment later."""
+        with app.app_context():
+            while not self.stop.is_set():
+                try:
+                    rounds()
+                except Abandoned:
+                    return
+                except Exception as error:  # the bots must not die with one failed round
+                    logger.error("the %s failed (%r); retrying", what, error)
+                    time.sleep(BOTS_RETRY_SECONDS)
+
+    def end(self) -> None:
+        """Stop: a search under way is abandoned; a greenlet still busy after
+        :data:`BOTS_STOP_SECONDS` is killed."""
+        self.stop.set()
+        gevent.joinall(self.greenlets, timeout=BOTS_STOP_SECONDS)
+        gevent.killall(self.greenlets, block=True, timeout=BOTS_STOP_SECONDS)
+
+
 class TurnpostWorker(GeventWorker):
-    """gunicorn's gevent worker with a deadline for request bodies and a cap on the
-    connections of one client (see the module's docstring)."""
+    """gunicorn's gevent worker with a deadline for request bodies, a cap on the
+    connections of one client and, with ``TURNPOST_BOTS=server``, the bots (see the
+    module's docstring)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -143,15 +207,28 @@ class TurnpostWorker(GeventWorker):
         self.max_per_client = int(limit)
         self.behind_proxy = int(os.environ.get("TURNPOST_PROXY_HOPS", "0")) > 0
         self.open_by_client: Counter[str] = Counter()
+        self.bots: ServerBots | None = None
 
     def run(self) -> None:
-        """Serve until told to stop, then close this process's PostgreSQL pools."""
+        """Serve (and play the bots) until told to stop, then stop the bots and close this
+        process's PostgreSQL pools."""
+        if bots_setting() == "server":
+            self.bots = ServerBots(self.wsgi)
         try:
             super().run()
         finally:
+            if self.bots is not None:
+                self.bots.end()
             from server.store.postgres import close_pools  # psycopg after gevent's patching
 
             close_pools()
+
+    def handle_exit(self, sig: int, frame: Any) -> None:
+        """``SIGTERM``: stop serving once the requests under way are answered, and the
+        bots at once."""
+        super().handle_exit(sig, frame)
+        if self.bots is not None:
+            self.bots.stop.set()
 
     def handle(self, listener: Any, client: Any, addr: Any) -> None:
         """Serve a connection, or close it at once when its client holds too many already."""
@@ -233,6 +310,7 @@ def run(
     """Serve the database ``db_url`` (``TURNPOST_DB``) on ``host:port`` with gevent workers
     until stopped, once the database is ready and what is risky in the settings is logged."""
     os.environ["TURNPOST_DB"] = db_url
+    bots_setting()  # a wrong TURNPOST_BOTS stops the start here, in words
     prepare_apart(db_url)
     TurnpostServer(
         {

@@ -9,9 +9,11 @@ kept (:class:`~server.store.records.Analysis`) and shown on the game's page
 and in the API (``GET /api/v1/games/{id}/analysis``), each with the position
 to look at in the replay.
 
-It runs in a thread of its own in the worker (:func:`run_analyses`), never in
-a web request: a game takes a level-3 search per move, about half a second
-each. Of several workers, the one that claims a game analyses it (the claim
+It runs in a thread of its own in the worker (:func:`run_analyses`), and with
+``TURNPOST_BOTS=server`` in each process of the web server too (the search
+in one of gevent's real threads, :func:`~server.cooperative.offload`), never
+in a web request: a game takes a level-3 search per move, about half a
+second each. Of several workers, the one that claims a game analyses it (the claim
 the bots use, :meth:`~server.store.base.GameStore.claim_bot_turn`), and the
 first analysis kept is the one shown. A search is seeded from the game and
 the move's number, so an analysis can be made again and gives the same.
@@ -27,6 +29,7 @@ from dataclasses import dataclass
 
 from engines.base import Engine, IllegalMove, Move, State
 from engines.search import Mcts
+from server.cooperative import offload
 from server.errors import TurnpostError
 from server.games.bots import canonical_state, claim_game, turn_seed
 from server.games.clock import utcnow
@@ -44,6 +47,8 @@ ROUND_GAMES = 5
 #: Seconds a worker's claim of a game to analyse lasts: far more than the longest game
 #: takes (a few hundred moves at most 1.5 s of CPU each); a worker that died is replaced.
 CLAIM_SECONDS = 30 * 60
+#: The longest the analyses wait between two looks for finished games.
+WAIT_SECONDS = 10.0
 
 
 def suggested_turn(engine: Engine, state: State, seat: int, seed: int) -> list[Move]:
@@ -66,7 +71,8 @@ def analyse(games: GameService, game: Game, stop: threading.Event | None = None)
 
     A logged move may be a whole turn or one decision of it (API and mail
     clients may send either): it counts as the bot's when it is written as
-    the bot's whole turn or as its first decision.
+    the bot's whole turn or as its first decision. Under gevent each search
+    runs in a real thread, and ``stop`` abandons it (:class:`~server.cooperative.Abandoned`).
     """
     engine = game.engine
     people = {seat.seat for seat in game.seats if seat.bot is None}
@@ -79,7 +85,7 @@ def analyse(games: GameService, game: Game, stop: threading.Event | None = None)
             continue
         state = states[logged.seq - 1]
         seed = turn_seed(game, logged.seat, "analysis", logged.seq - 1)
-        turn = suggested_turn(engine, state, logged.seat, seed)
+        turn = offload(suggested_turn, engine, state, logged.seat, seed, stop=stop)
         suggested = joined(engine, state, logged.seat, turn) if turn else None
         writings = {engine.format(move) for move in (suggested, *turn[:1]) if move}
         if suggested is not None and logged.notation not in writings:

@@ -4,9 +4,13 @@ A seat created as ``{"bot": "random"}`` or ``{"bot": "mcts", "level": 1..5}``
 (:mod:`server.games.bot_seats`) is played by :func:`engines.search.make_bot`'s
 bot and named so ("Computer (level 3)") on every page, mail and API answer.
 
-:class:`BotMover` plays the bots' turns. It runs in ``turnpost worker``, in a
-thread of its own (:func:`run_bots`), never in a web request: a search takes
-up to 4.5 s of CPU at level 5. It finds the bot seats that running games wait
+:class:`BotMover` plays the bots' turns, never in a web request (a search takes
+up to 4.5 s of CPU at level 5), in a thread of its own (:func:`run_bots`) of
+the processes ``TURNPOST_BOTS`` names (:func:`bots_setting`): ``turnpost
+worker`` (``worker``, the default), also each process of the web server
+(``server``: :mod:`server.serving`, where the search runs in one of gevent's
+real threads so that the worker's requests go on meanwhile), or none
+(``off``). It finds the bot seats that running games wait
 for (:meth:`~server.store.base.GameStore.bot_turns`), claims the game's turn
 for itself (:meth:`~server.store.base.GameStore.claim_bot_turn`: of several
 workers, one plays it), asks the bot for its turn outside any transaction,
@@ -30,6 +34,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import os
 import secrets
 import threading
 from collections.abc import Callable
@@ -39,6 +44,7 @@ from datetime import timedelta
 from engines.base import Move, State
 from engines.phrases import phrase
 from engines.search import Mcts, make_bot
+from server.cooperative import offload
 from server.errors import TurnpostError
 from server.games.clock import format_time, parse_time, utcnow
 from server.games.game import Game
@@ -55,6 +61,21 @@ ROUND_TURNS = 20
 #: Seconds a worker's claim of a bot turn lasts: far more than a search and its moves take
 #: (a level-5 search stops at 4.5 s of CPU); a worker that died is replaced after it.
 CLAIM_SECONDS = 60
+#: The longest the bots wait between two looks for their turns (a change of the database
+#: wakes them at once).
+WAIT_SECONDS = 1.0
+#: Where the bots' turns are played (``TURNPOST_BOTS``), the default first: ``turnpost
+#: worker``; the web server's processes too; nowhere.
+BOT_PLACES = ("worker", "server", "off")
+
+
+def bots_setting() -> str:
+    """Where the bots' turns are played, from ``TURNPOST_BOTS`` (:data:`BOT_PLACES`);
+    ``ValueError`` in words for another value."""
+    place = os.environ.get("TURNPOST_BOTS", BOT_PLACES[0])
+    if place not in BOT_PLACES:
+        raise ValueError(f"TURNPOST_BOTS must be one of {', '.join(BOT_PLACES)}, not {place!r}")
+    return place
 
 
 def turn_seed(game: Game, seat: int, purpose: str, seq: int | None = None) -> int:
@@ -133,7 +154,7 @@ class BotMover:
             if (turn.game_id, turn.seq) in self.stuck or not self.claim(turn.game_id):
                 continue
             try:
-                plan = self.plan(turn)
+                plan = self.plan(turn, stop)
                 if plan is not None:
                     played += self.play(plan)
             finally:
@@ -146,15 +167,21 @@ class BotMover:
         runs): then it holds it for :data:`CLAIM_SECONDS` at most."""
         return claim_game(self.games, game_id, self.holder, CLAIM_SECONDS)
 
-    def plan(self, turn: BotTurn) -> Plan | None:
+    def plan(self, turn: BotTurn, stop: threading.Event | None = None) -> Plan | None:
         """The bot's turn at ``turn`` (outside any transaction: it may take seconds), or
-        ``None`` if the game moved on meanwhile."""
+        ``None`` if the game moved on meanwhile.
+
+        Under gevent the search runs in a real thread (:func:`offload`), and ``stop``
+        abandons it (:class:`~server.cooperative.Abandoned`).
+        """
         game = self.games.load(turn.game_id)
         spec = game.seats[turn.seat].bot
         if game.seq != turn.seq or game.status != "active" or spec is None:
             return None
         seed = turn_seed(game, turn.seat, "turn")
-        moves = make_bot(spec).turn(game.engine, canonical_state(game.state), turn.seat, seed)
+        state = canonical_state(game.state)
+        search = make_bot(spec).turn
+        moves = offload(search, game.engine, state, turn.seat, seed, stop=stop)
         return Plan(game.id, turn.seat, game.seq, moves)
 
     def play(self, plan: Plan) -> int:

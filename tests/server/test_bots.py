@@ -3,7 +3,9 @@ them, hints.
 
 Real processes where it matters: ``turnpost worker`` child processes play bots-only games
 of every engine to the end (two of them at once, checked move by move against the seeded
-bots), and a human plays a bot over HTTP against a gunicorn server and a worker.
+bots), and a human plays a bot over HTTP against a gunicorn server and a worker, or a
+gunicorn server alone (``TURNPOST_BOTS=server``: its workers play the bots, checked with a
+worker beside them, for reads answered while a bot thinks, and for a prompt ``SIGTERM``).
 """
 
 from __future__ import annotations
@@ -29,12 +31,14 @@ from server.games.service import GameService
 from server.http.context import current_service
 from server.store import open_store
 from server.store.base import canonical_json
-from tests.support import BackgroundServer, run_command, start_background
+from tests.support import BackgroundServer, free_port, run_command, start_background
 
 ON_BOTH_BACKENDS = True
 
 #: Seconds a bot may take to answer a move over HTTP (a level-1 turn takes under 0.2 s of CPU).
 ANSWER_SECONDS = 5
+#: The environment of a web server that plays the bots, with generous request limits.
+SERVER_BOTS = {"TURNPOST_BOTS": "server", "TURNPOST_RATELIMIT_IP": "1000000/minute"}
 
 
 def create(client, engine: str, players: list[dict], **extra) -> dict:
@@ -238,18 +242,58 @@ def test_two_workers_play_bots_only_games_of_every_engine_to_the_end_once(
 
 
 # -- a human against a bot over HTTP ----------------------------------------------------
-@pytest.fixture(scope="module")
-def bot_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BackgroundServer]:
-    """gunicorn and ``turnpost worker`` on one SQLite database, generous request limits (on
-    SQLite only: the games take half a minute; the workers' test runs on both backends)."""
+@pytest.fixture(scope="module", params=["worker", "server"])
+def bot_server(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[BackgroundServer]:
+    """On one SQLite database, generous request limits: gunicorn and ``turnpost worker``
+    (``worker``), or gunicorn's two workers alone playing the bots too (``server``). On
+    SQLite only: the games take half a minute; the workers' tests run on both backends."""
     db_url = str(tmp_path_factory.mktemp("bots") / "turnpost.db")
+    if request.param == "server":
+        server = start_background(db_url, workers=2, environment=SERVER_BOTS)
+        yield server
+        server.stop()
+        return
     limits = {"TURNPOST_RATELIMIT_IP": "1000000/minute"}
     server = start_background(db_url, workers=1, environment=limits)
     worker = run_command(["worker"], {"TURNPOST_DB": db_url})
+    assert worker.stdout.readline() == "worker started; it plays the bots\n"
     yield server
     worker.terminate()
     worker.communicate(timeout=30)
     server.stop()
+
+
+def test_a_game_against_a_bot_is_analysed_after_it_ends(bot_server: BackgroundServer) -> None:
+    """Two moves against a bot, then a resignation: the analysis appears (played by the
+    worker, or by the web server alone with ``TURNPOST_BOTS=server``). First of the tests
+    on ``bot_server``, so that no other finished game waits for its analysis before it."""
+    players = [{"name": "Ann"}, {"bot": "mcts", "level": 1}]
+    game = requests.post(
+        bot_server.api("/games"), json={"engine": "siam", "players": players}, timeout=10
+    ).json()
+    auth = {"Authorization": f"Bearer {game['players'][0]['token']}"}
+    url, rng = bot_server.api(f"/games/{game['id']}"), random.Random(4)
+    for seq in (0, 2):
+        deadline = time.monotonic() + 30
+        while requests.get(url, timeout=10).json()["seq"] != seq:
+            assert time.monotonic() < deadline, "the bot did not answer"
+            time.sleep(0.05)
+        legal = requests.get(f"{url}/legal-moves", headers=auth, timeout=10).json()["moves"]
+        move = {"move": rng.choice(legal), "expected_seq": seq}
+        assert requests.post(f"{url}/moves", json=move, headers=auth, timeout=10).status_code == 201
+    deadline = time.monotonic() + 30
+    while requests.get(url, timeout=10).json()["seq"] != 4:
+        assert time.monotonic() < deadline, "the bot did not answer"
+        time.sleep(0.05)
+    assert requests.post(f"{url}/resign", json={}, headers=auth, timeout=10).status_code == 200
+    deadline = time.monotonic() + 60
+    while (analysis := requests.get(f"{url}/analysis", timeout=10).json())["status"] == "waiting":
+        assert time.monotonic() < deadline, "the game was not analysed"
+        time.sleep(0.2)
+    assert analysis["status"] == "ready" and analysis["level"] == 3
+    assert {note["seq"] for note in analysis["moves"]} <= {1, 3}
 
 
 @pytest.mark.parametrize("engine", list(ENGINES))
@@ -279,3 +323,166 @@ def test_a_player_plays_a_level_1_bot_to_the_end_over_http(
         assert requests.post(f"{url}/moves", json=move, headers=auth, timeout=10).status_code == 201
     assert view["status"] == "finished" and view["seq"] > 1
     assert max(waited) < ANSWER_SECONDS
+
+
+# -- bots in the web server (TURNPOST_BOTS=server) ---------------------------------------
+
+
+def finish(url: str, game_ids: list[str], seconds: float) -> list[dict]:
+    """The games ``game_ids`` read from the API once none is active (within ``seconds``)."""
+    deadline = time.monotonic() + seconds
+    while True:
+        views = [
+            requests.get(f"{url}/api/v1/games/{game_id}", timeout=10).json() for game_id in game_ids
+        ]
+        if all(view["status"] != "active" for view in views):
+            return views
+        assert time.monotonic() < deadline, "the bots did not finish their games"
+        time.sleep(0.2)
+
+
+def test_two_web_workers_and_a_worker_play_bots_only_games_once(db_url: str, app) -> None:
+    """Two gunicorn workers and a ``turnpost worker`` all play the bots: every engine's game
+    ends, its log is the seeded bots' (no seq twice, none skipped), nothing failed."""
+    server = start_background(db_url, workers=2, environment=SERVER_BOTS)
+    worker = run_command(["worker"], {"TURNPOST_DB": db_url, "TURNPOST_BOTS": "server"})
+    try:
+        ids = [
+            requests.post(
+                server.api("/games"),
+                json={
+                    "engine": engine,
+                    "players": [{"bot": "random"}] * ENGINES[engine].min_players,
+                },
+                timeout=10,
+            ).json()["id"]
+            for engine in ENGINES
+        ]
+        assert all(view["status"] == "finished" for view in finish(server.url, ids, 120))
+    finally:
+        worker.terminate()
+        server.stop()
+    out, err = worker.communicate(timeout=30)
+    assert worker.returncode == 0 and "Traceback" not in err, err
+    with app.app_context():
+        games = current_service()
+        for game_id in ids:
+            logged = games.store.moves(game_id)
+            assert [entry.seq for entry in logged] == list(range(1, len(logged) + 1))
+            assert [entry.move for entry in logged] == seeded_bot_log(games, games.load(game_id))
+    assert "Traceback" not in server.log() and "; retrying" not in server.log()
+
+
+def timed_get(url: str) -> tuple[dict, float]:
+    """The JSON answer to ``GET url`` and the seconds it took."""
+    started = time.monotonic()
+    answer = requests.get(url, timeout=30).json()
+    return answer, time.monotonic() - started
+
+
+def test_a_worker_answers_reads_while_its_bot_thinks(tmp_path) -> None:
+    """One gunicorn worker plays a level-3 bot (half a second of search a turn): the game is
+    read meanwhile from that worker, each read answered in a fraction of the bot's time (a
+    search in the worker's event loop would hold a read for all of it)."""
+    server = start_background(str(tmp_path / "t.db"), workers=1, environment=SERVER_BOTS)
+    try:
+        players = [{"name": "Ann"}, {"bot": "mcts", "level": 3}]
+        game = requests.post(
+            server.api("/games"), json={"engine": "siam", "players": players}, timeout=10
+        ).json()
+        url, auth = server.api(f"/games/{game['id']}"), game["players"][0]["token"]
+        headers, rng = {"Authorization": f"Bearer {auth}"}, random.Random(2)
+        for _turn in range(3):
+            view = requests.get(url, timeout=10).json()
+            legal = requests.get(f"{url}/legal-moves", headers=headers, timeout=10).json()["moves"]
+            move = {"move": rng.choice(legal), "expected_seq": view["seq"]}
+            started = time.monotonic()
+            posted = requests.post(f"{url}/moves", json=move, headers=headers, timeout=10)
+            assert posted.status_code == 201, posted.text
+            reads = []
+            while (answer := timed_get(url))[0]["to_move"] == [1]:
+                reads.append(answer[1])
+                assert time.monotonic() - started < 30, "the bot did not answer"
+            thinking = time.monotonic() - started
+            assert answer[0]["status"] == "active" and len(reads) >= 5, (reads, thinking)
+            assert max(reads) < thinking / 4, (max(reads), thinking)
+    finally:
+        server.stop()
+
+
+def test_sigterm_stops_a_web_server_whose_bots_think_within_seconds(tmp_path) -> None:
+    """gunicorn's graceful stop with level-5 bots searching (up to 4.5 s of CPU a turn) in
+    both workers: the server is gone within 4 s (before gunicorn's 5 s would end in
+    SIGKILL), the searches abandoned, and the log it kept is whole."""
+    db_url = str(tmp_path / "t.db")
+    server = start_background(db_url, workers=2, environment=SERVER_BOTS)
+    players = [{"bot": "mcts", "level": 5}] * 2
+    ids = [
+        requests.post(
+            server.api("/games"), json={"engine": engine, "players": players}, timeout=10
+        ).json()["id"]
+        for engine in ("king-of-siam", "foreign-king")
+    ]
+    time.sleep(3)  # both workers deep in a search
+    started = time.monotonic()
+    server.process.terminate()
+    server.process.wait(timeout=30)
+    stopped = time.monotonic() - started
+    log = server.log()
+    assert stopped < 4 and server.process.returncode == 0, (stopped, log[-2000:])
+    assert "SIGKILL" not in log and "Traceback" not in log and "timeout" not in log
+    games = GameService(open_store(db_url))
+    for game_id in ids:
+        logged = games.store.moves(game_id)
+        assert [entry.seq for entry in logged] == list(range(1, len(logged) + 1))
+
+
+def test_the_quick_start_demo_server_plays_the_bots_without_a_worker(tmp_path) -> None:
+    """``./run`` is ``turnpost serve --demo`` and starts no worker: unless ``TURNPOST_BOTS``
+    says otherwise, its own workers play the bots."""
+    port = free_port()
+    environment = {"TURNPOST_DB": str(tmp_path / "demo.db"), "HOME": str(tmp_path)}
+    server = run_command(["serve", "--demo", "--port", str(port)], environment)
+    try:
+        url = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 30
+        while not healthy(url):
+            assert time.monotonic() < deadline and server.poll() is None, "no server"
+            time.sleep(0.2)
+        players = [{"bot": "random"}, {"bot": "random"}]
+        game = requests.post(
+            f"{url}/api/v1/games", json={"engine": "siam", "players": players}, timeout=10
+        ).json()
+        assert finish(url, [game["id"]], 60)[0]["status"] == "finished"
+    finally:
+        server.terminate()
+    out, _err = server.communicate(timeout=30)
+    assert "played by this server (TURNPOST_BOTS=server)" in out
+
+
+def healthy(url: str) -> bool:
+    """Whether the server at ``url`` answers ``/healthz`` (gunicorn's socket is open before
+    its workers boot: a request may wait then)."""
+    try:
+        return requests.get(f"{url}/healthz", timeout=2).ok
+    except (requests.ConnectionError, requests.Timeout):
+        return False
+
+
+def test_with_turnpost_bots_off_no_worker_plays_them(db_url: str, client) -> None:
+    game = create(client, "siam", [{"bot": "random"}, {"bot": "random"}])
+    worker = run_command(["worker"], {"TURNPOST_DB": db_url, "TURNPOST_BOTS": "off"})
+    assert worker.stdout.readline() == "worker started; other processes play the bots\n"
+    time.sleep(2)
+    worker.terminate()
+    _out, err = worker.communicate(timeout=30)
+    assert worker.returncode == 0 and "Traceback" not in err, err
+    assert client.get(f"/api/v1/games/{game['id']}").get_json()["seq"] == 0
+
+
+@pytest.mark.parametrize("command", [["worker"], ["serve", "--port", "1"]])
+def test_a_wrong_turnpost_bots_is_refused_in_words(db_url: str, command: list[str]) -> None:
+    environment = {"TURNPOST_DB": db_url, "TURNPOST_BOTS": "sometimes"}
+    result = CliRunner().invoke(main, command, env=environment)
+    assert result.exit_code != 0
+    assert "TURNPOST_BOTS must be one of worker, server, off, not 'sometimes'" in result.output
