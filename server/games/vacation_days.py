@@ -1,5 +1,6 @@
-"""Automatic vacation days: spent one at a time when a seat's time runs out, before the
-game's deadline policy applies (the seat's clock gets a day more to run).
+"""Automatic vacation days, spent one at a time when a seat's time runs out.
+
+Each is spent before the game's deadline policy applies: the seat's clock gets a day more.
 
 A game's clock switches them on with ``vacation_days`` (more than 0): the most one seat
 spends in that game per calendar year. A seat of a signed-in player also spends them from

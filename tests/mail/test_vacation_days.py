@@ -1,6 +1,7 @@
 """Automatic vacation days per player and calendar year, shared by all their games (issue 28):
 the worker's deadline pass at simulated moments across games and across the year's end in
-the player's time zone, and two workers spending a player's last days at once."""
+the player's time zone, and two workers spending a player's last days at once; the days
+left in a seat's own view and on the player's page of a real server."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import threading
 from datetime import UTC, datetime, timedelta
 
 import pytest
+import requests
 
 from server.games.clock import format_time, parse_time, utcnow
 from server.games.deadlines import process_game
@@ -16,6 +18,9 @@ from server.games.service import GameService, MoveRequest
 from server.games.vacation_days import SETTING, player_days_left, seat_days_left
 from server.store import open_store
 from server.store.records import Player
+from tests.mail.conftest import Sink
+from tests.mail.players import create_game, sign_in, take_seat
+from tests.support import BackgroundServer
 
 ON_BOTH_BACKENDS = True
 #: A day a move, and at most 5 automatic vacation days per seat and year in the game.
@@ -144,3 +149,53 @@ def test_the_seats_own_view_says_its_days_left(
     assert games.game_object(game, 1)["clock"]["vacation_days_left"] == 4
     assert games.game_object(game, 0)["clock"]["vacation_days_left"] == 5  # no player: the game's
     assert games.game_object(game, None)["clock"]["vacation_days_left"] is None
+
+
+def test_a_real_server_shows_a_players_days_to_their_seat_and_on_their_page(
+    mail_server: BackgroundServer, worker, smtp_sink: tuple[Sink, str], db_url: str
+) -> None:
+    """Ann's seat reads its days in the game object (clock.vacation_days_left: the game's 3,
+    then her own last day once her other games spent 9 of her 10), the ETag following them;
+    Bob's seat (no player) reads the game's; the public view none. Her page and her seat's
+    game page say them too."""
+    ann = sign_in(mail_server, smtp_sink[0], "ann@example.org")
+    clock = {**CLOCK, "vacation_days": 3}
+    game = create_game(mail_server, "siam", [{"name": "Bob"}, {"name": "Ann"}], clock=clock)
+    take_seat(ann, mail_server, game, 1)
+    url = mail_server.api(f"/games/{game['id']}")
+    tokens = {0: game["players"][0]["token"], 1: ann.cookies[f"turnpost_seat_{game['id']}"]}
+
+    def days_left(seat: int | None, etag: str = "") -> requests.Response:
+        """The game object as ``seat`` (its token: Ann's browser's) reads it."""
+        headers = {"If-None-Match": etag} if etag else {}
+        if seat is not None:
+            headers["Authorization"] = f"Bearer {tokens[seat]}"
+        return requests.get(url, headers=headers, timeout=10)
+
+    first = days_left(1)
+    assert first.status_code == 200, first.text
+    assert first.json()["clock"]["vacation_days_left"] == 3
+    assert days_left(0).json()["clock"]["vacation_days_left"] == 3
+    assert days_left(None).json()["clock"]["vacation_days_left"] is None
+    assert days_left(1, first.headers["ETag"]).status_code == 304
+
+    store = open_store(db_url)
+    try:
+        player_id = GameService(store).load(game["id"]).seats[1].player_id
+        assert player_id is not None
+        year = parse_time(utcnow()).year  # Ann's zone is UTC
+        with store.write():
+            for _ in range(9):  # her other games' timeouts
+                assert store.spend_vacation_day(player_id, year, 10)
+    finally:
+        store.close()
+    later = days_left(1, first.headers["ETag"])
+    assert later.status_code == 200 and later.json()["clock"]["vacation_days_left"] == 1
+    assert days_left(0).json()["clock"]["vacation_days_left"] == 3
+
+    me = ann.get(f"{mail_server.url}/me", timeout=10).text
+    assert "Automatic vacation days left this year: 1." in " ".join(me.split())
+    page = ann.get(f"{mail_server.url}/games/{game['id']}", timeout=10).text
+    assert "1 automatic vacation day is left this year" in " ".join(page.split())
+    watched = requests.get(f"{mail_server.url}/games/{game['id']}", timeout=10).text
+    assert 'id="vacation-days"' not in watched
