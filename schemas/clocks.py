@@ -71,7 +71,9 @@ class ClockSchema(StrictSchema):
         validate=validate.Range(min=0, max=60),
         metadata={
             "description": "Days per seat and year spent automatically (a day at a time)"
-            " before its time runs out."
+            " before its time runs out; a signed-in player's seat also spends them from the"
+            " player's own days (TURNPOST_AUTO_VACATION_DAYS a year, shared by all their"
+            " games)."
         },
     )
 
@@ -111,10 +113,6 @@ class SeatTimeSchema(StrictSchema):
             " not move (quiet times counted); null while it does not move.",
         },
     )
-    vacation_days_left = fields.Integer(
-        required=True,
-        metadata={"description": "Automatic vacation days it has left this year."},
-    )
 
 
 class ClockViewSchema(StrictSchema):
@@ -128,3 +126,12 @@ class ClockViewSchema(StrictSchema):
     pause = fields.Dict(allow_none=True)
     vacation_days = fields.Integer(required=True)
     seats = fields.List(fields.Nested(SeatTimeSchema), required=True)
+    vacation_days_left = fields.Integer(
+        required=True,
+        allow_none=True,
+        metadata={
+            "description": "In a seat's own view only (null otherwise): the automatic vacation"
+            " days it may still spend this year, in this game and, for a signed-in player,"
+            " out of the player's days shared by all their games."
+        },
+    )

@@ -22,6 +22,7 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 from server.checks import note_proxied_request
 from server.games.changes import Listener
 from server.games.service import GameService
+from server.games.vacation_days import yearly_allowance
 from server.http.clients import current_client
 from server.http.context import csrf, current_store
 from server.http.errors import register_error_handlers
@@ -156,6 +157,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         WTF_CSRF_TIME_LIMIT=None,
     )
     app.config.update(config or {})
+    yearly_allowance()  # a malformed TURNPOST_AUTO_VACATION_DAYS stops the start, not a clock
     caps = open_stream_caps(
         app.config["TURNPOST_RATELIMIT_STORAGE"],
         app.config["TURNPOST_MAX_STREAMS"],

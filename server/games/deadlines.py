@@ -8,7 +8,8 @@ the current time (tests pass their own):
 - at half of the time a turn had when it started, and again 12 hours before
   the deadline, the seats to move get a reminder (each at most once per turn);
 - when a seat's clock runs out and the clock gives automatic vacation days, the
-  seat spends one of this year's: its clock gets a day more (``vacation-day``);
+  seat spends one of this year's (its player's, shared by all their games: see
+  :mod:`server.games.vacation_days`): its clock gets a day more (``vacation-day``);
 - when a seat's time is out, the game's ``deadline_policy`` applies once:
   ``remind`` sends one last reminder; ``skip`` plays ``{"action": "pass"}``
   for the seat when that is a legal move (else it reminds); ``forfeit`` ends
@@ -37,11 +38,14 @@ from server.games.clock import parse_time, utcnow
 from server.games.game import Game
 from server.games.seat_clocks import control_of, expired_seats, hold_seat, turn_start
 from server.games.service import GameService, MoveRequest
-from server.games.time_control import SeatClock, seat_clock, spend_vacation_day
+from server.games.time_control import SeatClock, seat_clock
+from server.games.vacation_days import spend_day
 
 VACATION_DAYS_PER_YEAR = 30
 HALF_TIME, TWELVE_HOURS, EXPIRED = 1, 2, 4
 PASS = {"action": "pass"}
+#: What a try to spend an automatic vacation day came to.
+SPENT, NONE_LEFT, MOVED_ON = "spent", "none left", "moved on"
 
 log = logging.getLogger(__name__)
 
@@ -107,8 +111,11 @@ def _expire(games: GameService, game: Game, now: str) -> list[Action]:
     expired = expired_seats(game.row, game.seats, parse_time(now))
     seats = [seat for seat, _ in expired] or game.to_move
     for seat, clock in expired:
-        if _vacation_day(games, game, seat, clock, now):
+        outcome = _vacation_day(games, game, seat, clock, now)
+        if outcome == SPENT:
             return [Action(game.id, "vacation-day", seat)]
+        if outcome == MOVED_ON:  # another worker was first: the game is not as loaded
+            return []
     policy = game.row.deadline_policy
     if policy == "forfeit" and seats:
         done = games.forfeit(game.id, seats[0], expected_seq=game.seq)
@@ -123,23 +130,26 @@ def _expire(games: GameService, game: Game, now: str) -> list[Action]:
     return _remind(games, game, seats, bits, expired=True)
 
 
-def _vacation_day(games: GameService, game: Game, seat: int, clock: SeatClock, now: str) -> bool:
-    """Give ``seat``'s clock one of this year's automatic vacation days, unless it has none
-    left, or the game or the seat's clock moved on since ``game`` was loaded (another
-    worker spent it)."""
+def _vacation_day(games: GameService, game: Game, seat: int, clock: SeatClock, now: str) -> str:
+    """Give ``seat``'s clock one of this year's automatic vacation days
+    (:mod:`server.games.vacation_days`): :data:`SPENT`; :data:`NONE_LEFT` when the game or
+    its player has none; :data:`MOVED_ON` when the game or the seat's clock changed since
+    ``game`` was loaded (another worker spent a day or applied the policy)."""
     control = control_of(game.row)
-    held = None if control is None else spend_vacation_day(control, clock, parse_time(now).year)
-    if held is None:
-        return False
+    if control is None or control.vacation_days <= 0:
+        return NONE_LEFT
     with games.store.write():
         current = games.load(game.id)
         if current.seq != game.seq or current.status != "active":
-            return False
+            return MOVED_ON
         if current.seats[seat].clock != game.seats[seat].clock:
-            return False
+            return MOVED_ON
+        held = spend_day(games.store, control, current.seats[seat], clock, parse_time(now))
+        if held is None:
+            return NONE_LEFT
         deadline = hold_seat(games.store, current.row, current.seats, seat, held)
         games.store.update_game(game.id, {"deadline": deadline, "reminders_sent": 0})
-    return True
+    return SPENT
 
 
 def _skip(games: GameService, game: Game, seat: int, now: str) -> list[Action]:

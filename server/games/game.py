@@ -89,11 +89,17 @@ class Game:
 
 
 def game_object(
-    game: Game, seat: int | None, at: int | None = None, state: dict[str, Any] | None = None
+    game: Game,
+    seat: int | None,
+    at: int | None = None,
+    state: dict[str, Any] | None = None,
+    vacation_days_left: int | None = None,
 ) -> dict[str, Any]:
     """The contract's game object of ``game`` for ``seat`` (``None``: the public one).
 
     With ``at`` and the ``state`` replayed up to it: the game as it stood after move ``at``.
+    ``vacation_days_left`` are the seat's own automatic vacation days left (its view only:
+    :meth:`~server.games.service.GameService.game_object` reads them).
     """
     row, engine = game.row, game.engine
     if at is None or state is None:
@@ -118,7 +124,7 @@ def game_object(
         "you": seat,
         "result": result,
         "deadline": row.deadline,
-        "clock": clock_view(row, game.seats, utcnow()) if at is None else None,
+        "clock": clock_view(row, game.seats, utcnow(), vacation_days_left) if at is None else None,
         "options": row.options,
         "takebacks": row.takebacks,
         "seeded": row.seeded,

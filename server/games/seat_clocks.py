@@ -131,9 +131,12 @@ def turn_start(row: GameRow, seats: Sequence[Seat]) -> datetime | None:
     return min((start for start in starts if start is not None), default=None)
 
 
-def clock_view(row: GameRow, seats: Sequence[Seat], now: str) -> dict[str, Any] | None:
+def clock_view(
+    row: GameRow, seats: Sequence[Seat], now: str, vacation_days_left: int | None = None
+) -> dict[str, Any] | None:
     """The ``clock`` of the game object: the time control and each seat's time at ``now``
-    (``remaining_seconds`` in whole seconds, ``runs_out_at`` while its clock runs)."""
+    (``remaining_seconds`` in whole seconds, ``runs_out_at`` while its clock runs), and the
+    automatic vacation days the viewing seat has left (``None``: not a seat's own view)."""
     control = control_of(row)
     if control is None:
         return None
@@ -151,7 +154,6 @@ def clock_view(row: GameRow, seats: Sequence[Seat], now: str) -> dict[str, Any] 
                 "remaining_seconds": int(remaining(control, clock, zone, moment).total_seconds()),
                 "running": moving and clock.since <= moment and not paused(control, zone, moment),
                 "runs_out_at": None if end is None else format_time(end),
-                "vacation_days_left": clock.vacation_left(control, moment.year),
             }
         )
-    return {**clock_json(control), "seats": entries}
+    return {**clock_json(control), "seats": entries, "vacation_days_left": vacation_days_left}

@@ -31,8 +31,9 @@ from server.games.changes import Change, Listener
 from server.games.clock import format_time, parse_time, utcnow
 from server.games.conditional import follow
 from server.games.game import Game, game_object, game_summary, log_entry, status_words
-from server.games.seat_clocks import turn_clocks
+from server.games.seat_clocks import control_of, turn_clocks
 from server.games.time_control import ClockError, TimeControl, clock_json, parse_clock
+from server.games.vacation_days import seat_days_left
 from server.store.base import Store, hash_secret, new_secret
 from server.store.records import GameRow, GameUpdate, LoggedMove, NewSeat, Webhook
 
@@ -638,10 +639,20 @@ class GameService:
         )
 
     def game_object(self, game: Game, seat: int | None, at: int | None = None) -> dict[str, Any]:
-        """The contract's game object for ``seat`` (``None``: public), now or after move ``at``."""
+        """The contract's game object for ``seat`` (``None``: public), now or after move ``at``
+        (the seat's own view now also says its automatic vacation days left)."""
         if at is None or at == game.seq:
-            return game_object(game, seat)
+            return game_object(game, seat, vacation_days_left=self.vacation_days_left(game, seat))
         return game_object(game, seat, at, self._state_at(game, at))
+
+    def vacation_days_left(self, game: Game, seat: int | None) -> int | None:
+        """The automatic vacation days ``seat`` may still spend in ``game`` this year
+        (:mod:`server.games.vacation_days`); ``None`` for the public view or a game
+        without a clock."""
+        control = control_of(game.row)
+        if seat is None or control is None:
+            return None
+        return seat_days_left(self.store, control, game.seats[seat], parse_time(utcnow()))
 
     def _state_at(self, game: Game, at: int) -> dict[str, Any]:
         """The state after move ``at``, replayed from the start."""
@@ -865,7 +876,7 @@ class GameService:
         updated = replace(game, row=replace(game.row, **snapshot))
         self._changed(Change(updated, logged, seat, request.mail_message_id, tuple(game.to_move)))
         latest = self._answer_conditionally(updated, logged, request.now)
-        return {"seq": seq, "game": game_object(latest, seat)}
+        return {"seq": seq, "game": self.game_object(latest, seat)}
 
     def _answer_conditionally(self, game: Game, logged: LoggedMove, now: str | None) -> Game:
         """Follow the other seats' conditional lines past ``logged`` and play the first answer
@@ -1033,7 +1044,7 @@ class GameService:
             result=result,
         )
         updated = self.append_entry(game, logged, ended)
-        return {"seq": seq, "game": game_object(updated, seat)}
+        return {"seq": seq, "game": self.game_object(updated, seat)}
 
     def append_entry(self, game: Game, logged: LoggedMove, snapshot: GameUpdate) -> Game:
         """Append ``logged`` (an entry that is no engine move: a resignation, a takeback) and

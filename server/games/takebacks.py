@@ -29,7 +29,7 @@ from engines import IMPERFECT, Engine
 from engines.phrases import phrase
 from server.errors import TurnpostError
 from server.games.clock import utcnow
-from server.games.game import Game, game_object
+from server.games.game import Game
 from server.games.service import GameService
 from server.store.records import LoggedMove, TakebackOffer
 
@@ -150,7 +150,7 @@ def offer_takeback(
         if not awaited(game, offer):
             return _take_back(games, game, offer, seat)
         _tell_offer(games, game, offer)
-        return _answer(game, "offered", offer, seat)
+        return _answer(games, game, "offered", offer, seat)
 
 
 def answer_takeback(
@@ -174,21 +174,25 @@ def answer_takeback(
             )
         if not accept:
             games.store.drop_takeback_offer(game.id)
-            return _answer(game, "declined", None, seat)
+            return _answer(games, game, "declined", None, seat)
         offer = TakebackOffer(
             game.id, offer.seq, offer.seat, [*offer.accepted_seats, seat], offer.offered_at
         )
         if awaited(game, offer):
             games.store.set_takeback_offer(offer)
-            return _answer(game, "accepted", offer, seat)
+            return _answer(games, game, "accepted", offer, seat)
         return _take_back(games, game, offer, seat)
 
 
 def _answer(
-    game: Game, outcome: str, offer: TakebackOffer | None, seat: int | None
+    games: GameService, game: Game, outcome: str, offer: TakebackOffer | None, seat: int | None
 ) -> dict[str, Any]:
     """The API's answer: what happened, the offer still open, the game."""
-    return {"outcome": outcome, "offer": offer_entry(game, offer), "game": game_object(game, seat)}
+    return {
+        "outcome": outcome,
+        "offer": offer_entry(game, offer),
+        "game": games.game_object(game, seat),
+    }
 
 
 def take_back(games: GameService, game_id: str, seat: int, seq: int, expected_seq: int) -> None:
@@ -229,7 +233,7 @@ def _take_back(games: GameService, game: Game, offer: TakebackOffer, seat: int) 
         at=now,
     )
     updated = games.append_entry(game, logged, snapshot)
-    return _answer(updated, "taken_back", None, seat)
+    return _answer(games, updated, "taken_back", None, seat)
 
 
 def _tell_offer(games: GameService, game: Game, offer: TakebackOffer) -> None:

@@ -38,7 +38,8 @@ from schemas.accounts import (
 )
 from schemas.pings import PingCreateSchema
 from server.errors import TurnpostError
-from server.games.clock import utcnow
+from server.games.clock import parse_time, utcnow
+from server.games.vacation_days import player_days_left
 from server.http.actor import SESSION_COOKIE, accounts, current_actor, signed_in_player
 from server.http.api import check_destination
 from server.http.clients import current_client
@@ -261,6 +262,7 @@ def _render_me(
         ping_form=request.form if ping_problems else {},
         ping_problems=ping_problems or {},
         time_zones=time_zones(),
+        vacation_days_left=player_days_left(current_store(), player, parse_time(utcnow())),
         languages=LANGUAGES,
         mail_preferences=MAIL_PREFERENCES,
         saved=request.args.get("saved") == "1",

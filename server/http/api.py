@@ -433,7 +433,8 @@ def read_game(query: dict[str, Any], game_id: str) -> Any:
     """The game as the caller may see it (with ?at=N: as it was after entry N)."""
     games = current_service()
     game, seat = games.load_as(game_id, current_actor().bearer)
-    etag = conditional("game", *game_version(game), seat, query.get("at"))
+    days_left = games.vacation_days_left(game, seat)  # changes with the player's other games
+    etag = conditional("game", *game_version(game), seat, query.get("at"), days_left)
     if isinstance(etag, Response):
         return etag
     return answer(etag, GAME, lambda: offload(games.game_object, game, seat, query.get("at")))

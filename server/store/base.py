@@ -600,6 +600,16 @@ class PlayerStore(Protocol):
         """``(game_id, player_id)`` of every seat of ``game_ids`` tied to a player, once each."""
         ...
 
+    def spend_vacation_day(self, player_id: str, year: int, allowance: int) -> bool:
+        """Count one automatic vacation day of ``player_id`` in ``year`` (the player's
+        calendar year) unless ``allowance`` days are counted already; whether it was counted.
+        One statement: of two workers spending the player's last day at once, one counts it."""
+        ...
+
+    def vacation_days_used(self, player_id: str, year: int) -> int:
+        """The automatic vacation days ``player_id`` spent in ``year``, across all games."""
+        ...
+
 
 class TalkStore(Protocol):
     """Table talk: the messages of each game's threads, mutes, what was mailed."""

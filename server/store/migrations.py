@@ -15,9 +15,9 @@ never changed.
     >>> import sqlite_utils
     >>> db = sqlite_utils.Database(memory=True)
     >>> migrate(db)
-    SchemaChange(before=0, after=28, created=True)
+    SchemaChange(before=0, after=29, created=True)
     >>> migrate(db)
-    SchemaChange(before=28, after=28, created=False)
+    SchemaChange(before=29, after=29, created=False)
 """
 
 from __future__ import annotations
@@ -777,4 +777,20 @@ def m030_finished_games_index(db: Database) -> None:
     (a partial index: running games, the most written, pay nothing for it)."""
     db.execute(
         "CREATE INDEX IF NOT EXISTS games_finished ON games (updated_at) WHERE status = 'finished'"
+    )
+
+
+@migrations()
+def m031_player_vacation_days(db: Database) -> None:
+    """Automatic vacation days per player: ``player_vacation_days`` counts the days a
+    player's clocks spent before a timeout (``used``) in each calendar ``year`` of the
+    player's time zone, across all their games (a seat without a player keeps its count in
+    its clock)."""
+    db["player_vacation_days"].create(
+        {"player_id": str, "year": int, "used": int},
+        pk=("player_id", "year"),
+        not_null={"used"},
+        defaults={"used": 0},
+        foreign_keys=[("player_id", "players", "id")],
+        if_not_exists=True,
     )

@@ -461,6 +461,17 @@ MIGRATIONS: list[tuple[str, str]] = [
         "m030_finished_games_index",
         "CREATE INDEX games_finished ON games (updated_at) WHERE status = 'finished';",
     ),
+    (
+        "m031_player_vacation_days",
+        """
+        CREATE TABLE player_vacation_days (
+            player_id text NOT NULL REFERENCES players (id),
+            year bigint NOT NULL,
+            used bigint NOT NULL DEFAULT 0,
+            PRIMARY KEY (player_id, year)
+        );
+        """,
+    ),
 ]
 
 #: The table that records the applied steps.

@@ -769,6 +769,26 @@ class SqlStore(Store):
             [json.dumps(game_ids)],
         )
 
+    def spend_vacation_day(self, player_id: str, year: int, allowance: int) -> bool:
+        if allowance < 1:
+            return False
+        return (
+            self._execute(
+                "INSERT INTO player_vacation_days (player_id, year, used) VALUES (?, ?, 1)"
+                " ON CONFLICT (player_id, year) DO UPDATE"
+                " SET used = player_vacation_days.used + 1 WHERE player_vacation_days.used < ?",
+                [player_id, year, allowance],
+            )
+            == 1
+        )
+
+    def vacation_days_used(self, player_id: str, year: int) -> int:
+        used = self._value(
+            "SELECT used FROM player_vacation_days WHERE player_id = ? AND year = ?",
+            [player_id, year],
+        )
+        return used or 0
+
     # -- the move log -------------------------------------------------------------
     def append_move(self, move: LoggedMove) -> None:
         self._insert("moves", _row_of(move, leave_out=("result",)))

@@ -16,12 +16,12 @@ gives them the database file's mode). Deleted content is overwritten
 
     >>> store = SqliteStore.open(":memory:")
     >>> store.init()
-    SchemaChange(before=0, after=28, created=True)
+    SchemaChange(before=0, after=29, created=True)
     >>> print(" ".join(sorted(store.db.table_names())))  # doctest: +NORMALIZE_WHITESPACE
     _sqlite_migrations analyses api_tokens bot_claims conditional_lines created_pages games
-    idempotency inbound mail_suppressions messages moves outbox player_pings players
-    push_subscriptions pushes seat_tokens seats sessions settings sign_in_links takeback_offers
-    talk_mutes webhook_deliveries webhooks
+    idempotency inbound mail_suppressions messages moves outbox player_pings
+    player_vacation_days players push_subscriptions pushes seat_tokens seats sessions settings
+    sign_in_links takeback_offers talk_mutes webhook_deliveries webhooks
 """
 
 from __future__ import annotations

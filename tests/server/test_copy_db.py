@@ -124,7 +124,8 @@ def store_conditional_line(client: Any, url: str, game: dict[str, Any]) -> None:
 def fill_the_rest(store: Store, game_id: str) -> None:
     """A row in each table the API calls above leave empty, by the store's own operations: a
     browser subscribed with a push queued, a handled reply, a recipient who asked for no
-    more mail, a muted seat, a remembered created page, a worker's claim of a bot turn."""
+    more mail, a muted seat, a remembered created page, a worker's claim of a bot turn, a
+    player's automatic vacation day spent."""
     now = utcnow()
     subscription: records.NewSubscription = {
         "player_id": "p1",
@@ -149,6 +150,7 @@ def fill_the_rest(store: Store, game_id: str) -> None:
         assert store.queue_pushes("p1", push) == 1
         assert store.claim_inbound("<reply@example.org>", game_id, 1, now)
         assert store.claim_bot_turn(game_id, "worker-1", now, "2999-01-01T00:00:00.000000Z")
+        assert store.spend_vacation_day("p1", 2026, 10)
 
 
 def contents(url: str) -> dict[str, list[tuple[Any, ...]]]:
