@@ -43,7 +43,7 @@ def test_turnpost_serve_starts_without_warnings_or_a_control_socket(tmp_path: Pa
                 try:
                     if requests.get(f"http://127.0.0.1:{port}/healthz", timeout=2).ok:
                         break
-                except requests.ConnectionError:
+                except (requests.ConnectionError, requests.Timeout):  # workers still booting
                     time.sleep(0.2)
             assert requests.get(f"http://127.0.0.1:{port}/", timeout=5).status_code == 200
             time.sleep(1)  # both workers booted and patched
