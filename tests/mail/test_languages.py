@@ -6,12 +6,14 @@ from __future__ import annotations
 import re
 from email.message import EmailMessage
 
+import pytest
 import requests
 from babel.messages.pofile import read_po
 
 from server.games.service import GameService, MoveRequest
 from server.mail.inbound import receive
 from tests.mail.conftest import Mailbox, opened_links, reply_to, send
+from tests.server.test_api import WINNING_LINE
 from tests.server.test_i18n import TRANSLATIONS
 from tests.support import BackgroundServer
 
@@ -216,3 +218,54 @@ def test_a_king_of_siam_turn_by_mail_in_german_leaves_no_english(
         assert f"{mover} spielt Malaien: " in text and "und nimmt danach" in text
     else:
         assert f"{mover} speelt Maleisiërs: " in text and "en neemt daarna" in text
+
+
+#: The first words of a turn mail's subject, per language.
+YOUR_TURN_SUBJECT = {"nl": "Jouw beurt", "de": "Du bist am Zug", "fr": "Votre tour"}
+
+
+@pytest.mark.parametrize("language", ["nl", "de", "fr"])
+def test_a_whole_siam_game_by_mail_leaves_no_english_in_each_language(
+    games: GameService, mailbox: Mailbox, language: str
+) -> None:
+    """Both seats read ``language``: every move of a whole game by reply, a refused move and
+    the mail commands; no mail to either seat holds an English sentence of the catalog."""
+    seats = [{**seat, "language": language} for seat in SEATS]
+    game = games.create("siam", seats, {})
+    opened_links(games, game)
+    addresses = [seat["email"] for seat in seats]
+    subject = YOUR_TURN_SUBJECT[language]
+    assert answer(games, mailbox, addresses[0], subject, "move a1 a2 N") == "rejected"
+    for command in ("board", "help"):
+        assert answer(games, mailbox, addresses[0], subject, command) == "command"
+    for number, notation in enumerate(WINNING_LINE):
+        assert answer(games, mailbox, addresses[number % 2], subject, notation) == "applied"
+    assert games.load(game["id"]).status == "finished"
+    assert [entry.notation for entry in games.store.moves(game["id"])] == list(WINNING_LINE)
+    english = english_strings()
+    for address in addresses:
+        mails = mails_to(mailbox, address)
+        assert len(mails) >= len(WINNING_LINE) // 2
+        for mail in mails:
+            assert not english_left(mail, english), (mail["Subject"], english_left(mail, english))
+
+
+@pytest.mark.parametrize("language", ["nl", "fr"])
+def test_a_king_of_siam_turn_by_mail_leaves_no_english_in_each_language(
+    games: GameService, mailbox: Mailbox, language: str
+) -> None:
+    seats = [{**seat, "language": language} for seat in GERMAN]
+    game = games.create("king-of-siam", seats, {}, seed=5)
+    opened_links(games, game)
+    loaded = games.load(game["id"])
+    seat, engine = loaded.to_move[0], loaded.engine
+    card = next(m for m in engine.legal_moves(loaded.state, seat) if m.get("card") == "malay")
+    take = engine.legal_moves(engine.apply(loaded.state, seat, card), seat)[0]
+    canonical = f"{engine.format(card)}; {engine.format(take)}"
+    address = seats[seat]["email"]
+    assert answer(games, mailbox, address, YOUR_TURN_SUBJECT[language], canonical) == "applied"
+    assert [entry.notation for entry in games.store.moves(game["id"])] == [canonical]
+    english = english_strings()
+    for player in seats:
+        for mail in mails_to(mailbox, player["email"]):
+            assert not english_left(mail, english), (mail["Subject"], english_left(mail, english))
