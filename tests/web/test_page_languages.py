@@ -14,10 +14,11 @@ land in ``test-output/screenshots/languages/``.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, BrowserContext, Page
+from playwright.sync_api import Browser, BrowserContext, Page, expect
 
 from server.accounts.service import AccountService
 from server.http.actor import SESSION_COOKIE
@@ -165,3 +166,32 @@ def test_every_page_around_the_games_has_no_english_left(
     shown = walk(browser, live_server, language, screenshots / "languages")
     left = {name: english_left(words, language) for name, words in shown.items()}
     assert not any(left.values()), {name: words for name, words in left.items() if words}
+
+
+def test_the_scripts_write_in_the_pages_language(
+    live_server: BackgroundServer, browser: Browser, screenshots: Path
+) -> None:
+    """turnpost.js and push.js on German pages: the copy button's answer, the moments the
+    script rewrites, and the notification panel's answer are German."""
+    context = reader_context(browser, live_server, "skripte", "de")
+    context.grant_permissions(["clipboard-read", "clipboard-write"], origin=live_server.url)
+    try:
+        page = context.new_page()
+        create_from_form(page, live_server, "siam", open_seat=False)
+        page.locator("button.copy").first.click()
+        expect(page.locator("button.copy").first).to_have_text("Kopiert")
+        with page.expect_navigation():
+            page.locator("form.play-as button").first.click()
+        page.goto(f"{live_server.url}/me/games")
+        moment = page.locator("time[data-zone]").first
+        expect(moment).to_have_text(re.compile(r"^(gerade eben|vor \d+ Minuten?) \(\w+\. \d+"))
+        assert moment.get_attribute("data-zone-label") == "UTC"
+        page.goto(f"{live_server.url}/me")
+        if page.locator("#push-enable").is_visible():
+            page.click("#push-enable")
+        expect(page.locator("#push-status")).to_have_text(
+            re.compile(r"^(Dieser Browser kann nicht benachrichtigt werden: |Erledigt: )")
+        )
+        screenshot(page, screenshots / "languages", "de-scripts")
+    finally:
+        context.close()
