@@ -366,7 +366,7 @@ def _render_lobby(error: TurnpostError | None = None, form: Mapping[str, str] | 
         error=error,
         form=form or {},
         option_fields=option_fields,
-        words_of=choice_words,
+        choice_words=choice_words,
         clock_words=clock_words,
     )
 
