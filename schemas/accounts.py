@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from marshmallow import fields, validate
 
+from engines.phrases import N_
 from schemas.api import (
     LANGUAGES,
     MAX_PAGE_SIZE,
@@ -33,9 +34,9 @@ MAX_NAME = 64
 MAX_CURSOR = 80
 #: How a player wants to hear of their turns by mail.
 MAIL_PREFERENCES = {
-    "turn": "A mail for every turn",
-    "digest": "One mail a day with every game waiting for me",
-    "none": "No mail (I look at my games page)",
+    "turn": N_("A mail for every turn"),
+    "digest": N_("One mail a day with every game waiting for me"),
+    "none": N_("No mail (I look at my games page)"),
 }
 
 

@@ -233,6 +233,31 @@ def init_i18n(app: Flask) -> None:
     app.context_processor(language_helpers)
 
 
+#: What the pages' scripts (static/turnpost.js, static/push.js) write into a page, by key:
+#: each page hands them in its language (``<body data-words>``).
+SCRIPT_WORDS = {
+    "just_now": N_("just now"),
+    "copied": N_("Copied"),
+    "push_asking": N_("Asking your browser..."),
+    "push_done": N_("Done: this browser will tell you when it is your turn."),
+    "push_refused": N_("Turnpost refused it: %(reason)s"),
+    "push_cannot": N_("This browser cannot be notified: %(reason)s"),
+    "push_denied": N_("you did not allow notifications for this site in this browser."),
+    "push_no_https": N_("it offers no push messages here (they need https)."),
+}
+
+
+@cache
+def script_words(language: str) -> dict[str, str]:
+    """:data:`SCRIPT_WORDS` in ``language`` (a placeholder stays for the script to fill).
+
+    >>> script_words("de")["copied"], script_words("fr")["push_refused"]
+    ('Kopiert', 'Turnpost l’a refusé : %(reason)s')
+    """
+    translations = catalog(language)
+    return {key: translations.gettext(words) for key, words in SCRIPT_WORDS.items()}
+
+
 #: The parts of a path that are secrets (a seat's link, a sign-in link, a mail's stop link).
 SECRET_ARGS = frozenset({"token", "link"})
 
@@ -249,5 +274,6 @@ def language_helpers() -> dict[str, Any]:
         "page_language": language,
         "languages": LANGUAGES,
         "language_switch": not secret,
+        "script_words": script_words(language),
         **template_words(language),  # the page's catalog at hand (a list says hundreds of words)
     }

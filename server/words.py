@@ -28,9 +28,8 @@ from babel.dates import format_date, format_timedelta
 from babel.support import Translations
 
 from engines.phrases import N_, phrase
-from engines.words import join
 from server.errors import TurnpostError
-from server.i18n import catalog, zone_label
+from server.i18n import catalog, listing, zone_label
 from server.phrases import render
 
 #: How far away a moment may be and still be counted in each unit (seconds).
@@ -132,14 +131,17 @@ def _day_words(day: date, language: str) -> str:
     return format_date(day, "EEE d MMM", locale=language)
 
 
-def waiting_words(to_move: Sequence[int], names: Sequence[str]) -> str:
-    """Who the game waits for: "Bob moves now.", "Ann and Bob move now.".
+def waiting_words(to_move: Sequence[int], names: Sequence[str], language: str = "en") -> str:
+    """Who the game waits for, in ``language``: "Bob moves now.", "Ann and Bob move now.".
 
     >>> waiting_words([1], ["Ann", "Bob"]), waiting_words([0, 1], ["Ann", "Bob"])
     ('Bob moves now.', 'Ann and Bob move now.')
+    >>> waiting_words([0, 1], ["Ann", "Bob"], "de")
+    'Ann und Bob sind jetzt am Zug.'
     """
-    who = join(names[seat] for seat in to_move)
-    return f"{who} {'moves' if len(to_move) == 1 else 'move'} now."
+    who = listing([names[seat] for seat in to_move], language)
+    said = catalog(language).ngettext("%(names)s moves now.", "%(names)s move now.", len(to_move))
+    return said % {"names": who}
 
 
 def refusal_words(error: TurnpostError, language: str = "en") -> str:

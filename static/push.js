@@ -1,7 +1,8 @@
 // "Notify this browser" on the player's page (templates/_push.html): registers our service
 // worker (/push-worker.js), asks the browser to subscribe to pushes with the server's public
 // key, and posts the subscription (PushSubscription.toJSON()) with the page's CSRF token.
-// Where the browser offers no pushes, it says so. No inline code: the page's
+// Where the browser offers no pushes, it says so, in the page's language (the words the
+// page hands its scripts, <body data-words>). No inline code: the page's
 // Content-Security-Policy admits this file by its nonce.
 "use strict";
 
@@ -10,6 +11,7 @@
   if (!panel) { return; }
   var button = document.getElementById("push-enable");
   var status = document.getElementById("push-status");
+  var WORDS = JSON.parse(document.body.dataset.words);
 
   function say(text) { status.textContent = text; }
 
@@ -27,24 +29,24 @@
       body: JSON.stringify(subscription)
     }).then(function (response) {
       if (response.ok) {
-        say("Done: this browser will tell you when it is your turn.");
+        say(WORDS.push_done);
         panel.dataset.subscribed = "1";
         return;
       }
       return response.json().then(function (answer) {
-        throw new Error("Turnpost refused it: " + answer.error.message);
+        throw new Error(WORDS.push_refused.replace("%(reason)s", answer.error.message));
       });
     });
   }
 
   function enable() {
     button.disabled = true;
-    say("Asking your browser...");
+    say(WORDS.push_asking);
     navigator.serviceWorker.register(panel.dataset.worker).then(function () {
       return Notification.requestPermission();
     }).then(function (permission) {
       if (permission !== "granted") {
-        throw new Error("you did not allow notifications for this site in this browser.");
+        throw new Error(WORDS.push_denied);
       }
       return navigator.serviceWorker.ready;
     }).then(function (registration) {
@@ -53,13 +55,13 @@
         applicationServerKey: keyBytes(panel.dataset.key)
       });
     }).then(post).catch(function (error) {
-      say("This browser cannot be notified: " + error.message);
+      say(WORDS.push_cannot.replace("%(reason)s", error.message));
       button.disabled = false;
     });
   }
 
   if (!window.isSecureContext || !("serviceWorker" in navigator) || !("PushManager" in window)) {
-    say("This browser cannot be notified: it offers no push messages here (they need https).");
+    say(WORDS.push_cannot.replace("%(reason)s", WORDS.push_no_https));
     return;
   }
   button.hidden = false;

@@ -10,55 +10,65 @@
 // - on a board, the arrow keys move the focus to the nearest choice in their direction
 //   (Tab and Enter pick as anywhere else);
 // - when another player moves, the page's live region says the move in words.
+// Every word it writes is in the page's language: the words the page hands it (<body
+// data-words>, from the server's catalog) and the browser's Intl for moments.
 // No framework, no inline code: the Content-Security-Policy admits this file by its nonce.
 "use strict";
 
 (function () {
+  // The page's language and the words this script writes, as the page hands them
+  // (<html lang>, <body data-words>: the server's catalog in the reader's language).
+  var LANGUAGE = document.documentElement.lang || "en";
+  var WORDS = JSON.parse(document.body.dataset.words || "{}");
+  // Dates as the server words them ("Sat 28 Nov"); English in its British order.
+  var LOCALE = LANGUAGE === "en" ? "en-GB" : LANGUAGE;
   var UNITS = [["minute", 60, 90 * 60], ["hour", 3600, 48 * 3600], ["day", 86400, Infinity]];
-  var DATE = new Intl.DateTimeFormat("en-GB", { weekday: "short", day: "numeric", month: "short" });
-  var CLOCK = new Intl.DateTimeFormat("en-GB", { hour: "2-digit", minute: "2-digit", hour12: false });
+  var RELATIVE = new Intl.RelativeTimeFormat(LOCALE, { numeric: "always" });
 
   function distance(seconds) {
     var size = Math.abs(seconds);
-    if (size < 60) { return "just now"; }
+    if (size < 60) { return WORDS.just_now; }
     for (var i = 0; i < UNITS.length; i++) {
       if (size < UNITS[i][2]) {
         var count = Math.round(size / UNITS[i][1]);
-        var amount = count + " " + UNITS[i][0] + (count === 1 ? "" : "s");
-        return seconds > 0 ? "in " + amount : amount + " ago";
+        return RELATIVE.format(seconds < 0 ? -count : count, UNITS[i][0]);
       }
     }
     return "";
   }
 
-  // The day and clock formats of a named time zone, and its label as the server words it.
+  // The day and clock formats of a time zone (the viewer's when ``zone`` is empty).
   var ZONES = {};
   function zoneFormats(zone) {
     if (!ZONES[zone]) {
-      var slash = zone.lastIndexOf("/");
+      var place = zone ? { timeZone: zone } : {};
       ZONES[zone] = {
-        date: new Intl.DateTimeFormat("en-GB", { weekday: "short", day: "numeric", month: "short", timeZone: zone }),
-        clock: new Intl.DateTimeFormat("en-GB", { hour: "2-digit", minute: "2-digit", hour12: false, timeZone: zone }),
-        label: " " + (slash < 0 ? zone : zone.slice(slash + 1).replace(/_/g, " ") + " time")
+        date: new Intl.DateTimeFormat(LOCALE, Object.assign({ weekday: "short", day: "numeric", month: "short" }, place)),
+        clock: new Intl.DateTimeFormat(LOCALE, Object.assign({ hour: "2-digit", minute: "2-digit", hour12: false }, place))
       };
     }
     return ZONES[zone];
   }
 
-  // Every <time datetime> in words: in its data-zone (a signed-in player's) when it has one,
-  // else in the viewer's time zone, as the server words them.
+  // A day as the server words it: weekday, day, month, in the page's language.
+  function dayWords(format, moment) {
+    var parts = {};
+    format.formatToParts(moment).forEach(function (part) { parts[part.type] = part.value; });
+    return [parts.weekday, parts.day, parts.month].join(" ");
+  }
+
+  // Every <time datetime> in words: in its data-zone (a signed-in player's, named by its
+  // data-zone-label) when it has one, else in the viewer's time zone, as the server words them.
   function localTimes(root) {
     root.querySelectorAll("time[datetime]").forEach(function (element) {
       var moment = new Date(element.getAttribute("datetime"));
       if (isNaN(moment.getTime())) { return; }
-      var zone = { date: DATE, clock: CLOCK, label: "" };
-      if (element.dataset.zone) {
-        try { zone = zoneFormats(element.dataset.zone); } catch (unknown) { return; }
-      }
-      var day = zone.date.format(moment).replace(",", "");
+      var zone;
+      try { zone = zoneFormats(element.dataset.zone || ""); } catch (unknown) { return; }
+      var label = element.dataset.zoneLabel ? " " + element.dataset.zoneLabel : "";
       element.textContent = distance((moment.getTime() - Date.now()) / 1000) +
-        " (" + day + ", " + zone.clock.format(moment) + zone.label + ")";
-      element.title = moment.toString();
+        " (" + dayWords(zone.date, moment) + ", " + zone.clock.format(moment) + label + ")";
+      element.title = moment.toLocaleString(LOCALE);
     });
   }
 
@@ -70,7 +80,7 @@
       button.addEventListener("click", function () {
         var selection = window.getSelection();
         selection.selectAllChildren(field);
-        var done = function () { button.textContent = "Copied"; };
+        var done = function () { button.textContent = WORDS.copied; };
         var fallback = function () { if (document.execCommand("copy")) { done(); } };
         if (navigator.clipboard && window.isSecureContext) {
           navigator.clipboard.writeText(field.textContent.trim()).then(done, fallback);

@@ -105,12 +105,14 @@ class BangkokKlongsEngine(Engine):
     default_options = {"tactical": False, "board": "standard"}
     option_words = {
         "tactical": (
-            "Tactical variant",
-            "The boats lie in two piles, neutral and special boats in one, boats with an empty "
-            "merchant spot in the other: everyone starts with three of the second kind and one of "
-            "the first, and chooses the pile each time they draw.",
+            N_("Tactical variant"),
+            N_(
+                "The boats lie in two piles, neutral and special boats in one, boats with an "
+                "empty merchant spot in the other: everyone starts with three of the second kind "
+                "and one of the first, and chooses the pile each time they draw."
+            ),
         ),
-        "board": ("Board", "The floating market the game is played on."),
+        "board": (N_("Board"), N_("The floating market the game is played on.")),
     }
     option_choices = {"board": BOARDS}
     hidden_information = N_("every player's tiles and the order of the draw pile")

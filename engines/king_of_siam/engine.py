@@ -92,7 +92,7 @@ class KingOfSiamEngine(Engine):
     max_players = 4
     move_schemas = "schemas.king_of_siam:MOVE_SCHEMAS"
     default_options = {"map": "siam-1874"}
-    option_words = {"map": ("Map", "The map of Siam the game is played on.")}
+    option_words = {"map": (N_("Map"), N_("The map of Siam the game is played on."))}
     option_choices = {"map": MAPS}
     hidden_information = N_("every player's action cards")
     move_words = frozenset({"pass", *CARDS, *notation.ANSWERS})

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from engines.base import DETERMINISTIC, PERFECT, Engine, IllegalMove, Move, State
-from engines.phrases import Phrase, english, phrase
+from engines.phrases import N_, Phrase, english, phrase
 from engines.siam import notation, rules, words
 from engines.siam.board import KINDS, board_data
 from engines.siam.position import build_position, check_fields, new_game
@@ -27,14 +27,18 @@ class SiamEngine(Engine):
     default_options = {"cross_rule": True, "exit_once": False}
     option_words = {
         "cross_rule": (
-            "Cross rule",
-            "During each player's first two turns, no animal may enter or move onto the "
-            "crossed squares c1 and c5.",
+            N_("Cross rule"),
+            N_(
+                "During each player's first two turns, no animal may enter or move onto the "
+                "crossed squares c1 and c5."
+            ),
         ),
         "exit_once": (
-            "One exit each",
-            "Each player may take an animal off the board by choice only once per game "
-            "(variant B); animals pushed off do not count.",
+            N_("One exit each"),
+            N_(
+                "Each player may take an animal off the board by choice only once per game "
+                "(variant B); animals pushed off do not count."
+            ),
         ),
     }
     move_words = frozenset(notation.EXAMPLES)

@@ -51,7 +51,7 @@ from server.http.actor import current_actor, signed_in_player
 from server.http.clients import current_client
 from server.http.context import current_store
 from server.http.events import STREAM_HEADERS
-from server.i18n import page_language
+from server.i18n import catalog, page_language
 from server.phrases import render
 from server.store.records import Message, Player
 from server.words import waiting_words
@@ -272,11 +272,16 @@ def _outcome(game: MyGame) -> str | None:
 
 def _turn_words(game: MyGame, engine: Engine, names: list[str], prompt: str) -> str:
     """Whose turn it is, or how the game ended, in words: "Your turn: enter an elephant"."""
-    row = game.row
+    row, language = game.row, page_language()
+    words = catalog(language)
     if row.waiting:
-        return f"Your turn: {prompt}" if prompt else "Your turn."
+        if prompt:
+            return words.gettext("Your turn: %(prompt)s") % {"prompt": prompt}
+        return words.gettext("Your turn.")
     if row.status == "finished":
-        return render(engine.describe_result(row.result, names), names, page_language())
+        return render(engine.describe_result(row.result, names), names, language)
     if row.status == "aborted":
-        return "The game was stopped."
-    return waiting_words(row.to_move, names) if row.to_move else "The game waits for its players."
+        return words.gettext("The game was stopped.")
+    if row.to_move:
+        return waiting_words(row.to_move, names, language)
+    return words.gettext("The game waits for its players.")

@@ -45,6 +45,8 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any
 
+from babel.dates import get_day_names
+from babel.numbers import format_decimal
 from flask import (
     Blueprint,
     Response,
@@ -64,7 +66,7 @@ from marshmallow import ValidationError
 from engines import ENGINES, Engine
 from engines.phrases import phrase
 from engines.search import LEVELS
-from engines.words import join, plural
+from engines.words import plural
 from schemas.api import GameCreateSchema
 from server.boards import PLAYER_COLORS, Board, board_context, last_touched
 from server.cooperative import offload
@@ -91,7 +93,15 @@ from server.http.guide import (
     read_picks,
 )
 from server.http.turn import MAX_STEPS, STEP, TurnSoFar, WholeTurn, read_turn, whole_turn
-from server.i18n import N_, catalog, page_language, read_as_seat, reader_zone
+from server.i18n import (
+    N_,
+    catalog,
+    listing,
+    page_language,
+    read_as_seat,
+    reader_zone,
+    zone_label,
+)
 from server.phrases import read_questions, render
 from server.resources import static_dir
 from server.store.base import hash_secret
@@ -162,7 +172,10 @@ class Moments:
         moment = parse_time(stamp)
         words = escape(moment_words(moment, self.now, zone or "UTC", self.language))
         iso = moment.replace(microsecond=0, tzinfo=None).isoformat() + "Z"
-        zoned = "" if zone is None else f' data-zone="{escape(zone)}"'
+        zoned = ""
+        if zone is not None:
+            label = zone_label(zone, self.language)
+            zoned = f' data-zone="{escape(zone)}" data-zone-label="{escape(label)}"'
         return Markup(f'<time datetime="{iso}"{zoned}>{words}</time>')
 
 
@@ -353,7 +366,7 @@ def _render_lobby(error: TurnpostError | None = None, form: Mapping[str, str] | 
         error=error,
         form=form or {},
         option_fields=option_fields,
-        words_of=words_of,
+        choice_words=choice_words,
         clock_words=clock_words,
     )
 
@@ -378,68 +391,123 @@ def own_entry(row: LobbyGame, player: Player) -> dict[str, Any]:
     """One of the signed-in player's games as the lobby lists it, with its state in words."""
     names = [seat.name for seat in row.players if seat.name]
     mine = {seat.seat for seat in row.players if seat.player_id == player.id}
+    words = catalog(page_language())
+    turn = row.status == "active" and bool(mine & set(row.to_move))
     if row.status == "forming":
         free = sum(not seat.name for seat in row.players)
-        words = "waiting for players" + (f" ({plural(free, 'open seat')})" if free else "")
-    elif row.status == "active" and mine & set(row.to_move):
-        words = "your turn"
+        said = (
+            words.ngettext(
+                "waiting for players (%(num)d open seat)",
+                "waiting for players (%(num)d open seats)",
+                free,
+            )
+            % {"num": free}
+            if free
+            else words.gettext("waiting for players")
+        )
     elif row.status == "active":
-        words = waiting_words(row.to_move, [seat.name for seat in row.players])
+        said = waiting_words(row.to_move, [seat.name for seat in row.players], page_language())
     else:
-        words = {"finished": "game over", "aborted": "stopped"}[row.status]
+        said = words.gettext(ENDED[row.status])
     return {
         "id": row.id,
         "engine": ENGINES[row.engine],
         "names": names,
-        "words": words,
+        "words": said,
+        "your_turn": turn,
         "updated_at": row.updated_at,
     }
 
 
+#: How a game that is over stands in the lobby's list of the player's games.
+ENDED = {"finished": N_("game over"), "aborted": N_("stopped")}
+
+
 def option_words(options: Mapping[str, Any]) -> list[str]:
-    """A game's options as words: "Cross rule: on", "Map: Siam 1874".
+    """A game's options as words, in the page's language: "Cross rule: on", "Map: Siam 1874".
 
     >>> option_words({"cross_rule": True, "map": "siam-1874"})
     ['Cross rule: on', 'Map: Siam 1874']
     """
-    return [
-        f"{words_of(name)}: "
-        + (("on" if value else "off") if isinstance(value, bool) else words_of(str(value)))
-        for name, value in options.items()
-    ]
+    words = catalog(page_language())
+    said = []
+    for name, value in options.items():
+        shown = words.gettext(ON_OFF[value]) if isinstance(value, bool) else choice_words(value)
+        option = words.gettext(OPTION_NAMES.get(name, words_of(name)))
+        said.append(words.gettext("%(option)s: %(value)s") % {"option": option, "value": shown})
+    return said
+
+
+#: The options' names as the lobby's list of tables says them (each engine's label).
+OPTION_NAMES = {
+    name: label for engine in ENGINES.values() for name, (label, _) in engine.option_words.items()
+}
+#: An option's value when it is on or off.
+ON_OFF = {True: N_("on"), False: N_("off")}
+#: The options' choices that are words rather than names (a map's name stays as it is).
+CHOICE_WORDS = {"standard": N_("Standard")}
+
+
+def choice_words(choice: Any) -> str:
+    """An option's choice in the page's language: "Standard", or a name such as "Siam 1874"."""
+    said = CHOICE_WORDS.get(str(choice))
+    return catalog(page_language()).gettext(said) if said else words_of(str(choice))
 
 
 def clock_words(hours: float | None, clock: dict[str, Any] | None = None) -> str:
-    """A game's clock in words: its ``turn_hours``, or its time control (``clock``).
+    """A game's clock in words, in the page's language: its ``turn_hours``, or its time
+    control (``clock``).
 
     >>> clock_words(None), clock_words(48), clock_words(168), clock_words(1.5)
     ('no clock', '2 days a move', '7 days a move', '1.5 hours a move')
     >>> clock_words(None, {**LOBBY_BANK, "pause": {**WEEKENDS, "nightly": None}})
-    '10 days, 1.5 days more a move (at most 20 days); no clock on sat and sun'
+    '10 days, 1.5 days more a move (at most 20 days); no clock on Sat and Sun'
     """
+    language = page_language()
+    words = catalog(language)
     if clock is None:
-        return f"{_hours_words(hours)} a move" if hours else "no clock"
+        if not hours:
+            return words.gettext("no clock")
+        return words.gettext("%(time)s a move") % {"time": _hours_words(hours, language)}
     if clock["kind"] == "per_move":
-        words = f"{_hours_words(clock['hours'])} a move"
+        said = words.gettext("%(time)s a move") % {"time": _hours_words(clock["hours"], language)}
     else:
-        words = f"{_hours_words(clock['bank_hours'])}, {_hours_words(clock['increment_hours'])}"
-        words += " more a move"
+        said = words.gettext("%(bank)s, %(more)s more a move") % {
+            "bank": _hours_words(clock["bank_hours"], language),
+            "more": _hours_words(clock["increment_hours"], language),
+        }
         if clock.get("max_bank_hours"):
-            words += f" (at most {_hours_words(clock['max_bank_hours'])})"
+            said += " " + words.gettext("(at most %(time)s)") % {
+                "time": _hours_words(clock["max_bank_hours"], language)
+            }
     pause = clock.get("pause") or {}
     if pause.get("weekdays"):
-        words += f"; no clock on {join(pause['weekdays'])}"
+        days = get_day_names("abbreviated", locale=language)
+        named = [days[WEEKDAYS.index(day)] for day in pause["weekdays"]]
+        said += "; " + words.gettext("no clock on %(days)s") % {"days": listing(named, language)}
     if pause.get("nightly"):
-        words += f"; no clock from {pause['nightly']['from']} to {pause['nightly']['to']}"
-    return words
+        said += "; " + words.gettext("no clock from %(start)s to %(end)s") % {
+            "start": pause["nightly"]["from"],
+            "end": pause["nightly"]["to"],
+        }
+    return said
 
 
-def _hours_words(hours: float) -> str:
+#: The weekdays as a clock's pause names them, Monday first (Babel's day numbers).
+WEEKDAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
+
+
+def _hours_words(hours: float, language: str) -> str:
     """Hours in days where whole (or half) days: "2 days", "1.5 days", "5 hours"."""
+    words = catalog(language)
     if hours >= 24 and hours % 12 == 0:
         days = hours / 24
-        return plural(int(days), "day") if days == int(days) else f"{days:g} days"
-    return plural(int(hours), "hour") if hours == int(hours) else f"{hours:g} hours"
+        if days == int(days):
+            return words.ngettext("%(num)d day", "%(num)d days", int(days)) % {"num": int(days)}
+        return words.gettext("%(num)s days") % {"num": format_decimal(days, locale=language)}
+    if hours == int(hours):
+        return words.ngettext("%(num)d hour", "%(num)d hours", int(hours)) % {"num": int(hours)}
+    return words.gettext("%(num)s hours") % {"num": format_decimal(hours, locale=language)}
 
 
 @dataclass(frozen=True)
@@ -479,18 +547,17 @@ def words_of(identifier: str) -> str:
 
 
 def option_fields(engine: Engine) -> list[OptionField]:
-    """The create form's fields for ``engine``'s options."""
-    return [
-        OptionField(
-            engine.id,
-            name,
-            engine.option_words.get(name, (words_of(name), ""))[0],
-            default,
-            tuple(sorted(engine.option_choices.get(name, ()))),
-            engine.option_words.get(name, ("", ""))[1],
+    """The create form's fields for ``engine``'s options, in the page's language."""
+    words = catalog(page_language())
+    fields = []
+    for name, default in engine.default_options.items():
+        label, explanation = engine.option_words.get(name, (words_of(name), ""))
+        choices = tuple(sorted(engine.option_choices.get(name, ())))
+        explained = words.gettext(explanation) if explanation else ""
+        fields.append(
+            OptionField(engine.id, name, words.gettext(label), default, choices, explained)
         )
-        for name, default in engine.default_options.items()
-    ]
+    return fields
 
 
 def _form_options(engine: Engine | None, form: Mapping[str, str]) -> dict[str, Any]:
@@ -926,7 +993,7 @@ def _table(
         "turn_steps": steps,
         "start_over": _table_url(game.id, (), shown, _anchor="turn"),
         "prompt": render(engine.prompt(now, seat), names, page_language()) if playing else "",
-        "waiting": waiting_words(view["to_move"], names),
+        "waiting": waiting_words(view["to_move"], names, page_language()),
         "time_left_words": lambda time: time_left_words(time, page_language()),
         "result_words": _result_words(engine, view["result"], names),
         "board_html": board_html,

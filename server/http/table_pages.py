@@ -23,7 +23,7 @@ from typing import Any
 
 from flask import Blueprint, Response, make_response, redirect, render_template, request, url_for
 
-from engines.phrases import phrase
+from engines.phrases import N_, phrase
 from server.errors import TurnpostError
 from server.games.game import Game
 from server.games.service import time_control
@@ -42,18 +42,26 @@ from server.http.pages import (
     show_created,
     whole_number,
 )
+from server.i18n import catalog, page_language
 from server.store.records import Seat
 
 bp = Blueprint("tables", __name__)
 
 #: What the page says after each of the host's actions (``?done=``).
 DONE = {
-    "removed": "The seat is open again.",
-    "clock": "The turn clock is set.",
-    "hidden": "The game is no longer listed in the lobby nor in the public list.",
-    "listed": "The game is listed again.",
-    "invited": "The invitation is on its way; the links of earlier mails no longer work.",
-    "stopped": "Stopped.",
+    "removed": N_("The seat is open again."),
+    "clock": N_("The turn clock is set."),
+    "hidden": N_("The game is no longer listed in the lobby nor in the public list."),
+    "listed": N_("The game is listed again."),
+    "invited": N_("The invitation is on its way; the links of earlier mails no longer work."),
+    "stopped": N_("Stopped."),
+}
+#: Where a seat stands, as the host's panel says it: of a forming table, of a game.
+SEAT_STATES = {
+    ("forming", True): N_("took their seat"),
+    ("forming", False): N_("has not taken their seat yet"),
+    ("playing", True): N_("opened their link"),
+    ("playing", False): N_("has not opened their link yet"),
 }
 
 
@@ -94,16 +102,23 @@ def table_controls(game_id: str) -> dict[str, Any]:
         "rematch": rematch,
         "may_rematch": game.status == "finished" and not rematch and (host or mine or held),
         "signed_in": player is not None,
-        "done": DONE.get(request.args.get("done", "")),
+        "done": _done_words(request.args.get("done", "")),
     }
+
+
+def _done_words(done: str) -> str | None:
+    """What the host's last action did (``?done=``), in the page's language."""
+    said = DONE.get(done)
+    return catalog(page_language()).gettext(said) if said else None
 
 
 def _seat_words(game: Game, row: Seat) -> dict[str, Any]:
     """A seat in the host panel: its name, where it stands (never its address)."""
     if game.status == "forming":
-        state = "took their seat" if row.joined_at else "has not taken their seat yet"
+        state = SEAT_STATES["forming", bool(row.joined_at)]
     else:
-        state = "opened their link" if row.private_at else "has not opened their link yet"
+        state = SEAT_STATES["playing", bool(row.private_at)]
+    state = catalog(page_language()).gettext(state)
     return {"seat": row.seat, "name": row.name, "state": state, "mail": bool(row.email)}
 
 
