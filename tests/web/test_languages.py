@@ -20,7 +20,7 @@ from playwright.sync_api import Browser, Page, expect
 
 from engines import ENGINES
 from tests.server.test_api import WINNING_LINE
-from tests.server.test_i18n import english_words, po
+from tests.server.test_i18n import english_words
 from tests.support import BackgroundServer
 from tests.web.table import (
     DESKTOP,
@@ -52,13 +52,11 @@ NAMES_ON_BOARD = """() => [...document.querySelectorAll('[aria-label]')]
 
 
 def english_of(language: str) -> set[str]:
-    """The catalog's English sentences a page may show whole that ``language`` says
-    otherwise (a word both languages spell alike, such as "passes" in French, is not one);
-    for English itself, all of them (the control)."""
-    if language == "en":
-        return english_words()
-    same = {m.id for m in po(language) if m.id and not m.pluralizable and m.string == m.id}
-    return english_words() - same
+    """The catalog's English sentences a page in ``language`` must not show (English: all of
+    them, the control)."""
+    return (
+        english_words("nl") | english_words("de") if language == "en" else english_words(language)
+    )
 
 
 def english_shown(page: Page, english: set[str]) -> list[str]:
