@@ -201,6 +201,18 @@ class Limit:
         return token_key() if self.by_token else ip_key()
 
 
+def counted_endpoint(endpoint: str | None) -> bool:
+    """Whether requests of ``endpoint`` count: not those of no route (a ``404``), of static
+    files (a page's styles and pictures) or of :data:`EXEMPT_ENDPOINTS`.
+
+    >>> counted_endpoint("api.read_game"), counted_endpoint("static"), counted_endpoint(None)
+    (True, False, False)
+    """
+    if not endpoint or endpoint in EXEMPT_ENDPOINTS:
+        return False
+    return endpoint.rpartition(".")[2] != "static"
+
+
 class RateLimited(Exception):
     """A request past ``limit`` (answered ``429``, see :func:`rate_limited`)."""
 
@@ -246,7 +258,7 @@ class RequestLimits:
         """Count the request once against its token's limit and its address's
         (a ``before_request``); :class:`RateLimited` at the first one past."""
         g.cpu_started = time.thread_time()
-        if not self.enabled or request.endpoint in EXEMPT_ENDPOINTS:
+        if not self.enabled or not counted_endpoint(request.endpoint):
             return
         limits = [self.token, self.ip] if request_token() is not None else [self.ip]
         self.count(limits)
