@@ -7,11 +7,15 @@ file with ``synchronous = FULL``, the engine) answers ``--requests``
 requests of one route through Flask's test client, without the network:
 ``move`` (Siam's four-move cycle, a new game every 400 moves, each answer ``201``), ``game``
 (the public game), ``seat`` (the game with a seat token), ``legal`` (Siam's
-legal moves) or ``log`` (the move log). It prints the CPU time per
+legal moves), ``log`` (the move log), ``healthz`` (the liveness check) or
+``bare`` (``GET /`` of the bare Flask app of ``bench/bare.py``, the ratio base
+of ``bench/throughput.py``, through the same test client). It prints the CPU time per
 request (of every thread of the process: a machine shared with other work
 makes wall time noisy), the SQL statements per request (SQLite's trace callback) and the
 top functions of the profile, so that a change is measured before and after
-it on the same route (``docs/performance.md``). ``--route growth`` instead
+it on the same route (``docs/performance.md``). ``--hooks`` adds the CPU
+time per request of every ``before_request``, ``after_request`` and teardown
+function of the app and of the view itself. ``--route growth`` instead
 plays ``--games`` whole Siam games (to the 500-ply draw) and compares the CPU
 and wall time of moves 5-24 with those of moves 480-499.
 """
@@ -32,6 +36,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench import bare  # noqa: E402
 from engines.siam.board import PLY_LIMIT  # noqa: E402
 from server import create_app  # noqa: E402
 
@@ -85,8 +90,39 @@ def route(app: Any, name: str) -> Callable[[int], int]:
             client.get(f"{path}/legal-moves", headers={"Authorization": tokens[0]}).status_code
         ),
         "log": lambda i: client.get(f"{path}/moves").status_code,
+        "healthz": lambda i: client.get("/healthz").status_code,
     }
     return move if name == "move" else reads[name]
+
+
+def timed_hooks(app: Any) -> dict[str, float]:
+    """Wrap every request hook and view of ``app`` in a CPU clock; the seconds each took,
+    by name, summed over the requests answered from now on."""
+    seconds: dict[str, float] = {}
+
+    def clocked(name: str, function: Callable[..., Any]) -> Callable[..., Any]:
+        def run(*args: Any, **kwargs: Any) -> Any:
+            started = time.thread_time()
+            try:
+                return function(*args, **kwargs)
+            finally:
+                seconds[name] = seconds.get(name, 0.0) + time.thread_time() - started
+
+        return run
+
+    def named(kind: str, function: Callable[..., Any]) -> str:
+        inner = getattr(function, "func", function)  # a functools.partial
+        return f"{kind} {getattr(inner, '__module__', '?')}.{getattr(inner, '__qualname__', inner)}"
+
+    for kind in ("before_request", "after_request", "teardown_request"):
+        for functions in getattr(app, f"{kind}_funcs").values():
+            functions[:] = [clocked(named(kind, f), f) for f in functions]
+    app.teardown_appcontext_funcs[:] = [
+        clocked(named("teardown_appcontext", f), f) for f in app.teardown_appcontext_funcs
+    ]
+    for endpoint, view in list(app.view_functions.items()):
+        app.view_functions[endpoint] = clocked(f"view {endpoint}", view)
+    return seconds
 
 
 def growth(app: Any, games: int) -> None:
@@ -123,13 +159,27 @@ def growth(app: Any, games: int) -> None:
         )
 
 
+def count_statements(app: Any, answer: Callable[[int], int]) -> int:
+    """Answer request 0 (it warms the caches too) and count its SQL statements."""
+    statements: list[str] = []
+    with app.app_context():
+        app.extensions["turnpost"].store().db.conn.set_trace_callback(statements.append)
+    answer(0)
+    with app.app_context():
+        app.extensions["turnpost"].store().db.conn.set_trace_callback(None)
+    return len(statements)
+
+
 def main() -> None:
     """Profile ``--requests`` requests of one route and print the figures."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--requests", type=int, default=2000)
     parser.add_argument(
-        "--route", choices=("move", "game", "seat", "legal", "log", "growth"), default="move"
+        "--route",
+        choices=("move", "game", "seat", "legal", "log", "healthz", "bare", "growth"),
+        default="move",
     )
+    parser.add_argument("--hooks", action="store_true", help="CPU per request of each hook")
     parser.add_argument("--games", type=int, default=4, help="games of the growth route")
     parser.add_argument("--top", type=int, default=25)
     parser.add_argument("--sort", default="tottime", help="a pstats sort key (cumulative, ...)")
@@ -141,18 +191,18 @@ def main() -> None:
         if args.route == "growth":
             growth(app, args.games)
             return
-        answer = route(app, args.route)
-        statements: list[str] = []
-        with app.app_context():
-            app.extensions["turnpost"].store().db.conn.set_trace_callback(statements.append)
-        answer(0)  # first request: warm caches, count its statements alone
-        per_request = len(statements)
-        with app.app_context():
-            app.extensions["turnpost"].store().db.conn.set_trace_callback(None)
+        if args.route == "bare":
+            app, bare_client = bare.app, bare.app.test_client()
+            answer = lambda i: bare_client.get("/").status_code  # noqa: E731
+        else:
+            answer = route(app, args.route)
+        per_request = count_statements(app, answer) if args.route != "bare" else 0
+        hooks = timed_hooks(app) if args.hooks else {}
         cpu_started = time.process_time()
         for i in range(1, args.requests + 1):
             answer(i)
         cpu = (time.process_time() - cpu_started) / args.requests
+        hook_seconds = dict(hooks)
         profile = cProfile.Profile()
         started = time.perf_counter()
         profile.enable()
@@ -163,6 +213,8 @@ def main() -> None:
     print(f"{cpu * 1000:.3f} ms of CPU per request (every thread of the process), unprofiled")
     print(f"{elapsed / args.requests * 1000:.3f} ms per request under the profiler")
     print(f"{per_request} SQL statements per request (triggers' steps included)")
+    for name, seconds in sorted(hook_seconds.items(), key=lambda item: -item[1]):
+        print(f"{seconds / args.requests * 1e6:8.1f} us  {name}")
     text = io.StringIO()
     pstats.Stats(profile, stream=text).sort_stats(args.sort).print_stats(args.top)
     print(text.getvalue())

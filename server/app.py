@@ -12,10 +12,12 @@ import os
 import secrets
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 from flask import Flask, Response, current_app, g, request
 from flask.sessions import SecureCookieSessionInterface
+from itsdangerous import URLSafeTimedSerializer
 from werkzeug.exceptions import RequestEntityTooLarge
 from werkzeug.middleware.proxy_fix import ProxyFix
 
@@ -93,12 +95,47 @@ class Turnpost:
         return GameService(self.store(), self.notifier, self.listeners)
 
 
+class TurnpostFlask(Flask):
+    """Flask, asking once per function whether it is a coroutine function.
+
+    Flask asks it of every request hook and view on every request (about 17
+    ``inspect`` calls a request here, see ``docs/performance.md``); the
+    answer never changes, so it is kept per function.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._synchronous: dict[Callable[..., Any], Callable[..., Any]] = {}
+
+    def ensure_sync(self, func: Callable[..., Any]) -> Callable[..., Any]:
+        """``func`` itself, or wrapped to be waited for if it is a coroutine function."""
+        try:
+            return self._synchronous[func]
+        except KeyError:
+            synchronous = self._synchronous[func] = super().ensure_sync(func)
+            return synchronous
+        except TypeError:  # an unhashable callable
+            return super().ensure_sync(func)
+
+
 class TlsAwareSessions(SecureCookieSessionInterface):
     """Flask's signed-cookie sessions, ``Secure`` whenever the request came over TLS.
 
     The session holds the CSRF token of the forms. Behind a TLS proxy the
-    request is seen as secure only with ``TURNPOST_PROXY_HOPS`` set.
+    request is seen as secure only with ``TURNPOST_PROXY_HOPS`` set. The
+    signing serializer is made once per set of keys, not for every request
+    (Flask makes one anew for each, a token read or not).
     """
+
+    def __init__(self) -> None:
+        self._serializers: dict[tuple[Any, ...], URLSafeTimedSerializer | None] = {}
+
+    def get_signing_serializer(self, app: Flask) -> URLSafeTimedSerializer | None:
+        """Flask's serializer for the app's current secret key and fallbacks, kept."""
+        keys = (app.secret_key, *(app.config["SECRET_KEY_FALLBACKS"] or ()))
+        if keys not in self._serializers:
+            self._serializers = {keys: super().get_signing_serializer(app)}
+        return self._serializers[keys]
 
     def get_cookie_secure(self, app: Flask) -> bool:
         """``SESSION_COOKIE_SECURE``, or true for a request made over https."""
@@ -134,7 +171,7 @@ def configured_db() -> str:
 
 def create_app(config: dict[str, Any] | None = None) -> Flask:
     """Build the app; ``config`` overrides the environment (``TURNPOST_DB``)."""
-    app = Flask(__name__, template_folder=str(templates_dir()))
+    app = TurnpostFlask(__name__, template_folder=str(templates_dir()))
     app.config.update(
         TURNPOST_DB=configured_db(),
         **environment_config(),
@@ -289,7 +326,7 @@ def refuse_oversized_chunked_body() -> None:
     Werkzeug cuts such a body at ``MAX_CONTENT_LENGTH`` without a word, so a
     body that fills the limit is taken as one that went past it.
     """
-    limit = current_app.config["MAX_CONTENT_LENGTH"]
-    chunked = request.content_length is None and request.headers.get("Transfer-Encoding")
-    if chunked and len(request.get_data(cache=True)) >= limit:
+    if not request.environ.get("HTTP_TRANSFER_ENCODING") or request.content_length is not None:
+        return
+    if len(request.get_data(cache=True)) >= current_app.config["MAX_CONTENT_LENGTH"]:
         raise RequestEntityTooLarge()

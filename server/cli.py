@@ -24,7 +24,7 @@ Every command (``turnpost COMMAND --help`` tells more)::
     turnpost restore SRC [--replace]  # put a backup back as the database TURNPOST_DB names
 
 ``turnpost --version`` prints Turnpost's version. The command lists only
-Turnpost's own commands: Flask's plugins (Flask-Limiter's ``limiter``,
+Turnpost's own commands: Flask's plugins (such as Flask-Limiter's ``limiter`` where installed,
 flask-smorest's ``openapi`` group) are not offered, and neither ``--help``
 nor ``--version`` opens the database.
 """

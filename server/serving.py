@@ -139,6 +139,8 @@ class BodyDeadline:
 
     def read(self, size: int) -> bytes:
         """Up to ``size`` bytes of the body, if they arrive before the deadline."""
+        if getattr(self.reader, "length", None) == 0:  # no (more) bytes to wait for: a GET's
+            return self.reader.read(size)
         with gevent.Timeout(max(0.0, self.deadline - time.monotonic())) as timer:
             try:
                 return self.reader.read(size)

@@ -760,10 +760,13 @@ class GameService:
                 raise TurnpostError(
                     "illegal_move", error.words, {"rule": error.rule, "move": parsed}
                 ) from None
-            answer = self._append(game, seat, parsed, state, request)
-            if key is not None:
+            seq, latest = self._append(game, seat, parsed, state, request)
+            if key is not None:  # the answer is kept with the move
+                answer = {"seq": seq, "game": self.game_object(latest, seat)}
                 self.store.record_response(game.id, seat, key, fingerprint, answer)
-        return answer
+                return answer
+        # built once the write lock is given back: no other move waits for it
+        return {"seq": seq, "game": self.game_object(latest, seat)}
 
     def _mover(self, request: MoveRequest) -> tuple[Game, int]:
         """The game (``404``) and the seat that moves: given, or the seat of the request's
@@ -846,8 +849,9 @@ class GameService:
         move: dict[str, Any],
         state: dict[str, Any],
         request: MoveRequest,
-    ) -> dict[str, Any]:
-        """Append the move, the new snapshot and its mails inside the caller's transaction."""
+    ) -> tuple[int, Game]:
+        """Append the move, the new snapshot and its mails inside the caller's transaction;
+        the move's seq and the game after it (and after a conditional answer it set off)."""
         now = request.now or utcnow()
         seq = game.seq + 1
         snapshot: GameUpdate = {"seq": seq, **self.snapshot(game.engine, state, now)}
@@ -875,8 +879,7 @@ class GameService:
         self.store.update_game(game.id, snapshot)
         updated = replace(game, row=replace(game.row, **snapshot))
         self._changed(Change(updated, logged, seat, request.mail_message_id, tuple(game.to_move)))
-        latest = self._answer_conditionally(updated, logged, request.now)
-        return {"seq": seq, "game": self.game_object(latest, seat)}
+        return seq, self._answer_conditionally(updated, logged, request.now)
 
     def _answer_conditionally(self, game: Game, logged: LoggedMove, now: str | None) -> Game:
         """Follow the other seats' conditional lines past ``logged`` and play the first answer

@@ -20,6 +20,7 @@ a new client.
 from __future__ import annotations
 
 import ipaddress
+from functools import lru_cache
 
 from flask import request
 
@@ -27,8 +28,10 @@ from flask import request
 IPV6_CLIENT_BITS = 64
 
 
+@lru_cache(maxsize=4096)
 def client_key(address: str | None) -> str:
-    """The client ``address`` counts as, for every limit per client (see the module)."""
+    """The client ``address`` counts as, for every limit per client (see the module); the
+    latest few thousand addresses' answers are kept (each request asks it several times)."""
     if not address:
         return "unknown"
     try:

@@ -1,7 +1,7 @@
 """The rate limits' counts in each worker's memory, without a timer thread.
 
 ``TURNPOST_RATELIMIT_STORAGE=memory://`` (the default) counts every limit
-in the worker process: this is the storage Flask-Limiter is given then
+in the worker process: this is the storage the request limits count in then
 (:data:`PROCESS_COUNTS`, registered with ``limits`` under its scheme).
 ``limits``' own memory storage starts a timer thread 10 ms after any count
 whenever none runs, to drop expired counts: under load a thread (a greenlet

@@ -1,4 +1,4 @@
-"""Rate limits (Flask-Limiter) and security headers on HTML pages.
+"""Rate limits (``limits``' fixed windows) and security headers on HTML pages.
 
 :func:`init_protection` installs both on an app. Limits that count every
 request, whatever its route:
@@ -38,7 +38,7 @@ App config keys (each also read from an environment variable of the same
 name when the config does not set it, so a gunicorn server can be tuned):
 
 ``TURNPOST_RATELIMIT_IP``
-    limit per client address, Flask-Limiter notation (default ``1200/minute``).
+    limit per client address, ``limits``' notation (default ``1200/minute``).
 ``TURNPOST_RATELIMIT_TOKEN``
     limit per seat token (default ``600/minute``).
 ``TURNPOST_RATELIMIT_CREATE``
@@ -56,11 +56,12 @@ name when the config does not set it, so a gunicorn server can be tuned):
     workers a client may get up to ``N`` times a limit before every worker
     refuses it. ``redis://host:6379/0`` counts in that Redis, so that the
     limits hold across every worker of every host; while it cannot be
-    reached, each worker counts in its memory meanwhile (Flask-Limiter's
-    in-memory fallback) rather than failing requests.
+    reached, each worker counts in its memory meanwhile (and tries the Redis
+    again after 1, 2, 4 ... 64 seconds) rather than failing requests.
 
-Flask-Limiter's own keys apply too, e.g. ``RATELIMIT_ENABLED=False`` switches
-limiting off. Behind a reverse proxy, set ``TURNPOST_PROXY_HOPS`` (see
+``RATELIMIT_ENABLED=False`` switches limiting off (tests, benchmarks). Each
+limit is parsed once when the app is made and a request's counts are two
+``limits`` calls (``docs/performance.md``). Behind a reverse proxy, set ``TURNPOST_PROXY_HOPS`` (see
 :mod:`server.app`) so that the client address is not the proxy's.
 
     >>> from server import create_app
@@ -79,11 +80,16 @@ import math
 import os
 import secrets
 import time
+from collections.abc import Callable, Collection, Mapping
+from dataclasses import dataclass
+from functools import wraps
 from typing import Any
 
-from flask import Flask, Response, current_app, g, request
-from flask_limiter import ApplicationLimit, Limiter, RateLimitExceeded
+from flask import Flask, Response, g, request
+from limits import RateLimitItem, parse
 from limits.errors import StorageError
+from limits.storage import storage_from_string
+from limits.strategies import FixedWindowRateLimiter
 
 from engines.phrases import N_, phrase
 from server.errors import TurnpostError
@@ -113,6 +119,11 @@ PRIVATE_ENDPOINTS = frozenset({*CREATE_ENDPOINTS, "web.claim_seat", "web.take_my
 #: An answer costs one request per started slice of this much CPU time, or per started
 #: block of ``TURNPOST_COST_BYTES`` bytes, whichever is more.
 COST_CPU_SECONDS = 0.02
+#: Seconds at most between two tries of an unreachable Redis (the counts are in memory meanwhile).
+MAX_BACKOFF_SECONDS = 64
+#: Where a request keeps its token (:func:`request_token`) and the limits it counted against.
+TOKEN_KEY = "turnpost.token"
+COUNTED_KEY = "turnpost.counted"
 #: The prefix of the cookies in which the web pages keep a seat token.
 SEAT_COOKIE_PREFIX = "turnpost_seat_"
 
@@ -139,29 +150,29 @@ HTML_HEADERS = {
 
 
 def request_token() -> str | None:
-    """The token the request carries: a bearer token, else a seat cookie, else ``None``."""
-    scheme, _, token = request.headers.get("Authorization", "").partition(" ")
-    if scheme.lower() == "bearer" and token.strip():
-        return token.strip()
-    return next(
-        (value for name, value in request.cookies.items() if name.startswith(SEAT_COOKIE_PREFIX)),
-        None,
-    )
+    """The token the request carries: a bearer token, else a seat cookie, else ``None``
+    (found once per request: the limits and the headers ask it again)."""
+    environ = request.environ
+    if TOKEN_KEY not in environ:
+        scheme, _, token = request.headers.get("Authorization", "").partition(" ")
+        if scheme.lower() == "bearer" and token.strip():
+            environ[TOKEN_KEY] = token.strip()
+        else:
+            cookies = request.cookies.items()
+            environ[TOKEN_KEY] = next(
+                (value for name, value in cookies if name.startswith(SEAT_COOKIE_PREFIX)), None
+            )
+    return environ[TOKEN_KEY]
 
 
 def token_key() -> str:
-    """The limiter key of the request's token (its hash: raw tokens are kept nowhere)."""
+    """The limits' key of the request's token (its hash: raw tokens are kept nowhere)."""
     return "token:" + hash_secret(request_token() or "")
 
 
 def ip_key() -> str:
-    """The limiter key of the client's address (an IPv6 client's ``/64``, see :mod:`.clients`)."""
+    """The limits' key of the client's address (an IPv6 client's ``/64``, see :mod:`.clients`)."""
     return f"ip:{current_client()}"
-
-
-def has_no_token() -> bool:
-    """True when the request carries no token (then only the per-IP limit applies)."""
-    return request_token() is None
 
 
 def request_cost(answer_bytes: int, cpu_seconds: float, cost_bytes: int = 32 * 1024) -> int:
@@ -175,52 +186,164 @@ def request_cost(answer_bytes: int, cpu_seconds: float, cost_bytes: int = 32 * 1
     return max(1, by_size, by_time)
 
 
-def start_clock() -> None:
-    """Note the CPU time of this thread when the request starts (for :func:`charge_cost`)."""
-    g.cpu_started = time.thread_time()
+@dataclass(frozen=True)
+class Limit:
+    """One limit, parsed once: how many requests per window, and what it counts by."""
+
+    item: RateLimitItem
+    #: ``token``, ``ip``, ``create`` or ``hint`` (part of the count's key).
+    scope: str
+    #: True if counted per seat token, else per client address.
+    by_token: bool
+
+    def key(self) -> str:
+        """The request's count key under this limit (its token's hash, or its address)."""
+        return token_key() if self.by_token else ip_key()
+
+
+def counted_endpoint(endpoint: str | None) -> bool:
+    """Whether requests of ``endpoint`` count: not those of no route (a ``404``), of static
+    files (a page's styles and pictures) or of :data:`EXEMPT_ENDPOINTS`.
+
+    >>> counted_endpoint("api.read_game"), counted_endpoint("static"), counted_endpoint(None)
+    (True, False, False)
+    """
+    if not endpoint or endpoint in EXEMPT_ENDPOINTS:
+        return False
+    return endpoint.rpartition(".")[2] != "static"
+
+
+class RateLimited(Exception):
+    """A request past ``limit`` (answered ``429``, see :func:`rate_limited`)."""
+
+    def __init__(self, limit: Limit) -> None:
+        super().__init__(str(limit.item))
+        self.limit = limit
+
+
+class RequestLimits:
+    """The app's limits, each parsed once, counted with ``limits``' fixed windows.
+
+    Every request (but :data:`EXEMPT_ENDPOINTS`) counts once against the
+    token's limit when it carries one, then the address's (:meth:`check`, a
+    ``before_request``); the creation and hint views count against theirs
+    too (:meth:`guard`); a costly answer is charged its extra cost to each
+    (:meth:`charge`). The counts live in ``TURNPOST_RATELIMIT_STORAGE``: this
+    process's memory (:mod:`server.http.counts`), or a Redis; while the Redis
+    cannot be reached, in memory, the Redis tried again after 1, 2, 4 ... 64
+    seconds. ``RATELIMIT_ENABLED=False`` counts nothing.
+    """
+
+    def __init__(self, config: Mapping[str, Any]) -> None:
+        self.enabled = bool(config.get("RATELIMIT_ENABLED", True))
+        self.token = Limit(parse(config["TURNPOST_RATELIMIT_TOKEN"]), "token", True)
+        self.ip = Limit(parse(config["TURNPOST_RATELIMIT_IP"]), "ip", False)
+        self.create = Limit(parse(config["TURNPOST_RATELIMIT_CREATE"]), "create", False)
+        self.hint = Limit(parse(config["TURNPOST_RATELIMIT_HINT"]), "hint", True)
+        self.cost_bytes = int(config["TURNPOST_COST_BYTES"])
+        storage = config["TURNPOST_RATELIMIT_STORAGE"]
+        self.memory = FixedWindowRateLimiter(storage_from_string(PROCESS_COUNTS))
+        self.shared = (
+            FixedWindowRateLimiter(
+                storage_from_string(storage, wrap_exceptions=True, **REDIS_OPTIONS)
+            )
+            if uses_redis(storage)
+            else None
+        )
+        #: While the shared storage is unreachable: when to try it again, and the wait after.
+        self.retry_at: float | None = None
+        self.backoff = 1.0
+
+    def check(self) -> None:
+        """Count the request once against its token's limit and its address's
+        (a ``before_request``); :class:`RateLimited` at the first one past."""
+        g.cpu_started = time.thread_time()
+        if not self.enabled or not counted_endpoint(request.endpoint):
+            return
+        limits = [self.token, self.ip] if request_token() is not None else [self.ip]
+        self.count(limits)
+
+    def guard(self, limit: Limit, view: Callable[..., Any], methods: Collection[str]) -> Any:
+        """``view``, counting each request of ``methods`` against ``limit`` first."""
+
+        @wraps(view)
+        def guarded(*args: Any, **kwargs: Any) -> Any:
+            if self.enabled and request.method in methods:
+                self.count([limit])
+            return view(*args, **kwargs)
+
+        return guarded
+
+    def count(self, limits: list[Limit]) -> None:
+        """Count the request against each of ``limits`` in turn (noted for :meth:`charge`);
+        :class:`RateLimited` at the first one past (the later ones uncounted)."""
+        counted = request.environ.setdefault(COUNTED_KEY, [])
+        for limit in limits:
+            key = limit.key()
+            counted.append((limit, key))
+            if not self.hit(limit, key, 1):
+                raise RateLimited(limit)
+
+    def charge(self, response: Response) -> Response:
+        """Charge a costly answer to every limit the request counted against (it counted
+        once; an ``after_request``). A streamed answer costs the CPU time until it starts
+        and the bytes noted with :func:`charge_stream`."""
+        counted = request.environ.get(COUNTED_KEY)
+        if not counted or "cpu_started" not in g:
+            return response
+        cpu = time.thread_time() - g.cpu_started
+        if response.is_streamed:
+            size = g.get("streamed_bytes", 0)
+        else:
+            size = response.calculate_content_length() or 0
+        extra = request_cost(size, cpu, self.cost_bytes) - 1
+        for limit, key in counted if extra > 0 else ():
+            self.hit(limit, key, extra)
+        return response
+
+    def hit(self, limit: Limit, key: str, cost: int) -> bool:
+        """Add ``cost`` to ``key``'s count under ``limit``; whether it is still within it."""
+        if self.shared is not None and self.shared_reachable():
+            try:
+                return self.shared.hit(limit.item, key, limit.scope, cost=cost)
+            except StorageError:
+                logger.warning("the rate limits' storage is unreachable: counting in memory")
+                self.retry_at = time.monotonic() + self.backoff
+                self.backoff = min(self.backoff * 2, MAX_BACKOFF_SECONDS)
+        return self.memory.hit(limit.item, key, limit.scope, cost=cost)
+
+    def shared_reachable(self) -> bool:
+        """Whether to count in the shared storage: yes unless it failed lately and still
+        does not answer."""
+        if self.retry_at is None:
+            return True
+        if time.monotonic() < self.retry_at:
+            return False
+        assert self.shared is not None
+        if self.shared.storage.check():
+            self.retry_at, self.backoff = None, 1.0
+            return True
+        self.retry_at = time.monotonic() + self.backoff
+        self.backoff = min(self.backoff * 2, MAX_BACKOFF_SECONDS)
+        return False
 
 
 def charge_stream(sent: int) -> None:
     """Count ``sent`` bytes a streamed answer sends at once (an event stream's replay) as its
-    size: :func:`charge_cost` cannot measure a stream."""
+    size: :meth:`RequestLimits.charge` cannot measure a stream."""
     g.streamed_bytes = g.get("streamed_bytes", 0) + sent
 
 
-def charge_cost(limiter: Limiter, response: Response) -> Response:
-    """Charge a costly answer to every limit the request counted against (it counted once).
-
-    A streamed answer costs the CPU time until it starts and the bytes noted
-    with :func:`charge_stream`.
-    """
-    if "cpu_started" not in g:
-        return response
-    cpu = time.thread_time() - g.cpu_started
-    if response.is_streamed:
-        size = g.get("streamed_bytes", 0)
-    else:
-        size = response.calculate_content_length() or 0
-    extra = request_cost(size, cpu, int(current_app.config["TURNPOST_COST_BYTES"])) - 1
-    if extra > 0:
-        try:
-            for limit in limiter.current_limits:
-                limiter.limiter.hit(limit.limit, *limit.request_args, cost=extra)
-        except StorageError:  # the next request falls back to counting in memory
-            logger.warning("the rate limits' storage is unreachable: a cost was not charged")
-    return response
-
-
-def rate_limited(error: RateLimitExceeded) -> Any:
+def rate_limited(error: RateLimited) -> Any:
     """``429 rate_limited`` in the contract's shape, with ``Retry-After`` in seconds."""
     key = (
         N_("Too many requests from this token (limit %(limit)s); slow down and retry.")
-        if error.limit.key_func is token_key
+        if error.limit.by_token
         else N_("Too many requests from this address (limit %(limit)s); slow down and retry.")
     )
-    response = error_response(
-        TurnpostError("rate_limited", phrase(key, limit=str(error.limit.limit))),
-        429,
-    )
-    response.headers["Retry-After"] = str(error.limit.limit.get_expiry())
+    item = error.limit.item
+    response = error_response(TurnpostError("rate_limited", phrase(key, limit=str(item))), 429)
+    response.headers["Retry-After"] = str(item.get_expiry())
     return response
 
 
@@ -247,53 +370,22 @@ def security_headers(response: Response) -> Response:
     return response
 
 
-def init_protection(app: Flask) -> Limiter:
+def init_protection(app: Flask) -> RequestLimits:
     """Install the rate limits, the ``429`` answer and the security headers on ``app``.
 
     Call it once the blueprints are registered (the creation limit wraps their views).
     """
     for key, default in DEFAULTS.items():
         app.config.setdefault(key, os.environ.get(key, default))
-    storage = app.config["TURNPOST_RATELIMIT_STORAGE"]
-    app.config.setdefault(
-        "RATELIMIT_STORAGE_URI", storage if uses_redis(storage) else PROCESS_COUNTS
-    )
-    if uses_redis(storage):
-        options = {"wrap_exceptions": True, **REDIS_OPTIONS}
-        app.config.setdefault("RATELIMIT_STORAGE_OPTIONS", options)
-        app.config.setdefault("RATELIMIT_IN_MEMORY_FALLBACK_ENABLED", True)
-    limiter = Limiter(
-        ip_key,
-        application_limits=[
-            ApplicationLimit(
-                lambda: app.config["TURNPOST_RATELIMIT_TOKEN"],
-                key_function=token_key,
-                scope="token",
-                exempt_when=has_no_token,
-            ),
-            ApplicationLimit(
-                lambda: app.config["TURNPOST_RATELIMIT_IP"],
-                key_function=ip_key,
-                scope="ip",
-            ),
-        ],
-    )
-    limiter.request_filter(lambda: request.endpoint in EXEMPT_ENDPOINTS)
-    limiter.init_app(app)
-    creation = limiter.shared_limit(
-        lambda: app.config["TURNPOST_RATELIMIT_CREATE"],
-        scope="create",
-        key_func=ip_key,
-        methods=["POST"],
-    )
+    limits = RequestLimits(app.config)
     for endpoint in CREATE_ENDPOINTS:
-        app.view_functions[endpoint] = creation(app.view_functions[endpoint])
-    hints = limiter.limit(
-        lambda: app.config["TURNPOST_RATELIMIT_HINT"], scope="hint", key_func=token_key
-    )
-    app.view_functions[HINT_ENDPOINT] = hints(app.view_functions[HINT_ENDPOINT])
-    app.before_request(start_clock)
-    app.after_request(lambda response: charge_cost(limiter, response))
-    app.register_error_handler(RateLimitExceeded, rate_limited)
+        view = app.view_functions[endpoint]
+        app.view_functions[endpoint] = limits.guard(limits.create, view, ("POST",))
+    hint = app.view_functions[HINT_ENDPOINT]
+    app.view_functions[HINT_ENDPOINT] = limits.guard(limits.hint, hint, ("GET", "HEAD"))
+    app.before_request(limits.check)
+    app.after_request(limits.charge)
+    app.register_error_handler(RateLimited, rate_limited)
     app.after_request(security_headers)
-    return limiter
+    app.extensions["turnpost_limits"] = limits
+    return limits

@@ -64,7 +64,7 @@ class MailSettings:
     smtp_url: str = ""
     #: The mailbox replies are read from (``imaps://``, :func:`parse_imap_url`); empty: none.
     imap_url: str = ""
-    #: Mails to one recipient, in Flask-Limiter notation (see :mod:`server.mail.gate`).
+    #: Mails to one recipient, in ``limits``' notation (see :mod:`server.mail.gate`).
     limit_address: str = "200/day"
     #: Mails in the games created from one client address.
     limit_client: str = "500/day"
@@ -131,7 +131,7 @@ def settings_from_config(config: Mapping[str, Any]) -> MailSettings:
 
 
 def rate(text: str) -> tuple[int, int]:
-    """``(count, seconds)`` of a limit in Flask-Limiter notation; ``ValueError`` if malformed.
+    """``(count, seconds)`` of a limit in ``limits``' notation; ``ValueError`` if malformed.
 
     >>> rate("5/hour"), rate("200 per day")
     ((5, 3600), (200, 86400))

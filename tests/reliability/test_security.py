@@ -263,6 +263,18 @@ def test_rate_limit_per_address(limited) -> None:
     assert limited.get("/healthz").status_code == 200
 
 
+def test_static_files_and_unknown_paths_do_not_use_up_the_address_limit(limited) -> None:
+    """A page's styles and scripts, and paths of no route, count against no limit (as the
+    liveness check): a visitor's page loads do not spend the budget of its API calls."""
+    for _ in range(3):
+        assert limited.get("/assets/turnpost.css").status_code == 200
+        assert limited.get("/assets/turnpost.js").status_code == 200
+        assert limited.get("/no/such/path").status_code == 404
+    for _ in range(5):
+        assert limited.get("/api/v1/engines").status_code == 200
+    assert_rate_limited(limited.get("/api/v1/engines"))
+
+
 def test_rate_limit_per_token(limited) -> None:
     game = limited.post(
         "/api/v1/games", json={"engine": "siam", "players": [{"name": "A"}, {"name": "B"}]}

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import subprocess
 import time
 from collections.abc import Callable, Iterator
 from http.client import HTTPConnection, HTTPResponse
@@ -23,10 +24,11 @@ from pathlib import Path
 import pytest
 import requests
 
+from server import create_app
 from server.errors import TurnpostError
 from server.http.stream_caps import HEARTBEAT_SECONDS, STALE_SECONDS, STREAMS_KEY, open_stream_caps
 from tests.server.test_api import auth, create_siam
-from tests.servers import RedisServer
+from tests.servers import RedisServer, wait_for_redis
 from tests.support import BackgroundServer, start_background
 
 #: The limit every test sets, per minute (or per hour for creations).
@@ -245,3 +247,38 @@ def test_the_server_serves_on_when_redis_goes_away(start_shared, redis_server) -
     assert sorted(answers) == [200] * 2 * LIMIT + [429] * 2, "each worker allows the limit"
     assert open_streams(connections[1:3], ["198.51.100.9"]) == [200]
     assert "Traceback" not in server.log()
+
+
+def test_the_limits_count_in_redis_again_once_it_is_back(
+    tmp_path: Path, redis_server: RedisServer
+) -> None:
+    """While Redis is away the counts are in memory; once it answers again (tried 1 s after
+    the failure), they are in Redis again, and the limit holds there."""
+    app = create_app(
+        {
+            "TURNPOST_DB": str(tmp_path / "limits.db"),
+            "TURNPOST_RATELIMIT_STORAGE": redis_server.url,
+            "TURNPOST_RATELIMIT_IP": f"{LIMIT}/minute",
+        }
+    )
+    client = app.test_client()
+    redis_server.process.kill()
+    redis_server.process.wait()
+    assert client.get("/api/v1/engines").status_code == 200, "counted in memory meanwhile"
+    port = redis_server.url.rsplit(":", 1)[1].split("/")[0]
+    options = ["--port", port, "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"]
+    with (tmp_path / "redis.log").open("wb") as log:
+        back = subprocess.Popen(
+            ["redis-server", *options, "--dir", str(tmp_path)], stdout=log, stderr=log
+        )
+    try:
+        wait_for_redis(RedisServer(redis_server.url, back), tmp_path / "redis.log")
+        time.sleep(1.2)
+        answers = [client.get("/api/v1/engines").status_code for _ in range(LIMIT + 1)]
+        with redis_server.client() as redis_client:
+            counted = redis_client.keys("*LIMITER/ip:*")
+    finally:
+        back.terminate()
+        back.wait(timeout=10)
+    assert counted, "the counts never went back to Redis"
+    assert answers == [200] * LIMIT + [429]
