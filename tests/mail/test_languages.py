@@ -298,3 +298,28 @@ def test_broken_and_refused_mail_is_answered_in_the_seats_language(
     english = english_strings()
     for mail in mails_to(mailbox, ann):
         assert not english_left(mail, english), (mail["Subject"], english_left(mail, english))
+
+
+#: An invitation's subject and opening in each language.
+INVITATIONS = {
+    "nl": ("Een uitnodiging om Siam te spelen op Turnpost", "Hallo Bob, Je bent uitgenodigd om"),
+    "de": ("Eine Einladung, Siam auf Turnpost zu spielen", "Hallo Bob, Du bist eingeladen, auf"),
+    "fr": ("Une invitation à jouer à Siam sur Turnpost", "Bonjour Bob, Vous êtes invité à jouer"),
+}
+
+
+@pytest.mark.parametrize("language", sorted(INVITATIONS))
+def test_an_invitation_is_written_in_the_seats_language(
+    games: GameService, mailbox: Mailbox, language: str
+) -> None:
+    """The invitation of a seat that is not to move (English before) speaks its language."""
+    subject, opening = INVITATIONS[language]
+    bob = {"name": "Bob", "email": "bob@example.org", "language": language, "invite": True}
+    seats = [{"name": "Ann"}, bob]
+    games.create("siam", seats, {})
+    invitation = mailbox.latest("bob@example.org", subject)
+    text = " ".join(invitation.get_body(("plain",)).get_content().split())
+    assert text.startswith(opening), text
+    assert f'<html lang="{language}">' in invitation.get_body(("html",)).get_content()
+    english = english_strings()
+    assert not english_left(invitation, english), english_left(invitation, english)
