@@ -172,7 +172,10 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     log_schema_change(app.logger, turnpost.db_url, turnpost.schema)
     settings = settings_from_config(app.config)
     turnpost.notifier = Notifier(settings)
-    turnpost.listeners += [PushQueue(settings.language), ChatPingQueue(settings.base_url)]
+    turnpost.listeners += [
+        PushQueue(settings.language),
+        ChatPingQueue(settings.base_url, settings.language),
+    ]
     init_i18n(app)
 
     # the blueprints import their request helpers from server.http.context, never this module
