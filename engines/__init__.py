@@ -28,6 +28,7 @@ from engines.base import (
     IllegalMove,
     InvalidPosition,
     NotationError,
+    OptionError,
 )
 from engines.foreign_king import ForeignKingEngine
 from engines.king_of_siam import KingOfSiamEngine
@@ -51,6 +52,7 @@ __all__ = [
     "IllegalMove",
     "InvalidPosition",
     "NotationError",
+    "OptionError",
     "get_engine",
     "on_register",
     "register",

@@ -132,7 +132,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from engines.phrases import Words, english, phrase
+from engines.phrases import N_, Words, counted, either, english, phrase
 from engines.phrases import seat as seat_ref
 from engines.spelling import Spellings
 from engines.words import Question, field_questions, result_sentence
@@ -185,6 +185,19 @@ class InvalidPosition(EngineError):
     """A starting position that is malformed or inconsistent."""
 
 
+class OptionError(EngineError, ValueError):
+    """Options a game does not take: an unknown name, a value of the wrong kind or choice."""
+
+
+#: How an option's kind of value is named in its refusal.
+OPTION_KINDS = {
+    bool: N_("true or false"),
+    int: N_("a whole number"),
+    float: N_("a number"),
+    str: N_("text"),
+}
+
+
 class Engine(ABC):
     """One game's rules behind the interface the server uses.
 
@@ -223,19 +236,41 @@ class Engine(ABC):
 
     # -- creation -------------------------------------------------------
     def options(self, given: dict[str, Any] | None) -> dict[str, Any]:
-        """Merge ``given`` over the defaults; raise ``ValueError`` on unknown names or types."""
+        """Merge ``given`` over the defaults; :class:`OptionError` on unknown names or values.
+
+        >>> from engines import get_engine
+        >>> get_engine("siam").options({"speed": 1, "cross_rule": 2})
+        Traceback (most recent call last):
+        engines.base.OptionError: This game has no option speed.
+        """
         given = given or {}
         unknown = sorted(set(given) - set(self.default_options))
         if unknown:
-            raise ValueError(f"unknown option(s): {', '.join(unknown)}")
+            raise OptionError(
+                counted(
+                    "This game has no option %(names)s.",
+                    "This game has no options %(names)s.",
+                    len(unknown),
+                    names=unknown,
+                )
+            )
         merged = dict(self.default_options)
         for key, value in given.items():
             default = self.default_options[key]
             if default is not None and type(value) is not type(default):
-                raise ValueError(f"option {key!r} must be {type(default).__name__}")
+                kind = OPTION_KINDS[type(default)]
+                raise OptionError(
+                    phrase("The option %(option)s takes %(kind)s.", option=key, kind=phrase(kind))
+                )
             choices = self.option_choices.get(key)
             if choices is not None and value not in choices:
-                raise ValueError(f"option {key!r} must be one of: {', '.join(sorted(choices))}")
+                raise OptionError(
+                    phrase(
+                        "The option %(option)s takes %(choices)s.",
+                        option=key,
+                        choices=either(*sorted(choices)),
+                    )
+                )
             merged[key] = value
         return merged
 

@@ -16,6 +16,7 @@ from typing import Any
 
 from marshmallow import ValidationError, fields, validate
 
+from engines.phrases import Phrase, english, phrase
 from schemas.api import MAX_SEED, shows_something, timestamp
 from schemas.base import StrictSchema
 
@@ -36,7 +37,8 @@ MESSAGES_PAGE_SIZE = 200
 
 
 def message_text(value: str) -> str:
-    """``value`` as a message: line breaks as ``\\n``, outer blanks gone; or ``ValidationError``.
+    """``value`` as a message: line breaks as ``\\n``, outer blanks gone; or ``ValidationError``
+    (its message in English, its ``words`` keyword the phrase said to a player).
 
     Refused: more than :data:`MAX_TEXT` characters or :data:`MAX_LINES` lines, control
     characters (other than line breaks), invisible formatting (bidirectional overrides,
@@ -49,18 +51,26 @@ def message_text(value: str) -> str:
     marshmallow.exceptions.ValidationError: Must not contain bidirectional or invisible formatting.
     """
     text = value.replace("\r\n", "\n").strip()
+    problem = _text_problem(text)
+    if problem is not None:
+        raise ValidationError(english(problem), words=problem)
+    return text
+
+
+def _text_problem(text: str) -> Phrase | None:
+    """What is wrong with a message's ``text``, or ``None``."""
     if len(text) > MAX_TEXT:
-        raise ValidationError(f"At most {MAX_TEXT} characters.")
+        return phrase("At most %(most)s characters.", most=MAX_TEXT)
     if text.count("\n") >= MAX_LINES:
-        raise ValidationError(f"At most {MAX_LINES} lines.")
+        return phrase("At most %(most)s lines.", most=MAX_LINES)
     categories = {unicodedata.category(character) for character in text.replace("\n", "")}
     if categories & REFUSED:
-        raise ValidationError("Must not contain control characters (other than line breaks).")
+        return phrase("Must not contain control characters (other than line breaks).")
     if any(unicodedata.category(c) == "Cf" and c not in JOINERS for c in text):
-        raise ValidationError("Must not contain bidirectional or invisible formatting.")
+        return phrase("Must not contain bidirectional or invisible formatting.")
     if not shows_something(text):
-        raise ValidationError("Must show at least one letter, digit or sign.")
-    return text
+        return phrase("Must show at least one letter, digit or sign.")
+    return None
 
 
 class MessageText(fields.String):

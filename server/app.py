@@ -64,9 +64,9 @@ class Turnpost:
         self.db_url = db_url
         self.feed = feed
         self.notifier: Notifier | None = None
-        #: Who else hears of every game change (:mod:`server.games.changes`): webhooks, pushes
-        #: (and chat pings, once the app knows its address).
-        self.listeners: list[Listener] = [WebhookQueue(), PushQueue()]
+        #: Who else hears of every game change (:mod:`server.games.changes`): webhooks (and
+        #: pushes and chat pings, once the app knows its language and address).
+        self.listeners: list[Listener] = [WebhookQueue()]
         #: What opening the database did to its schema (see :meth:`Store.init`).
         self.schema: SchemaChange | None = None
         self._idle: list[Store] = []
@@ -211,7 +211,10 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     log_schema_change(app.logger, turnpost.db_url, turnpost.schema)
     settings = settings_from_config(app.config)
     turnpost.notifier = Notifier(settings)
-    turnpost.listeners.append(ChatPingQueue(settings.base_url))
+    turnpost.listeners += [
+        PushQueue(settings.language),
+        ChatPingQueue(settings.base_url, settings.language),
+    ]
     init_i18n(app)
 
     # the blueprints import their request helpers from server.http.context, never this module

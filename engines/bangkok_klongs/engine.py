@@ -42,6 +42,7 @@ from engines.base import (
     IllegalMove,
     InvalidPosition,
     Move,
+    OptionError,
     State,
     canonical_json,
 )
@@ -143,8 +144,8 @@ class BangkokKlongsEngine(Engine):
         """A state from ``position`` (see :mod:`engines.bangkok_klongs.position`)."""
         try:
             merged = self.options(options)
-        except ValueError as error:
-            raise InvalidPosition(str(error), "options") from error
+        except OptionError as error:
+            raise InvalidPosition(error.words, "options") from error
         if merged["board"] not in BOARDS:
             raise InvalidPosition(f"There is no board {merged['board']!r}.", "options")
         if not self.min_players <= players <= self.max_players:

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from functools import cache
 from typing import Any
 
-from engines.base import PERFECT, SAMPLED, Engine, IllegalMove, Move, State
+from engines.base import PERFECT, SAMPLED, Engine, IllegalMove, Move, OptionError, State
 from engines.king_of_siam import notation, position, rules, words
 from engines.king_of_siam.board import FACTIONS, MAPS, Board, get_board, map_data
 from engines.king_of_siam.cards import (
@@ -152,10 +152,9 @@ class KingOfSiamEngine(Engine):
             raise position.invalid("The options must be a JSON object.")
         try:
             merged = self.options(options)
-            board = board_of(merged["map"])
-        except ValueError as error:
-            raise position.invalid(f"{error}.") from error
-        state = position.build(players, merged, board, position_)
+        except OptionError as error:
+            raise position.invalid(error.words) from error
+        state = position.build(players, merged, board_of(merged["map"]), position_)
         state["rng"] = Rng(seed).state
         state["auto_passed"] = []
         _auto_pass(state)

@@ -17,6 +17,7 @@ from engines.king_of_siam.board import FACTIONS, Board
 from engines.king_of_siam.cards import CARD_FIELDS, CARDS, HAND, Table, fields_of, key_of
 from engines.king_of_siam.rules import BRITISH, contested_of, is_over
 from engines.king_of_siam.steps import STEPS, fitting, is_complete
+from engines.phrases import Words
 
 KEYS = frozenset(
     {
@@ -41,7 +42,7 @@ PROVINCE_KEYS = frozenset({"followers", "control", "king_marker"})
 CONTROLS = (*FACTIONS, BRITISH)
 
 
-def invalid(message: str) -> InvalidPosition:
+def invalid(message: Words) -> InvalidPosition:
     """The error for an inconsistent position."""
     return InvalidPosition(message, "invalid_position")
 

@@ -67,8 +67,11 @@ class AccountService:
         self.key = key
 
     # -- signing in ---------------------------------------------------------------
-    def request_link(self, email: str, client: str | None, now: str | None = None) -> bool:
-        """Queue a sign-in mail to ``email`` (a plain address); whether one was queued.
+    def request_link(
+        self, email: str, client: str | None, now: str | None = None, language: str = "en"
+    ) -> bool:
+        """Queue a sign-in mail to ``email`` (a plain address), written in ``language`` (the
+        page's it was asked from); whether one was queued.
 
         ``429`` past the limit per client; past the limit per address, or to an
         address that asked never to be mailed, nothing is queued and nothing
@@ -83,9 +86,9 @@ class AccountService:
                 headers={"Retry-After": "3600"},
             )
         if self._over(LINKS_PER_ADDRESS, now, email_key=key) or self.store.mail_suppressed(key):
-            self._record_link(email, key, client, now, mailed=False)
+            self._record_link(email, key, client, now, None)
             return False
-        self._record_link(email, key, client, now, mailed=True)
+        self._record_link(email, key, client, now, language)
         return True
 
     def _over(self, limit: str, now: str, **where: str) -> bool:
@@ -94,9 +97,11 @@ class AccountService:
         return self.store.sign_in_links_since(since, **where) >= count
 
     def _record_link(
-        self, email: str, key: str, client: str | None, now: str, mailed: bool
+        self, email: str, key: str, client: str | None, now: str, language: str | None
     ) -> None:
-        """Record the request (it counts against the limits) and, if ``mailed``, its mail."""
+        """Record the request (it counts against the limits) and, with a ``language``, its mail
+        in that language."""
+        mailed = language is not None
         link = secrets.token_hex(16)
         expires = format_time(parse_time(now) + timedelta(minutes=LINK_MINUTES))
         with self.store.write():
@@ -108,7 +113,7 @@ class AccountService:
                     {
                         "kind": "sign_in",
                         "to_addr": email,
-                        "facts": {"link": link, "expires_at": expires},
+                        "facts": {"link": link, "expires_at": expires, "language": language},
                         "created_at": now,
                         "next_attempt_at": now,
                         "rcpt_key": key,

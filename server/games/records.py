@@ -36,7 +36,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from engines import DETERMINISTIC, ENGINES, Engine, EngineError
+from engines import DETERMINISTIC, ENGINES, Engine, EngineError, OptionError
 from engines.phrases import Words, english, phrase
 from schemas.api import MAX_SEED
 from server.errors import TurnpostError
@@ -237,8 +237,8 @@ def check_record(games: GameService, setup: Setup, entries: list[RecordEntry]) -
     engine = setup.engine
     try:
         options = engine.options(setup.options)
-    except ValueError as error:
-        _refuse(phrase("The record's options: %(why)s.", why=str(error)))
+    except OptionError as error:
+        _refuse(phrase("The record's options: %(why)s", why=error.words))
     states = [
         GameService.initial_state(
             engine, len(setup.names), options, setup.seed or 0, setup.position

@@ -20,7 +20,15 @@ from typing import TYPE_CHECKING, Any
 
 from marshmallow import ValidationError
 
-from engines import ENGINES, Engine, EngineError, IllegalMove, InvalidPosition, NotationError
+from engines import (
+    ENGINES,
+    Engine,
+    EngineError,
+    IllegalMove,
+    InvalidPosition,
+    NotationError,
+    OptionError,
+)
 from engines.phrases import N_, Phrase, as_phrase, counted, english, phrase
 from engines.phrases import seat as seat_ref
 from schemas.api import MAX_SEED
@@ -82,7 +90,7 @@ def time_control(clock: dict[str, Any] | None, turn_hours: float | None) -> Time
     """The time control a new game asks for: a ``clock`` (wire form) or ``turn_hours`` per
     move, not both; ``422`` for settings that contradict each other."""
     if clock is not None and turn_hours is not None:
-        message = "Give either clock or turn_hours, not both."
+        message = N_("Give either clock or turn_hours, not both.")
         raise TurnpostError("invalid_request", phrase(message), {"clock": [message]})
     if clock is None:
         return TimeControl("per_move", turn_hours) if turn_hours else None
@@ -90,7 +98,7 @@ def time_control(clock: dict[str, Any] | None, turn_hours: float | None) -> Time
         return parse_clock(clock)
     except ClockError as error:
         raise TurnpostError(
-            "invalid_request", str(error), {"clock": {error.field: [str(error)]}}
+            "invalid_request", error.words, {"clock": {error.field: [str(error)]}}
         ) from None
 
 
@@ -257,13 +265,17 @@ class GameService:
             raise TurnpostError("invalid_request", words, {"players": [english(words)]})
         try:
             merged = engine.options(options)
-        except ValueError as error:
-            raise TurnpostError("invalid_request", str(error), {"options": [str(error)]}) from None
+        except OptionError as error:
+            raise TurnpostError(
+                "invalid_request", error.words, {"options": [error.message]}
+            ) from None
         table = table or Table()
         control = time_control(clock, turn_hours)
         forming = table.rematch_of is not None or any(player.get("open") for player in players)
         if forming and position is not None:
-            message = "A table with open seats starts from the game's own setup, not a position."
+            message = N_(
+                "A table with open seats starts from the game's own setup, not a position."
+            )
             raise TurnpostError("invalid_request", phrase(message), {"position": [message]})
         state_seed = secrets.randbits(63) if seed is None else seed
         game_id = secrets.token_hex(6)

@@ -177,11 +177,8 @@ class TalkService:
         try:
             text = message_text(text)
         except ValidationError as error:
-            [problem] = error.messages
             raise TurnpostError(
-                "invalid_request",
-                phrase("The message was not posted: %(problem)s", problem=problem),
-                {"text": [problem]},
+                "invalid_request", error.kwargs["words"], {"text": error.messages}
             ) from None
         check_started(game)
         key = self.thread_key(game, seat, thread)

@@ -34,6 +34,8 @@ from datetime import date, datetime, time, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from engines.phrases import Phrase, english, phrase
+
 #: Weekday names as the wire spells them, Monday first (``datetime.weekday()`` order).
 WEEKDAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 #: The most weekdays a pause may cover, and the longest quiet night (hours).
@@ -45,11 +47,13 @@ ZERO = timedelta(0)
 
 
 class ClockError(ValueError):
-    """A clock setting that makes no sense; ``field`` names where, the message says why."""
+    """A clock setting that makes no sense; ``field`` names where, ``words`` say why (a phrase
+    read in the reader's language; the exception's message is its English)."""
 
-    def __init__(self, field: str, message: str) -> None:
-        super().__init__(message)
+    def __init__(self, field: str, words: Phrase) -> None:
+        super().__init__(english(words))
         self.field = field
+        self.words = words
 
 
 @dataclass(frozen=True)
@@ -111,7 +115,9 @@ def parse_clock(data: Mapping[str, Any]) -> TimeControl:
         )
     bank, cap = float(data["bank_hours"]), data.get("max_bank_hours")
     if cap is not None and float(cap) < bank:
-        raise ClockError("max_bank_hours", "The largest bank cannot be smaller than the first.")
+        raise ClockError(
+            "max_bank_hours", phrase("The largest bank cannot be smaller than the first.")
+        )
     return TimeControl(
         "bank",
         bank,
@@ -127,17 +133,23 @@ def parse_pause(data: Mapping[str, Any]) -> Pause:
     :class:`ClockError` if it would leave too little time to play."""
     weekdays = frozenset(WEEKDAYS.index(day) for day in data.get("weekdays") or ())
     if len(weekdays) > MAX_PAUSED_WEEKDAYS:
-        raise ClockError("weekdays", f"A pause covers at most {MAX_PAUSED_WEEKDAYS} weekdays.")
+        raise ClockError(
+            "weekdays",
+            phrase("A pause covers at most %(most)s weekdays.", most=MAX_PAUSED_WEEKDAYS),
+        )
     night = None
     if data.get("nightly"):
         start, end = (time.fromisoformat(data["nightly"][key]) for key in ("from", "to"))
         length = _minutes(end) - _minutes(start)
         length += 24 * 60 if length <= 0 else 0
         if start == end or length > MAX_NIGHT_HOURS * 60:
-            raise ClockError("nightly", f"A quiet night lasts 1 minute to {MAX_NIGHT_HOURS} hours.")
+            raise ClockError(
+                "nightly",
+                phrase("A quiet night lasts 1 minute to %(most)s hours.", most=MAX_NIGHT_HOURS),
+            )
         night = (start, end)
     if not weekdays and night is None:
-        raise ClockError("pause", "A pause needs weekdays or nightly hours.")
+        raise ClockError("pause", phrase("A pause needs weekdays or nightly hours."))
     return Pause(weekdays, night, data.get("time_zone") or "UTC")
 
 

@@ -27,7 +27,7 @@ from flask import (
 )
 from marshmallow import ValidationError
 
-from engines.phrases import phrase
+from engines.phrases import N_, phrase
 from schemas.accounts import (
     LANGUAGES,
     MAIL_PREFERENCES,
@@ -45,7 +45,7 @@ from server.http.api import check_destination
 from server.http.clients import current_client
 from server.http.context import current_store
 from server.http.pages import OWN_NAVIGATION
-from server.i18n import LANGUAGE_COOKIE, LANGUAGE_COOKIE_SECONDS
+from server.i18n import LANGUAGE_COOKIE, LANGUAGE_COOKIE_SECONDS, page_language
 from server.store.records import Player
 from server.webhooks.pings import KINDS, add_player_ping
 
@@ -76,7 +76,7 @@ def ask_for_link() -> Response:
         problem = " ".join(error.messages_dict.get("email", ["Not an address."]))
         page = render_template("sign_in.html", problem=problem, email=request.form.get("email"))
         return make_response(page, 422)
-    accounts().request_link(email, current_client())
+    accounts().request_link(email, current_client(), language=page_language())
     return make_response(render_template("sign_in_sent.html", email=email))
 
 
@@ -154,7 +154,7 @@ def switch_language() -> Response:
     profile, an anonymous reader's in a cookie; then back to the page (its path only)."""
     language = request.form.get("language", "")
     if language not in LANGUAGES:
-        message = "Pick a language from the list."
+        message = N_("Pick a language from the list.")
         raise TurnpostError("invalid_request", phrase(message), {"language": [message]})
     response = redirect(own_path(request.form.get("next", "")), 303)
     player = current_actor().player

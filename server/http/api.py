@@ -13,7 +13,7 @@ from marshmallow import Schema, ValidationError
 from webargs.flaskparser import FlaskParser
 from werkzeug.exceptions import HTTPException
 
-from engines import ENGINES, Engine
+from engines import ENGINES, Engine, OptionError
 from engines.phrases import N_, phrase
 from schemas.accounts import MyGameListSchema, MyGamesQuerySchema
 from schemas.api import (
@@ -58,7 +58,7 @@ from server.http.actor import current_actor, personal_player
 from server.http.answers import answer
 from server.http.clients import current_client
 from server.http.context import current_service, current_store
-from server.http.errors import error_response
+from server.http.errors import error_response, http_words
 from server.http.events import (
     MORE_EVENTS,
     PREAMBLE,
@@ -88,7 +88,7 @@ class Api(flask_smorest.Api):
         The exception's own headers are kept (``Allow`` on a ``405``).
         """
         code = CODE_BY_STATUS.get(error.code or 500, "bad_request")
-        response = error_response(TurnpostError(code, error.description or error.name), error.code)
+        response = error_response(TurnpostError(code, http_words(error)), error.code)
         for name, value in error.get_headers():
             if name.lower() != "content-type":
                 response.headers[name] = value
@@ -336,8 +336,8 @@ def get_engine(engine_id: str) -> dict[str, Any]:
     options = {name: option_value(text) for name, text in request.args.items()}
     try:
         merged = engine.options(options)
-    except ValueError as error:
-        raise TurnpostError("invalid_request", str(error), {"options": [str(error)]}) from None
+    except OptionError as error:
+        raise TurnpostError("invalid_request", error.words, {"options": [error.message]}) from None
     return {**engine_entry(engine), "board": engine.board_data(merged)}
 
 
@@ -718,7 +718,7 @@ def check_destination(url: str) -> None:
     try:
         configured(current_app.config).check_url(url)
     except Refused as error:
-        raise TurnpostError("invalid_request", str(error), {"url": [str(error)]}) from None
+        raise TurnpostError("invalid_request", error.words, {"url": [str(error)]}) from None
 
 
 @blp.route("/games/<game_id>/webhooks")

@@ -4,7 +4,9 @@ The API (``/api/``) and a page's script posting JSON get the JSON body; a
 browser's page request gets an HTML error page.
 
 Every refusal (:class:`~server.errors.TurnpostError`), HTTP error, failed CSRF
-check and unexpected exception leaves through :func:`error_response`; an
+check and unexpected exception leaves through :func:`error_response`, its
+message in the reader's language (an HTTP error raised by Flask or Werkzeug is
+said in Turnpost's words, :func:`http_words`, not in Werkzeug's English); an
 unexpected one is logged and answered ``500 internal_error`` without details.
 A database out of reach or busy past its wait
 (:class:`~server.store.base.StoreUnavailable`) is logged and answered ``503
@@ -16,8 +18,9 @@ from __future__ import annotations
 
 from flask import Flask, Response, current_app, jsonify, make_response, render_template, request
 from flask_wtf.csrf import CSRFError
+from werkzeug.exceptions import HTTPException
 
-from engines.phrases import phrase
+from engines.phrases import N_, Phrase, phrase
 from server.errors import TurnpostError
 from server.i18n import LANGUAGE_COOKIE, best_language, known_language, server_language
 from server.phrases import render
@@ -25,6 +28,28 @@ from server.store.base import StoreUnavailable
 
 #: Seconds a client is asked to wait after ``503 unavailable``.
 UNAVAILABLE_RETRY_SECONDS = 5
+#: What an HTTP error raised by Flask or Werkzeug says, by status.
+HTTP_REFUSALS = {
+    400: N_("The server cannot read this request."),
+    401: N_("This request needs a key or a signed-in player."),
+    403: N_("This request is not allowed."),
+    404: N_("There is nothing at this address."),
+    405: N_("This address does not take %(method)s requests."),
+    408: N_("The request's body did not arrive in time."),
+    413: N_("The request is larger than this server takes."),
+    415: N_("This address does not take this kind of content."),
+    429: N_("Too many requests; slow down and retry."),
+}
+#: Why Flask-WTF refused a form (its English reasons), in Turnpost's words.
+CSRF_REASONS = {
+    "The CSRF token is missing.": N_("the form carries no CSRF token."),
+    "The CSRF session token is missing.": N_("this browser's session holds no CSRF token."),
+    "The CSRF token has expired.": N_("the form's CSRF token has expired: reload the page."),
+    "The CSRF token is invalid.": N_("the form's CSRF token is not valid: reload the page."),
+    "The CSRF tokens do not match.": N_("the form's CSRF token is not this session's."),
+    "The referrer header is missing.": N_("the request does not say which page sent it."),
+    "The referrer does not match the host.": N_("the request was sent from another site."),
+}
 
 
 def error_response(error: TurnpostError, status: int | None = None) -> Response:
@@ -49,6 +74,16 @@ def error_language() -> str:
     return picked or best_language(request.headers.get("Accept-Language", ""), server_language())
 
 
+def http_words(error: HTTPException) -> Phrase:
+    """What an HTTP error raised by Flask or Werkzeug says (:data:`HTTP_REFUSALS`)."""
+    status = error.code or 500
+    if status == 405:
+        return phrase(HTTP_REFUSALS[status], method=request.method)
+    if status in HTTP_REFUSALS:
+        return phrase(HTTP_REFUSALS[status])
+    return phrase("The server cannot answer this request (HTTP %(status)s).", status=status)
+
+
 def register_error_handlers(app: Flask) -> None:
     """Answer refusals, failed CSRF checks and unexpected errors with :func:`error_response`."""
     app.register_error_handler(TurnpostError, error_response)
@@ -58,8 +93,10 @@ def register_error_handlers(app: Flask) -> None:
 
 
 def _csrf_error(error: CSRFError) -> Response:
+    reason = error.description or ""
+    why = phrase(CSRF_REASONS[reason]) if reason in CSRF_REASONS else reason
     return error_response(
-        TurnpostError("bad_request", phrase("CSRF check failed: %(why)s", why=error.description))
+        TurnpostError("bad_request", phrase("CSRF check failed: %(why)s", why=why))
     )
 
 

@@ -91,7 +91,7 @@ from limits.errors import StorageError
 from limits.storage import storage_from_string
 from limits.strategies import FixedWindowRateLimiter
 
-from engines.phrases import N_, phrase
+from engines.phrases import N_, Phrase, counted, phrase
 from server.errors import TurnpostError
 from server.http.clients import current_client
 from server.http.counts import PROCESS_COUNTS
@@ -342,9 +342,43 @@ def rate_limited(error: RateLimited) -> Any:
         else N_("Too many requests from this address (limit %(limit)s); slow down and retry.")
     )
     item = error.limit.item
-    response = error_response(TurnpostError("rate_limited", phrase(key, limit=str(item))), 429)
+    response = error_response(
+        TurnpostError("rate_limited", phrase(key, limit=limit_words(item))), 429
+    )
     response.headers["Retry-After"] = str(item.get_expiry())
     return response
+
+
+#: A limit's unit in words ("per hour"), and a span of several units ("per 2 hours").
+UNITS = {
+    "second": N_("second"),
+    "minute": N_("minute"),
+    "hour": N_("hour"),
+    "day": N_("day"),
+    "month": N_("month"),
+    "year": N_("year"),
+}
+SPANS: dict[str, Callable[[int], Phrase]] = {
+    "second": lambda count: counted("%(count)s second", "%(count)s seconds", count),
+    "minute": lambda count: counted("%(count)s minute", "%(count)s minutes", count),
+    "hour": lambda count: counted("%(count)s hour", "%(count)s hours", count),
+    "day": lambda count: counted("%(count)s day", "%(count)s days", count),
+    "month": lambda count: counted("%(count)s month", "%(count)s months", count),
+    "year": lambda count: counted("%(count)s year", "%(count)s years", count),
+}
+
+
+def limit_words(limit: RateLimitItem) -> Phrase:
+    """A limit in words, said per unit or per span: "10 per hour", "1200 per 2 minutes".
+
+    >>> from engines.phrases import english
+    >>> from limits import parse
+    >>> english(limit_words(parse("10/hour"))), english(limit_words(parse("1200 per 2 minutes")))
+    ('10 per hour', '1200 per 2 minutes')
+    """
+    unit = limit.GRANULARITY.name
+    span = phrase(UNITS[unit]) if limit.multiples == 1 else SPANS[unit](limit.multiples)
+    return phrase("%(amount)s per %(span)s", amount=limit.amount, span=span)
 
 
 def security_headers(response: Response) -> Response:

@@ -40,7 +40,7 @@ from datetime import timedelta
 from functools import cache
 from typing import Any
 
-from engines.phrases import Words, phrase
+from engines.phrases import N_, Words, phrase
 from server.errors import TurnpostError
 from server.games.clock import format_time, parse_time, utcnow
 from server.games.conditional import checked_lines
@@ -177,32 +177,35 @@ def _days(argument: str) -> float | None:
 TAKEBACK_ANSWERS = {"accept": True, "decline": False}
 #: What a takeback command did, in words, by its outcome.
 TAKEBACK_WORDS = {
-    "offered": "Your takeback offer was sent to the other players: the move is taken back"
-    " once they all accept.",
-    "accepted": "You accepted the takeback; it waits for the other players' answers.",
-    "declined": "You declined the takeback: the move stays.",
-    "taken_back": "The move was taken back, as agreed.",
+    "offered": N_(
+        "Your takeback offer was sent to the other players: the move is taken back once they"
+        " all accept."
+    ),
+    "accepted": N_("You accepted the takeback; it waits for the other players' answers."),
+    "declined": N_("You declined the takeback: the move stays."),
+    "taken_back": N_("The move was taken back, as agreed."),
 }
 
 
-def _takeback(games: GameService, game_id: str, seat: int, argument: str) -> str:
+def _takeback(games: GameService, game_id: str, seat: int, argument: str) -> Words:
     """Offer a takeback (no ``argument``) or answer one (``accept``, ``decline``); what to
-    tell the seat."""
+    tell the seat (a phrase, said in its language)."""
     word = argument.lower().strip(" .!")
     if word and word not in TAKEBACK_ANSWERS:
-        return 'Nothing changed: write "takeback", "takeback accept" or "takeback decline".'
+        return phrase('Nothing changed: write "takeback", "takeback accept" or "takeback decline".')
     try:
         if word:
             answer = answer_takeback(games, game_id, seat, TAKEBACK_ANSWERS[word])
         else:
             answer = offer_takeback(games, game_id, seat)
     except TurnpostError as error:
-        return f"Nothing changed: {error.message}"
-    return TAKEBACK_WORDS[answer["outcome"]]
+        return phrase("Nothing changed: %(why)s", why=error.words)
+    return phrase(TAKEBACK_WORDS[answer["outcome"]])
 
 
-def _conditional(games: GameService, game_id: str, seat: int, argument: str) -> str:
-    """Add the line ``MOVE then ANSWER`` to the seat's conditional moves; what to tell it."""
+def _conditional(games: GameService, game_id: str, seat: int, argument: str) -> Words:
+    """Add the line ``MOVE then ANSWER`` to the seat's conditional moves; what to tell it (a
+    phrase, said in its language)."""
     move, _, answer = argument.partition(" then ")
     with games.store.write():
         game = games.load(game_id)
@@ -210,11 +213,14 @@ def _conditional(games: GameService, game_id: str, seat: int, argument: str) -> 
         try:
             kept = checked_lines(game, seat, [*lines, [move, answer]])
         except TurnpostError as error:
-            return f"Nothing changed: {error.message}"
+            return phrase("Nothing changed: %(why)s", why=error.words)
         games.store.set_conditional_lines(game_id, seat, kept, utcnow())
-    return (
-        f"Stored: if {kept[-1][0]} is played, {kept[-1][1]} answers it at once. Only you see"
-        f" your conditional moves ({len(kept)} stored)."
+    return phrase(
+        "Stored: if %(move)s is played, %(answer)s answers it at once. Only you see your"
+        " conditional moves (%(count)s stored).",
+        move=kept[-1][0],
+        answer=kept[-1][1],
+        count=len(kept),
     )
 
 

@@ -38,7 +38,7 @@ from email.utils import getaddresses
 from html.parser import HTMLParser
 from typing import Any
 
-from engines.phrases import Words, english, phrase
+from engines.phrases import N_, Phrase, Words, english, phrase
 from server.errors import TurnpostError
 from server.games.clock import utcnow
 from server.games.game import Game
@@ -62,7 +62,23 @@ QUOTE_START = re.compile(
     r"^(-{2,} ?original message ?-{2,}|_{8,}|from: .+|sent from my .+|get outlook for .+)$",
     re.IGNORECASE,
 )
-PLAIN_TEXT_PLEASE = "please reply in plain text with your move on the first line"
+#: Why a mail was not read, said to its seat in its language (:func:`unread`).
+UNREAD = {
+    "large": N_(
+        "your mail is larger than %(size)s KiB, so Turnpost did not read it; please reply in"
+        " plain text with your move on the first line, without attachments"
+    ),
+    "nested": N_(
+        "your mail is nested too deeply to read; please reply in plain text with your move on"
+        " the first line"
+    ),
+    "unreadable": N_(
+        "Turnpost could not read your mail; please reply in plain text with your move on the"
+        " first line"
+    ),
+    "attachment": N_("attachments (%(kind)s) are not accepted"),
+    "empty": N_("no move found: write it on the first line of your reply"),
+}
 #: The outcome of a mail delivered again (same Message-ID) after it was handled.
 DUPLICATE = "this message was already handled"
 
@@ -112,11 +128,7 @@ def receive(
     games.player_acted(game_id, seat)  # a mail carrying the seat's key: the player reads it
     message_id = headers.message_id
     if len(raw) > MAX_MESSAGE_BYTES:
-        problem, reply = (
-            f"your mail is larger than {MAX_MESSAGE_BYTES // 1024} KiB, so Turnpost did not"
-            f" read it; {PLAIN_TEXT_PLEASE}, without attachments",
-            Reply(),
-        )
+        problem, reply = unread("large", size=MAX_MESSAGE_BYTES // 1024), Reply()
     else:
         problem, reply = read_move(raw, headers.subject)
     if problem:
@@ -251,25 +263,34 @@ class Reply:
     words: str = ""
 
 
-def read_move(raw: bytes, subject: str) -> tuple[str | None, Reply]:
+def unread(why: str, **args: str | int) -> Phrase:
+    """Why a mail was not read (a key of :data:`UNREAD`), a phrase said in its seat's language.
+
+    >>> english(unread("attachment", kind="application/pdf"))
+    'attachments (application/pdf) are not accepted'
+    """
+    return phrase(UNREAD[why], **args)
+
+
+def read_move(raw: bytes, subject: str) -> tuple[Phrase | None, Reply]:
     """``(problem, reply)`` of the whole message ``raw``; a parser failure is a problem."""
     try:
         message = BytesParser(policy=policy.default).parsebytes(raw)
         return read_move_text(message, subject)
     except RecursionError:
-        return f"your mail is nested too deeply to read; {PLAIN_TEXT_PLEASE}", Reply()
+        return unread("nested"), Reply()
     except Exception:  # the email package fails on hostile input in many ways
         log.warning("unreadable mail body", exc_info=True)
-        return f"Turnpost could not read your mail; {PLAIN_TEXT_PLEASE}", Reply()
+        return unread("unreadable"), Reply()
 
 
-def read_move_text(message: EmailMessage, subject: str) -> tuple[str | None, Reply]:
+def read_move_text(message: EmailMessage, subject: str) -> tuple[Phrase | None, Reply]:
     """``(problem, reply)``: the move from the Subject or the body, or why there is none."""
     for part in message.walk():
         if part.is_multipart() or part.get_content_type() in TEXT_TYPES:
             continue
         if part.get_content_disposition() == "attachment" or not _inline_image(part):
-            return f"attachments ({part.get_content_type()}) are not accepted", Reply()
+            return unread("attachment", kind=part.get_content_type()), Reply()
     match = SUBJECT_MOVE.search(subject)
     if match:
         return None, Reply(match["move"].strip(), match["move"].strip())
@@ -283,7 +304,7 @@ def read_move_text(message: EmailMessage, subject: str) -> tuple[str | None, Rep
             break
         if line and not line.startswith(">") and not _attribution(line, lines[number + 1 :]):
             return None, Reply(line[:500], reply_words(lines[number:]))
-    return "no move found: write it on the first line of your reply", Reply()
+    return unread("empty"), Reply()
 
 
 def reply_words(lines: list[str]) -> str:
@@ -428,14 +449,14 @@ def _say(
     try:
         TalkService(games.store).post(game, seat, words, thread, via="mail")
     except TurnpostError as error:
-        facts["error"] = (error.details.get("text") or [error.message])[0]
+        facts["error"] = error.words
     with games.store.write():
         notifier = games.notifier
         answered = notifier is not None and notifier.answer(
             games.store, games.load(game.id), seat, message_id, **facts
         )
     if "error" in facts:
-        return Outcome("rejected", facts["error"], game.id, seat, answered=answered)
+        return Outcome("rejected", english(facts["error"]), game.id, seat, answered=answered)
     return Outcome("said", thread, game.id, seat, answered=answered)
 
 

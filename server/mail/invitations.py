@@ -10,14 +10,15 @@ It names the game, who invites (the host's display name, in the body only:
 a subject never carries a stranger's words) and the other players, and
 carries the seat's link: following it takes the seat in that browser (for
 the signed-in player, who then holds it), and proves the player reads the
-mailbox. It is rendered when sent (:func:`invitation_letter`), without a
-board: a table that forms has dealt nothing yet.
+mailbox. It is rendered when sent (:func:`invitation_letter`), in the seat's
+language (:func:`~server.i18n.recipient_language`), without a board: a table
+that forms has dealt nothing yet.
 """
 
 from __future__ import annotations
 
-from engines.words import join, plural
 from server.games.game import Game, game_object
+from server.i18n import N_, catalog, listing, recipient_language, template_words
 from server.mail.addresses import seat_link, stop_url, unsubscribe_url
 from server.mail.render import INVITATION, Letter, environment, milliseconds
 from server.mail.settings import MailSettings
@@ -26,8 +27,19 @@ from server.store.records import OutboxMail
 
 #: The subjects of invitations: the game's name only, never a player's words.
 SUBJECTS = {
-    "game": "An invitation to play {engine} on Turnpost",
-    "rematch": "An invitation to a rematch of {engine} on Turnpost",
+    "game": N_("An invitation to play %(engine)s on Turnpost"),
+    "rematch": N_("An invitation to a rematch of %(engine)s on Turnpost"),
+}
+#: What an invitation opens with: by whom (a host, or nobody named), to a game or a rematch.
+OPENINGS = {
+    (True, False): N_("%(inviter)s invites you to play %(game)s with %(players)s on Turnpost."),
+    (True, True): N_(
+        "%(inviter)s invites you to play a rematch of %(game)s with %(players)s on Turnpost."
+    ),
+    (False, False): N_("You are invited to play %(game)s with %(players)s on Turnpost."),
+    (False, True): N_(
+        "You are invited to play a rematch of %(game)s with %(players)s on Turnpost."
+    ),
 }
 
 
@@ -44,16 +56,22 @@ def invitation_letter(
     """The invitation of ``seat`` to ``game`` as it stands at ``now``."""
     engine, row = game.engine, game.seats[seat]
     rematch = game.row.rematch_of is not None
-    subject = SUBJECTS["rematch" if rematch else "game"].format(engine=engine.name)
+    language = recipient_language(store, row, settings.language)
+    translations = catalog(language)
+    subject = translations.gettext(SUBJECTS["rematch" if rematch else "game"]) % {
+        "engine": engine.name
+    }
     context = {
         "engine": engine,
         "game": game_object(game, seat),
         "name": row.name,
         "subject": subject,
-        "paragraphs": _paragraphs(store, game, seat, rematch),
+        "paragraphs": _paragraphs(store, game, seat, rematch, language),
         "link": seat_link(settings, game.id, seat, generation, milliseconds(now)),
         "rules": f"{settings.base_url}/rules/{engine.id}",
-        "invitation": INVITATION,
+        "invitation": translations.gettext(INVITATION),
+        "language": language,
+        **template_words(language),
         "acted": row.acted_at is not None,
         "stop": stop_url(settings, game.id, seat),
         "unsubscribe": unsubscribe_url(settings, row.email),
@@ -63,32 +81,44 @@ def invitation_letter(
     return Letter(subject, text, html, None, "")
 
 
-def _paragraphs(store: Store, game: Game, seat: int, rematch: bool) -> list[str]:
-    """What the invitation says: who invites to what, with whom, and when it starts."""
-    engine = game.engine
+def _paragraphs(store: Store, game: Game, seat: int, rematch: bool, language: str) -> list[str]:
+    """What the invitation says in ``language``: who invites to what, with whom, and when it
+    starts."""
+    translations = catalog(language)
     others = [row.name for row in game.seats if row.name and row.seat != seat]
     open_seats = sum(not row.name for row in game.seats)
-    company = others + ([plural(open_seats, "open seat")] if open_seats else [])
-    what = f"a rematch of {engine.name}" if rematch else engine.name
+    if open_seats:
+        counted = translations.ngettext("%(num)d open seat", "%(num)d open seats", open_seats)
+        others.append(counted % {"num": open_seats})
     inviter = inviter_name(store, game)
-    opening = f"{inviter} invites you" if inviter else "You are invited"
-    said = [f"{opening} to play {what} with {join(company)} on Turnpost." if company else ""]
-    if game.status == "forming":
+    said = []
+    if others:
+        opening = translations.gettext(OPENINGS[inviter is not None, rematch])
+        players = listing(others, language)
+        said.append(opening % {"inviter": inviter, "game": game.engine.name, "players": players})
+    if game.status == "forming" and game.row.seating == "drawn":
         said.append(
-            "The game starts as soon as every seat is taken"
-            + (": Turnpost draws the seat order then." if game.row.seating == "drawn" else ".")
+            translations.gettext(
+                "The game starts as soon as every seat is taken: Turnpost draws the seat order"
+                " then."
+            )
         )
+    elif game.status == "forming":
+        said.append(translations.gettext("The game starts as soon as every seat is taken."))
     elif seat in game.to_move:
-        said.append("It is your turn now.")
+        said.append(translations.gettext("It is your turn now."))
     elif game.to_move:
         waiting = [game.seats[s].name for s in game.to_move]
-        said.append(f"{join(waiting)} {'moves' if len(waiting) == 1 else 'move'} now.")
+        moves = translations.ngettext("%(names)s moves now.", "%(names)s move now.", len(waiting))
+        said.append(moves % {"names": listing(waiting, language)})
     if game.status == "active" and game.seats[seat].acted_at is None:
         said.append(
-            "Once you took your seat (the link below) or replied to this mail, Turnpost"
-            " mails you when it is your turn."
+            translations.gettext(
+                "Once you took your seat (the link below) or replied to this mail, Turnpost"
+                " mails you when it is your turn."
+            )
         )
-    return [paragraph for paragraph in said if paragraph]
+    return said
 
 
 def superseded(game: Game, row: OutboxMail) -> str | None:

@@ -459,7 +459,7 @@ def _answer(game: Game, facts: dict[str, Any], now: str, news: News) -> tuple[st
         return say(SUBJECTS["resign"], title=news.title), [said]
     if command in ("takeback", "if"):
         subject = SUBJECTS["takeback" if command == "takeback" else "conditional"]
-        return say(subject, title=news.title), [facts.get("said", "")]
+        return say(subject, title=news.title), [render(facts.get("said", ""), (), news.language)]
     if command == "vacation":
         return _vacation(facts, now, news)
     if command == "say":

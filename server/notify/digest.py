@@ -11,8 +11,9 @@ It is an account mail (an outbox row without a game, like the sign-in
 mail), rendered when it is sent with the games as they are then: one that
 finds no game waiting any more is dropped. Each game is listed with its
 move, what to do (the game's words), the deadline in the player's time
-zone and the seat's own link; games whose mail the player stopped are
-left out, and an address that asked never to be mailed again gets nothing.
+zone and the seat's own link, all in the player's language (else the
+server's); games whose mail the player stopped are left out, and an
+address that asked never to be mailed again gets nothing.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from server.games.clock import format_time, parse_time
 from server.games.service import GameService
+from server.i18n import catalog, known_language, template_words
 from server.mail.addresses import new_message_id, seat_link, unsubscribe_url
 from server.mail.render import environment
 from server.mail.settings import MailSettings
@@ -87,9 +89,10 @@ def queue_digests(store: Store, now: str) -> int:
 
 
 def waiting_games(
-    store: Store, settings: MailSettings, player: Player, now: str
+    store: Store, settings: MailSettings, player: Player, now: str, language: str = "en"
 ) -> list[dict[str, str]]:
-    """What the digest says of each game waiting for ``player`` now (their seat's link too)."""
+    """What the digest says of each game waiting for ``player`` now (their seat's link too),
+    in ``language``."""
     games, zone = GameService(store), zone_of(player)
     issued = int(parse_time(now).timestamp() * 1000)
     listed = []
@@ -100,10 +103,10 @@ def waiting_games(
         generation = seat.mail_generation or 0
         listed.append(
             {
-                "title": title(game.engine, names, seat.seat),
+                "title": title(game.engine, names, seat.seat, language),
                 "move": str(game.seq + 1),
-                "prompt": render(game.engine.prompt(game.state, seat.seat), names, "en"),
-                "deadline": when(deadline, now, "en", zone.key) if deadline else "",
+                "prompt": render(game.engine.prompt(game.state, seat.seat), names, language),
+                "deadline": when(deadline, now, language, zone.key) if deadline else "",
                 "link": seat_link(settings, game.id, seat.seat, generation, issued),
             }
         )
@@ -115,7 +118,10 @@ def digest_message(
 ) -> EmailMessage | None:
     """The digest of an outbox row (``kind`` ``digest``), or ``None`` if no game waits now."""
     player = store.player((row.facts or {}).get("player", ""))
-    games = [] if player is None else waiting_games(store, settings, player, now)
+    if player is None:
+        return None
+    language = known_language(player.language) or settings.language
+    games = waiting_games(store, settings, player, now, language)
     if not games:
         return None
     context = {
@@ -123,16 +129,13 @@ def digest_message(
         "games": games,
         "me": f"{settings.base_url}/me",
         "unsubscribe": unsubscribe_url(settings, row.to_addr),
+        "language": language,
+        **template_words(language),
     }
     message = EmailMessage()
     message["From"] = settings.from_address
     message["To"] = row.to_addr
-    only = games[0]
-    message["Subject"] = (
-        f"Your turn in {only['title']} (move {only['move']})"
-        if len(games) == 1
-        else f"Your turn in {len(games)} games"
-    )
+    message["Subject"] = digest_subject(games, language)
     message["Message-ID"] = new_message_id(settings, "digest", "account")
     message["Date"] = format_datetime(parse_time(row.created_at))
     message["Auto-Submitted"] = "auto-generated"
@@ -140,3 +143,22 @@ def digest_message(
     html = environment.get_template("email/digest.html").render(**context)
     message.add_alternative(html, subtype="html")
     return message
+
+
+def digest_subject(games: list[dict[str, str]], language: str) -> str:
+    """The digest's subject in ``language``: the one game waiting, or how many.
+
+    >>> digest_subject([{"title": "Siam met Bob", "move": "3"}], "nl")
+    'Jouw beurt in Siam met Bob (zet 3)'
+    >>> digest_subject([{}, {}], "de")
+    'Du bist am Zug in 2 Spielen'
+    """
+    translations = catalog(language)
+    if len(games) == 1:
+        only = games[0]
+        words = translations.gettext("Your turn in %(title)s (move %(move)s)")
+        return words % {"title": only["title"], "move": only["move"]}
+    words = translations.ngettext(
+        "Your turn in %(num)d game", "Your turn in %(num)d games", len(games)
+    )
+    return words % {"num": len(games)}

@@ -29,6 +29,7 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
+from engines.phrases import phrase
 from server.errors import TurnpostError
 from server.games.clock import utcnow
 from server.store.base import Store
@@ -51,7 +52,7 @@ def check_endpoint(destinations: Destinations, endpoint: str) -> None:
     """:class:`Refused` unless ``endpoint`` is an https URL the rules allow (without resolving)."""
     scheme, *_ = destinations.check_url(endpoint)
     if scheme != "https":
-        raise Refused("A push endpoint is an https:// URL.")
+        raise Refused(phrase("A push endpoint is an https:// URL."))
 
 
 def subscribe(
@@ -67,7 +68,7 @@ def subscribe(
         check_endpoint(destinations, endpoint)
         destinations.resolve(endpoint)
     except Refused as error:
-        raise TurnpostError("invalid_request", str(error), {"endpoint": [str(error)]}) from None
+        raise TurnpostError("invalid_request", error.words, {"endpoint": [str(error)]}) from None
     now = utcnow()
     row: NewSubscription = {
         "player_id": player_id,

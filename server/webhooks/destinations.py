@@ -46,6 +46,8 @@ from ipaddress import IPv4Address, IPv6Address, ip_address, ip_network
 from typing import Any
 from urllib.parse import urlsplit
 
+from engines.phrases import N_, Phrase, english, phrase
+
 IPAddress = IPv4Address | IPv6Address
 #: The longest URL accepted.
 MAX_URL_LENGTH = 2000
@@ -60,7 +62,31 @@ NAT64_PREFIXES = (
 
 
 class Refused(Exception):
-    """A destination the rules refuse; the message says why."""
+    """A destination the rules refuse; ``words`` say why (a phrase read in the reader's
+    language; the exception's message is its English)."""
+
+    def __init__(self, words: Phrase) -> None:
+        super().__init__(english(words))
+        self.words = words
+
+
+#: The refusals that name what is posted, by :attr:`Destinations.label`.
+LABELLED_REFUSALS = {
+    "webhook": {
+        "long": N_("A webhook URL has at most %(most)s characters."),
+        "scheme": N_("A webhook URL is http:// or https:// with a host."),
+        "credentials": N_("A webhook URL carries no user name or password."),
+        "hosts": N_("This server posts webhooks only to: %(hosts)s."),
+        "address": N_("This server does not post webhooks to %(address)s."),
+    },
+    "push message": {
+        "long": N_("A push message URL has at most %(most)s characters."),
+        "scheme": N_("A push message URL is http:// or https:// with a host."),
+        "credentials": N_("A push message URL carries no user name or password."),
+        "hosts": N_("This server posts push messages only to: %(hosts)s."),
+        "address": N_("This server does not post push messages to %(address)s."),
+    },
+}
 
 
 @dataclass(frozen=True)
@@ -91,7 +117,7 @@ class Destinations:
 
     hosts: tuple[str, ...] = ()
     networks: tuple[Any, ...] = ()
-    #: What is posted, as the refusals name it.
+    #: What is posted, as the refusals name it (a key of :data:`LABELLED_REFUSALS`).
     label: str = "webhook"
 
     @classmethod
@@ -124,22 +150,22 @@ class Destinations:
         credentials, the host names allowed, and a literal address.
         """
         if len(url) > MAX_URL_LENGTH:
-            raise Refused(f"A {self.label} URL has at most {MAX_URL_LENGTH} characters.")
+            raise self.refused("long", most=MAX_URL_LENGTH)
         try:
             parts = urlsplit(url)
             port = parts.port
         except ValueError:
-            raise Refused("Not a URL.") from None
+            raise Refused(phrase("Not a URL.")) from None
         if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise Refused(f"A {self.label} URL is http:// or https:// with a host.")
+            raise self.refused("scheme")
         if parts.username is not None or parts.password is not None:
-            raise Refused(f"A {self.label} URL carries no user name or password.")
+            raise self.refused("credentials")
         host = parts.hostname.rstrip(".").lower()
         if self.hosts and not any(fnmatchcase(host, pattern) for pattern in self.hosts):
-            raise Refused(f"This server posts {self.label}s only to: {', '.join(self.hosts)}.")
+            raise self.refused("hosts", hosts=", ".join(self.hosts))
         literal = _literal_address(host)
         if literal is not None and not self.address_allowed(literal):
-            raise Refused(f"This server does not post {self.label}s to {literal}.")
+            raise self.refused("address", address=str(literal))
         path = parts.path or "/"
         if parts.query:
             path += f"?{parts.query}"
@@ -151,12 +177,23 @@ class Destinations:
         try:
             found = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
         except (OSError, UnicodeError) as error:
-            raise Refused(f"Cannot resolve {host}: {error}") from None
+            why = str(error)
+            raise Refused(phrase("Cannot resolve %(host)s: %(why)s", host=host, why=why)) from None
         addresses = [ip_address(info[4][0].split("%")[0]) for info in found]
         refused = [str(address) for address in addresses if not self.address_allowed(address)]
         if refused or not addresses:
-            raise Refused(f"{host} resolves to addresses this server does not post to: {refused}")
+            raise Refused(
+                phrase(
+                    "%(host)s resolves to addresses this server does not post to: %(refused)s",
+                    host=host,
+                    refused=str(refused),
+                )
+            )
         return Target(scheme, host, port, path, str(addresses[0]))
+
+    def refused(self, refusal: str, **args: str | int) -> Refused:
+        """The refusal ``refusal`` (a key of :data:`LABELLED_REFUSALS`) naming what is posted."""
+        return Refused(phrase(LABELLED_REFUSALS[self.label][refusal], **args))
 
 
 def configured(config: Mapping[str, Any]) -> Destinations:

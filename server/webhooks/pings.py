@@ -40,6 +40,7 @@ from server.errors import TurnpostError
 from server.games.changes import Change
 from server.games.clock import utcnow
 from server.games.game import Game
+from server.i18n import catalog, recipient_language
 from server.mail.words import title
 from server.store.base import Store
 from server.store.records import ChatPing, PlayerPing
@@ -57,9 +58,11 @@ MENTIONS = {
 MAX_PINGS = 3
 
 
-def ping_body(kind: str, mention: str | None, facts: Mapping[str, Any]) -> dict[str, Any]:
+def ping_body(
+    kind: str, mention: str | None, facts: Mapping[str, Any], language: str = "en"
+) -> dict[str, Any]:
     """The message of a ``kind`` chat announcing a turn (``facts``: ``name``, ``title``,
-    ``move``, ``url``, ``game_id``, ``seat``, ``seq``).
+    ``move``, ``url``, ``game_id``, ``seat``, ``seq``), its words in ``language``.
 
     >>> facts = {"name": "Ann <b>", "title": "Siam with Bob", "move": 3, "seat": 0,
     ...     "url": "https://t.example/g1", "game_id": "g1", "seq": 2}
@@ -69,8 +72,15 @@ def ping_body(kind: str, mention: str | None, facts: Mapping[str, Any]) -> dict[
     'Ann &lt;b&gt;'
     >>> ping_body("discord", None, facts)["allowed_mentions"]
     {'parse': []}
+    >>> ping_body("slack", None, facts | {"title": "Siam mit Bob"}, "de")["text"][15:]
+    'du bist am Zug in Siam mit Bob (Zug 3): <https://t.example/g1|Partie öffnen>'
     """
-    sentence = f"it is your turn in {facts['title']} (move {facts['move']})"
+    translations = catalog(language)
+    sentence = translations.gettext("it is your turn in %(title)s (move %(move)s)") % {
+        "title": facts["title"],
+        "move": facts["move"],
+    }
+    opening = translations.gettext("open the game")
     url = facts["url"]
     if kind == "discord":
         who = f"<@{mention}>" if mention else facts["name"]
@@ -78,7 +88,7 @@ def ping_body(kind: str, mention: str | None, facts: Mapping[str, Any]) -> dict[
         return {"content": f"{who}, {sentence}: {url}", "allowed_mentions": allowed}
     if kind == "slack":
         who = f"<@{mention}>" if mention else _slack_escape(facts["name"])
-        return {"text": f"{who}, {_slack_escape(sentence)}: <{url}|open the game>"}
+        return {"text": f"{who}, {_slack_escape(sentence)}: <{url}|{_slack_escape(opening)}>"}
     if kind == "matrix":
         who = mention or facts["name"]
         pill = (
@@ -86,7 +96,7 @@ def ping_body(kind: str, mention: str | None, facts: Mapping[str, Any]) -> dict[
             if mention
             else html.escape(facts["name"])
         )
-        link = f'<a href="{html.escape(url)}">open the game</a>'
+        link = f'<a href="{html.escape(url)}">{html.escape(opening)}</a>'
         return {
             "text": f"{who}, {sentence}: {url}",
             "html": f"{pill}, {html.escape(sentence)}: {link}",
@@ -100,8 +110,9 @@ def _slack_escape(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
-def turn_facts(game: Game, seat: int, base_url: str) -> dict[str, Any]:
-    """What a ping of ``seat``'s turn tells: nothing the game's public page does not show."""
+def turn_facts(game: Game, seat: int, base_url: str, language: str = "en") -> dict[str, Any]:
+    """What a ping of ``seat``'s turn tells (the game's title in ``language``): nothing the
+    game's public page does not show."""
     names = [row.name for row in game.seats]
     return {
         "game_id": game.id,
@@ -109,7 +120,7 @@ def turn_facts(game: Game, seat: int, base_url: str) -> dict[str, Any]:
         "seq": game.seq,
         "move": game.seq + 1,
         "name": names[seat],
-        "title": title(game.engine, names, seat),
+        "title": title(game.engine, names, seat, language),
         "url": f"{base_url}/games/{game.id}",
     }
 
@@ -152,10 +163,12 @@ def _check_room(count: int, refusal: str) -> None:
 
 
 class ChatPingQueue:
-    """The game service's listener that queues a ping of each turn that starts."""
+    """The game service's listener that queues a ping of each turn that starts, in the seat's
+    language (``language``: the server's, for a seat that has none)."""
 
-    def __init__(self, base_url: str) -> None:
+    def __init__(self, base_url: str, language: str = "en") -> None:
         self.base_url = base_url
+        self.language = language
 
     def changed(self, store: Store, change: Change) -> None:
         """Queue a ping to every chat ping of each seat whose turn starts with ``change``."""
@@ -171,8 +184,8 @@ class ChatPingQueue:
                 store.seat_ping_of(game.id, seat, own, now)
             if not (game.hooks_stored or row.player_id):
                 continue
-            facts = turn_facts(game, seat, self.base_url)
+            language = recipient_language(store, row, self.language)
+            facts = turn_facts(game, seat, self.base_url, language)
             for ping in store.chat_pings(game.id, seat):
-                store.queue_chat_ping(
-                    ping.id, game.seq, ping_body(ping.kind, ping.mention, facts), now
-                )
+                body = ping_body(ping.kind, ping.mention, facts, language)
+                store.queue_chat_ping(ping.id, game.seq, body, now)

@@ -293,3 +293,24 @@ def test_the_players_page_adds_lists_and_removes_a_ping(app, client) -> None:
     assert client.post(path, data={"csrf_token": csrf_of(client)}).status_code == 303
     assert 'id="ping-list"' not in client.get("/me").get_data(as_text=True)
     assert client.post(path, data={"csrf_token": csrf_of(client)}).status_code == 404
+
+
+def test_a_ping_speaks_its_seats_language(allowed_app, receiver: Receiver) -> None:
+    """A seat that reads German is pinged in German (English before)."""
+    client = allowed_app.test_client()
+    players = [{"name": "Ann"}, {"name": "Bob", "language": "de"}]
+    game = client.post("/api/v1/games", json={"engine": "siam", "players": players}).get_json()
+    added = add_ping(client, game, 1, kind="slack", url=receiver.url, mention=None)
+    assert added.status_code == 201, added.get_json()
+    moved = client.post(
+        f"/api/v1/games/{game['id']}/moves",
+        json={"notation": "enter a1 N"},
+        headers=seat_header(game, 0),
+    )
+    assert moved.status_code == 201, moved.get_json()
+    assert deliver(allowed_app) == (1, 0)
+    [request] = receiver.requests
+    link = f"{BASE_URL}/games/{game['id']}"
+    assert json.loads(request["body"]) == {
+        "text": f"Bob, du bist am Zug in Siam mit Ann (Zug 2): <{link}|Partie öffnen>"
+    }

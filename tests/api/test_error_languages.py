@@ -10,7 +10,10 @@ from typing import Any
 import requests
 
 from tests.server.test_api import auth, create_siam, submit
-from tests.support import BackgroundServer
+from tests.support import BackgroundServer, start_background
+
+#: Room for the creations this module refuses in four languages (ten an hour by default).
+LIVE_SERVER_ENVIRONMENT = {"TURNPOST_RATELIMIT_CREATE": "1000/hour"}
 
 #: An answer to a request, given the extra headers to send with it.
 Ask = Callable[[dict[str, str]], requests.Response]
@@ -160,4 +163,178 @@ def test_a_finished_game_and_a_bad_body_are_refused_in_the_readers_language(
         "nl": "De body is geen geldige JSON.",
         "de": "Der Body ist kein gültiges JSON.",
         "fr": "Le corps n'est pas du JSON valide.",
+    }
+
+
+def test_the_frameworks_http_errors_are_said_in_the_readers_language(
+    live_server: BackgroundServer,
+) -> None:
+    """Werkzeug's own 404, 405 and 413 (its English descriptions before) are Turnpost's words."""
+    unknown = said(lambda h: requests.get(live_server.api("/no-such-route"), headers=h, timeout=10))
+    assert unknown[""]["code"] == "not_found"
+    assert {language: error["message"] for language, error in unknown.items()} == {
+        "": "There is nothing at this address.",
+        "nl": "Op dit adres staat niets.",
+        "de": "Unter dieser Adresse gibt es nichts.",
+        "fr": "Il n'y a rien à cette adresse.",
+    }
+
+    games = live_server.api("/games")
+    method = said(lambda h: requests.delete(games, headers=h, timeout=10))
+    assert method[""]["code"] == "method_not_allowed"
+    assert {language: error["message"] for language, error in method.items()} == {
+        "": "This address does not take DELETE requests.",
+        "nl": "Dit adres neemt geen DELETE-verzoeken aan.",
+        "de": "Diese Adresse nimmt keine DELETE-Anfragen an.",
+        "fr": "Cette adresse n'accepte pas les requêtes DELETE.",
+    }
+
+    huge = b'{"engine": "' + b"x" * 3_000_000 + b'"}'
+    sent = {"Content-Type": "application/json"}
+    large = said(lambda h: requests.post(games, data=huge, headers={**sent, **h}, timeout=30))
+    assert large[""]["code"] == "payload_too_large"
+    assert {language: error["message"] for language, error in large.items()} == {
+        "": "The request is larger than this server takes.",
+        "nl": "Het verzoek is groter dan deze server aanneemt.",
+        "de": "Die Anfrage ist größer, als dieser Server annimmt.",
+        "fr": "La requête dépasse la taille que ce serveur accepte.",
+    }
+
+
+def create(server: BackgroundServer, headers: dict[str, str], **extra: Any) -> requests.Response:
+    """POST a two-player Siam game with ``extra`` settings."""
+    body = {"engine": "siam", "players": [{"name": "Ann"}, {"name": "Bob"}], **extra}
+    return requests.post(server.api("/games"), json=body, headers=headers, timeout=10)
+
+
+def test_bad_options_and_clocks_are_refused_in_the_readers_language(
+    live_server: BackgroundServer,
+) -> None:
+    """The engine's option checks and the clock's (English f-strings before) are phrases; the
+    details keep their English."""
+    options = said(lambda h: create(live_server, h, options={"speed": 1, "cross_rule": True}))
+    assert options[""]["details"] == {"options": ["This game has no option speed."]}
+    assert {language: error["message"] for language, error in options.items()} == {
+        "": "This game has no option speed.",
+        "nl": "Dit spel heeft geen optie speed.",
+        "de": "Dieses Spiel hat keine Option speed.",
+        "fr": "Ce jeu n'a pas d'option speed.",
+    }
+    kind = messages(lambda h: create(live_server, h, options={"cross_rule": 3}))
+    assert kind == {
+        "": "The option cross_rule takes true or false.",
+        "nl": "De optie cross_rule moet true of false zijn.",
+        "de": "Die Option cross_rule muss true oder false sein.",
+        "fr": "L'option cross_rule doit être true ou false.",
+    }
+    board = live_server.api("/engines/king-of-siam")
+    choice = messages(
+        lambda h: requests.get(board, params={"map": "atlantis"}, headers=h, timeout=10)
+    )
+    assert choice == {
+        "": "The option map takes siam-1874.",
+        "nl": "De optie map moet siam-1874 zijn.",
+        "de": "Die Option map muss siam-1874 sein.",
+        "fr": "L'option map doit valoir siam-1874.",
+    }
+
+    bank = {"kind": "bank", "bank_hours": 10, "max_bank_hours": 5}
+    clock = said(lambda h: create(live_server, h, clock=bank))
+    assert clock[""]["details"] == {
+        "clock": {"max_bank_hours": ["The largest bank cannot be smaller than the first."]}
+    }
+    assert {language: error["message"] for language, error in clock.items()} == {
+        "": "The largest bank cannot be smaller than the first.",
+        "nl": "De grootste tijdbank kan niet kleiner zijn dan de eerste.",
+        "de": "Das größte Zeitguthaben kann nicht kleiner sein als das erste.",
+        "fr": "La plus grande réserve de temps ne peut pas être plus petite que la première.",
+    }
+    days = ["mon", "tue", "wed", "thu", "fri", "sat"]
+    pause = {"kind": "per_move", "hours": 24, "pause": {"weekdays": days}}
+    weekdays = messages(lambda h: create(live_server, h, clock=pause))
+    assert weekdays == {
+        "": "A pause covers at most 5 weekdays.",
+        "nl": "Een pauze beslaat hoogstens 5 weekdagen.",
+        "de": "Eine Pause umfasst höchstens 5 Wochentage.",
+        "fr": "Une pause couvre au plus 5 jours de la semaine.",
+    }
+    both = messages(lambda h: create(live_server, h, clock=bank, turn_hours=4))
+    assert both["de"] == "Gib entweder clock oder turn_hours an, nicht beides."
+    assert len(set(both.values())) == 4
+
+
+def test_refused_destinations_are_said_in_the_readers_language(
+    live_server: BackgroundServer,
+) -> None:
+    """The webhook and chat ping URL checks (English f-strings before) are phrases."""
+    game = create_siam(live_server)
+    hooks = live_server.api(f"/games/{game['id']}/webhooks")
+    admin = auth(game["admin_token"])
+
+    def webhook(url: str) -> Ask:
+        return lambda h: requests.post(hooks, json={"url": url}, headers={**admin, **h}, timeout=10)
+
+    private = said(webhook("http://10.0.0.1/hook"))
+    assert private[""]["details"] == {"url": ["This server does not post webhooks to 10.0.0.1."]}
+    assert {language: error["message"] for language, error in private.items()} == {
+        "": "This server does not post webhooks to 10.0.0.1.",
+        "nl": "Deze server stuurt geen webhooks naar 10.0.0.1.",
+        "de": "Dieser Server sendet keine Webhooks an 10.0.0.1.",
+        "fr": "Ce serveur n'envoie pas de webhooks à 10.0.0.1.",
+    }
+    scheme = messages(webhook("ftp://example.org/hook"))
+    assert scheme == {
+        "": "A webhook URL is http:// or https:// with a host.",
+        "nl": "Een webhook-URL begint met http:// of https:// en noemt een host.",
+        "de": "Eine Webhook-URL beginnt mit http:// oder https:// und nennt einen Host.",
+        "fr": "Une URL de webhook commence par http:// ou https:// et nomme un hôte.",
+    }
+
+    pings = live_server.api(f"/games/{game['id']}/pings")
+    ann = auth(game["players"][0]["token"])
+    body = {"kind": "discord", "url": "http://user:secret@example.org/hook"}
+    ping = messages(lambda h: requests.post(pings, json=body, headers={**ann, **h}, timeout=10))
+    assert ping == {
+        "": "A webhook URL carries no user name or password.",
+        "nl": "Een webhook-URL bevat geen gebruikersnaam of wachtwoord.",
+        "de": "Eine Webhook-URL enthält weder Benutzernamen noch Passwort.",
+        "fr": "Une URL de webhook ne contient ni nom d'utilisateur ni mot de passe.",
+    }
+
+
+def test_a_rate_limit_is_said_in_the_readers_language(tmp_path: Any) -> None:
+    """The limit's own words ("2 per 3 hours", the limits library's English before) too."""
+    server = start_background(
+        str(tmp_path / "limited.db"), environment={"TURNPOST_RATELIMIT_CREATE": "2 per 3 hours"}
+    )
+    try:
+        for _ in range(2):
+            assert create(server, {}).status_code == 201
+        limited = said(lambda h: create(server, h))
+    finally:
+        server.stop()
+    assert limited[""]["code"] == "rate_limited"
+    assert {language: error["message"] for language, error in limited.items()} == {
+        "": "Too many requests from this address (limit 2 per 3 hours); slow down and retry.",
+        "nl": "Te veel verzoeken van dit adres (limiet 2 per 3 uur); doe het rustiger aan en"
+        " probeer het opnieuw.",
+        "de": "Zu viele Anfragen von dieser Adresse (Grenze 2 pro 3 Stunden); mach langsamer und"
+        " versuche es wieder.",
+        "fr": "Trop de requêtes depuis cette adresse (limite 2 par 3 heures) ; ralentissez et"
+        " réessayez.",
+    }
+
+
+def test_a_failed_csrf_check_is_said_in_the_readers_language(
+    live_server: BackgroundServer,
+) -> None:
+    """Flask-WTF's reason (its English before) is said in Turnpost's words."""
+    switch = live_server.url + "/language"
+    forged = said(lambda h: requests.post(switch, json={"language": "nl"}, headers=h, timeout=10))
+    assert forged[""]["code"] == "bad_request"
+    assert {language: error["message"] for language, error in forged.items()} == {
+        "": "CSRF check failed: the form carries no CSRF token.",
+        "nl": "CSRF-controle mislukt: het formulier bevat geen CSRF-token.",
+        "de": "CSRF-Prüfung fehlgeschlagen: das Formular enthält kein CSRF-Token.",
+        "fr": "Échec du contrôle CSRF : le formulaire ne contient aucun jeton CSRF.",
     }

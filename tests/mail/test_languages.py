@@ -4,6 +4,7 @@ through a real SMTP server (aiosmtpd); the log and the API's codes the same for 
 from __future__ import annotations
 
 import re
+from email import message_from_bytes, policy
 from email.message import EmailMessage
 
 import pytest
@@ -269,3 +270,108 @@ def test_a_king_of_siam_turn_by_mail_leaves_no_english_in_each_language(
     for player in seats:
         for mail in mails_to(mailbox, player["email"]):
             assert not english_left(mail, english), (mail["Subject"], english_left(mail, english))
+
+
+# -- answers to broken or refused mail -------------------------------------------------------
+#: What a seat reading each language is told about a mail Turnpost did not read, about words
+#: too long for the table, and about a takeback word it does not know.
+REFUSALS = {
+    "nl": {
+        "turn": "Jouw beurt",
+        "unread": "Zet niet gespeeld in Siam met Bob",
+        "attachment": "Turnpost kon geen zet lezen in je mail: bijlagen (application/pdf) worden"
+        " niet aangenomen. Er is niets veranderd.",
+        "empty": "geen zet gevonden: schrijf hem op de eerste regel van je antwoord.",
+        "large": "je mail is groter dan 256 KiB, dus Turnpost heeft hem niet gelezen",
+        "not_said": "Niet geplaatst aan de tafel van Siam met Bob",
+        "too_long": "Je woorden zijn niet aan tafel geplaatst: Hoogstens 500 tekens.",
+        "takeback": 'Er is niets veranderd: schrijf "takeback", "takeback accept" of'
+        ' "takeback decline".',
+    },
+    "de": {
+        "turn": "Du bist am Zug",
+        "unread": "Zug nicht gespielt in Siam mit Bob",
+        "attachment": "Turnpost konnte in deiner Mail keinen Zug lesen: Anhänge (application/pdf)"
+        " werden nicht angenommen. Nichts wurde geändert.",
+        "empty": "kein Zug gefunden: Schreib ihn in die erste Zeile deiner Antwort.",
+        "large": "deine Mail ist größer als 256 KiB, deshalb hat Turnpost sie nicht gelesen",
+        "not_said": "Nicht an den Tisch von Siam mit Bob geschrieben",
+        "too_long": "Deine Worte wurden nicht an den Tisch geschickt: Höchstens 500 Zeichen.",
+        "takeback": 'Nichts hat sich geändert: schreib "takeback", "takeback accept" oder'
+        ' "takeback decline".',
+    },
+    "fr": {
+        "turn": "Votre tour",
+        "unread": "Coup non joué dans Siam avec Bob",
+        "attachment": "Turnpost n’a pas pu lire de coup dans votre courriel : les pièces jointes"
+        " (application/pdf) ne sont pas acceptées. Rien n’a changé.",
+        "empty": "aucun coup trouvé : écrivez-le sur la première ligne de votre réponse.",
+        "large": "votre courriel dépasse 256 Kio, Turnpost ne l'a donc pas lu",
+        "not_said": "Non publié à la table de Siam avec Bob",
+        "too_long": "Vos mots n'ont pas été envoyés à la table : Au plus 500 caractères.",
+        "takeback": 'Rien n\'a changé : écrivez "takeback", "takeback accept" ou'
+        ' "takeback decline".',
+    },
+}
+
+
+def with_attachment(raw: bytes) -> bytes:
+    """The reply ``raw`` with a PDF attached."""
+    message = message_from_bytes(raw, policy=policy.default)
+    message.add_attachment(b"%PDF-1.4", maintype="application", subtype="pdf", filename="a.pdf")
+    return bytes(message)
+
+
+@pytest.mark.parametrize("language", sorted(REFUSALS))
+def test_broken_and_refused_mail_is_answered_in_the_seats_language(
+    games: GameService, mailbox: Mailbox, language: str
+) -> None:
+    """Each answer to a mail Turnpost could not read or refused (English sentences before) is
+    in the seat's language, with no English left; nothing is played."""
+    told = REFUSALS[language]
+    seats = [{"name": "Ann", "email": "ann@example.org", "language": language}, {"name": "Bob"}]
+    game = games.create("siam", seats, {})
+    opened_links(games, game)
+    ann = "ann@example.org"
+    turn = mailbox.latest(ann, told["turn"])
+    settings = games.notifier.settings
+
+    def answered(raw: bytes, subject: str) -> str:
+        receive(raw, games, settings)
+        return " ".join(mailbox.latest(ann, subject).get_body(("plain",)).get_content().split())
+
+    assert told["attachment"] in answered(with_attachment(reply_to(turn, "a1")), told["unread"])
+    assert told["empty"] in answered(reply_to(turn, ""), told["unread"])
+    huge = reply_to(turn, "enter a1 N\n\n" + "gg " * 100_000)
+    assert told["large"] in answered(huge, told["unread"])
+    assert told["too_long"] in answered(reply_to(turn, "say: " + "g" * 600), told["not_said"])
+    assert told["takeback"] in answered(reply_to(turn, "takeback maybe"), "")
+    assert games.store.moves(game["id"]) == []
+    english = english_strings()
+    for mail in mails_to(mailbox, ann):
+        assert not english_left(mail, english), (mail["Subject"], english_left(mail, english))
+
+
+#: An invitation's subject and opening in each language.
+INVITATIONS = {
+    "nl": ("Een uitnodiging om Siam te spelen op Turnpost", "Hallo Bob, Je bent uitgenodigd om"),
+    "de": ("Eine Einladung, Siam auf Turnpost zu spielen", "Hallo Bob, Du bist eingeladen, auf"),
+    "fr": ("Une invitation à jouer à Siam sur Turnpost", "Bonjour Bob, Vous êtes invité à jouer"),
+}
+
+
+@pytest.mark.parametrize("language", sorted(INVITATIONS))
+def test_an_invitation_is_written_in_the_seats_language(
+    games: GameService, mailbox: Mailbox, language: str
+) -> None:
+    """The invitation of a seat that is not to move (English before) speaks its language."""
+    subject, opening = INVITATIONS[language]
+    bob = {"name": "Bob", "email": "bob@example.org", "language": language, "invite": True}
+    seats = [{"name": "Ann"}, bob]
+    games.create("siam", seats, {})
+    invitation = mailbox.latest("bob@example.org", subject)
+    text = " ".join(invitation.get_body(("plain",)).get_content().split())
+    assert text.startswith(opening), text
+    assert f'<html lang="{language}">' in invitation.get_body(("html",)).get_content()
+    english = english_strings()
+    assert not english_left(invitation, english), english_left(invitation, english)

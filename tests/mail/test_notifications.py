@@ -23,14 +23,24 @@ from engines import ENGINES
 from server.app import SECRET_KEY_SETTING
 from server.cli import main
 from server.games.clock import format_time, parse_time, utcnow
+from server.i18n import catalog
 from server.mail.delivery import deliver_due
 from server.mail.settings import MailSettings, environment_config, settings_from_config
 from server.notify.presence import AT_THE_TABLE
 from server.store import open_store
 from server.store.records import Player
 from tests.mail.conftest import BASE_URL, DOMAIN, MAIL_SETTINGS, Sink, first_mail, mail_in
-from tests.mail.players import OPENED, create_game, move, save_profile, sign_in, take_seat
+from tests.mail.players import (
+    OPENED,
+    create_game,
+    csrf_of,
+    move,
+    save_profile,
+    sign_in,
+    take_seat,
+)
 from tests.mail.samples import html_of, text_of
+from tests.mail.test_languages import english_left, english_strings
 from tests.support import BackgroundServer, run_sql, table_rows
 from tests.web.table import Mirror, click_turn
 
@@ -154,6 +164,86 @@ def test_a_digest_player_gets_no_turn_mail_but_each_morning_one_mail_of_every_wa
     assert parse_time(later).astimezone(bangkok).hour == 8
     time.sleep(1)  # a few more rounds of the worker
     assert len(mails_to(sink, ANN, "Your turn")) == 1, "more than one digest"
+
+
+#: A digest of one game waiting for the player, in each language: its subject and words.
+DIGESTS = {
+    "nl": (
+        "Jouw beurt in Siam met Bob (zet 2)",
+        [
+            "Hallo Ann,",
+            "Je dagelijkse overzicht: dit spel wacht op je zet.",
+            "Siam met Bob, zet 2:",
+        ],
+    ),
+    "de": (
+        "Du bist am Zug in Siam mit Bob (Zug 2)",
+        [
+            "Hallo Ann,",
+            "Deine tägliche Übersicht: Dieses Spiel wartet auf deinen Zug.",
+            "Siam mit Bob, Zug 2:",
+        ],
+    ),
+    "fr": (
+        "Votre tour dans Siam avec Bob (coup 2)",
+        [
+            "Bonjour Ann,",
+            "Votre récapitulatif du jour : cette partie attend votre coup.",
+            "Siam avec Bob, coup 2 :",
+        ],
+    ),
+}
+
+
+def test_a_digest_is_written_in_its_players_language(
+    mail_server: BackgroundServer, worker, smtp_sink: tuple[Sink, str], db_url: str
+) -> None:
+    """A player who reads Dutch, German or French gets the digest in that language, its
+    deadline in their words and time zone (English before)."""
+    sink = smtp_sink[0]
+    english = english_strings()
+    for language, (subject, sentences) in DIGESTS.items():
+        address = f"ann.{language}@example.org"
+        ann = sign_in(mail_server, sink, address)
+        save_profile(
+            ann,
+            mail_server,
+            name="Ann",
+            language=language,
+            time_zone="Europe/Brussels",
+            mail_pref="digest",
+        )
+        players = [{"name": "Bob", "email": BOB}, {"name": "Ann", "email": address}]
+        game = create_game(mail_server, "siam", players, turn_hours=48)
+        take_seat(ann, mail_server, game, 1)
+        move(mail_server, game, 0, "enter a1 N")
+        wait_until(lambda a=address: player_row(db_url, a).digest_due_at, "scheduling the digest")
+        run_sql(
+            db_url, "UPDATE players SET digest_due_at = ? WHERE email_key = ?", [utcnow(), address]
+        )
+        digest = first_mail(sink, address, subject)
+        text = " ".join(text_of(digest).split())
+        assert all(sentence in text for sentence in sentences), text
+        assert catalog(language).gettext("Please move by %(deadline)s.").split("%")[0] in text
+        assert f'<html lang="{language}">' in html_of(digest)
+        assert not english_left(digest, english), english_left(digest, english)
+
+
+def test_a_sign_in_mail_is_written_in_the_language_of_the_page_that_asked(
+    mail_server: BackgroundServer, worker, smtp_sink: tuple[Sink, str]
+) -> None:
+    """The sign-in link asked for on a German page comes in German (English before)."""
+    asking = requests.Session()
+    asking.headers["Accept-Language"] = "de-AT, en;q=0.5"
+    form = asking.get(f"{mail_server.url}/sign-in", timeout=10).text
+    data = {"csrf_token": csrf_of(form), "email": CY}
+    assert asking.post(f"{mail_server.url}/sign-in", data=data, timeout=10).status_code == 200
+    mail = first_mail(smtp_sink[0], CY, "Dein Link zur Anmeldung bei Turnpost")
+    text = " ".join(text_of(mail).split())
+    assert text.startswith("Hallo, Um dich bei Turnpost anzumelden, öffne diesen Link")
+    assert "Nie wieder mailen (für kein Spiel):" in text
+    assert '<html lang="de">' in html_of(mail)
+    assert not english_left(mail, english_strings()), english_left(mail, english_strings())
 
 
 def mail_key(db_url: str, game_id: str, seat: int) -> str:

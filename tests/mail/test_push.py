@@ -28,6 +28,7 @@ from tests.mail.players import (
     create_game,
     csrf_of,
     move,
+    save_profile,
     sign_in,
     sign_in_link,
     take_seat,
@@ -353,3 +354,25 @@ def test_the_service_worker_is_a_script_that_may_fetch_nothing(
     assert answer.headers["Content-Security-Policy"] == "default-src 'none'"
     assert answer.headers["Cache-Control"] == "no-cache"
     assert 'addEventListener("push"' in answer.text
+
+
+def test_a_push_speaks_its_players_language(
+    push_server: BackgroundServer,
+    push_worker,
+    push_service: PushService,
+    smtp_sink: tuple[Sink, str],
+) -> None:
+    """A player who reads French is told of their turn in French (English before)."""
+    ann = sign_in(push_server, smtp_sink[0], ANN)
+    save_profile(ann, push_server, name="Ann", language="fr")
+    _, csrf, _ = player_page(ann, push_server)
+    phone = PushBrowser(f"{push_service.origin}/push/ann-phone")
+    assert subscribe(ann, push_server, phone.subscription(), csrf).status_code == 201
+    game = create_game(push_server, "siam", SIAM)
+    take_seat(ann, push_server, game, 1)
+    move(push_server, game, 0, "enter a1 N")
+    [push] = push_service.wait_for(1)
+    told = phone.read(push)
+    assert told["title"] == "Votre tour dans Siam avec Bob"
+    assert told["body"].startswith("Coup 2 : ") and "rhinocéros" in told["body"]
+    assert "enter" not in told["body"]
