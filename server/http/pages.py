@@ -39,6 +39,7 @@ mail are in :mod:`server.http.mail_stop`.
 from __future__ import annotations
 
 import base64
+import json
 import secrets
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -90,6 +91,7 @@ from server.http.guide import (
     pick_params,
     read_picks,
 )
+from server.http.page_parts import kept_part, part_key
 from server.http.turn import MAX_STEPS, STEP, TurnSoFar, WholeTurn, read_turn, whole_turn
 from server.i18n import N_, catalog, page_language, read_as_seat, reader_zone
 from server.phrases import read_questions, render
@@ -756,18 +758,20 @@ def game_page(game_id: str) -> Any:
     A table that was never dealt (it forms, or was cancelled) has its own page.
     """
     games = current_service()
-    if not games.load(game_id).started:
+    game = games.load(game_id)
+    if not game.started:
         return redirect(url_for("tables.table_page", game_id=game_id), 303)
-    return render_template("game.html", **_table(games, game_id))
+    return render_template("game.html", **_table(games, game))
 
 
 @bp.route("/games/<game_id>/live")
 def live_table(game_id: str) -> Response:
     """The game table alone, for the page's script to swap in after a move."""
     games = current_service()
-    if not games.load(game_id).started:
+    game = games.load(game_id)
+    if not game.started:
         return redirect(url_for("tables.table_page", game_id=game_id), 303)
-    response = make_response(render_template("table.html", **_table(games, game_id)))
+    response = make_response(render_template("table.html", **_table(games, game)))
     response.headers["Cache-Control"] = "no-store"
     return response
 
@@ -796,7 +800,7 @@ def post_move(game_id: str) -> Any:
     except TurnpostError as error:
         if error.code in ("not_found", "not_started"):
             raise
-        page = render_template("game.html", **_table(games, game_id, error, notation))
+        page = render_template("game.html", **_table(games, games.load(game_id), error, notation))
         return page, error.status
     # players sharing a device: a game that hides something stays with the mover's view
     keep = seat in held and len(held) > 1 and game.engine.hidden_information
@@ -841,26 +845,45 @@ MOVES_SHOWN = 50
 
 @dataclass
 class MoveList:
-    """One page of the game page's move list: its entries (oldest first), the ``upto`` its
-    address asked for (``None``: the default page) and the pages around it, each named by
-    the ``upto`` of its address (``None``: no such page)."""
+    """One page of the game page's move list: its entries (oldest first) as HTML, the
+    ``upto`` its address asked for (``None``: the default page) and the pages around it,
+    each named by the ``upto`` of its address (``None``: no such page)."""
 
-    entries: list[dict[str, Any]]
+    html: Markup
     asked: int | None
     earlier: int | None
     later: int | None
 
 
-def _move_list(games: GameService, game: Game, at: int | None) -> MoveList:
+def _version(game: Game) -> list[Any]:
+    """All a game's log entries in words are rendered from but the page of them: the game,
+    its version (a move, a takeback, the end) and its players' names."""
+    return [game.id, game.seq, game.status, game.row.updated_at, [s.name for s in game.seats]]
+
+
+def _move_list(games: GameService, game: Game, at: int | None, shown: int | None) -> MoveList:
     """The page of at most :data:`MOVES_SHOWN` entries ending with move ``?upto=N``; without
-    it, the page ending with the latest move, or the one around the replayed move ``at``."""
+    it, the page ending with the latest move, or the one around the replayed move ``at``;
+    its links as seat ``shown``. Kept per game version, page, seat shown and language."""
     latest = game.seq
     asked = request.args.get("upto", type=int)
     around = latest if at is None else min(latest, max(at + MOVES_SHOWN // 2, MOVES_SHOWN))
     upto = min(max(around if asked is None else asked, 0), latest)
     first = max(upto - MOVES_SHOWN, 0)
+    language = page_language()
+
+    def render_list() -> str:
+        return render_template(
+            "moves.html",
+            entries=games.move_log(game, after=first, limit=upto - first, language=language),
+            at=at,
+            latest_seq=latest,
+            table_url=lambda as_seat=shown, **params: _table_url(game.id, (), as_seat, **params),
+        )
+
+    key = part_key("moves", _version(game), first, upto, at, shown, language)
     return MoveList(
-        games.move_log(game, after=first, limit=upto - first, language=page_language()),
+        Markup(kept_part(key, render_list)),
         asked,
         earlier=first or None,
         later=min(upto + MOVES_SHOWN, latest) if upto < latest else None,
@@ -868,17 +891,23 @@ def _move_list(games: GameService, game: Game, at: int | None) -> MoveList:
 
 
 def _last_move(games: GameService, game: Game, at: int | None) -> dict[str, Any] | None:
-    """The log entry that led to the position shown (move ``at``, else the latest), if any."""
+    """The log entry that led to the position shown (move ``at``, else the latest), if any
+    (kept per game version, move and language)."""
     seq = game.seq if at is None else at
-    entries = games.move_log(game, after=seq - 1, limit=1, language=page_language()) if seq else []
-    return entries[0] if entries else None
+    if not seq:
+        return None
+    language = page_language()
+
+    def entry() -> str:
+        return json.dumps(games.move_log(game, after=seq - 1, limit=1, language=language)[0])
+
+    return json.loads(kept_part(part_key("last move", _version(game), seq, language), entry))
 
 
 def _table(
-    games: GameService, game_id: str, error: TurnpostError | None = None, notation: str = ""
+    games: GameService, game: Game, error: TurnpostError | None = None, notation: str = ""
 ) -> dict[str, Any]:
-    """The context of the game table (the page and its live fragment)."""
-    game = games.load(game_id)
+    """The context of the game table (the page and its live fragment) of ``game``, loaded."""
     engine = game.engine
     held = _held_seats(games, game)
     seat = _chosen_seat(game, held)
@@ -915,7 +944,7 @@ def _table(
         "engine": engine,
         "names": names,
         "colors": PLAYER_COLORS,
-        "move_list": _move_list(games, game, at),
+        "move_list": _move_list(games, game, at, shown),
         "seat": seat,
         "held": sorted(held),
         "at": at,
@@ -1073,10 +1102,18 @@ def _view_after(
     }
 
 
+#: What a board fragment is given of the game object: all it is drawn from (with the board,
+#: the engine's static board for the options, and the language), so all its cache key holds.
+BOARD_FIELDS = ("engine", "players", "options", "state", "to_move", "status", "result", "you")
+
+
 def render_board_html(view: dict[str, Any], board: Board) -> Markup:
-    """The game's board fragment (``boards/<id>.html``, else the generic one) as drawn."""
+    """The game's board fragment (``boards/<id>.html``, else the generic one) as drawn: kept
+    per worker under a digest of all it is drawn from (:mod:`server.http.page_parts`)."""
+    drawn = {field: view[field] for field in BOARD_FIELDS}
     templates = [f"boards/{view['engine']}.html", "boards/default.html"]
-    return Markup(render_template(templates, **board_context(view, board)))
+    key = part_key("board", drawn, board, page_language())
+    return Markup(kept_part(key, lambda: render_template(templates, **board_context(drawn, board))))
 
 
 def _scores(result: dict[str, Any] | None) -> dict[int, Any]:
