@@ -58,6 +58,7 @@ from flask import (
     send_from_directory,
     url_for,
 )
+from flask_wtf.csrf import generate_csrf
 from jinja2 import TemplateNotFound
 from markupsafe import Markup, escape
 from marshmallow import ValidationError
@@ -338,26 +339,52 @@ LOBBY_BANK = {"kind": "bank", "bank_hours": 240, "increment_hours": 36, "max_ban
 WEEKENDS = {"weekdays": ["sat", "sun"]}
 
 
-def _render_lobby(error: TurnpostError | None = None, form: Mapping[str, str] | None = None) -> str:
-    store, player = current_store(), current_actor().player
-    mine = [] if player is None else store.lobby_games(player.id, LOBBY_OWN_GAMES)
-    return render_template(
-        "lobby.html",
-        engines=list(ENGINES.values()),
-        engine_names={engine.id: engine.name for engine in ENGINES.values()},
-        hidden={engine.id: engine.hidden_information for engine in ENGINES.values()},
-        open_tables=[table_entry(row) for row in store.open_tables(utcnow(), LOBBY_TABLES)],
-        own_games=[own_entry(row, player) for row in mine],
-        seats=range(FORM_SEATS),
-        bot_choices=BOT_CHOICES,
-        clocks=TURN_CLOCKS,
-        bank=LOBBY_BANK,
-        error=error,
-        form=form or {},
-        option_fields=option_fields,
-        words_of=words_of,
-        clock_words=clock_words,
+#: Stand-ins for a kept page's per-request parts, the script nonce and the CSRF token:
+#: random per process and never sent (each request's own are put in their place).
+NONCE_MARK = f"nonce{secrets.token_hex(16)}"
+CSRF_MARK = f"csrf{secrets.token_hex(16)}"
+
+
+def kept_page(key: str, template: str, **context: Any) -> str:
+    """``template`` kept per worker under ``key`` (:func:`server.http.page_parts.kept_part`),
+    rendered with stand-ins for the script nonce and the CSRF token, which are this
+    request's own in the page answered (the token only where the page has a form)."""
+    page = kept_part(
+        key,
+        lambda: render_template(
+            template, csp_nonce=lambda: NONCE_MARK, csrf_token=lambda: CSRF_MARK, **context
+        ),
     )
+    page = page.replace(NONCE_MARK, csp_nonce())
+    return page.replace(CSRF_MARK, generate_csrf()) if CSRF_MARK in page else page
+
+
+def _render_lobby(error: TurnpostError | None = None, form: Mapping[str, str] | None = None) -> str:
+    """The lobby; a visitor's (not signed in, no form sent back) is kept per worker for its
+    open tables and language (the same page for every visitor but for the nonce and the
+    CSRF token); a signed-in player's lists their own games and is rendered each time."""
+    store, player = current_store(), current_actor().player
+    tables = store.open_tables(utcnow(), LOBBY_TABLES)
+    mine = [] if player is None else store.lobby_games(player.id, LOBBY_OWN_GAMES)
+    context = {
+        "engines": list(ENGINES.values()),
+        "engine_names": {engine.id: engine.name for engine in ENGINES.values()},
+        "hidden": {engine.id: engine.hidden_information for engine in ENGINES.values()},
+        "open_tables": [table_entry(row) for row in tables],
+        "own_games": [own_entry(row, player) for row in mine],
+        "seats": range(FORM_SEATS),
+        "bot_choices": BOT_CHOICES,
+        "clocks": TURN_CLOCKS,
+        "bank": LOBBY_BANK,
+        "error": error,
+        "form": form or {},
+        "option_fields": option_fields,
+        "words_of": words_of,
+        "clock_words": clock_words,
+    }
+    if player is not None or error is not None or form:
+        return render_template("lobby.html", **context)
+    return kept_page(part_key("lobby", tables, page_language()), "lobby.html", **context)
 
 
 def table_entry(row: OpenTable) -> dict[str, Any]:
@@ -959,6 +986,7 @@ def _table(
         "time_left_words": lambda time: time_left_words(time, page_language()),
         "result_words": _result_words(engine, view["result"], names),
         "board_html": board_html,
+        "fairness": _fairness(engine, view),
         "error": error,
         "error_words": refusal_words(error, page_language()) if error else "",
         "stale_seat": "" if held else _stale_seat_words(games, game),
@@ -972,6 +1000,17 @@ def _table(
         "takeback": takeback_panel(games, game, seat if at is None else None),
         "conditional": conditional_panel(games, game, seat if at is None else None),
     }
+
+
+def _fairness(engine: Engine, view: dict[str, Any]) -> Markup:
+    """The fair-play notice of the table (``fairness.html``), kept per worker for all it
+    says: the engine, the players (whose links were opened, or given anew), the setup."""
+    said = [engine.id, view["players"], view["from_position"], view["seeded"], page_language()]
+    notice = kept_part(
+        part_key("fairness", *said),
+        lambda: render_template("fairness.html", engine=engine, game=view),
+    )
+    return Markup(notice)
 
 
 def _result_words(engine: Engine, result: dict[str, Any] | None, names: list[str]) -> str:
