@@ -788,7 +788,40 @@ def game_page(game_id: str) -> Any:
     game = games.load(game_id)
     if not game.started:
         return redirect(url_for("tables.table_page", game_id=game_id), 303)
-    return render_template("game.html", **_table(games, game))
+    context = _table(games, game)
+    key = _watcher_key(game, context)
+    if key is None:
+        return render_template("game.html", **context)
+    return kept_page(key, "game.html", **context)
+
+
+def _watcher_key(game: Game, context: dict[str, Any]) -> str | None:
+    """The key a watcher's game page is kept under (:func:`kept_page`): a digest of all the
+    page is rendered from (its address, language and time zone, this second, which its
+    moments and clocks are measured from, the public game object, the game's version, the
+    talk, takeback, conditional-move and analysis panels, the host panel and rematch);
+    ``None`` for the page of a seat, of a signed-in reader (whose own parts it shows), of a
+    browser whose seat link died, or of a refusal: those are rendered each time."""
+    if current_actor().player is not None or context["seat"] is not None or context["held"]:
+        return None
+    if context["stale_seat"] or context["error"]:
+        return None
+    from server.http.table_pages import table_controls  # it imports this module
+
+    controls = table_controls(game)
+    shown = {name: value for name, value in controls.items() if not callable(value)}
+    panels = [context[name] for name in ("talk", "takeback", "conditional", "analysis")]
+    return part_key(
+        "watcher page",
+        request.full_path,
+        page_language(),
+        reader_zone(),
+        utcnow()[:19],
+        context["game"],
+        _version(game),
+        panels,
+        shown,
+    )
 
 
 @bp.route("/games/<game_id>/live")
