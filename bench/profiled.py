@@ -7,9 +7,12 @@ file with ``synchronous = FULL``, the engine) answers ``--requests``
 requests of one route through Flask's test client, without the network:
 ``move`` (Siam's four-move cycle, a new game every 400 moves, each answer ``201``), ``game``
 (the public game), ``seat`` (the game with a seat token), ``legal`` (Siam's
-legal moves), ``log`` (the move log), ``healthz`` (the liveness check) or
+legal moves), ``log`` (the move log), ``healthz`` (the liveness check),
 ``bare`` (``GET /`` of the bare Flask app of ``bench/bare.py``, the ratio base
-of ``bench/throughput.py``, through the same test client). It prints the CPU time per
+of ``bench/throughput.py``, through the same test client), ``page`` (the game page of a
+watcher), ``page-seat`` (the game page of the seat to move, or of seat 0 when the game
+hides something: its hand) or ``lobby`` (the lobby of a visitor). The pages
+are those of ``--engine``'s game ``--plies`` random legal moves in. It prints the CPU time per
 request (of every thread of the process: a machine shared with other work
 makes wall time noisy), the SQL statements per request (SQLite's trace callback) and the
 top functions of the profile, so that a change is measured before and after
@@ -26,6 +29,7 @@ import argparse
 import cProfile
 import io
 import pstats
+import random
 import statistics
 import sys
 import tempfile
@@ -37,6 +41,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench import bare  # noqa: E402
+from engines import ENGINES  # noqa: E402
 from engines.siam.board import PLY_LIMIT  # noqa: E402
 from server import create_app  # noqa: E402
 
@@ -50,6 +55,10 @@ UNLIMITED = {
 CYCLE = ("enter a1 N", "enter e5 S", "exit a1", "exit e5")
 #: Moves played in one game before the next (Siam draws a game at 500 plies).
 MOVES_PER_GAME = 400
+#: The players of each engine's game for the page routes.
+PLAYERS = {"siam": 2, "king-of-siam": 4, "foreign-king": 3, "bangkok-klongs": 4}
+#: The page routes: each answers a ``GET`` of a web page.
+PAGES = ("page", "page-seat", "lobby")
 
 
 def new_game(client: Any) -> tuple[str, list[str]]:
@@ -63,6 +72,42 @@ def new_game(client: Any) -> tuple[str, list[str]]:
             f"{path}/moves", json={"notation": CYCLE[ply]}, headers={"Authorization": tokens[ply]}
         )
     return path, tokens
+
+
+def page_game(app: Any, engine_id: str, plies: int) -> tuple[str, list[str], int]:
+    """A game of ``engine_id`` ``plies`` random legal moves in (fewer if it ends): its id, its
+    seats' tokens and the seat whose page ``page-seat`` shows."""
+    engine = ENGINES[engine_id]
+    with app.app_context():
+        from server.games.service import MoveRequest
+        from server.http.context import current_service
+
+        games = current_service()
+        players = [{"name": name} for name in ("Ann", "Bob", "Cleo", "Dan")[: PLAYERS[engine_id]]]
+        created = games.create(engine_id, players, {}, seed=1)
+        state = engine.setup(len(players), engine.options({}), 1)
+        rng = random.Random(1)
+        for _ in range(plies):
+            if engine.result(state) is not None:
+                break
+            seat = engine.to_move(state)[0]
+            move = rng.choice(engine.legal_moves(state, seat))
+            games.submit(MoveRequest(created["id"], seat=seat, move=move))
+            state = engine.apply(state, seat, move)
+    tokens = [player["token"] for player in created["players"]]
+    shown = 0 if engine.hidden_information else engine.to_move(state)[0]
+    return created["id"], tokens, shown
+
+
+def page(app: Any, name: str, engine_id: str, plies: int) -> Callable[[int], int]:
+    """A function answering request number ``i`` of page route ``name``; it returns the status."""
+    client = app.test_client()
+    if name == "lobby":
+        return lambda i: client.get("/").status_code
+    game_id, tokens, seat = page_game(app, engine_id, plies)
+    if name == "page-seat":
+        client.set_cookie(f"turnpost_seat_{game_id}", tokens[seat], path=f"/games/{game_id}")
+    return lambda i: client.get(f"/games/{game_id}").status_code
 
 
 def route(app: Any, name: str) -> Callable[[int], int]:
@@ -176,10 +221,12 @@ def main() -> None:
     parser.add_argument("--requests", type=int, default=2000)
     parser.add_argument(
         "--route",
-        choices=("move", "game", "seat", "legal", "log", "healthz", "bare", "growth"),
+        choices=("move", "game", "seat", "legal", "log", "healthz", "bare", "growth", *PAGES),
         default="move",
     )
     parser.add_argument("--hooks", action="store_true", help="CPU per request of each hook")
+    parser.add_argument("--engine", choices=sorted(PLAYERS), default="siam", help="of pages")
+    parser.add_argument("--plies", type=int, default=20, help="moves before a page is asked")
     parser.add_argument("--games", type=int, default=4, help="games of the growth route")
     parser.add_argument("--top", type=int, default=25)
     parser.add_argument("--sort", default="tottime", help="a pstats sort key (cumulative, ...)")
@@ -194,6 +241,8 @@ def main() -> None:
         if args.route == "bare":
             app, bare_client = bare.app, bare.app.test_client()
             answer = lambda i: bare_client.get("/").status_code  # noqa: E731
+        elif args.route in PAGES:
+            answer = page(app, args.route, args.engine, args.plies)
         else:
             answer = route(app, args.route)
         per_request = count_statements(app, answer) if args.route != "bare" else 0
@@ -209,7 +258,8 @@ def main() -> None:
         statuses = {answer(i) for i in range(args.requests + 1, 2 * args.requests + 1)}
         profile.disable()
         elapsed = time.perf_counter() - started
-    print(f"route {args.route}: {args.requests} requests, statuses {sorted(statuses)}")
+    game = f" ({args.engine}, {args.plies} plies)" if args.route in PAGES[:2] else ""
+    print(f"route {args.route}{game}: {args.requests} requests, statuses {sorted(statuses)}")
     print(f"{cpu * 1000:.3f} ms of CPU per request (every thread of the process), unprofiled")
     print(f"{elapsed / args.requests * 1000:.3f} ms per request under the profiler")
     print(f"{per_request} SQL statements per request (triggers' steps included)")

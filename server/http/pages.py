@@ -39,6 +39,7 @@ mail are in :mod:`server.http.mail_stop`.
 from __future__ import annotations
 
 import base64
+import json
 import secrets
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -59,6 +60,7 @@ from flask import (
     send_from_directory,
     url_for,
 )
+from flask_wtf.csrf import generate_csrf
 from jinja2 import TemplateNotFound
 from markupsafe import Markup, escape
 from marshmallow import ValidationError
@@ -92,6 +94,7 @@ from server.http.guide import (
     pick_params,
     read_picks,
 )
+from server.http.page_parts import kept_part, part_key
 from server.http.turn import MAX_STEPS, STEP, TurnSoFar, WholeTurn, read_turn, whole_turn
 from server.i18n import (
     N_,
@@ -349,26 +352,52 @@ LOBBY_BANK = {"kind": "bank", "bank_hours": 240, "increment_hours": 36, "max_ban
 WEEKENDS = {"weekdays": ["sat", "sun"]}
 
 
-def _render_lobby(error: TurnpostError | None = None, form: Mapping[str, str] | None = None) -> str:
-    store, player = current_store(), current_actor().player
-    mine = [] if player is None else store.lobby_games(player.id, LOBBY_OWN_GAMES)
-    return render_template(
-        "lobby.html",
-        engines=list(ENGINES.values()),
-        engine_names={engine.id: engine.name for engine in ENGINES.values()},
-        hidden={engine.id: engine.hidden_information for engine in ENGINES.values()},
-        open_tables=[table_entry(row) for row in store.open_tables(utcnow(), LOBBY_TABLES)],
-        own_games=[own_entry(row, player) for row in mine],
-        seats=range(FORM_SEATS),
-        bot_choices=BOT_CHOICES,
-        clocks=TURN_CLOCKS,
-        bank=LOBBY_BANK,
-        error=error,
-        form=form or {},
-        option_fields=option_fields,
-        choice_words=choice_words,
-        clock_words=clock_words,
+#: Stand-ins for a kept page's per-request parts, the script nonce and the CSRF token:
+#: random per process and never sent (each request's own are put in their place).
+NONCE_MARK = f"nonce{secrets.token_hex(16)}"
+CSRF_MARK = f"csrf{secrets.token_hex(16)}"
+
+
+def kept_page(key: str, template: str, **context: Any) -> str:
+    """``template`` kept per worker under ``key`` (:func:`server.http.page_parts.kept_part`),
+    rendered with stand-ins for the script nonce and the CSRF token, which are this
+    request's own in the page answered (the token only where the page has a form)."""
+    page = kept_part(
+        key,
+        lambda: render_template(
+            template, csp_nonce=lambda: NONCE_MARK, csrf_token=lambda: CSRF_MARK, **context
+        ),
     )
+    page = page.replace(NONCE_MARK, csp_nonce())
+    return page.replace(CSRF_MARK, generate_csrf()) if CSRF_MARK in page else page
+
+
+def _render_lobby(error: TurnpostError | None = None, form: Mapping[str, str] | None = None) -> str:
+    """The lobby; a visitor's (not signed in, no form sent back) is kept per worker for its
+    open tables and language (the same page for every visitor but for the nonce and the
+    CSRF token); a signed-in player's lists their own games and is rendered each time."""
+    store, player = current_store(), current_actor().player
+    tables = store.open_tables(utcnow(), LOBBY_TABLES)
+    mine = [] if player is None else store.lobby_games(player.id, LOBBY_OWN_GAMES)
+    context = {
+        "engines": list(ENGINES.values()),
+        "engine_names": {engine.id: engine.name for engine in ENGINES.values()},
+        "hidden": {engine.id: engine.hidden_information for engine in ENGINES.values()},
+        "open_tables": [table_entry(row) for row in tables],
+        "own_games": [own_entry(row, player) for row in mine],
+        "seats": range(FORM_SEATS),
+        "bot_choices": BOT_CHOICES,
+        "clocks": TURN_CLOCKS,
+        "bank": LOBBY_BANK,
+        "error": error,
+        "form": form or {},
+        "option_fields": option_fields,
+        "choice_words": choice_words,
+        "clock_words": clock_words,
+    }
+    if player is not None or error is not None or form:
+        return render_template("lobby.html", **context)
+    return kept_page(part_key("lobby", tables, page_language()), "lobby.html", **context)
 
 
 def table_entry(row: OpenTable) -> dict[str, Any]:
@@ -823,18 +852,53 @@ def game_page(game_id: str) -> Any:
     A table that was never dealt (it forms, or was cancelled) has its own page.
     """
     games = current_service()
-    if not games.load(game_id).started:
+    game = games.load(game_id)
+    if not game.started:
         return redirect(url_for("tables.table_page", game_id=game_id), 303)
-    return render_template("game.html", **_table(games, game_id))
+    context = _table(games, game)
+    key = _watcher_key(game, context)
+    if key is None:
+        return render_template("game.html", **context)
+    return kept_page(key, "game.html", **context)
+
+
+def _watcher_key(game: Game, context: dict[str, Any]) -> str | None:
+    """The key a watcher's game page is kept under (:func:`kept_page`): a digest of all the
+    page is rendered from (its address, language and time zone, this second, which its
+    moments and clocks are measured from, the public game object, the game's version, the
+    talk, takeback, conditional-move and analysis panels, the host panel and rematch);
+    ``None`` for the page of a seat, of a signed-in reader (whose own parts it shows), of a
+    browser whose seat link died, or of a refusal: those are rendered each time."""
+    if current_actor().player is not None or context["seat"] is not None or context["held"]:
+        return None
+    if context["stale_seat"] or context["error"]:
+        return None
+    from server.http.table_pages import table_controls  # it imports this module
+
+    controls = table_controls(game)
+    shown = {name: value for name, value in controls.items() if not callable(value)}
+    panels = [context[name] for name in ("talk", "takeback", "conditional", "analysis")]
+    return part_key(
+        "watcher page",
+        request.full_path,
+        page_language(),
+        reader_zone(),
+        utcnow()[:19],
+        context["game"],
+        _version(game),
+        panels,
+        shown,
+    )
 
 
 @bp.route("/games/<game_id>/live")
 def live_table(game_id: str) -> Response:
     """The game table alone, for the page's script to swap in after a move."""
     games = current_service()
-    if not games.load(game_id).started:
+    game = games.load(game_id)
+    if not game.started:
         return redirect(url_for("tables.table_page", game_id=game_id), 303)
-    response = make_response(render_template("table.html", **_table(games, game_id)))
+    response = make_response(render_template("table.html", **_table(games, game)))
     response.headers["Cache-Control"] = "no-store"
     return response
 
@@ -863,7 +927,7 @@ def post_move(game_id: str) -> Any:
     except TurnpostError as error:
         if error.code in ("not_found", "not_started"):
             raise
-        page = render_template("game.html", **_table(games, game_id, error, notation))
+        page = render_template("game.html", **_table(games, games.load(game_id), error, notation))
         return page, error.status
     # players sharing a device: a game that hides something stays with the mover's view
     keep = seat in held and len(held) > 1 and game.engine.hidden_information
@@ -908,26 +972,45 @@ MOVES_SHOWN = 50
 
 @dataclass
 class MoveList:
-    """One page of the game page's move list: its entries (oldest first), the ``upto`` its
-    address asked for (``None``: the default page) and the pages around it, each named by
-    the ``upto`` of its address (``None``: no such page)."""
+    """One page of the game page's move list: its entries (oldest first) as HTML, the
+    ``upto`` its address asked for (``None``: the default page) and the pages around it,
+    each named by the ``upto`` of its address (``None``: no such page)."""
 
-    entries: list[dict[str, Any]]
+    html: Markup
     asked: int | None
     earlier: int | None
     later: int | None
 
 
-def _move_list(games: GameService, game: Game, at: int | None) -> MoveList:
+def _version(game: Game) -> list[Any]:
+    """All a game's log entries in words are rendered from but the page of them: the game,
+    its version (a move, a takeback, the end) and its players' names."""
+    return [game.id, game.seq, game.status, game.row.updated_at, [s.name for s in game.seats]]
+
+
+def _move_list(games: GameService, game: Game, at: int | None, shown: int | None) -> MoveList:
     """The page of at most :data:`MOVES_SHOWN` entries ending with move ``?upto=N``; without
-    it, the page ending with the latest move, or the one around the replayed move ``at``."""
+    it, the page ending with the latest move, or the one around the replayed move ``at``;
+    its links as seat ``shown``. Kept per game version, page, seat shown and language."""
     latest = game.seq
     asked = request.args.get("upto", type=int)
     around = latest if at is None else min(latest, max(at + MOVES_SHOWN // 2, MOVES_SHOWN))
     upto = min(max(around if asked is None else asked, 0), latest)
     first = max(upto - MOVES_SHOWN, 0)
+    language = page_language()
+
+    def render_list() -> str:
+        return render_template(
+            "moves.html",
+            entries=games.move_log(game, after=first, limit=upto - first, language=language),
+            at=at,
+            latest_seq=latest,
+            table_url=lambda as_seat=shown, **params: _table_url(game.id, (), as_seat, **params),
+        )
+
+    key = part_key("moves", _version(game), first, upto, at, shown, language)
     return MoveList(
-        games.move_log(game, after=first, limit=upto - first, language=page_language()),
+        Markup(kept_part(key, render_list)),
         asked,
         earlier=first or None,
         later=min(upto + MOVES_SHOWN, latest) if upto < latest else None,
@@ -935,17 +1018,23 @@ def _move_list(games: GameService, game: Game, at: int | None) -> MoveList:
 
 
 def _last_move(games: GameService, game: Game, at: int | None) -> dict[str, Any] | None:
-    """The log entry that led to the position shown (move ``at``, else the latest), if any."""
+    """The log entry that led to the position shown (move ``at``, else the latest), if any
+    (kept per game version, move and language)."""
     seq = game.seq if at is None else at
-    entries = games.move_log(game, after=seq - 1, limit=1, language=page_language()) if seq else []
-    return entries[0] if entries else None
+    if not seq:
+        return None
+    language = page_language()
+
+    def entry() -> str:
+        return json.dumps(games.move_log(game, after=seq - 1, limit=1, language=language)[0])
+
+    return json.loads(kept_part(part_key("last move", _version(game), seq, language), entry))
 
 
 def _table(
-    games: GameService, game_id: str, error: TurnpostError | None = None, notation: str = ""
+    games: GameService, game: Game, error: TurnpostError | None = None, notation: str = ""
 ) -> dict[str, Any]:
-    """The context of the game table (the page and its live fragment)."""
-    game = games.load(game_id)
+    """The context of the game table (the page and its live fragment) of ``game``, loaded."""
     engine = game.engine
     held = _held_seats(games, game)
     seat = _chosen_seat(game, held)
@@ -982,7 +1071,7 @@ def _table(
         "engine": engine,
         "names": names,
         "colors": PLAYER_COLORS,
-        "move_list": _move_list(games, game, at),
+        "move_list": _move_list(games, game, at, shown),
         "seat": seat,
         "held": sorted(held),
         "at": at,
@@ -997,6 +1086,7 @@ def _table(
         "time_left_words": lambda time: time_left_words(time, page_language()),
         "result_words": _result_words(engine, view["result"], names),
         "board_html": board_html,
+        "fairness": _fairness(engine, view),
         "error": error,
         "error_words": refusal_words(error, page_language()) if error else "",
         "stale_seat": "" if held else _stale_seat_words(games, game),
@@ -1010,6 +1100,17 @@ def _table(
         "takeback": takeback_panel(games, game, seat if at is None else None),
         "conditional": conditional_panel(games, game, seat if at is None else None),
     }
+
+
+def _fairness(engine: Engine, view: dict[str, Any]) -> Markup:
+    """The fair-play notice of the table (``fairness.html``), kept per worker for all it
+    says: the engine, the players (whose links were opened, or given anew), the setup."""
+    said = [engine.id, view["players"], view["from_position"], view["seeded"], page_language()]
+    notice = kept_part(
+        part_key("fairness", *said),
+        lambda: render_template("fairness.html", engine=engine, game=view),
+    )
+    return Markup(notice)
 
 
 def _result_words(engine: Engine, result: dict[str, Any] | None, names: list[str]) -> str:
@@ -1140,10 +1241,18 @@ def _view_after(
     }
 
 
+#: What a board fragment is given of the game object: all it is drawn from (with the board,
+#: the engine's static board for the options, and the language), so all its cache key holds.
+BOARD_FIELDS = ("engine", "players", "options", "state", "to_move", "status", "result", "you")
+
+
 def render_board_html(view: dict[str, Any], board: Board) -> Markup:
-    """The game's board fragment (``boards/<id>.html``, else the generic one) as drawn."""
+    """The game's board fragment (``boards/<id>.html``, else the generic one) as drawn: kept
+    per worker under a digest of all it is drawn from (:mod:`server.http.page_parts`)."""
+    drawn = {field: view[field] for field in BOARD_FIELDS}
     templates = [f"boards/{view['engine']}.html", "boards/default.html"]
-    return Markup(render_template(templates, **board_context(view, board)))
+    key = part_key("board", drawn, board, page_language())
+    return Markup(kept_part(key, lambda: render_template(templates, **board_context(drawn, board))))
 
 
 def _scores(result: dict[str, Any] | None) -> dict[int, Any]:

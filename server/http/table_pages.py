@@ -76,10 +76,11 @@ def table_helpers() -> dict[str, Any]:
     return {"table_controls": table_controls}
 
 
-def table_controls(game_id: str) -> dict[str, Any]:
-    """What the host panel and the rematch section of ``game_id``'s pages show this visitor."""
+def table_controls(game: Game | str) -> dict[str, Any]:
+    """What the host panel and the rematch section of a game's pages show this visitor (the
+    game as loaded for the page, or its id)."""
     games = current_service()
-    game = games.load(game_id)
+    game = games.load(game) if isinstance(game, str) else game
     player = current_actor().player
     host = Tables(games).host_of(game, player)
     rematch = games.store.rematch_of(game.id)

@@ -103,7 +103,7 @@ def post_message(game_id: str) -> Any:
     except TurnpostError as error:
         if error.code in ("not_found", "unauthorized", "not_started"):
             raise  # a table still forming has no game page to show the refusal on
-        context = _table(games, game_id)
+        context = _table(games, games.load(game_id))
         context["talk"] = replace(
             context["talk"], error=error.message, draft=text, draft_thread=thread
         )
