@@ -13,7 +13,8 @@ invited); else the browser's ``Accept-Language``; else the server's default,
 ``TURNPOST_LANGUAGE``. A mail goes out in its recipient's language
 (:func:`recipient_language`): the seat's player's choice, else the seat's,
 else the server's default; mails are rendered outside a request, with
-:func:`template_words`.
+:func:`template_words`. The ``turnpost`` command's help speaks the language of its
+environment (:func:`command_language`).
 
     >>> catalog("nl").gettext("Sign in")
     'Inloggen'
@@ -25,12 +26,13 @@ else the server's default; mails are rendered outside a request, with
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Sequence
 from functools import cache, lru_cache
 from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from babel.core import negotiate_locale
+from babel.core import default_locale, negotiate_locale
 from babel.dates import get_timezone_location
 from babel.lists import format_list
 from babel.support import Translations
@@ -87,6 +89,15 @@ def best_language(accept_language: str, default: str) -> str:
     ``default`` (a regional tag counts for its language: ``de-CH`` is German)."""
     accepted = [value for value, _ in parse_accept_header(accept_language, LanguageAccept)]
     return negotiate_locale(accepted, list(LANGUAGES), sep="-") or default
+
+
+def command_language() -> str:
+    """The language of the ``turnpost`` command: ``TURNPOST_LANGUAGE`` if it names one of
+    :data:`LANGUAGES`, else the one gettext's variables name (``LANGUAGE``, ``LC_ALL``,
+    ``LC_MESSAGES``, ``LANG``, the first set one: ``de_DE.UTF-8`` is German), else English."""
+    chosen = known_language(os.environ.get("TURNPOST_LANGUAGE"))
+    locale = default_locale("LC_MESSAGES") or ""
+    return chosen or known_language(locale.partition("_")[0]) or "en"
 
 
 def server_language() -> str:
