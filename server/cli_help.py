@@ -12,7 +12,6 @@ from __future__ import annotations
 from contextlib import AbstractContextManager
 
 import click
-from click.utils import make_default_short_help
 
 from server.i18n import N_, catalog, command_language
 
@@ -68,20 +67,21 @@ def option_record(option: click.Option, ctx: click.Context) -> tuple[str, str]:
 
 
 class TranslatedCommand(click.Command):
-    """A command whose help page is in the command's language."""
+    """A command whose help page is in the command's language: its ``help`` is said in it
+    (click shortens it for a group's list), and so are its options'."""
 
     context_class = HelpContext
+    #: The message id of the command's help.
+    help_id: str | None = None
 
-    def format_help_text(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        """The command's help, in the command's language."""
-        if self.help:
-            formatter.write_paragraph()
-            with formatter.indentation():
-                formatter.write_text(words(self.help))
+    @property
+    def help(self) -> str | None:
+        """The command's help in the command's language."""
+        return words(self.help_id) if self.help_id else self.help_id
 
-    def get_short_help_str(self, limit: int = 45) -> str:
-        """The help's first sentence (in the command's language), as a group lists it."""
-        return make_default_short_help(words(self.help), limit) if self.help else ""
+    @help.setter
+    def help(self, message: str | None) -> None:
+        self.help_id = message
 
     def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         """The options, each with its help in the command's language (:func:`option_record`)."""

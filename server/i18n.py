@@ -32,7 +32,7 @@ from functools import cache, lru_cache
 from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from babel.core import default_locale, negotiate_locale
+from babel.core import negotiate_locale
 from babel.dates import get_timezone_location
 from babel.lists import format_list
 from babel.support import Translations
@@ -56,6 +56,8 @@ if TYPE_CHECKING:
 LANGUAGE_COOKIE = "turnpost_language"
 #: How long the switch's cookie lasts (seconds).
 LANGUAGE_COOKIE_SECONDS = 365 * 24 * 3600
+#: The variables naming a program's language, in the order gettext reads them.
+GETTEXT_VARIABLES = ("LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG")
 #: The catalog domain (``messages.po``).
 DOMAIN = "messages"
 
@@ -93,11 +95,20 @@ def best_language(accept_language: str, default: str) -> str:
 
 def command_language() -> str:
     """The language of the ``turnpost`` command: ``TURNPOST_LANGUAGE`` if it names one of
-    :data:`LANGUAGES`, else the one gettext's variables name (``LANGUAGE``, ``LC_ALL``,
-    ``LC_MESSAGES``, ``LANG``, the first set one: ``de_DE.UTF-8`` is German), else English."""
+    :data:`LANGUAGES`, else the first of them that the first set one of gettext's variables
+    (:data:`GETTEXT_VARIABLES`) names, as gettext reads it (``de_DE.UTF-8`` is German,
+    ``LANGUAGE=fr:de`` French, ``C`` ends the list), else English."""
     chosen = known_language(os.environ.get("TURNPOST_LANGUAGE"))
-    locale = default_locale("LC_MESSAGES") or ""
-    return chosen or known_language(locale.partition("_")[0]) or "en"
+    if chosen:
+        return chosen
+    setting = next((os.environ[name] for name in GETTEXT_VARIABLES if os.environ.get(name)), "")
+    for locale in setting.split(":"):
+        language = locale.partition(".")[0].partition("@")[0].partition("_")[0]
+        if language in ("C", "POSIX"):
+            break
+        if known_language(language):
+            return language
+    return "en"
 
 
 def server_language() -> str:
