@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
 from server.cli import main
 from server.i18n import catalog, command_language
@@ -104,3 +105,13 @@ def test_the_command_language_follows_gettexts_order(
     for name, value in env.items():
         monkeypatch.setenv(name, value)
     assert command_language() == language
+
+
+@pytest.mark.parametrize("language", ["nl", "de", "fr"])
+def test_every_commands_help_is_translated(language: str) -> None:
+    for command in ([], *([name] for name in sorted(main.commands))):
+        result = CliRunner().invoke(main, [*command, "--help"], env={"TURNPOST_LANGUAGE": language})
+        assert result.exit_code == 0, result.output
+        shown = " ".join(result.output.split())
+        assert english_left(shown, language) == set(), (command, shown)
+        assert shown.startswith(catalog(language).gettext("Usage:")), shown
