@@ -51,6 +51,7 @@ from schemas.api import PlayerInSchema
 from schemas.clocks import ClockSchema
 from server.app import SECRET_KEY_SETTING, configured_db, create_app
 from server.checks import ERROR, Deployment, file_findings, findings, warn_at_start
+from server.cli_help import TranslatedCommand
 from server.errors import TurnpostError
 from server.games.analysis import WAIT_SECONDS as ANALYSIS_WAIT_SECONDS
 from server.games.analysis import run_analyses
@@ -64,6 +65,7 @@ from server.games.service import GameService
 from server.games.tables import DEADLINE_POLICIES, MAX_TURN_HOURS, MIN_TURN_HOURS, expire_tables
 from server.http.api_spec import openapi_document
 from server.http.context import current_service, current_store
+from server.i18n import N_
 from server.mail.addresses import reply_address
 from server.mail.delivery import Report, deliver_due, forget_bodies
 from server.mail.identity import record_sender
@@ -100,8 +102,9 @@ def create_command_app() -> Flask:
         raise click.ClickException(str(error)) from None
 
 
-class TurnpostGroup(FlaskGroup):
-    """Flask's command group (app loading, ``--app``-free) offering Turnpost's commands only.
+class TurnpostGroup(TranslatedCommand, FlaskGroup):
+    """Flask's command group (app loading, ``--app``-free) offering Turnpost's commands only,
+    its help and theirs in the command's language (:mod:`server.cli_help`).
 
     Flask's own group also lists the commands of installed Flask plugins and
     of the app, loading the app (and so creating the database) just to
@@ -112,6 +115,7 @@ class TurnpostGroup(FlaskGroup):
 
     #: Flask's own options, which make no sense for Turnpost's command.
     FLASK_OPTIONS = frozenset({"app", "env_file", "debug"})
+    command_class = TranslatedCommand
 
     def __init__(self, **extra: Any) -> None:
         super().__init__(**extra)
@@ -125,6 +129,11 @@ class TurnpostGroup(FlaskGroup):
         """Turnpost's command names."""
         return click.Group.list_commands(self, ctx)
 
+    def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The options, then the commands (a group's help page)."""
+        super().format_options(ctx, formatter)
+        self.format_commands(ctx, formatter)
+
 
 @click.group(
     cls=TurnpostGroup,
@@ -132,24 +141,31 @@ class TurnpostGroup(FlaskGroup):
     add_default_commands=False,
     add_version_option=False,
     load_dotenv=False,
+    help=N_("Turnpost: a play-by-email and REST turn server for board games."),
 )
 @click.version_option(package_name="turnpost", prog_name="Turnpost", message="%(prog)s %(version)s")
 def main() -> None:
-    """Turnpost: a play-by-email and REST turn server for board games."""
+    """The ``turnpost`` command: its commands are registered on it."""
 
 
-@main.command("init-db")
+@main.command(
+    "init-db",
+    help=N_(
+        "Create the database, or migrate it to the latest schema (the app does this on start too)."
+    ),
+)
 @with_appcontext
 def init_db() -> None:
-    """Create the database, or migrate it to the latest schema (the app does this on start too)."""
     schema = current_store().init()
     click.echo(f"Database ready: {_db_name()} (schema version {schema.after})")
 
 
-@main.command("db-version")
+@main.command(
+    "db-version",
+    help=N_("Print the database's backend and schema version (the app upgrades it on start)."),
+)
 @with_appcontext
 def db_version() -> None:
-    """Print the database's backend and schema version (the app upgrades it on start)."""
     store = current_store()
     click.echo(f"{_db_name()}: {store.backend}, schema version {store.schema_version()}")
 
@@ -164,40 +180,59 @@ def _db_name_of(app: Flask) -> str:
     return redacted(app.config["TURNPOST_DB"])
 
 
-@main.command("new-game")
+@main.command(
+    "new-game",
+    help=N_(
+        "Create a game and print each seat's token and private link.\n\n"
+        "A player with an ``--email`` gets turn mails; with ``--invite``, an "
+        "invitation at once (a player to move first: their first turn mail). "
+        "The command says who was mailed. ``--turn-hours`` gives each turn a "
+        "deadline, ``--clock`` a time control (a bank, quiet times). A "
+        "``--player`` ``bot:random`` or ``bot:mcts:LEVEL`` is a seat the "
+        "computer plays (``turnpost worker`` moves it)."
+    ),
+)
 @click.argument("engine")
 @click.option(
     "--player",
     "names",
     multiple=True,
     required=True,
-    help="A player name, in seat order; a bot is bot:random or bot:mcts:LEVEL (1 to 5).",
+    help=N_("A player name, in seat order; a bot is bot:random or bot:mcts:LEVEL (1 to 5)."),
 )
-@click.option("--email", "emails", multiple=True, help="Emails, in the same order as --player.")
-@click.option("--invite", is_flag=True, help="Mail each player with an email an invitation now.")
-@click.option("--seed", type=int, default=None, help="Seed of the game's PRNG (default: random).")
-@click.option("--option", "options", multiple=True, help="An engine option as NAME=JSON.")
+@click.option("--email", "emails", multiple=True, help=N_("Emails, in the same order as --player."))
+@click.option(
+    "--invite", is_flag=True, help=N_("Mail each player with an email an invitation now.")
+)
+@click.option(
+    "--seed", type=int, default=None, help=N_("Seed of the game's PRNG (default: random).")
+)
+@click.option("--option", "options", multiple=True, help=N_("An engine option as NAME=JSON."))
 @click.option(
     "--turn-hours",
     type=click.FloatRange(MIN_TURN_HOURS, MAX_TURN_HOURS),
     default=None,
-    help="A turn clock: hours per move (default: no clock).",
+    help=N_("A turn clock: hours per move (default: no clock)."),
 )
 @click.option(
     "--clock",
     "clock_text",
     default=None,
-    help='A time control as JSON instead of --turn-hours, e.g. \'{"kind": "bank",'
-    ' "bank_hours": 240, "increment_hours": 36, "max_bank_hours": 480}\' (see docs/api.md).',
+    help=N_(
+        'A time control as JSON instead of --turn-hours, e.g. \'{"kind": "bank",'
+        ' "bank_hours": 240, "increment_hours": 36, "max_bank_hours": 480}\' (see docs/api.md).'
+    ),
 )
 @click.option(
     "--deadline-policy",
     type=click.Choice(DEADLINE_POLICIES),
     default="remind",
     show_default=True,
-    help="What happens when a turn's time is up.",
+    help=N_("What happens when a turn's time is up."),
 )
-@click.option("--base-url", default=None, help="Address in the links (default: TURNPOST_BASE_URL).")
+@click.option(
+    "--base-url", default=None, help=N_("Address in the links (default: TURNPOST_BASE_URL).")
+)
 @with_appcontext
 def new_game(
     engine: str,
@@ -211,15 +246,6 @@ def new_game(
     deadline_policy: str,
     base_url: str | None,
 ) -> None:
-    """Create a game and print each seat's token and private link.
-
-    A player with an ``--email`` gets turn mails; with ``--invite``, an
-    invitation at once (a player to move first: their first turn mail). The
-    command says who was mailed. ``--turn-hours`` gives each turn a deadline, ``--clock`` a
-    time control (a bank, quiet times). A ``--player``
-    ``bot:random`` or ``bot:mcts:LEVEL`` is a seat the computer plays (``turnpost worker``
-    moves it).
-    """
     given = []
     for index, name in enumerate(names):
         email = emails[index] if index < len(emails) else None
@@ -343,11 +369,15 @@ def _load(games: GameService, game_id: str) -> Game:
         raise click.ClickException(error.message) from None
 
 
-@main.command("replay")
+@main.command(
+    "replay",
+    help=N_(
+        "Rebuild the state from the log and compare it with the snapshot (exit 1 on mismatch)."
+    ),
+)
 @click.argument("game_id")
 @with_appcontext
 def replay(game_id: str) -> None:
-    """Rebuild the state from the log and compare it with the snapshot (exit 1 on mismatch)."""
     games = current_service()
     game = _load(games, game_id)
     if not game.started:
@@ -372,19 +402,23 @@ def replay_problem(games: GameService, game: Game) -> str | None:
     return None
 
 
-@main.command("copy-db")
+@main.command(
+    "copy-db",
+    help=N_(
+        "Copy every row of database SOURCE into the empty database TARGET, in "
+        "one transaction.\n\n"
+        "Each is what TURNPOST_DB takes: a SQLite file (path or sqlite:///PATH) "
+        "or postgresql://...; the target is created or upgraded first and must "
+        "hold no data. Before the copy commits, every game on the target is "
+        "replayed from its log and compared with its snapshot, and its snapshot "
+        "and seats with the source's; any difference undoes the copy. Stop "
+        "Turnpost's processes first: what they write after the copy began stays "
+        "on the source only."
+    ),
+)
 @click.argument("source")
 @click.argument("target")
 def copy_db(source: str, target: str) -> None:
-    """Copy every row of database SOURCE into the empty database TARGET, in one transaction.
-
-    Each is what TURNPOST_DB takes: a SQLite file (path or sqlite:///PATH) or
-    postgresql://...; the target is created or upgraded first and must hold no
-    data. Before the copy commits, every game on the target is replayed from
-    its log and compared with its snapshot, and its snapshot and seats with the
-    source's; any difference undoes the copy. Stop Turnpost's processes first:
-    what they write after the copy began stays on the source only.
-    """
     try:
         from_store, to_store = open_store(source), open_store(target)
         copied = copy_database(from_store, to_store, lambda: _verify_games(from_store, to_store))
@@ -422,28 +456,32 @@ def _verify_games(source: Store, target: Store) -> None:
             raise CopyMismatch(f"Game {game_id} on the copy: {problem}.")
 
 
-@main.command("export")
+@main.command("export", help=N_("Print the public game object and its move log as JSON."))
 @click.argument("game_id")
 @with_appcontext
 def export(game_id: str) -> None:
-    """Print the public game object and its move log as JSON."""
     games = current_service()
     game = _load(games, game_id)
     document = {"game": games.game_object(game, seat=None), "moves": games.move_log(game)}
     click.echo(json.dumps(document, indent=2))
 
 
-@main.command("import-record")
+@main.command(
+    "import-record",
+    help=N_(
+        "Play the game record in PATH (``-``: standard input) into a new game, "
+        "checking every move, and print the new game's seat tokens and links.\n\n"
+        "A record is what ``GET /api/v1/games/{id}/record`` answers. One with a "
+        "malformed line or an illegal move makes no game (exit 1, naming the "
+        "entry)."
+    ),
+)
 @click.argument("path", type=click.Path(dir_okay=False, allow_dash=True, path_type=Path))
-@click.option("--base-url", default=None, help="Address in the links (default: TURNPOST_BASE_URL).")
+@click.option(
+    "--base-url", default=None, help=N_("Address in the links (default: TURNPOST_BASE_URL).")
+)
 @with_appcontext
 def import_record_command(path: Path, base_url: str | None) -> None:
-    """Play the game record in PATH (``-``: standard input) into a new game, checking every
-    move, and print the new game's seat tokens and links.
-
-    A record is what ``GET /api/v1/games/{id}/record`` answers. One with a
-    malformed line or an illegal move makes no game (exit 1, naming the entry).
-    """
     data = sys.stdin.buffer.read() if str(path) == "-" else path.read_bytes()
     if len(data) > MAX_RECORD_BYTES:
         raise click.ClickException(f"A record is at most {MAX_RECORD_BYTES} bytes.")
@@ -464,22 +502,23 @@ BOTS_WORDS = {
 }
 
 
-@main.command("serve")
+@main.command(
+    "serve", help=N_("Serve the app with gunicorn's gevent workers (see ``server/serving.py``).")
+)
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", default=8000, show_default=True)
-@click.option("--workers", default=2, show_default=True, help="gunicorn worker processes.")
+@click.option("--workers", default=2, show_default=True, help=N_("gunicorn worker processes."))
 @click.option(
     "--connections",
     default=WORKER_CONNECTIONS,
     show_default=True,
-    help="Connections each worker holds at once (event streams included).",
+    help=N_("Connections each worker holds at once (event streams included)."),
 )
 @click.option(
-    "--demo/--no-demo", default=False, help="Create a demo Siam game and print its links."
+    "--demo/--no-demo", default=False, help=N_("Create a demo Siam game and print its links.")
 )
 @with_appcontext
 def serve(host: str, port: int, workers: int, connections: int, demo: bool) -> None:
-    """Serve the app with gunicorn's gevent workers (see ``server/serving.py``)."""
     base_url = f"http://{host}:{port}"
     if demo:  # the quick start runs no worker: the server plays the bots
         os.environ.setdefault("TURNPOST_BOTS", "server")
@@ -510,10 +549,15 @@ def _deployment() -> Deployment:
     return Deployment.from_environment(config["TURNPOST_DB"], config["SECRET_KEY"])
 
 
-@main.command("check", with_appcontext=False)
+@main.command(
+    "check",
+    with_appcontext=False,
+    help=N_(
+        "Say what is wrong or risky in the settings every process will use (run "
+        "it with their environment); exit 1 on an error, 0 with warnings only."
+    ),
+)
 def check() -> None:
-    """Say what is wrong or risky in the settings every process will use (run it with their
-    environment); exit 1 on an error, 0 with warnings only."""
     db_url = configured_db()
     secret = os.environ.get("TURNPOST_SECRET_KEY", "")
     before = Deployment.from_environment(db_url, secret)
@@ -558,14 +602,17 @@ def echo_report(report: Report) -> None:
         click.echo(outcome.line(), err=outcome.status == "failed")
 
 
-@main.command("send-mail")
+@main.command(
+    "send-mail",
+    help=N_(
+        "Once (e.g. from cron): deadlines and reminders, daily digests, mail "
+        "retention, then send due mail.\n\n"
+        "Prints one line per mail and why a mail failed; exits 1 if a mail "
+        "failed for good."
+    ),
+)
 @with_appcontext
 def send_mail() -> None:
-    """Once (e.g. from cron): deadlines and reminders, daily digests, mail retention, then send
-    due mail.
-
-    Prints one line per mail and why a mail failed; exits 1 if a mail failed for good.
-    """
     settings = _mail_settings()
     if not settings.smtp_url:
         click.echo("TURNPOST_SMTP_URL is not set: mail stays in the outbox.", err=True)
@@ -639,20 +686,28 @@ def until_none_due(deliver: Callable[[], tuple[int, int]]) -> tuple[int, int]:
         done, failed = done + round_done, failed + round_failed
 
 
-@main.command("send-webhooks")
+@main.command(
+    "send-webhooks",
+    help=N_(
+        "Once (e.g. from cron): post the due webhook deliveries, round after "
+        "round until none is due."
+    ),
+)
 @with_appcontext
 def send_webhooks() -> None:
-    """Once (e.g. from cron): post the due webhook deliveries, round after round until none is
-    due."""
     delivered, failed = until_none_due(deliver_webhooks)
     click.echo(f"webhooks delivered {delivered}, failed {failed}")
 
 
-@main.command("send-pushes")
+@main.command(
+    "send-pushes",
+    help=N_(
+        "Once (e.g. from cron): send the due Web Push messages, round after "
+        "round until none is due."
+    ),
+)
 @with_appcontext
 def send_pushes() -> None:
-    """Once (e.g. from cron): send the due Web Push messages, round after round until none is
-    due."""
     sent, failed = until_none_due(deliver_pushes)
     click.echo(f"pushes sent {sent}, failed {failed}")
 
@@ -682,30 +737,35 @@ def analysis_rounds(app: Flask, stop: threading.Event) -> None:
         run_analyses(current_service, stop, ANALYSIS_WAIT_SECONDS)
 
 
-@main.command("worker")
-@click.option("--interval", default=30.0, show_default=True, help="Seconds between rounds.")
+@main.command(
+    "worker",
+    help=N_(
+        "Run ``send-mail`` every ``--interval`` seconds, with bots, webhooks, "
+        "pushes and ``fetch-mail`` beside it, until stopped.\n\n"
+        "Bots, after-game analyses (:mod:`server.games.analysis`), webhooks, "
+        "pushes and the replies of ``TURNPOST_IMAP_URL``'s mailbox go from "
+        "threads of their own, so a slow receiver or a long search never holds "
+        "up deadlines and mail; the bots move as soon as it is their turn (see "
+        ":mod:`server.games.bots`), and several workers may run at once. "
+        "``SIGTERM`` or ``SIGINT`` (Ctrl-C) stops them all: the mail round "
+        "under way ends first, so a mail being sent is recorded and its line "
+        "printed; webhook deliveries and pushes under way are cut and tried "
+        "again later, replies after the one being handled; a bot's search under "
+        "way ends and its turn is played (or left to the next worker). It then "
+        "exits 0."
+    ),
+)
+@click.option("--interval", default=30.0, show_default=True, help=N_("Seconds between rounds."))
 @click.option(
     "--bots/--no-bots",
     default=True,
     show_default=True,
-    help="Play the bots' turns and analyse finished games here too (not with TURNPOST_BOTS=off).",
+    help=N_(
+        "Play the bots' turns and analyse finished games here too (not with TURNPOST_BOTS=off)."
+    ),
 )
 @with_appcontext
 def worker(interval: float, bots: bool) -> None:
-    """Run ``send-mail`` every ``--interval`` seconds, with bots, webhooks, pushes and
-    ``fetch-mail`` beside it, until stopped.
-
-    Bots, after-game analyses (:mod:`server.games.analysis`), webhooks, pushes
-    and the replies of ``TURNPOST_IMAP_URL``'s mailbox go from threads of their
-    own, so a slow receiver or a long search never holds up deadlines and mail;
-    the bots move as soon as it is their turn (see :mod:`server.games.bots`),
-    and several workers may run at once.
-    ``SIGTERM`` or ``SIGINT`` (Ctrl-C) stops them all: the mail round under
-    way ends first, so a mail being sent is recorded and its line printed;
-    webhook deliveries and pushes under way are cut and tried again later,
-    replies after the one being handled; a bot's search under way ends and its
-    turn is played (or left to the next worker). It then exits 0.
-    """
     bots = bots and _bots_place() != "off"
     stop = threading.Event()
     for signum in (signal.SIGTERM, signal.SIGINT):
@@ -736,19 +796,22 @@ def worker(interval: float, bots: bool) -> None:
     click.echo("worker stopped")
 
 
-@main.command("mail-in")
+@main.command(
+    "mail-in",
+    help=N_(
+        "Read one RFC 5322 message on stdin and play the move it carries (for "
+        "an MTA pipe).\n\n"
+        "With envelope RECIPIENTS (Postfix: ``${recipient}``), the message is "
+        "handled once for each, like the listener does; without, the reply "
+        "address is taken from the header. Prints one JSON outcome per line. "
+        "Exits 0 once the message is handled (applied, refused with a reply, or "
+        "dropped), 75 (EX_TEMPFAIL: the MTA retries) if the database is "
+        "unavailable (locked for longer than the store waits, or out of reach)."
+    ),
+)
 @click.argument("recipients", nargs=-1)
 @with_appcontext
 def mail_in(recipients: tuple[str, ...]) -> None:
-    """Read one RFC 5322 message on stdin and play the move it carries (for an MTA pipe).
-
-    With envelope RECIPIENTS (Postfix: ``${recipient}``), the message is
-    handled once for each, like the listener does; without, the reply address
-    is taken from the header. Prints one JSON outcome per line. Exits 0 once
-    the message is handled (applied, refused with a reply, or dropped), 75
-    (EX_TEMPFAIL: the MTA retries) if the database is unavailable (locked for
-    longer than the store waits, or out of reach).
-    """
     raw = sys.stdin.buffer.read(MAX_MESSAGE_BYTES + 1)
     try:
         for envelope in [[recipient] for recipient in recipients] or [None]:
@@ -759,15 +822,19 @@ def mail_in(recipients: tuple[str, ...]) -> None:
         raise SystemExit(EX_TEMPFAIL) from None
 
 
-@main.command("fetch-mail")
+@main.command(
+    "fetch-mail",
+    help=N_(
+        "Once (e.g. from cron; the worker does it every round): play the "
+        "replies in the mailbox of ``TURNPOST_IMAP_URL``, one JSON outcome per "
+        "line, and delete them from it.\n\n"
+        "A reply that fails for a reason other than the database is flagged and "
+        "left there. Exits 75 (EX_TEMPFAIL) if the mailbox or the database is "
+        "out of reach."
+    ),
+)
 @with_appcontext
 def fetch_mail() -> None:
-    """Once (e.g. from cron; the worker does it every round): play the replies in the mailbox
-    of ``TURNPOST_IMAP_URL``, one JSON outcome per line, and delete them from it.
-
-    A reply that fails for a reason other than the database is flagged and left
-    there. Exits 75 (EX_TEMPFAIL) if the mailbox or the database is out of reach.
-    """
     if not _mail_settings().imap_url:
         raise click.ClickException("TURNPOST_IMAP_URL is not set: there is no mailbox to read.")
     try:
@@ -778,13 +845,14 @@ def fetch_mail() -> None:
     click.echo(f"replies read {handled}, set aside {set_aside}", err=True)
 
 
-@main.command("smtpd")
+@main.command("smtpd", help=N_("Receive replies over SMTP or LMTP until stopped."))
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", default=8025, show_default=True)
-@click.option("--lmtp", is_flag=True, help="Speak LMTP instead of SMTP (for Postfix or Dovecot).")
+@click.option(
+    "--lmtp", is_flag=True, help=N_("Speak LMTP instead of SMTP (for Postfix or Dovecot).")
+)
 @with_appcontext
 def smtpd(host: str, port: int, lmtp: bool) -> None:
-    """Receive replies over SMTP or LMTP until stopped."""
     turnpost = current_app.extensions["turnpost"]
     handler = InboundHandler(turnpost.db_url, _mail_settings(), turnpost.listeners)
     controller = InboundController(handler, host, port, lmtp=lmtp)
@@ -797,20 +865,23 @@ def smtpd(host: str, port: int, lmtp: bool) -> None:
         controller.stop()
 
 
-@main.command("openapi")
+@main.command(
+    "openapi",
+    help=N_("Print the OpenAPI document of the API (what ``/api/v1/openapi.json`` serves)."),
+)
 @with_appcontext
 def openapi() -> None:
-    """Print the OpenAPI document of the API (what ``/api/v1/openapi.json`` serves)."""
     click.echo(json.dumps(openapi_document(), indent=2))
 
 
-@main.command("mail-key")
+@main.command(
+    "mail-key", help=N_("Print a seat's reply address; ``--revoke`` replaces it with a new one.")
+)
 @click.argument("game_id")
 @click.argument("seat", type=int)
-@click.option("--revoke", is_flag=True, help="Invalidate the current reply address first.")
+@click.option("--revoke", is_flag=True, help=N_("Invalidate the current reply address first."))
 @with_appcontext
 def mail_key(game_id: str, seat: int, revoke: bool) -> None:
-    """Print a seat's reply address; ``--revoke`` replaces it with a new one."""
     store = current_store()
     if revoke:
         generation = store.revoke_mail_key(game_id, seat)
@@ -827,25 +898,29 @@ BACKUP_NAME = "turnpost-%Y%m%dT%H%M%SZ.backup"
 BACKUP_GLOB = "turnpost-*.backup"
 
 
-@main.command("backup")
+@main.command(
+    "backup",
+    help=N_(
+        "Copy the whole database, with its settings, to DEST while the server "
+        "runs.\n\n"
+        "DEST is a file, or a folder where the copy gets a name of its own "
+        "(``turnpost-YYYYMMDDTHHMMSSZ.backup``, UTC); ``--keep N`` then removes "
+        "all but the newest N of those. The copy is readable by its owner only: "
+        "it holds the games' hands and seeds, the players' addresses and, "
+        "unless ``TURNPOST_SECRET_KEY`` is set, the secret key. On PostgreSQL "
+        "it is ``pg_dump``'s (custom format; PostgreSQL's client programs must "
+        "be installed)."
+    ),
+)
 @click.argument("dest", type=click.Path(path_type=Path))
 @click.option(
     "--keep",
     type=click.IntRange(min=1),
     default=None,
-    help="With a folder as DEST: keep only the newest N backups in it.",
+    help=N_("With a folder as DEST: keep only the newest N backups in it."),
 )
 @with_appcontext
 def backup(dest: Path, keep: int | None) -> None:
-    """Copy the whole database, with its settings, to DEST while the server runs.
-
-    DEST is a file, or a folder where the copy gets a name of its own
-    (``turnpost-YYYYMMDDTHHMMSSZ.backup``, UTC); ``--keep N`` then removes all
-    but the newest N of those. The copy is readable by its owner only: it holds
-    the games' hands and seeds, the players' addresses and, unless
-    ``TURNPOST_SECRET_KEY`` is set, the secret key. On PostgreSQL it is
-    ``pg_dump``'s (custom format; PostgreSQL's client programs must be installed).
-    """
     folder = dest.is_dir()
     if keep is not None and not folder:
         raise click.ClickException("--keep counts the backups in a folder: give a folder as DEST.")
@@ -867,16 +942,20 @@ def backup(dest: Path, keep: int | None) -> None:
             click.echo(f"Removed the older backup {old}")
 
 
-@main.command("restore", with_appcontext=False)
+@main.command(
+    "restore",
+    with_appcontext=False,
+    help=N_(
+        "Put SOURCE, a copy made by ``turnpost backup``, back as the database "
+        "TURNPOST_DB names.\n\n"
+        "A database that already holds Turnpost's tables is overwritten only "
+        "with ``--replace``: stop the server, the worker and the mail receiver "
+        "first. The restored database is migrated to this version's schema."
+    ),
+)
 @click.argument("source", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("--replace", is_flag=True, help="Overwrite the database TURNPOST_DB holds now.")
+@click.option("--replace", is_flag=True, help=N_("Overwrite the database TURNPOST_DB holds now."))
 def restore(source: Path, replace: bool) -> None:
-    """Put SOURCE, a copy made by ``turnpost backup``, back as the database TURNPOST_DB names.
-
-    A database that already holds Turnpost's tables is overwritten only with
-    ``--replace``: stop the server, the worker and the mail receiver first.
-    The restored database is migrated to this version's schema.
-    """
     url = configured_db()
     try:
         store = open_store(url)

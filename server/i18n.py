@@ -13,7 +13,8 @@ invited); else the browser's ``Accept-Language``; else the server's default,
 ``TURNPOST_LANGUAGE``. A mail goes out in its recipient's language
 (:func:`recipient_language`): the seat's player's choice, else the seat's,
 else the server's default; mails are rendered outside a request, with
-:func:`template_words`.
+:func:`template_words`. The ``turnpost`` command's help speaks the language of its
+environment (:func:`command_language`).
 
     >>> catalog("nl").gettext("Sign in")
     'Inloggen'
@@ -25,6 +26,7 @@ else the server's default; mails are rendered outside a request, with
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Sequence
 from functools import cache, lru_cache
 from typing import TYPE_CHECKING, Any
@@ -54,6 +56,8 @@ if TYPE_CHECKING:
 LANGUAGE_COOKIE = "turnpost_language"
 #: How long the switch's cookie lasts (seconds).
 LANGUAGE_COOKIE_SECONDS = 365 * 24 * 3600
+#: The variables naming a program's language, in the order gettext reads them.
+GETTEXT_VARIABLES = ("LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG")
 #: The catalog domain (``messages.po``).
 DOMAIN = "messages"
 
@@ -87,6 +91,24 @@ def best_language(accept_language: str, default: str) -> str:
     ``default`` (a regional tag counts for its language: ``de-CH`` is German)."""
     accepted = [value for value, _ in parse_accept_header(accept_language, LanguageAccept)]
     return negotiate_locale(accepted, list(LANGUAGES), sep="-") or default
+
+
+def command_language() -> str:
+    """The language of the ``turnpost`` command: ``TURNPOST_LANGUAGE`` if it names one of
+    :data:`LANGUAGES`, else the first of them that the first set one of gettext's variables
+    (:data:`GETTEXT_VARIABLES`) names, as gettext reads it (``de_DE.UTF-8`` is German,
+    ``LANGUAGE=fr:de`` French, ``C`` ends the list), else English."""
+    chosen = known_language(os.environ.get("TURNPOST_LANGUAGE"))
+    if chosen:
+        return chosen
+    setting = next((os.environ[name] for name in GETTEXT_VARIABLES if os.environ.get(name)), "")
+    for locale in setting.split(":"):
+        language = locale.partition(".")[0].partition("@")[0].partition("_")[0]
+        if language in ("C", "POSIX"):
+            break
+        if known_language(language):
+            return language
+    return "en"
 
 
 def server_language() -> str:
