@@ -148,7 +148,12 @@ def test_last_move_and_the_kings_province_are_marked() -> None:
 
 @pytest.mark.parametrize("name", sorted(games()))
 def test_text_board_fits_72_columns_in_words(name: str) -> None:
+    """In every language (German's "Nationalversammlung" heads the final scoring's longest
+    line); the words checked are the English board's."""
     state, board = games()[name]
+    for language in ("nl", "de", "fr"):
+        lines = render_board("txt", game_object(state), board, language).splitlines()
+        assert max(len(line) for line in lines) <= 72, (language, max(lines, key=len))
     text = render_board("txt", game_object(state), board)
     lines = text.splitlines()
     assert max(len(line) for line in lines) <= 72
