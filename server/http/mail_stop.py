@@ -21,8 +21,10 @@ from engines.phrases import N_, phrase
 from server.errors import TurnpostError
 from server.games.clock import utcnow
 from server.http.context import csrf, current_service, current_store
+from server.i18n import page_language, read_as_seat
 from server.mail.addresses import recipient_key, stopped_seat, unsubscribed
 from server.mail.settings import MailSettings
+from server.mail.words import command_word, title
 
 bp = Blueprint("mail_stop", __name__)
 
@@ -68,12 +70,14 @@ def _stop_response(token: str, done: bool) -> Response:
     if done:
         with games.store.write():
             games.store.stop_mail(game_id, seat, utcnow())
+    read_as_seat(game.seats[seat].language)
+    names, language = [row.name for row in game.seats], page_language()
     return _private_page(
         "email/stop.html",
         done=done,
         name=game.seats[seat].name,
-        engine=game.engine,
-        names=[row.name for row in game.seats if row.seat != seat],
+        game_words=title(game.engine, names, seat, language),
+        start=command_word("start", language),
     )
 
 

@@ -115,6 +115,23 @@ def test_list_unsubscribe_one_click_stops_mail_for_that_seat_which_still_plays_o
     assert games.store.outbox_count(game_id=other["id"], seat=0) == 1, "other games still mail"
 
 
+def test_the_stop_page_speaks_the_seats_language_with_its_start_word(
+    games: GameService, mailbox: Mailbox, mail_app
+) -> None:
+    french = [{**PLAYERS[0], "language": "fr"}, PLAYERS[1]]
+    games.create("siam", french, {})
+    link = mailbox.latest("ann@example.org", "Votre tour")["List-Unsubscribe"].strip("<>")
+    path = link.removeprefix("https://turnpost.example.org")
+    browser = mail_app.test_client()
+    asked = browser.get(path).get_data(as_text=True)
+    assert '<html lang="fr">' in asked and "Ne plus recevoir de mails pour cette partie ?" in asked
+    assert "Siam avec Bob" in asked and "Stop mail" not in asked
+    done = browser.post(
+        path, data="List-Unsubscribe=One-Click", content_type="application/x-www-form-urlencoded"
+    ).get_data(as_text=True)
+    assert "Mails arrêtés" in done and "répondez <code>reprise</code>" in done
+
+
 def test_start_by_reply_turns_a_stopped_seats_mail_on_again(
     games: GameService, mailbox: Mailbox
 ) -> None:
