@@ -13,6 +13,7 @@ from babel.messages.pofile import read_po
 
 from server.games.service import GameService, MoveRequest
 from server.mail.inbound import receive
+from server.mail.words import COMMAND_WORDS
 from tests.mail.conftest import Mailbox, opened_links, reply_to, send
 from tests.server.test_api import WINNING_LINE
 from tests.server.test_i18n import TRANSLATIONS
@@ -236,6 +237,10 @@ def test_a_whole_siam_game_by_mail_leaves_no_english_in_each_language(
     opened_links(games, game)
     addresses = [seat["email"] for seat in seats]
     subject = YOUR_TURN_SUBJECT[language]
+    first = " ".join(
+        mailbox.latest(addresses[0], subject).get_body(("plain",)).get_content().split()
+    )
+    assert f'"{COMMAND_WORDS[language]["moves"]}"' in first, "the moves command in another language"
     assert answer(games, mailbox, addresses[0], subject, "move a1 a2 N") == "rejected"
     for command in ("board", "help"):
         assert answer(games, mailbox, addresses[0], subject, command) == "command"
