@@ -27,13 +27,15 @@ environment (:func:`command_language`).
 from __future__ import annotations
 
 import os
+import unicodedata
 from collections.abc import Callable, Sequence
+from datetime import datetime
 from functools import cache, lru_cache
 from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from babel.core import negotiate_locale
-from babel.dates import get_timezone_location
+from babel.core import Locale, get_global, negotiate_locale
+from babel.dates import get_timezone_gmt, get_timezone_location
 from babel.lists import format_list
 from babel.support import Translations
 from flask import Flask, current_app, g, has_app_context, request
@@ -46,6 +48,7 @@ from werkzeug.http import parse_accept_header
 
 from engines.phrases import N_  # noqa: F401 (marks the server's messages too)
 from schemas.api import LANGUAGES
+from schemas.base import time_zones
 from server.resources import translations_dir
 
 if TYPE_CHECKING:
@@ -182,6 +185,79 @@ def zone_label(zone: str, language: str = "en") -> str:
     return catalog(language).gettext("%(place)s time") % {"place": place}
 
 
+@lru_cache(maxsize=2048)
+def zone_name(zone: str, language: str = "en") -> str:
+    """A time zone as a reader picks it from a list, in ``language``: its place and country,
+    or for a zone of no country its offset from UTC (the identifier stays the form's value);
+    an unknown ``zone`` as it is.
+
+    >>> zone_name("Europe/Brussels", "nl"), zone_name("Europe/Brussels", "de")
+    ('Brussel (België)', 'Brüssel (Belgien)')
+    >>> zone_name("Asia/Singapore", "fr"), zone_name("Etc/GMT+5"), zone_name("Etc/UTC", "de")
+    ('Singapour', 'GMT-05:00', 'UTC')
+    """
+    if not known_zone(zone):
+        return zone
+    place = ZoneInfo(zone)
+    territory = get_global("zone_territories").get(canonical_zone(zone), "ZZ")
+    if territory == "ZZ":
+        offset = datetime(2026, 1, 1, tzinfo=place)
+        return "UTC" if not offset.utcoffset() else get_timezone_gmt(offset, locale=language)
+    city = get_timezone_location(place, locale=language, return_city=True)
+    country = Locale.parse(language).territories.get(territory, "")
+    return city if country in ("", city) else f"{city} ({country})"
+
+
+def canonical_zone(zone: str) -> str:
+    """The time zone ``zone`` is another name of, or ``zone`` (CLDR's aliases).
+
+    >>> canonical_zone("US/Eastern"), canonical_zone("Europe/Kiev"), canonical_zone("UTC")
+    ('America/New_York', 'Europe/Kyiv', 'Etc/UTC')
+    """
+    return get_global("zone_aliases").get(zone, zone)
+
+
+@cache
+def _zones_by_name(language: str) -> dict[str, str]:
+    """Every name of :func:`zone_name` in ``language`` with the first of the pickable time
+    zones that bears it (``UTC`` for UTC's other names, a zone rather than its aliases)."""
+    zones: dict[str, str] = {}
+    for zone in sorted(
+        time_zones(), key=lambda zone: (zone != "UTC", zone != canonical_zone(zone))
+    ):
+        zones.setdefault(zone_name(zone, language), zone)
+    return zones
+
+
+@cache
+def zone_choices(language: str) -> dict[str, str]:
+    """The time zones a player picks from, identifier to name in ``language``: one per name,
+    UTC first, then by name (as the reader's alphabet sorts them, accents aside); worked out
+    once per language and process.
+
+    >>> choices = zone_choices("nl")
+    >>> list(choices.items())[0], choices["Europe/Brussels"], "Europe/Kiev" in choices
+    (('UTC', 'UTC'), 'Brussel (België)', False)
+    """
+    zones = _zones_by_name(language)
+    names = sorted(zones, key=lambda name: (name != "UTC", _sort_key(name)))
+    return {zones[name]: name for name in names}
+
+
+def zone_choice(zone: str, language: str) -> str:
+    """The identifier among :func:`zone_choices` that names the same time zone as ``zone``
+    (``Europe/Kyiv`` for ``Europe/Kiev``), or ``zone`` if it is no known one."""
+    if not known_zone(zone):
+        return zone
+    return _zones_by_name(language).get(zone_name(zone, language), zone)
+
+
+def _sort_key(name: str) -> str:
+    """``name`` as a list sorts it: case and accents aside ("Île" with the I's)."""
+    letters = unicodedata.normalize("NFKD", name.casefold())
+    return "".join(letter for letter in letters if not unicodedata.combining(letter))
+
+
 def listing(words: Sequence[str], language: str, last: str = "and") -> str:
     """Words joined as a sentence joins them in ``language``, as a list (``last="and"``) or as
     alternatives (``last="or"``).
@@ -297,5 +373,6 @@ def language_helpers() -> dict[str, Any]:
         "languages": LANGUAGES,
         "language_switch": not secret,
         "script_words": script_words(language),
+        "zone_name": zone_name,
         **template_words(language),  # the page's catalog at hand (a list says hundreds of words)
     }

@@ -34,7 +34,6 @@ from schemas.accounts import (
     ApiTokenCreateSchema,
     ProfileSchema,
     SignInSchema,
-    time_zones,
 )
 from schemas.pings import PingCreateSchema
 from server.errors import TurnpostError
@@ -45,7 +44,13 @@ from server.http.api import check_destination
 from server.http.clients import current_client
 from server.http.context import current_store
 from server.http.pages import OWN_NAVIGATION
-from server.i18n import LANGUAGE_COOKIE, LANGUAGE_COOKIE_SECONDS, page_language
+from server.i18n import (
+    LANGUAGE_COOKIE,
+    LANGUAGE_COOKIE_SECONDS,
+    page_language,
+    zone_choice,
+    zone_choices,
+)
 from server.store.records import Player
 from server.webhooks.pings import KINDS, add_player_ping
 
@@ -250,10 +255,12 @@ def _render_me(
         "language": player.language,
         "mail_pref": player.mail_pref,
     }
+    form = {**profile, **request.form} if problems else profile
+    language = page_language()
     page = render_template(
         "me.html",
         me=player,
-        form={**profile, **request.form} if problems else profile,
+        form=form,
         problems=problems or {},
         created=created,
         tokens=accounts().api_tokens(player.id),
@@ -261,7 +268,8 @@ def _render_me(
         ping_kinds=KINDS,
         ping_form=request.form if ping_problems else {},
         ping_problems=ping_problems or {},
-        time_zones=time_zones(),
+        time_zones=zone_choices(language),
+        picked_zone=zone_choice(form["time_zone"], language),
         vacation_days_left=player_days_left(current_store(), player, parse_time(utcnow())),
         languages=LANGUAGES,
         mail_preferences=MAIL_PREFERENCES,

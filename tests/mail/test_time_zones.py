@@ -1,12 +1,14 @@
 """Deadlines in the reader's time zone (issue 21): a player's turn mail and reminder, and the
 game page of a signed-in player, word the deadline in the zone of the player's profile; a seat
-tied to no player reads it in UTC, saying so.
+tied to no player reads it in UTC, saying so. The player's pages name the zone in the player's
+language (issue 24), while the profile form still posts its identifier.
 
 Real gunicorn, a real ``turnpost worker`` and a real SMTP server (aiosmtpd).
 """
 
 from __future__ import annotations
 
+import html
 import re
 from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
@@ -32,6 +34,20 @@ SEAT_LINK = re.compile(r"^\s*(https://\S+/games/\w+/seat/\S+)$", re.M)
 def clock_words(moment: datetime) -> str:
     """A moment's day and hour as the mails word them in English: "Fri 27 Nov, 19:54"."""
     return f"{moment:%a} {moment.day} {moment:%b}, {moment:%H:%M}"
+
+
+#: How the player's pages name New York's time zone, by language.
+NEW_YORK_NAMES = {
+    "nl": "New York (Verenigde Staten)",
+    "de": "New York (Vereinigte Staaten)",
+    "fr": "New York (États-Unis)",
+}
+
+
+def visible(page: str) -> str:
+    """The text a page shows: no markup, scripts or attributes, entities read."""
+    text = re.sub(r"<(script|style)\b.*?</\1>", " ", page, flags=re.S)
+    return flat(html.unescape(re.sub(r"<[^>]+>", " ", text)))
 
 
 def deadline_of(server: BackgroundServer, game: dict) -> datetime:
@@ -90,3 +106,11 @@ def test_deadlines_are_in_the_players_time_zone_in_mails_and_on_the_page(
     [watched] = re.findall(r'<p class="deadline">(.*?)</p>', stranger, re.S)
     assert "data-zone" not in watched
     assert f"{clock_words(soon.astimezone(UTC))} UTC" in flat(watched), watched
+
+    for language, name in NEW_YORK_NAMES.items():  # Ann reads another language: the zone's name
+        me = save_profile(ann, mail_server, language=language)  # posts the selected identifier
+        assert f'<option value="America/New_York" selected>{name}</option>' in me, language
+        games = ann.get(f"{mail_server.url}/me/games", timeout=10).text
+        assert name in visible(games), language
+        for page in (me, games):
+            assert "America/" not in visible(page) and "New_York" not in visible(page), language
