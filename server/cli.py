@@ -47,11 +47,12 @@ from flask import Flask, current_app
 from flask.cli import FlaskGroup, with_appcontext
 from marshmallow import ValidationError
 
+from engines.phrases import phrase
 from schemas.api import PlayerInSchema
 from schemas.clocks import ClockSchema
 from server.app import SECRET_KEY_SETTING, configured_db, create_app
 from server.checks import ERROR, Deployment, file_findings, findings, warn_at_start
-from server.cli_help import TranslatedCommand
+from server.cli_help import CommandError, TranslatedCommand, clicks_language, say, spoken
 from server.errors import TurnpostError
 from server.games.analysis import WAIT_SECONDS as ANALYSIS_WAIT_SECONDS
 from server.games.analysis import run_analyses
@@ -65,7 +66,7 @@ from server.games.service import GameService
 from server.games.tables import DEADLINE_POLICIES, MAX_TURN_HOURS, MIN_TURN_HOURS, expire_tables
 from server.http.api_spec import openapi_document
 from server.http.context import current_service, current_store
-from server.i18n import N_
+from server.i18n import N_, command_language
 from server.mail.addresses import reply_address
 from server.mail.delivery import Report, deliver_due, forget_bodies
 from server.mail.identity import record_sender
@@ -96,7 +97,7 @@ def create_command_app() -> Flask:
     try:
         return create_app()
     except StoreUnavailable as error:
-        click.echo(f"temporary failure: {error}", err=True)
+        say("temporary failure: %(error)s", err=True, error=str(error))
         raise SystemExit(EX_TEMPFAIL) from None
     except UnknownDatabase as error:
         raise click.ClickException(str(error)) from None
@@ -120,6 +121,11 @@ class TurnpostGroup(TranslatedCommand, FlaskGroup):
     def __init__(self, **extra: Any) -> None:
         super().__init__(**extra)
         self.params = [param for param in self.params if param.name not in self.FLASK_OPTIONS]
+
+    def main(self, *args: Any, **kwargs: Any) -> Any:
+        """Run the command with click's own messages in the command's language."""
+        with clicks_language(command_language()):
+            return super().main(*args, **kwargs)
 
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
         """The Turnpost command ``name``, without loading the app or plugins."""
@@ -157,7 +163,11 @@ def main() -> None:
 @with_appcontext
 def init_db() -> None:
     schema = current_store().init()
-    click.echo(f"Database ready: {_db_name()} (schema version {schema.after})")
+    say(
+        "Database ready: %(database)s (schema version %(version)s)",
+        database=_db_name(),
+        version=schema.after,
+    )
 
 
 @main.command(
@@ -167,7 +177,13 @@ def init_db() -> None:
 @with_appcontext
 def db_version() -> None:
     store = current_store()
-    click.echo(f"{_db_name()}: {store.backend}, schema version {store.schema_version()}")
+    version = store.schema_version()
+    say(
+        "%(database)s: %(backend)s, schema version %(version)s",
+        database=_db_name(),
+        backend=store.backend,
+        version=version,
+    )
 
 
 def _db_name() -> str:
@@ -265,9 +281,12 @@ def new_game(
             clock=_parse_clock(clock_text),
         )
     except ValidationError as error:
-        raise click.ClickException(f"Please check the players: {error.messages}") from None
+        problems = str(error.messages)
+        raise CommandError(
+            phrase("Please check the players: %(problems)s", problems=problems)
+        ) from None
     except TurnpostError as error:
-        raise click.ClickException(error.message) from None
+        raise CommandError(error.words) from None
     print_game(game, base_url or _mail_settings().base_url)
     print_invitations(game, players)
 
@@ -280,7 +299,9 @@ def _parse_clock(text: str | None) -> dict[str, Any] | None:
         return ClockSchema().load(json.loads(text))
     except (json.JSONDecodeError, ValidationError) as error:
         message = error.messages if isinstance(error, ValidationError) else str(error)
-        raise click.ClickException(f"Please check --clock: {message}") from None
+        raise CommandError(
+            phrase("Please check --clock: %(problem)s", problem=str(message))
+        ) from None
 
 
 #: How ``--player`` names a bot: ``bot:random``, ``bot:mcts:3``.
@@ -304,9 +325,9 @@ def print_invitations(game: dict[str, Any], players: list[dict[str, Any]]) -> No
     mailed = current_store().mailed_seats(game["id"])
     for seat, player in enumerate(players):
         if player.get("email") and seat in mailed:
-            click.echo(f"  {player['name']} is mailed now")
+            say("%(name)s is mailed now", indent=2, name=player["name"])
     if mailed and not _mail_settings().smtp_url:
-        click.echo("TURNPOST_SMTP_URL is not set here: the worker that has it sends the mail.")
+        say("TURNPOST_SMTP_URL is not set here: the worker that has it sends the mail.")
 
 
 def _parse_options(pairs: tuple[str, ...]) -> dict[str, Any]:
@@ -322,16 +343,27 @@ def _parse_options(pairs: tuple[str, ...]) -> dict[str, Any]:
 
 def print_game(game: dict[str, Any], base_url: str) -> None:
     """Print a game's id, seat tokens and private links (and its admin token, if new)."""
-    click.echo(f"Game {game['id']} ({game['engine']}): {base_url}/games/{game['id']}")
+    url = f"{base_url}/games/{game['id']}"
+    say("Game %(game)s (%(engine)s): %(url)s", game=game["id"], engine=game["engine"], url=url)
     for player in game["players"]:
+        seat = {"number": player["seat"], "name": player["name"]}
         if "token" not in player:
-            click.echo(f"  seat {player['seat']} {player['name']}: played by the worker")
+            say(
+                "seat %(number)s %(name)s: played by the worker",
+                indent=2,
+                **seat,
+            )
             continue
         link = f"{base_url}/games/{game['id']}/seat/{player['token']}"
-        click.echo(f"  seat {player['seat']} {player['name']}: token {player['token']}")
-        click.echo(f"    play in the browser: {link}")
+        say(
+            "seat %(number)s %(name)s: token %(token)s",
+            indent=2,
+            token=player["token"],
+            **seat,
+        )
+        say("play in the browser: %(link)s", indent=4, link=link)
     if "admin_token" in game:
-        click.echo(f"  admin token: {game['admin_token']}")
+        say("admin token: %(token)s", indent=2, token=game["admin_token"])
 
 
 #: The setting that names the demo game of ``serve --demo``.
@@ -352,12 +384,12 @@ def demo_game(games: GameService) -> dict[str, Any]:
         except TurnpostError:
             earlier = None
         if earlier is not None and earlier.status == "active":
-            click.echo(f"Demo Siam game, as you left it (move {earlier.seq}); new seat links:")
+            say("Demo Siam game, as you left it (move %(move)s); new seat links:", move=earlier.seq)
             game = games.game_object(earlier, None)
             return {**game, "players": games.renew_seat_tokens(earlier.id)}
     game = games.create("siam", [{"name": "Ann"}, {"name": "Bob"}], {})
     games.store.set_setting(DEMO_GAME_SETTING, game["id"])
-    click.echo("Demo Siam game ready:")
+    say("Demo Siam game ready:")
     return game
 
 
@@ -366,7 +398,7 @@ def _load(games: GameService, game_id: str) -> Game:
     try:
         return games.load(game_id)
     except TurnpostError as error:
-        raise click.ClickException(error.message) from None
+        raise CommandError(error.words) from None
 
 
 @main.command(
@@ -381,24 +413,26 @@ def replay(game_id: str) -> None:
     games = current_service()
     game = _load(games, game_id)
     if not game.started:
-        click.echo("OK: the table was never dealt, so there is nothing to replay")
+        say("OK: the table was never dealt, so there is nothing to replay")
         return
     problem = replay_problem(games, game)
     if problem is not None:
-        click.echo(f"MISMATCH: {problem}", err=True)
+        say("MISMATCH: %(problem)s", err=True, problem=problem)
         raise SystemExit(1)
-    click.echo(f"OK: {game.seq} moves replay to the snapshot")
+    say("OK: %(count)s moves replay to the snapshot", count=game.seq)
 
 
 def replay_problem(games: GameService, game: Game) -> str | None:
-    """Why replaying the log of ``game`` (a started one) does not give its snapshot, or
-    ``None`` when it does."""
+    """Why replaying the log of ``game`` (a started one) does not give its snapshot, in the
+    command's language, or ``None`` when it does."""
     try:
         rebuilt = games.replay(game)
     except TurnpostError as error:
-        return error.message
+        return spoken(error.words)
     if canonical_json(rebuilt) != canonical_json(game.state):
-        return f"replaying {game.seq} moves does not give the snapshot"
+        return spoken(
+            phrase("replaying %(count)s moves does not give the snapshot", count=game.seq)
+        )
     return None
 
 
@@ -423,15 +457,18 @@ def copy_db(source: str, target: str) -> None:
         from_store, to_store = open_store(source), open_store(target)
         copied = copy_database(from_store, to_store, lambda: _verify_games(from_store, to_store))
     except StoreUnavailable as error:
-        click.echo(f"temporary failure: {error}", err=True)
+        say("temporary failure: %(error)s", err=True, error=str(error))
         raise SystemExit(EX_TEMPFAIL) from None
     except (StoreError, CopyMismatch) as error:
         raise click.ClickException(str(error)) from None
     for table, rows in sorted(copied.items()):
-        click.echo(f"{table}: {rows} rows")
-    click.echo(
-        f"Copied {redacted(source)} to {redacted(target)}: {copied.get('games', 0)} games"
-        " replay to their snapshots, the same as the source's."
+        say("%(table)s: %(count)s rows", table=table, count=rows)
+    say(
+        "Copied %(source)s to %(target)s: %(count)s games replay to their snapshots, the same"
+        " as the source's.",
+        source=redacted(source),
+        target=redacted(target),
+        count=copied.get("games", 0),
     )
 
 
@@ -443,17 +480,24 @@ def _verify_games(source: Store, target: Store) -> None:
     """Every game on ``target`` has the snapshot and seats of the game of its id on
     ``source``, and replays to it; :class:`CopyMismatch` otherwise."""
     if target.game_ids() != source.game_ids():
-        raise CopyMismatch("The copy does not hold the source's games.")
+        raise CopyMismatch(spoken(phrase("The copy does not hold the source's games.")))
     old, new = GameService(source), GameService(target)
     for game_id in target.game_ids():
         original, copied = old.load(game_id), new.load(game_id)
         if (copied.row, copied.seats) != (original.row, original.seats):
-            raise CopyMismatch(f"Game {game_id}: the copy's snapshot differs from the source's.")
+            differs = phrase(
+                "Game %(game)s: the copy's snapshot differs from the source's.", game=game_id
+            )
+            raise CopyMismatch(spoken(differs))
         problem = replay_problem(new, copied) if copied.started else None
         if problem is not None and problem == replay_problem(old, original):
             continue  # played under older rules: its snapshot is the source's, as it was
         if problem is not None:
-            raise CopyMismatch(f"Game {game_id} on the copy: {problem}.")
+            raise CopyMismatch(
+                spoken(
+                    phrase("Game %(game)s on the copy: %(problem)s.", game=game_id, problem=problem)
+                )
+            )
 
 
 @main.command("export", help=N_("Print the public game object and its move log as JSON."))
@@ -484,21 +528,21 @@ def export(game_id: str) -> None:
 def import_record_command(path: Path, base_url: str | None) -> None:
     data = sys.stdin.buffer.read() if str(path) == "-" else path.read_bytes()
     if len(data) > MAX_RECORD_BYTES:
-        raise click.ClickException(f"A record is at most {MAX_RECORD_BYTES} bytes.")
+        raise CommandError(phrase("A record is at most %(bytes)s bytes.", bytes=MAX_RECORD_BYTES))
     try:
         game = import_record(current_service(), data.decode("utf-8"))
     except UnicodeDecodeError:
-        raise click.ClickException("The record is not UTF-8 text.") from None
+        raise CommandError(phrase("The record is not UTF-8 text.")) from None
     except TurnpostError as error:
-        raise click.ClickException(error.message) from None
+        raise CommandError(error.words) from None
     print_game(game, base_url or _mail_settings().base_url)
 
 
 #: What ``serve`` says about the bots, by ``TURNPOST_BOTS``.
 BOTS_WORDS = {
-    "worker": "The computer's seats are played by `turnpost worker` (TURNPOST_BOTS=worker).",
-    "server": "The computer's seats are played by this server (TURNPOST_BOTS=server).",
-    "off": "The computer's seats are played by nobody (TURNPOST_BOTS=off).",
+    "worker": N_("The computer's seats are played by `turnpost worker` (TURNPOST_BOTS=worker)."),
+    "server": N_("The computer's seats are played by this server (TURNPOST_BOTS=server)."),
+    "off": N_("The computer's seats are played by nobody (TURNPOST_BOTS=off)."),
 }
 
 
@@ -526,12 +570,17 @@ def serve(host: str, port: int, workers: int, connections: int, demo: bool) -> N
     if demo:
         game = demo_game(current_service())
         print_game(game, base_url)
-        click.echo(
-            f"Try: curl -H 'Authorization: Bearer {game['players'][0]['token']}' "
+        command = (
+            f"curl -H 'Authorization: Bearer {game['players'][0]['token']}' "
             f'-d \'{{"notation": "enter a1 N"}}\' {base_url}/api/v1/games/{game["id"]}/moves'
         )
-    click.echo(f"Serving {base_url} (API docs at {base_url}/api/docs); Ctrl-C stops.")
-    click.echo(BOTS_WORDS[place])
+        say("Try: %(command)s", command=command)
+    say(
+        "Serving %(url)s (API docs at %(docs)s); Ctrl-C stops.",
+        url=base_url,
+        docs=f"{base_url}/api/docs",
+    )
+    say(BOTS_WORDS[place])
     run(current_app.config["TURNPOST_DB"], host, port, workers, connections)
 
 
@@ -562,10 +611,12 @@ def check() -> None:
     secret = os.environ.get("TURNPOST_SECRET_KEY", "")
     before = Deployment.from_environment(db_url, secret)
     if before.db_file is not None and not before.db_file.exists():
-        raise click.ClickException(
-            f"the database {before.db_file} does not exist: check TURNPOST_DB, or create it"
-            " with `turnpost init-db`"
+        missing = phrase(
+            "the database %(file)s does not exist: check TURNPOST_DB, or create it with"
+            " `turnpost init-db`",
+            file=str(before.db_file),
         )
+        raise CommandError(missing)
     found = file_findings(before)  # before opening it, which makes the file private
     app = create_command_app()
     with app.app_context():
@@ -573,7 +624,12 @@ def check() -> None:
     for finding in found:
         click.echo(finding.line(), err=finding.level == ERROR)
     errors = sum(finding.level == ERROR for finding in found)
-    click.echo(f"{errors} errors, {len(found) - errors} warnings ({_db_name_of(app)})")
+    say(
+        "%(errors)s errors, %(warnings)s warnings (%(database)s)",
+        errors=errors,
+        warnings=len(found) - errors,
+        database=_db_name_of(app),
+    )
     if errors:
         raise SystemExit(1)
 
@@ -615,7 +671,7 @@ def echo_report(report: Report) -> None:
 def send_mail() -> None:
     settings = _mail_settings()
     if not settings.smtp_url:
-        click.echo("TURNPOST_SMTP_URL is not set: mail stays in the outbox.", err=True)
+        say("TURNPOST_SMTP_URL is not set: mail stays in the outbox.", err=True)
     else:
         record_sender(current_store(), settings, "send-mail", utcnow())
     actions, report = run_clock_and_outbox()
@@ -818,7 +874,7 @@ def mail_in(recipients: tuple[str, ...]) -> None:
             outcome = receive(raw, current_service(), _mail_settings(), envelope)
             click.echo(json.dumps(describe(outcome)))
     except StoreUnavailable as error:
-        click.echo(f"temporary failure: {error}", err=True)
+        say("temporary failure: %(error)s", err=True, error=str(error))
         raise SystemExit(EX_TEMPFAIL) from None
 
 
@@ -836,11 +892,11 @@ def mail_in(recipients: tuple[str, ...]) -> None:
 @with_appcontext
 def fetch_mail() -> None:
     if not _mail_settings().imap_url:
-        raise click.ClickException("TURNPOST_IMAP_URL is not set: there is no mailbox to read.")
+        raise CommandError(phrase("TURNPOST_IMAP_URL is not set: there is no mailbox to read."))
     try:
         handled, set_aside = read_replies()
     except (MailboxError, StoreUnavailable) as error:
-        click.echo(f"temporary failure: {error}", err=True)
+        say("temporary failure: %(error)s", err=True, error=str(error))
         raise SystemExit(EX_TEMPFAIL) from None
     click.echo(f"replies read {handled}, set aside {set_aside}", err=True)
 
@@ -857,7 +913,12 @@ def smtpd(host: str, port: int, lmtp: bool) -> None:
     handler = InboundHandler(turnpost.db_url, _mail_settings(), turnpost.listeners)
     controller = InboundController(handler, host, port, lmtp=lmtp)
     controller.start()
-    click.echo(f"Listening for {'LMTP' if lmtp else 'SMTP'} on {host}:{port}; Ctrl-C stops.")
+    protocol = "LMTP" if lmtp else "SMTP"
+    say(
+        "Listening for %(protocol)s on %(address)s; Ctrl-C stops.",
+        protocol=protocol,
+        address=f"{host}:{port}",
+    )
     try:
         while True:
             time.sleep(3600)
@@ -888,7 +949,9 @@ def mail_key(game_id: str, seat: int, revoke: bool) -> None:
     else:
         generation = store.mail_generation(game_id, seat)
     if generation is None:
-        raise click.ClickException(f"No seat {seat} in game {game_id!r}.")
+        raise CommandError(
+            phrase("No seat %(seat)s in game %(game)s.", seat=seat, game=repr(game_id))
+        )
     click.echo(reply_address(_mail_settings(), game_id, seat, generation))
 
 
@@ -923,15 +986,15 @@ BACKUP_GLOB = "turnpost-*.backup"
 def backup(dest: Path, keep: int | None) -> None:
     folder = dest.is_dir()
     if keep is not None and not folder:
-        raise click.ClickException("--keep counts the backups in a folder: give a folder as DEST.")
+        raise CommandError(phrase("--keep counts the backups in a folder: give a folder as DEST."))
     target = dest / parse_time(utcnow()).strftime(BACKUP_NAME) if folder else dest
     try:
         current_store().backup(str(target))
     except StoreError as error:
         raise click.ClickException(str(error)) from None
-    click.echo(f"Backed up {_db_name()} to {target}")
+    say("Backed up %(database)s to %(target)s", database=_db_name(), target=str(target))
     if current_store().setting(SECRET_KEY_SETTING) is None:
-        click.echo(
+        say(
             "TURNPOST_SECRET_KEY is set, so the secret key is not in the backup: keep the"
             " environment file that sets it with your backups (without the same key, mail"
             " links, reply addresses and sign-in cookies stop working)."
@@ -939,7 +1002,7 @@ def backup(dest: Path, keep: int | None) -> None:
     if keep is not None:
         for old in sorted(dest.glob(BACKUP_GLOB), reverse=True)[keep:]:
             old.unlink()
-            click.echo(f"Removed the older backup {old}")
+            say("Removed the older backup %(file)s", file=str(old))
 
 
 @main.command(
@@ -964,14 +1027,20 @@ def restore(source: Path, replace: bool) -> None:
     try:
         version = store.schema_version()
         if version and not replace:
-            raise click.ClickException(
-                f"{redacted(url)} already holds a Turnpost database (schema version {version})."
+            held = phrase(
+                "%(database)s already holds a Turnpost database (schema version %(version)s)."
                 " Restoring replaces everything in it, its games and settings too. Stop the"
-                " server, the worker and the mail receiver, then run this again with --replace."
+                " server, the worker and the mail receiver, then run this again with --replace.",
+                database=redacted(url),
+                version=version,
             )
+            raise CommandError(held)
         store.restore(str(source))
-        click.echo(
-            f"Restored {source} into {redacted(url)} (schema version {store.schema_version()})."
+        say(
+            "Restored %(source)s into %(database)s (schema version %(version)s).",
+            source=str(source),
+            database=redacted(url),
+            version=store.schema_version(),
         )
     except StoreError as error:
         raise click.ClickException(str(error)) from None

@@ -1,19 +1,30 @@
-"""The ``turnpost`` command's help in the language of its environment (issue 24).
+"""The ``turnpost`` command in the language of its environment (issue 24): its help, what
+its commands print, and click's own messages.
 
 Click writes a help page from each command's and option's ``help`` (message ids
 of the catalogs, marked with ``N_``) and words of its own ("Usage:", "Options",
-"Show this message and exit.", in English: Turnpost ships no catalog of click's
-gettext domain). The classes here write both through the catalog of
-:func:`~server.i18n.command_language`. Click's error messages stay English.
+"Show this message and exit."). The classes here write both through the catalog of
+:func:`~server.i18n.command_language`. A command prints its sentences with :func:`say` and
+refuses with :class:`CommandError`, in the same language. Click says its own messages
+("No such option", "Missing argument", "Try ... for help.") through gettext's global
+functions, which read the catalogs of the domain :func:`clicks_language` binds (ours,
+holding :data:`CLICK_MESSAGES`) in the language the environment's ``LANGUAGE`` names.
 """
 
 from __future__ import annotations
 
-from contextlib import AbstractContextManager
+import gettext
+import os
+from collections.abc import Iterator
+from contextlib import AbstractContextManager, contextmanager
+from typing import Any
 
 import click
 
-from server.i18n import N_, catalog, command_language
+from engines.phrases import Words, counted, phrase
+from server.i18n import DOMAIN, N_, catalog, command_language
+from server.phrases import render
+from server.resources import translations_dir
 
 #: Click's own words on a help page, as click says them (the catalogs translate them).
 CLICK_WORDS = (
@@ -25,6 +36,81 @@ CLICK_WORDS = (
     N_("default: %(default)s"),
     N_("required"),
 )
+
+
+#: Click's own messages that a user of the command meets (errors, prompts), as click spells
+#: them (its ``{name}`` placeholders), marked for the catalogs; click looks them up itself.
+CLICK_MESSAGES = (
+    phrase("Error: {message}"),
+    phrase("Try '{command} {option}' for help."),
+    phrase("No such option {name!r}."),
+    phrase("No such command {name!r}."),
+    phrase("Missing command."),
+    phrase("Missing argument"),
+    phrase("Missing option"),
+    phrase("Missing parameter"),
+    phrase("Missing {param_type}"),
+    phrase("Missing parameter: {param_name}"),
+    phrase("Invalid value: {message}"),
+    phrase("Invalid value for {param_hint}: {message}"),
+    phrase("Option {name!r} does not take a value."),
+    phrase("Argument {name!r} takes {nargs} values."),
+    phrase("{value!r} is not a valid {number_type}."),
+    phrase("{value} is not in the range {range}."),
+    phrase("{value!r} is not a valid boolean. Recognized values: {states}"),
+    phrase("{name} {filename!r} does not exist."),
+    phrase("{name} {filename!r} is a file."),
+    phrase("{name} {filename!r} is a directory."),
+    phrase("{name} {filename!r} is not readable."),
+    phrase("{name} {filename!r} is not writable."),
+    phrase("Could not open file {filename!r}: {message}"),
+    phrase("file"),
+    phrase("directory"),
+    phrase("path"),
+    phrase("Aborted!"),
+    counted("Got unexpected extra argument ({args})", "Got unexpected extra arguments ({args})", 1),
+    counted("Did you mean {possibility}?", "(Did you mean one of: {possibilities}?)", 1),
+    counted(
+        "Option {name!r} requires an argument.", "Option {name!r} requires {nargs} arguments.", 1
+    ),
+    counted("{value!r} is not {choice}.", "{value!r} is not one of {choices}.", 1),
+)
+
+
+@contextmanager
+def clicks_language(language: str) -> Iterator[None]:
+    """Click's own messages in ``language`` while the block runs: gettext's global functions,
+    which click calls, read our catalogs, and ``LANGUAGE`` (which gettext reads first) names
+    ``language`` until the block ends."""
+    gettext.bindtextdomain(DOMAIN, str(translations_dir()))
+    before = os.environ.get("LANGUAGE")
+    os.environ["LANGUAGE"] = language
+    try:
+        yield
+    finally:
+        if before is None:
+            del os.environ["LANGUAGE"]
+        else:
+            os.environ["LANGUAGE"] = before
+
+
+def spoken(words: Words) -> str:
+    """``words`` (a phrase, or a plain string kept as it is) in the command's language."""
+    return render(words, (), command_language())
+
+
+def say(message: str, *, err: bool = False, indent: int = 0, **params: Any) -> None:
+    """Print the message id ``message`` in the command's language, its placeholders filled
+    from ``params``, ``indent`` spaces in (on stderr with ``err``)."""
+    click.echo(" " * indent + spoken(phrase(message, **params)), err=err)
+
+
+class CommandError(click.ClickException):
+    """A command's refusal, said in the command's language: a phrase (or a refusal's words,
+    :attr:`~server.errors.TurnpostError.words`)."""
+
+    def __init__(self, words: Words) -> None:
+        super().__init__(spoken(words))
 
 
 def words(message: str) -> str:

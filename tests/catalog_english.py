@@ -13,15 +13,16 @@ from functools import cache
 
 from tests.server.test_i18n import po, strings, texts
 
-#: Where a message is cut: placeholders and markup.
-CUTS = re.compile(r"%\(\w+\)[sd]|<[^>]+>")
+#: Where a message is cut: placeholders (ours and click's) and markup.
+CUTS = re.compile(r"%\(\w+\)[sd]|\{\w+(?:![rsa])?\}|<[^>]+>")
 #: What a cut piece loses at its ends.
 TRIM = " .,:;()!?\u2019'\"\u201c\u201d-\u2013\u00b7"
 
 
 @cache
 def english_pieces(language: str) -> frozenset[str]:
-    """The English pieces of every message ``language`` translates differently."""
+    """The English pieces of every message ``language`` translates differently, but for a
+    piece its translation says too, whatever its case (a word of both languages: "Argument")."""
     pieces = set()
     for message in po(language):
         if not message.id or set(strings(message)) <= set(texts(message)):
@@ -30,7 +31,10 @@ def english_pieces(language: str) -> frozenset[str]:
             for piece in CUTS.split(text):
                 piece = piece.strip(TRIM)
                 words = re.findall(r"[A-Za-z]{2,}", piece)
-                if (len(words) >= 2 and len(piece) >= 10) or (len(words) == 1 and len(piece) >= 7):
+                long = (len(words) >= 2 and len(piece) >= 10) or (
+                    len(words) == 1 and len(piece) >= 7
+                )
+                if long and not any(piece.lower() in said.lower() for said in strings(message)):
                     pieces.add(piece)
     return frozenset(pieces)
 

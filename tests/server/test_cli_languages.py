@@ -1,9 +1,11 @@
-"""``turnpost --help`` in the language of its environment (issue 24): the installed command,
-run as a program with this checkout first on its path."""
+"""``turnpost`` in the language of its environment (issue 24): its help (the installed command,
+run as a program with this checkout first on its path), click's own messages when a command is
+mistyped, and what the commands print."""
 
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -115,3 +117,86 @@ def test_every_commands_help_is_translated(language: str) -> None:
         shown = " ".join(result.output.split())
         assert english_left(shown, language) == set(), (command, shown)
         assert shown.startswith(catalog(language).gettext("Usage:")), shown
+
+
+#: Mistakes and what click says of each, as click spells it (its placeholders filled).
+MISTAKES = [
+    (["--bogus"], "No such option {name!r}.", {"name": "--bogus"}),
+    (["bogus"], "No such command {name!r}.", {"name": "bogus"}),
+    (["replay"], "Missing argument", {}),
+]
+
+
+def said(language: str, text: str, **params: str) -> str:
+    """Click's message ``text`` as the catalog of ``language`` says it, its placeholders filled."""
+    return catalog(language).gettext(text).format(**params)
+
+
+@pytest.mark.parametrize("language", ["en", "nl", "de", "fr"])
+def test_clicks_own_messages_speak_the_commands_language(language: str) -> None:
+    before = os.environ.get("LANGUAGE")
+    for args, message, params in MISTAKES:
+        result = CliRunner().invoke(
+            main, args, env={"TURNPOST_LANGUAGE": language}, prog_name="turnpost"
+        )
+        assert result.exit_code == 2, result.output
+        shown = " ".join(result.output.split())
+        error = said(language, "Error: {message}", message=said(language, message, **params))
+        assert error in shown, shown
+        command = "turnpost replay" if args == ["replay"] else "turnpost"
+        help_hint = "Try '{command} {option}' for help."
+        assert said(language, help_hint, command=command, option="--help") in shown, shown
+        assert shown.startswith(f"{said(language, 'Usage:')} {command} ")
+        if language != "en":
+            assert english_left(shown, language) == set(), shown
+            assert "Error" not in shown and "Try" not in shown, shown
+    assert os.environ.get("LANGUAGE") == before  # gettext's language set for the command only
+    assert "GAME_ID" in shown  # names stay the command's own
+
+
+def test_clicks_messages_in_english_stay_as_click_says_them() -> None:
+    result = CliRunner().invoke(
+        main, ["--bogus"], env={"TURNPOST_LANGUAGE": "en"}, prog_name="turnpost"
+    )
+    assert result.output.splitlines()[-3:] == [
+        "Try 'turnpost --help' for help.",
+        "",
+        "Error: No such option '--bogus'.",
+    ]
+    plural = CliRunner().invoke(
+        main, ["new-game", "siam", "--player", "A", "--deadline-policy", "x"]
+    )
+    assert "'x' is not one of 'remind', 'skip', 'forfeit'." in plural.output
+
+
+@pytest.mark.parametrize("language", ["nl", "de", "fr"])
+def test_what_the_commands_print_speaks_the_commands_language(db_path: str, language: str) -> None:
+    env = {"TURNPOST_DB": db_path, "TURNPOST_LANGUAGE": language}
+    words = catalog(language).gettext
+    results = [
+        CliRunner().invoke(main, args, env=env)
+        for args in (
+            ["init-db"],
+            ["new-game", "siam", "--player", "Ann", "--player", "Bob", "--email", "a@example.org"],
+            ["replay", "nogame"],
+            ["new-game", "siam", "--player", "Ann", "--deadline-policy", "x"],
+        )
+    ]
+    made, created, unknown, refused = (" ".join(result.output.split()) for result in results)
+    game_id = re.search(r"/games/(\w+)/seat/", created).group(1)
+    played = " ".join(CliRunner().invoke(main, ["replay", game_id], env=env).output.split())
+    for shown in (made, created, unknown, refused, played):
+        assert english_left(shown, language) == set(), shown
+    ready = words("Database ready: %(database)s (schema version %(version)s)")
+    assert made.startswith(ready.partition("%(database)s")[0]), made
+    assert words("play in the browser: %(link)s") % {"link": ""} in created
+    assert words("OK: %(count)s moves replay to the snapshot") % {"count": 0} == played
+    assert "'nogame'" in unknown and results[2].exit_code == 1
+    assert words("%(name)s is mailed now") % {"name": "Ann"} in created
+    choices = "'remind', 'skip', 'forfeit'"
+    assert (
+        catalog(language)
+        .ngettext("{value!r} is not {choice}.", "{value!r} is not one of {choices}.", 3)
+        .format(value="x", choices=choices)
+        in refused
+    )

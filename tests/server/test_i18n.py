@@ -29,7 +29,8 @@ ON_BOTH_BACKENDS = True
 
 ROOT = Path(__file__).resolve().parents[2]
 TRANSLATIONS = ROOT / "translations"
-PLACEHOLDER = re.compile(r"%\(\w+\)[sd]")
+#: A placeholder: ours (``%(name)s``) or click's (``{name}``, ``{name!r}``), kept by translations.
+PLACEHOLDER = re.compile(r"%\(\w+\)[sd]|\{\w+(?:![rsa])?\}")
 OPENED = {"Sec-Fetch-Site": "none"}
 
 
