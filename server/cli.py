@@ -658,6 +658,18 @@ def echo_report(report: Report) -> None:
         click.echo(outcome.line(), err=outcome.status == "failed")
 
 
+def say_round(actions: int, report: Report) -> None:
+    """What a round of deadlines and mail did, in numbers."""
+    say(
+        "deadline actions %(actions)s, mails sent %(sent)s, superseded %(superseded)s,"
+        " failed %(failed)s",
+        actions=actions,
+        sent=report.count("sent"),
+        superseded=report.count("superseded"),
+        failed=report.count("failed"),
+    )
+
+
 @main.command(
     "send-mail",
     help=N_(
@@ -676,7 +688,7 @@ def send_mail() -> None:
         record_sender(current_store(), settings, "send-mail", utcnow())
     actions, report = run_clock_and_outbox()
     echo_report(report)
-    click.echo(f"deadline actions {actions}, {report.summary()}")
+    say_round(actions, report)
     if report.failed_for_good:
         raise SystemExit(1)
 
@@ -717,15 +729,15 @@ def read_replies_or_wait(stop: threading.Event | None = None) -> tuple[int, int]
     try:
         return read_replies(stop)
     except (MailboxError, StoreUnavailable) as error:
-        click.echo(f"replies not read this round: {error}", err=True)
+        say("replies not read this round: %(error)s", err=True, error=str(error))
         return 0, 0
 
 
 #: What the worker sends from threads of its own: each round's function, and its line's words.
 BACKGROUND = {
-    "webhooks": (deliver_webhooks, "webhooks delivered"),
-    "pushes": (deliver_pushes, "pushes sent"),
-    "replies": (read_replies_or_wait, "replies read"),
+    "webhooks": (deliver_webhooks, N_("webhooks delivered %(done)s, failed %(failed)s")),
+    "pushes": (deliver_pushes, N_("pushes sent %(done)s, failed %(failed)s")),
+    "replies": (read_replies_or_wait, N_("replies read %(done)s, failed %(failed)s")),
 }
 
 
@@ -752,7 +764,7 @@ def until_none_due(deliver: Callable[[], tuple[int, int]]) -> tuple[int, int]:
 @with_appcontext
 def send_webhooks() -> None:
     delivered, failed = until_none_due(deliver_webhooks)
-    click.echo(f"webhooks delivered {delivered}, failed {failed}")
+    say(BACKGROUND["webhooks"][1], done=delivered, failed=failed)
 
 
 @main.command(
@@ -765,7 +777,7 @@ def send_webhooks() -> None:
 @with_appcontext
 def send_pushes() -> None:
     sent, failed = until_none_due(deliver_pushes)
-    click.echo(f"pushes sent {sent}, failed {failed}")
+    say(BACKGROUND["pushes"][1], done=sent, failed=failed)
 
 
 def background_rounds(app: Flask, stop: threading.Event, interval: float, what: str) -> None:
@@ -776,7 +788,7 @@ def background_rounds(app: Flask, stop: threading.Event, interval: float, what: 
         while not stop.is_set():
             done, failed = deliver(stop)
             if done or failed:
-                click.echo(f"{words} {done}, failed {failed}")
+                say(words, done=done, failed=failed)
             else:
                 stop.wait(interval)
 
@@ -828,7 +840,10 @@ def worker(interval: float, bots: bool) -> None:
         signal.signal(signum, lambda *_: stop.set())
     app = current_app._get_current_object()
     warn_at_start(current_store(), _deployment(), "worker")
-    click.echo(f"worker started; {'it plays' if bots else 'other processes play'} the bots")
+    if bots:
+        say("worker started; it plays the bots")
+    else:
+        say("worker started; other processes play the bots")
     with ThreadPoolExecutor(len(BACKGROUND) + 2, thread_name_prefix="background") as background:
         threads = [
             background.submit(background_rounds, app, stop, interval, what) for what in BACKGROUND
@@ -843,13 +858,13 @@ def worker(interval: float, bots: bool) -> None:
                 actions, report = run_clock_and_outbox()
                 echo_report(report)
                 if actions or report.outcomes:
-                    click.echo(f"deadline actions {actions}, {report.summary()}")
+                    say_round(actions, report)
                 stop.wait(interval)
         finally:
             stop.set()
     for thread in threads:
         thread.result()  # raises what stopped a background thread, if anything did
-    click.echo("worker stopped")
+    say("worker stopped")
 
 
 @main.command(
@@ -898,7 +913,12 @@ def fetch_mail() -> None:
     except (MailboxError, StoreUnavailable) as error:
         say("temporary failure: %(error)s", err=True, error=str(error))
         raise SystemExit(EX_TEMPFAIL) from None
-    click.echo(f"replies read {handled}, set aside {set_aside}", err=True)
+    say(
+        "replies read %(handled)s, set aside %(set_aside)s",
+        err=True,
+        handled=handled,
+        set_aside=set_aside,
+    )
 
 
 @main.command("smtpd", help=N_("Receive replies over SMTP or LMTP until stopped."))

@@ -154,17 +154,6 @@ class Report:
         """The failures that will not be retried."""
         return [o for o in self.outcomes if o.status == "failed" and o.permanent]
 
-    def summary(self) -> str:
-        """ "mails sent 3, superseded 2, failed 0"."""
-        return ", ".join(
-            f"{label} {self.count(status)}"
-            for label, status in (
-                ("mails sent", "sent"),
-                ("superseded", "superseded"),
-                ("failed", "failed"),
-            )
-        )
-
 
 @dataclass
 class Envelope:
