@@ -2,7 +2,7 @@
 
 ``turnpost check`` reads the settings every process will use (its own
 environment: run it with the services' environment file) and prints each
-:class:`Finding`; an error means something is broken now (exit status 1), a
+:class:`Finding` (a phrase, in the command's language; the logs say it in English); an error means something is broken now (exit status 1), a
 warning something risky. The app server and the worker log the findings that
 concern them when they start (:func:`warn_at_start`, one function for both).
 
@@ -26,13 +26,17 @@ from datetime import timedelta
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from engines.phrases import N_, Words, english, phrase
 from server.games.clock import parse_time, utcnow
 from server.mail.identity import record_sender, sender_of_mail
 from server.mail.settings import MailSettings, environment_config, settings_from_config
+from server.phrases import render
 from server.store import in_memory, scheme, sqlite_path
 from server.store.base import Store
 
 ERROR, WARNING = "error", "warning"
+#: A finding's line, by its level.
+LINES = {ERROR: N_("error: %(finding)s"), WARNING: N_("warning: %(finding)s")}
 #: Where mail links point when ``TURNPOST_BASE_URL`` is not set.
 DEFAULT_BASE_URL = MailSettings.base_url
 #: The setting where the app server notes the first request that came through a proxy.
@@ -50,14 +54,19 @@ log = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class Finding:
-    """One thing wrong (``error``) or risky (``warning``), said in words."""
+    """One thing wrong (``error``) or risky (``warning``), said in words (a phrase)."""
 
     level: str
-    text: str
+    words: Words
 
-    def line(self) -> str:
-        """The finding as one line: ``error: ...`` or ``warning: ...``."""
-        return f"{self.level}: {self.text}"
+    @property
+    def text(self) -> str:
+        """The finding in English."""
+        return english(self.words)
+
+    def line(self, language: str = "en") -> str:
+        """The finding as one line in ``language``: ``error: ...`` or ``warning: ...``."""
+        return render(phrase(LINES[self.level], finding=self.words), (), language)
 
 
 @dataclass(frozen=True)
@@ -110,9 +119,12 @@ def base_url_findings(mail: MailSettings, fetch: bool) -> list[Finding]:
         return [
             Finding(
                 ERROR,
-                f"TURNPOST_BASE_URL is not set: every link in mails points at {DEFAULT_BASE_URL},"
-                " which players cannot open; set it to the address players use"
-                " (https://turnpost.example.org)",
+                phrase(
+                    "TURNPOST_BASE_URL is not set: every link in mails points at %(url)s, which"
+                    " players cannot open; set it to the address players use"
+                    " (https://turnpost.example.org)",
+                    url=DEFAULT_BASE_URL,
+                ),
             )
         ]
     found = []
@@ -121,8 +133,11 @@ def base_url_findings(mail: MailSettings, fetch: bool) -> list[Finding]:
         found.append(
             Finding(
                 WARNING,
-                f"TURNPOST_BASE_URL {mail.base_url} is plain http: the links in mails carry seat"
-                " passes in the clear; serve https through a proxy (docs/deploy.md)",
+                phrase(
+                    "TURNPOST_BASE_URL %(url)s is plain http: the links in mails carry seat"
+                    " passes in the clear; serve https through a proxy (docs/deploy.md)",
+                    url=mail.base_url,
+                ),
             )
         )
     if fetch:
@@ -131,9 +146,13 @@ def base_url_findings(mail: MailSettings, fetch: bool) -> list[Finding]:
             found.append(
                 Finding(
                     WARNING,
-                    f"TURNPOST_BASE_URL {mail.base_url} does not answer ({problem}): links in"
-                    " mails open only if players reach it (is the app server or the proxy"
-                    " down, or the name wrong?)",
+                    phrase(
+                        "TURNPOST_BASE_URL %(url)s does not answer (%(problem)s): links in mails"
+                        " open only if players reach it (is the app server or the proxy down,"
+                        " or the name wrong?)",
+                        url=mail.base_url,
+                        problem=problem,
+                    ),
                 )
             )
     return found
@@ -158,19 +177,29 @@ def identity_findings(store: Store, mail: MailSettings) -> list[Finding]:
         found.append(
             Finding(
                 ERROR,
-                f"TURNPOST_MAIL_DOMAIN is {mail.domain} here, but the {sender.process} that sent"
-                f" mail (since {sender.at}) has {sender.domain}: replies to its mails are"
-                " dropped by a receiver with another domain; give every process the same"
-                " TURNPOST_MAIL_DOMAIN",
+                phrase(
+                    "TURNPOST_MAIL_DOMAIN is %(domain)s here, but the %(process)s that sent mail"
+                    " (since %(since)s) has %(other)s: replies to its mails are dropped by a"
+                    " receiver with another domain; give every process the same"
+                    " TURNPOST_MAIL_DOMAIN",
+                    domain=mail.domain,
+                    process=sender.process,
+                    since=sender.at,
+                    other=sender.domain,
+                ),
             )
         )
     if not sender.same_key(mail):
         found.append(
             Finding(
                 ERROR,
-                f"TURNPOST_SECRET_KEY differs from the one the {sender.process} sent mail with"
-                f" (since {sender.at}): the links and reply addresses in its mails do not work"
-                " with this key; give every process the same TURNPOST_SECRET_KEY",
+                phrase(
+                    "TURNPOST_SECRET_KEY differs from the one the %(process)s sent mail with"
+                    " (since %(since)s): the links and reply addresses in its mails do not work"
+                    " with this key; give every process the same TURNPOST_SECRET_KEY",
+                    process=sender.process,
+                    since=sender.at,
+                ),
             )
         )
     return found
@@ -186,9 +215,13 @@ def mail_findings(store: Store, mail: MailSettings) -> list[Finding]:
             return [
                 Finding(
                     ERROR,
-                    f"TURNPOST_SMTP_URL is not set, but {seats} seats of forming or running games"
-                    f" have an email address: their mail ({backlog.unsent} now) waits in the"
-                    " outbox; set it where the worker runs",
+                    phrase(
+                        "TURNPOST_SMTP_URL is not set, but %(seats)s seats of forming or running"
+                        " games have an email address: their mail (%(unsent)s now) waits in the"
+                        " outbox; set it where the worker runs",
+                        seats=seats,
+                        unsent=backlog.unsent,
+                    ),
                 )
             ]
         return []
@@ -196,8 +229,12 @@ def mail_findings(store: Store, mail: MailSettings) -> list[Finding]:
         return [
             Finding(
                 WARNING,
-                f"{backlog.unsent} mails wait to be sent, the oldest since {backlog.oldest_at}:"
-                " is `turnpost worker` running, and can it reach the SMTP server?",
+                phrase(
+                    "%(unsent)s mails wait to be sent, the oldest since %(since)s: is `turnpost"
+                    " worker` running, and can it reach the SMTP server?",
+                    unsent=backlog.unsent,
+                    since=backlog.oldest_at,
+                ),
             )
         ]
     return []
@@ -212,10 +249,13 @@ def proxy_findings(store: Store, deployment: Deployment) -> list[Finding]:
         return [
             Finding(
                 WARNING,
-                f"a request came through a proxy (with X-Forwarded-For, at {seen}), but"
-                " TURNPOST_PROXY_HOPS is not set: every visitor then has the proxy's address and"
-                " they share one rate limit and one creation limit; set TURNPOST_PROXY_HOPS=1"
-                " behind one proxy (never without one)",
+                phrase(
+                    "a request came through a proxy (with X-Forwarded-For, at %(seen)s), but"
+                    " TURNPOST_PROXY_HOPS is not set: every visitor then has the proxy's address"
+                    " and they share one rate limit and one creation limit; set"
+                    " TURNPOST_PROXY_HOPS=1 behind one proxy (never without one)",
+                    seen=seen,
+                ),
             )
         ]
     parts = urlsplit(deployment.mail.base_url)
@@ -223,10 +263,12 @@ def proxy_findings(store: Store, deployment: Deployment) -> list[Finding]:
         return [
             Finding(
                 WARNING,
-                "TURNPOST_BASE_URL is https, so a proxy likely terminates TLS in front, but"
-                " TURNPOST_PROXY_HOPS is not set: behind a proxy set it to 1, or every visitor"
-                " has the proxy's address (the app server notes a proxied request when it sees"
-                " one, and this check then says so)",
+                phrase(
+                    "TURNPOST_BASE_URL is https, so a proxy likely terminates TLS in front, but"
+                    " TURNPOST_PROXY_HOPS is not set: behind a proxy set it to 1, or every"
+                    " visitor has the proxy's address (the app server notes a proxied request"
+                    " when it sees one, and this check then says so)"
+                ),
             )
         ]
     return []
@@ -248,20 +290,29 @@ def file_findings(deployment: Deployment) -> list[Finding]:
         if name.exists() and name.stat().st_mode & stat.S_IROTH
     ]
     if readable:
-        holds = "hands, addresses" + ("" if deployment.secret_set else " and the secret key")
-        found.append(
-            Finding(
-                WARNING if deployment.secret_set else ERROR,
-                f"{readable[0]} is readable by every user of this machine, and it holds {holds}:"
-                f" chmod 600 it (Turnpost does when it opens a file of its own user)",
+        if deployment.secret_set:
+            readable_file = phrase(
+                "%(file)s is readable by every user of this machine, and it holds hands and"
+                " addresses: chmod 600 it (Turnpost does when it opens a file of its own user)",
+                file=str(readable[0]),
             )
-        )
+        else:
+            readable_file = phrase(
+                "%(file)s is readable by every user of this machine, and it holds hands,"
+                " addresses and the secret key: chmod 600 it (Turnpost does when it opens a file"
+                " of its own user)",
+                file=str(readable[0]),
+            )
+        found.append(Finding(WARNING if deployment.secret_set else ERROR, readable_file))
     if path.parent.stat().st_mode & stat.S_IWOTH and not path.parent.stat().st_mode & stat.S_ISVTX:
         found.append(
             Finding(
                 ERROR,
-                f"the folder {path.parent} is writable by every user of this machine: anyone can"
-                " replace the database; keep it in a folder of Turnpost's user (mode 700)",
+                phrase(
+                    "the folder %(folder)s is writable by every user of this machine: anyone can"
+                    " replace the database; keep it in a folder of Turnpost's user (mode 700)",
+                    folder=str(path.parent),
+                ),
             )
         )
     return found
@@ -277,8 +328,12 @@ def disk_findings(deployment: Deployment) -> list[Finding]:
         return [
             Finding(
                 ERROR if free < DISK_ERROR_BYTES else WARNING,
-                f"only {free // 2**20} MiB are free where the database is ({path.parent}):"
-                " moves fail once the disk is full",
+                phrase(
+                    "only %(mib)s MiB are free where the database is (%(folder)s): moves fail"
+                    " once the disk is full",
+                    mib=free // 2**20,
+                    folder=str(path.parent),
+                ),
             )
         ]
     return []

@@ -622,7 +622,7 @@ def check() -> None:
     with app.app_context():
         found += findings(current_store(), _deployment(), "check")
     for finding in found:
-        click.echo(finding.line(), err=finding.level == ERROR)
+        click.echo(finding.line(command_language()), err=finding.level == ERROR)
     errors = sum(finding.level == ERROR for finding in found)
     say(
         "%(errors)s errors, %(warnings)s warnings (%(database)s)",

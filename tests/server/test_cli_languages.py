@@ -200,3 +200,16 @@ def test_what_the_commands_print_speaks_the_commands_language(db_path: str, lang
         .format(value="x", choices=choices)
         in refused
     )
+
+
+@pytest.mark.parametrize("language", ["nl", "de", "fr"])
+def test_check_says_its_findings_in_the_commands_language(db_path: str, language: str) -> None:
+    env = {"TURNPOST_DB": db_path, "TURNPOST_LANGUAGE": language, "TURNPOST_SECRET_KEY": ""}
+    assert CliRunner().invoke(main, ["init-db"], env=env).exit_code == 0
+    Path(db_path).chmod(0o644)  # readable by every user: an error
+    result = CliRunner().invoke(main, ["check"], env=env)
+    assert result.exit_code == 1, result.output
+    lines = result.output.splitlines()
+    error = catalog(language).gettext("error: %(finding)s").partition("%(finding)s")[0]
+    assert any(line.startswith(f"{error}{db_path} ") for line in lines), lines
+    assert english_left(" ".join(result.output.split()), language) == set(), result.output
