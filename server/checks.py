@@ -2,9 +2,10 @@
 
 ``turnpost check`` reads the settings every process will use (its own
 environment: run it with the services' environment file) and prints each
-:class:`Finding` (a phrase, in the command's language; the logs say it in English); an error means something is broken now (exit status 1), a
-warning something risky. The app server and the worker log the findings that
-concern them when they start (:func:`warn_at_start`, one function for both).
+:class:`Finding` (a phrase) in the command's language; an error means something
+is broken now (exit status 1), a warning something risky. The app server and the
+worker log the findings that concern them when they start, in English
+(:func:`warn_at_start`, one function for both).
 
 What is checked: ``TURNPOST_BASE_URL`` left at its default, plain http, or
 not answering; the mail domain and secret key against those the worker sent

@@ -3,12 +3,13 @@ its commands print, and click's own messages.
 
 Click writes a help page from each command's and option's ``help`` (message ids
 of the catalogs, marked with ``N_``) and words of its own ("Usage:", "Options",
-"Show this message and exit."). The classes here write both through the catalog of
-:func:`~server.i18n.command_language`. A command prints its sentences with :func:`say` and
-refuses with :class:`CommandError`, in the same language. Click says its own messages
-("No such option", "Missing argument", "Try ... for help.") through gettext's global
-functions, which read the catalogs of the domain :func:`clicks_language` binds (ours,
-holding :data:`CLICK_MESSAGES`) in the language the environment's ``LANGUAGE`` names.
+"Show this message and exit."): :class:`TranslatedCommand` says the help texts and
+the options' lines through the catalog of :func:`~server.i18n.command_language`. A
+command prints its sentences with :func:`say` and refuses with :class:`CommandError`,
+in the same language. Click says its own words ("Usage:", "No such option", "Missing
+argument", "Try ... for help.") through gettext's global functions, which read the
+catalogs of the domain :func:`clicks_language` binds (ours, holding
+:data:`CLICK_MESSAGES`) in the language the environment's ``LANGUAGE`` names.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from __future__ import annotations
 import gettext
 import os
 from collections.abc import Iterator
-from contextlib import AbstractContextManager, contextmanager
+from contextlib import contextmanager
 from typing import Any
 
 import click
@@ -26,11 +27,9 @@ from server.i18n import DOMAIN, N_, catalog, command_language
 from server.phrases import render
 from server.resources import translations_dir
 
-#: Click's own words on a help page, as click says them (the catalogs translate them).
-CLICK_WORDS = (
-    N_("Usage:"),
-    N_("Options"),
-    N_("Commands"),
+#: Words of a help page that :func:`option_record` says (click words an option's help when
+#: it makes the option, in English: at import, before any language is chosen).
+HELP_WORDS = (
     N_("Show this message and exit."),
     N_("Show the version and exit."),
     N_("default: %(default)s"),
@@ -41,6 +40,9 @@ CLICK_WORDS = (
 #: Click's own messages that a user of the command meets (errors, prompts), as click spells
 #: them (its ``{name}`` placeholders), marked for the catalogs; click looks them up itself.
 CLICK_MESSAGES = (
+    phrase("Usage:"),
+    phrase("Options"),
+    phrase("Commands"),
     phrase("Error: {message}"),
     phrase("Try '{command} {option}' for help."),
     phrase("No such option {name!r}."),
@@ -118,25 +120,6 @@ def words(message: str) -> str:
     return catalog(command_language()).gettext(message)
 
 
-class HelpFormatter(click.HelpFormatter):
-    """Click's formatter, writing the usage line's prefix and the sections' titles in the
-    command's language."""
-
-    def write_usage(self, prog: str, args: str = "", prefix: str | None = None) -> None:
-        """The usage line, "Usage:" in the command's language."""
-        super().write_usage(prog, args, f"{words('Usage:')} " if prefix is None else prefix)
-
-    def section(self, name: str) -> AbstractContextManager[None]:
-        """A section titled ``name`` (one of :data:`CLICK_WORDS`) in the command's language."""
-        return super().section(words(name))
-
-
-class HelpContext(click.Context):
-    """Click's context, formatting help with :class:`HelpFormatter`."""
-
-    formatter_class = HelpFormatter
-
-
 def option_record(option: click.Option, ctx: click.Context) -> tuple[str, str]:
     """An option's line on a help page: its names, then its help and what click adds to it
     (``[default: 30.0]``, its range, ``[required]``) in the command's language."""
@@ -156,7 +139,6 @@ class TranslatedCommand(click.Command):
     """A command whose help page is in the command's language: its ``help`` is said in it
     (click shortens it for a group's list), and so are its options'."""
 
-    context_class = HelpContext
     #: The message id of the command's help.
     help_id: str | None = None
 
@@ -177,5 +159,5 @@ class TranslatedCommand(click.Command):
             if isinstance(param, click.Option) and not param.hidden
         ]
         if records:
-            with formatter.section("Options"):
+            with formatter.section(words("Options")):
                 formatter.write_dl(records)
