@@ -10,10 +10,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import click
 import pytest
+from babel.messages.extract import extract_from_file
 from click.testing import CliRunner
 
 from server.cli import main
+from server.cli_help import CLICK_MESSAGES
 from server.i18n import catalog, command_language
 from tests.catalog_english import english_left
 
@@ -213,3 +216,13 @@ def test_check_says_its_findings_in_the_commands_language(db_path: str, language
     error = catalog(language).gettext("error: %(finding)s").partition("%(finding)s")[0]
     assert any(line.startswith(f"{error}{db_path} ") for line in lines), lines
     assert english_left(" ".join(result.output.split()), language) == set(), result.output
+
+
+def test_the_catalogs_hold_click_messages_as_click_spells_them() -> None:
+    spelled = set()
+    for module in Path(click.__file__).parent.glob("*.py"):
+        keywords = {"_": None, "ngettext": (1, 2)}
+        for _, message, _, _ in extract_from_file("python", str(module), keywords=keywords):
+            spelled.add(message[0] if isinstance(message, tuple) else message)
+    marked = {words["key"] for words in CLICK_MESSAGES}
+    assert marked <= spelled, marked - spelled  # a message click words otherwise is English again
