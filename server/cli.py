@@ -52,7 +52,14 @@ from schemas.api import PlayerInSchema
 from schemas.clocks import ClockSchema
 from server.app import SECRET_KEY_SETTING, configured_db, create_app
 from server.checks import ERROR, Deployment, file_findings, findings, warn_at_start
-from server.cli_help import CommandError, TranslatedCommand, clicks_language, say, spoken
+from server.cli_help import (
+    CommandError,
+    TranslatedCommand,
+    TranslatedPath,
+    clicks_language,
+    say,
+    spoken,
+)
 from server.errors import TurnpostError
 from server.games.analysis import WAIT_SECONDS as ANALYSIS_WAIT_SECONDS
 from server.games.analysis import run_analyses
@@ -520,7 +527,7 @@ def export(game_id: str) -> None:
         "entry)."
     ),
 )
-@click.argument("path", type=click.Path(dir_okay=False, allow_dash=True, path_type=Path))
+@click.argument("path", type=TranslatedPath(dir_okay=False, allow_dash=True, path_type=Path))
 @click.option(
     "--base-url", default=None, help=N_("Address in the links (default: TURNPOST_BASE_URL).")
 )
@@ -995,7 +1002,7 @@ BACKUP_GLOB = "turnpost-*.backup"
         "be installed)."
     ),
 )
-@click.argument("dest", type=click.Path(path_type=Path))
+@click.argument("dest", type=TranslatedPath(path_type=Path))
 @click.option(
     "--keep",
     type=click.IntRange(min=1),
@@ -1036,7 +1043,7 @@ def backup(dest: Path, keep: int | None) -> None:
         "first. The restored database is migrated to this version's schema."
     ),
 )
-@click.argument("source", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.argument("source", type=TranslatedPath(exists=True, dir_okay=False, path_type=Path))
 @click.option("--replace", is_flag=True, help=N_("Overwrite the database TURNPOST_DB holds now."))
 def restore(source: Path, replace: bool) -> None:
     url = configured_db()

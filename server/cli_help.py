@@ -115,6 +115,23 @@ class CommandError(click.ClickException):
         super().__init__(spoken(words))
 
 
+class TranslatedPath(click.Path):
+    """Click's path type, naming what it takes ("file", "directory" or "path", as click set
+    it when the command was made, before its language was known) in the command's language
+    when a message names it."""
+
+    name_id = "path"
+
+    @property  # type: ignore[override]
+    def name(self) -> str:
+        """What the path is, in the command's language."""
+        return words(self.name_id)
+
+    @name.setter
+    def name(self, message: str) -> None:
+        self.name_id = message
+
+
 def words(message: str) -> str:
     """``message`` in the command's language."""
     return catalog(command_language()).gettext(message)

@@ -226,3 +226,19 @@ def test_the_catalogs_hold_click_messages_as_click_spells_them() -> None:
             spelled.add(message[0] if isinstance(message, tuple) else message)
     marked = {words["key"] for words in CLICK_MESSAGES}
     assert marked <= spelled, marked - spelled  # a message click words otherwise is English again
+
+
+@pytest.mark.parametrize("language", ["en", "nl", "de", "fr"])
+def test_a_missing_file_is_named_in_the_commands_language(language: str) -> None:
+    missing = "/nonexistent/turnpost.backup"
+    result = CliRunner().invoke(main, ["restore", missing], env={"TURNPOST_LANGUAGE": language})
+    assert result.exit_code == 2, result.output
+    named = said(language, "file").title()
+    problem = said(language, "{name} {filename!r} does not exist.", name=named, filename=missing)
+    hint = said(
+        language,
+        "Invalid value for {param_hint}: {message}",
+        param_hint="'SOURCE'",
+        message=problem,
+    )
+    assert said(language, "Error: {message}", message=hint) in result.output, result.output
