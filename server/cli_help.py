@@ -82,8 +82,8 @@ CLICK_MESSAGES = (
 @contextmanager
 def clicks_language(language: str) -> Iterator[None]:
     """Click's own messages in ``language`` while the block runs: gettext's global functions,
-    which click calls, read our catalogs, and ``LANGUAGE`` (which gettext reads first) names
-    ``language`` until the block ends."""
+    which click calls, read our catalogs (bound as gettext's default domain, for the process),
+    and ``LANGUAGE`` (which gettext reads first) names ``language`` until the block ends."""
     gettext.bindtextdomain(DOMAIN, str(translations_dir()))
     before = os.environ.get("LANGUAGE")
     os.environ["LANGUAGE"] = language

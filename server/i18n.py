@@ -185,7 +185,7 @@ def zone_label(zone: str, language: str = "en") -> str:
     return catalog(language).gettext("%(place)s time") % {"place": place}
 
 
-@lru_cache(maxsize=2048)
+@lru_cache(maxsize=4096)  # every zone in every language
 def zone_name(zone: str, language: str = "en") -> str:
     """A time zone as a reader picks it from a list, in ``language``: its place and country,
     or for a zone of no country its offset from UTC (the identifier stays the form's value);
