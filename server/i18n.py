@@ -13,8 +13,10 @@ invited); else the browser's ``Accept-Language``; else the server's default,
 ``TURNPOST_LANGUAGE``. A mail goes out in its recipient's language
 (:func:`recipient_language`): the seat's player's choice, else the seat's,
 else the server's default; mails are rendered outside a request, with
-:func:`template_words`. The ``turnpost`` command's help speaks the language of its
-environment (:func:`command_language`).
+:func:`template_words`. The ``turnpost`` command (its help, what it prints,
+click's messages: :mod:`server.cli_help`) speaks the language of its environment
+(:func:`command_language`). Time zones are named in the reader's language
+(:func:`zone_name`, :func:`zone_label`); forms and the API keep their identifiers.
 
     >>> catalog("nl").gettext("Sign in")
     'Inloggen'
