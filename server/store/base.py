@@ -252,6 +252,13 @@ class GameStore(Protocol):
         """
         ...
 
+    def page_version(self, game_id: str) -> str | None:
+        """A digest of every row a watcher's game page is drawn from, in one read: the game,
+        its seats, its takeback offer, analysis and rematch, and where its talk stands (the
+        last message, the deletions); it changes whenever any of them does. ``None`` if there
+        is no such game."""
+        ...
+
     def game_exists(self, game_id: str) -> bool:
         """Whether there is a game ``game_id``."""
         ...

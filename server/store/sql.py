@@ -14,6 +14,7 @@ decoded here only; flags are read as booleans.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from abc import abstractmethod
@@ -333,6 +334,21 @@ class SqlStore(Store):
         ]
         stored = bool(first["lines_stored"]), bool(first["hooks_stored"])
         return GameSeats(game, seats, first["token_seat"], *stored)
+
+    def page_version(self, game_id: str) -> str | None:
+        talk = "FROM messages WHERE messages.game_id = games.id"
+        rows = self._tuples(
+            "SELECT games.*, seats.*, takeback_offers.*, analyses.made_at, rematch.id,"
+            f" (SELECT max(id) {talk}), (SELECT count(deleted_at) {talk}),"
+            f" (SELECT max(deleted_at) {talk}) FROM games"
+            " JOIN seats ON seats.game_id = games.id"
+            " LEFT JOIN takeback_offers ON takeback_offers.game_id = games.id"
+            " LEFT JOIN analyses ON analyses.game_id = games.id"
+            " LEFT JOIN games AS rematch ON rematch.rematch_of = games.id"
+            " WHERE games.id = ? ORDER BY seats.seat",
+            [game_id],
+        )
+        return hashlib.blake2b(repr(rows).encode(), digest_size=20).hexdigest() if rows else None
 
     def game_exists(self, game_id: str) -> bool:
         return self._value("SELECT 1 FROM games WHERE id = ?", [game_id]) is not None
