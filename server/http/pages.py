@@ -80,7 +80,8 @@ from server.games.game import Game
 from server.games.service import GameService, MoveRequest, Table, handed_tokens
 from server.games.tables import Tables
 from server.games.takebacks import takeback_panel
-from server.games.talk import TalkService, TalkView, talk_seat
+from server.games.talk import SHOWN as TALK_SHOWN
+from server.games.talk import TABLE, TalkService, TalkView, talk_seat
 from server.http.actor import current_actor, signed_in_player
 from server.http.clients import current_client
 from server.http.context import current_service, current_store
@@ -890,7 +891,7 @@ def _watcher_key(game_id: str) -> str | None:
     such game."""
     if current_actor().player is not None or _cookie_tokens(game_id):
         return None
-    version = current_store().page_version(game_id)
+    version = current_store().page_version(game_id, TABLE, TALK_SHOWN + 1)
     if version is None:
         return None
     address = request.full_path

@@ -326,17 +326,21 @@ def test_a_games_page_version_changes_with_every_row_its_page_shows(store: Store
     misses would serve that page stale."""
     games = GameService(store)
     game_id = played_game(store)
-    versions = [store.page_version(game_id)]
+
+    def version() -> str | None:
+        return store.page_version(game_id, "table", 31)
+
+    versions = [version()]
 
     def changed(write: Callable[[], Any]) -> None:
         with store.write():
             write()
-        versions.append(store.page_version(game_id))
+        versions.append(version())
         assert versions[-1] != versions[-2], f"change {len(versions) - 1} went unseen"
 
     message = {"game_id": game_id, "thread": "table", "seat": 1, "via": "web", "at": LATER}
     said = store.add_message({**message, "text": "hello"})
-    versions.append(store.page_version(game_id))
+    versions.append(version())
     assert versions[-1] != versions[-2], "a message went unseen"
     changed(lambda: store.forget_message_text(said.id, LATER, "host"))
     offer = TakebackOffer(game_id, 1, 0, [], LATER)
@@ -345,7 +349,9 @@ def test_a_games_page_version_changes_with_every_row_its_page_shows(store: Store
     changed(lambda: store.drop_takeback_offer(game_id))
     changed(lambda: store.update_seat(game_id, 1, {"name": "Bea"}))
     changed(lambda: store.update_game(game_id, {"turn_hours": 48.0, "deadline": LATER}))
+    state = store.game(game_id).state
+    changed(lambda: store.update_game(game_id, {"state": {**state, "turn": "other"}}))
     changed(lambda: store.save_analysis(Analysis(game_id, LATER, None)))
     games.create("siam", [{"name": "Ann"}, {"name": "Bea"}], {}, table=Table(rematch_of=game_id))
-    assert store.page_version(game_id) != versions[-1], "a rematch went unseen"
-    assert store.page_version("no-such-game") is None
+    assert version() != versions[-1], "a rematch went unseen"
+    assert store.page_version("no-such-game", "table", 31) is None
