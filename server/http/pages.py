@@ -863,10 +863,23 @@ def game_page(game_id: str) -> Any:
     """The game table: board, whose turn, the move list, the guided form for the seat to move.
 
     A table that was never dealt (it forms, or was cancelled) has its own page.
-    A watcher's page is kept per worker (:func:`_watcher_key`): a kept one is
-    answered without loading the game.
     """
-    key = _watcher_key(game_id)
+    return _table_page(game_id, "game.html")
+
+
+@bp.route("/games/<game_id>/live")
+def live_table(game_id: str) -> Response:
+    """The game table alone, for the page's script to swap in after a move."""
+    response = make_response(_table_page(game_id, "table.html"))
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+def _table_page(game_id: str, template: str) -> Any:
+    """The game table as ``template`` draws it (the page, or the table alone), or the way to
+    a table never dealt. A watcher's is kept per worker (:func:`_watcher_key`): a kept one
+    is answered without loading the game."""
+    key = _watcher_key(game_id, template)
     kept = None if key is None else found_page(key)
     if kept is not None:
         return kept
@@ -877,37 +890,25 @@ def game_page(game_id: str) -> Any:
     context = _table(games, game)
     watcher = context["seat"] is None and not context["held"] and not context["stale_seat"]
     if key is None or not watcher:
-        return render_template("game.html", **context)
-    return kept_page(key, "game.html", **context)
+        return render_template(template, **context)
+    return kept_page(key, template, **context)
 
 
-def _watcher_key(game_id: str) -> str | None:
-    """The key a watcher's game page is kept under (:func:`kept_page`): a digest of all the
-    page is drawn from: its address, language and time zone, this second (which its moments
-    and clocks are measured from) and the version of every row of the game it shows
-    (:meth:`~server.store.base.GameStore.page_version`), read without loading the game.
-    ``None`` (rendered each time) for a signed-in reader (whose own parts it shows), a
-    browser holding a seat key of the game (a seat's page, or one whose key died), or no
-    such game."""
+def _watcher_key(game_id: str, template: str) -> str | None:
+    """The key a watcher's game table (drawn by ``template``) is kept under
+    (:func:`kept_page`): a digest of all it is drawn from: its address, language and time
+    zone, this second (which its moments and clocks are measured from) and the version of
+    every row of the game it shows (:meth:`~server.store.base.GameStore.page_version`),
+    read without loading the game. ``None`` (rendered each time) for a signed-in reader
+    (whose own parts it shows), a browser holding a seat key of the game (a seat's page, or
+    one whose key died), or no such game."""
     if current_actor().player is not None or _cookie_tokens(game_id):
         return None
     version = current_store().page_version(game_id, TABLE, TALK_SHOWN + 1)
     if version is None:
         return None
-    address = request.full_path
-    return part_key("watcher page", address, page_language(), reader_zone(), utcnow()[:19], version)
-
-
-@bp.route("/games/<game_id>/live")
-def live_table(game_id: str) -> Response:
-    """The game table alone, for the page's script to swap in after a move."""
-    games = current_service()
-    game = games.load(game_id)
-    if not game.started:
-        return redirect(url_for("tables.table_page", game_id=game_id), 303)
-    response = make_response(render_template("table.html", **_table(games, game)))
-    response.headers["Cache-Control"] = "no-store"
-    return response
+    address, zone = request.full_path, reader_zone()
+    return part_key("watcher", template, address, page_language(), zone, utcnow()[:19], version)
 
 
 @bp.route("/games/<game_id>/moves", methods=["POST"])

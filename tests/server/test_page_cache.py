@@ -75,6 +75,7 @@ def test_a_seats_kept_board_never_reaches_a_watcher_or_another_seat(
     game = new_game(live_server, engine, seats, seed=5)
     play(live_server, game, moves)
     url = f"{live_server.url}/games/{game['id']}"
+    tables = (url, f"{url}/live")  # the page and the table its script swaps in
     browsers = [seat_session(live_server, game, seat) for seat in range(seats)]
     watcher = requests.Session()
     seen: dict[int, set[str]] = {seat: set() for seat in range(seats)}
@@ -83,10 +84,10 @@ def test_a_seats_kept_board_never_reaches_a_watcher_or_another_seat(
     for order in (range(seats), reversed(range(seats))):
         for seat in order:
             for _ in range(LOADS):
-                page = browsers[seat].get(url, timeout=10).text
-                seen[seat].update(HAND.findall(page))
-                watched = watcher.get(url, timeout=10).text
-                assert "<!--hand-->" not in watched, "a watcher was shown a hand"
+                for address in tables:
+                    seen[seat].update(HAND.findall(browsers[seat].get(address, timeout=10).text))
+                for watched in (watcher.get(address, timeout=10).text for address in tables):
+                    assert "<!--hand-->" not in watched, "a watcher was shown a hand"
     held = hands(live_server, game["id"])
     for seat in range(seats):
         assert len(seen[seat]) == 1, f"seat {seat} was shown more than one hand"
@@ -187,8 +188,10 @@ def test_a_takeback_and_a_deleted_message_show_on_a_watchers_next_load(
     watcher = requests.Session()
 
     def loads() -> list[str]:
-        """The watcher's page, loaded often enough for both workers to keep it."""
-        return [watcher.get(url, timeout=10).text for _ in range(LOADS)]
+        """The watcher's page and the table its script swaps in, each loaded often enough
+        for both workers to keep it."""
+        tables = (url, f"{url}/live")
+        return [watcher.get(address, timeout=10).text for address in tables for _ in range(LOADS)]
 
     assert all("soon deleted" in page and "offers to take back" not in page for page in loads())
     offered = requests.post(
