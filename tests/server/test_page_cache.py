@@ -205,6 +205,9 @@ def test_a_takeback_and_a_deleted_message_show_on_a_watchers_next_load(
     assert accepted.json()["outcome"] == "taken_back", accepted.text
     pages = loads()
     assert all('data-seq="2"' in page and "offers to take back" not in page for page in pages)
+    dead = requests.Session()  # a browser whose seat key no longer opens a seat
+    dead.cookies.set(f"turnpost_seat_{game['id']}", "not-a-seat-key", path=f"/games/{game['id']}")
+    assert all('id="stale-seat"' in dead.get(url, timeout=10).text for _ in range(LOADS))
     admin = {"Authorization": f"Bearer {game['admin_token']}"}
     number = said.json()["number"]
     deleted = requests.delete(
