@@ -57,9 +57,19 @@ def _plain(value: Any) -> Any:
 
 def kept_part(key: str, render: Callable[[], str]) -> str:
     """The part kept under ``key``, or ``render()`` (then kept)."""
-    parts = current_app.extensions.setdefault("turnpost_page_parts", AnswerCache(MAX_BYTES))
-    body = parts.get(key)
+    body = found_part(key)
     if body is None:
-        body = render().encode()
-        parts.put(key, body)
-    return body.decode()
+        body = render()
+        _parts().put(key, body.encode())
+    return body
+
+
+def found_part(key: str) -> str | None:
+    """The part kept under ``key``, if this worker keeps one."""
+    body = _parts().get(key)
+    return None if body is None else body.decode()
+
+
+def _parts() -> AnswerCache:
+    """This worker's kept parts."""
+    return current_app.extensions.setdefault("turnpost_page_parts", AnswerCache(MAX_BYTES))

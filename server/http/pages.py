@@ -80,7 +80,8 @@ from server.games.game import Game
 from server.games.service import GameService, MoveRequest, Table, handed_tokens
 from server.games.tables import Tables
 from server.games.takebacks import takeback_panel
-from server.games.talk import TalkService, TalkView, talk_seat
+from server.games.talk import SHOWN as TALK_SHOWN
+from server.games.talk import TABLE, TalkService, TalkView, talk_seat
 from server.http.actor import current_actor, signed_in_player
 from server.http.clients import current_client
 from server.http.context import current_service, current_store
@@ -94,7 +95,7 @@ from server.http.guide import (
     pick_params,
     read_picks,
 )
-from server.http.page_parts import kept_part, part_key
+from server.http.page_parts import found_part, kept_part, part_key
 from server.http.turn import MAX_STEPS, STEP, TurnSoFar, WholeTurn, read_turn, whole_turn
 from server.i18n import (
     N_,
@@ -368,6 +369,18 @@ def kept_page(key: str, template: str, **context: Any) -> str:
             template, csp_nonce=lambda: NONCE_MARK, csrf_token=lambda: CSRF_MARK, **context
         ),
     )
+    return _answered(page)
+
+
+def found_page(key: str) -> str | None:
+    """The page kept under ``key`` (:func:`kept_page`) with this request's nonce and CSRF
+    token, if this worker keeps one."""
+    page = found_part(key)
+    return None if page is None else _answered(page)
+
+
+def _answered(page: str) -> str:
+    """A kept page with this request's script nonce and CSRF token in their stand-ins' place."""
     page = page.replace(NONCE_MARK, csp_nonce())
     return page.replace(CSRF_MARK, generate_csrf()) if CSRF_MARK in page else page
 
@@ -851,56 +864,51 @@ def game_page(game_id: str) -> Any:
 
     A table that was never dealt (it forms, or was cancelled) has its own page.
     """
-    games = current_service()
-    game = games.load(game_id)
-    if not game.started:
-        return redirect(url_for("tables.table_page", game_id=game_id), 303)
-    context = _table(games, game)
-    key = _watcher_key(game, context)
-    if key is None:
-        return render_template("game.html", **context)
-    return kept_page(key, "game.html", **context)
-
-
-def _watcher_key(game: Game, context: dict[str, Any]) -> str | None:
-    """The key a watcher's game page is kept under (:func:`kept_page`): a digest of all the
-    page is rendered from (its address, language and time zone, this second, which its
-    moments and clocks are measured from, the public game object, the game's version, the
-    talk, takeback, conditional-move and analysis panels, the host panel and rematch);
-    ``None`` for the page of a seat, of a signed-in reader (whose own parts it shows), of a
-    browser whose seat link died, or of a refusal: those are rendered each time."""
-    if current_actor().player is not None or context["seat"] is not None or context["held"]:
-        return None
-    if context["stale_seat"] or context["error"]:
-        return None
-    from server.http.table_pages import table_controls  # it imports this module
-
-    controls = table_controls(game)
-    shown = {name: value for name, value in controls.items() if not callable(value)}
-    panels = [context[name] for name in ("talk", "takeback", "conditional", "analysis")]
-    return part_key(
-        "watcher page",
-        request.full_path,
-        page_language(),
-        reader_zone(),
-        utcnow()[:19],
-        context["game"],
-        _version(game),
-        panels,
-        shown,
-    )
+    return _table_page(game_id, "game.html")
 
 
 @bp.route("/games/<game_id>/live")
 def live_table(game_id: str) -> Response:
     """The game table alone, for the page's script to swap in after a move."""
+    response = make_response(_table_page(game_id, "table.html"))
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+def _table_page(game_id: str, template: str) -> Any:
+    """The game table as ``template`` draws it (the page, or the table alone), or the way to
+    a table never dealt. A watcher's is kept per worker (:func:`_watcher_key`): a kept one
+    is answered without loading the game."""
+    key = _watcher_key(game_id, template)
+    kept = None if key is None else found_page(key)
+    if kept is not None:
+        return kept
     games = current_service()
     game = games.load(game_id)
     if not game.started:
         return redirect(url_for("tables.table_page", game_id=game_id), 303)
-    response = make_response(render_template("table.html", **_table(games, game)))
-    response.headers["Cache-Control"] = "no-store"
-    return response
+    context = _table(games, game)
+    watcher = context["seat"] is None and not context["held"] and not context["stale_seat"]
+    if key is None or not watcher:
+        return render_template(template, **context)
+    return kept_page(key, template, **context)
+
+
+def _watcher_key(game_id: str, template: str) -> str | None:
+    """The key a watcher's game table (drawn by ``template``) is kept under
+    (:func:`kept_page`): a digest of all it is drawn from: its address, language and time
+    zone, this second (which its moments and clocks are measured from) and the version of
+    every row of the game it shows (:meth:`~server.store.base.GameStore.page_version`),
+    read without loading the game. ``None`` (rendered each time) for a signed-in reader
+    (whose own parts it shows), a browser holding a seat key of the game (a seat's page, or
+    one whose key died), or no such game."""
+    if current_actor().player is not None or _cookie_tokens(game_id):
+        return None
+    version = current_store().page_version(game_id, TABLE, TALK_SHOWN + 1)
+    if version is None:
+        return None
+    address, zone = request.full_path, reader_zone()
+    return part_key("watcher", template, address, page_language(), zone, utcnow()[:19], version)
 
 
 @bp.route("/games/<game_id>/moves", methods=["POST"])

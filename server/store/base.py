@@ -252,6 +252,13 @@ class GameStore(Protocol):
         """
         ...
 
+    def page_version(self, game_id: str, thread: str, shown: int) -> str | None:
+        """A digest of every row a watcher's game page is drawn from, in one read: the game,
+        its seats, its takeback offer, analysis and rematch, and where the newest ``shown``
+        messages of its talk's ``thread`` stand (the newest, the deletions); it changes
+        whenever any of them does. ``None`` if there is no such game."""
+        ...
+
     def game_exists(self, game_id: str) -> bool:
         """Whether there is a game ``game_id``."""
         ...

@@ -14,6 +14,7 @@ decoded here only; flags are read as booleans.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from abc import abstractmethod
@@ -333,6 +334,28 @@ class SqlStore(Store):
         ]
         stored = bool(first["lines_stored"]), bool(first["hooks_stored"])
         return GameSeats(game, seats, first["token_seat"], *stored)
+
+    def page_version(self, game_id: str, thread: str, shown: int) -> str | None:
+        game = ", ".join(f"games.{name}" for name in _columns(GameRow) if name != "state")
+        rows = self._tuples(
+            f"SELECT CAST(games.state AS TEXT), {game}, {_qualified(Seat, 'seats')},"
+            " takeback_offers.*, analyses.made_at, rematch.id, talk.* FROM games"
+            " JOIN seats ON seats.game_id = games.id"
+            " LEFT JOIN takeback_offers ON takeback_offers.game_id = games.id"
+            " LEFT JOIN analyses ON analyses.game_id = games.id"
+            " LEFT JOIN games AS rematch ON rematch.rematch_of = games.id"
+            " CROSS JOIN (SELECT max(id) AS newest, count(deleted_at) AS deleted,"
+            " max(deleted_at) AS last_deleted FROM (SELECT id, deleted_at FROM messages"
+            " WHERE game_id = ? AND thread = ? ORDER BY number DESC LIMIT ?) AS shown) AS talk"
+            " WHERE games.id = ? ORDER BY seats.seat",
+            [game_id, thread, shown, game_id],
+        )
+        if not rows:
+            return None
+        state = rows[0][0] or ""
+        digest = hashlib.blake2b(f"{len(state)}:{state}".encode(), digest_size=20)
+        digest.update(repr([row[1:] for row in rows]).encode())
+        return digest.hexdigest()
 
     def game_exists(self, game_id: str) -> bool:
         return self._value("SELECT 1 FROM games WHERE id = ?", [game_id]) is not None

@@ -75,6 +75,7 @@ def test_a_seats_kept_board_never_reaches_a_watcher_or_another_seat(
     game = new_game(live_server, engine, seats, seed=5)
     play(live_server, game, moves)
     url = f"{live_server.url}/games/{game['id']}"
+    tables = (url, f"{url}/live")  # the page and the table its script swaps in
     browsers = [seat_session(live_server, game, seat) for seat in range(seats)]
     watcher = requests.Session()
     seen: dict[int, set[str]] = {seat: set() for seat in range(seats)}
@@ -83,10 +84,10 @@ def test_a_seats_kept_board_never_reaches_a_watcher_or_another_seat(
     for order in (range(seats), reversed(range(seats))):
         for seat in order:
             for _ in range(LOADS):
-                page = browsers[seat].get(url, timeout=10).text
-                seen[seat].update(HAND.findall(page))
-                watched = watcher.get(url, timeout=10).text
-                assert "<!--hand-->" not in watched, "a watcher was shown a hand"
+                for address in tables:
+                    seen[seat].update(HAND.findall(browsers[seat].get(address, timeout=10).text))
+                for watched in (watcher.get(address, timeout=10).text for address in tables):
+                    assert "<!--hand-->" not in watched, "a watcher was shown a hand"
     held = hands(live_server, game["id"])
     for seat in range(seats):
         assert len(seen[seat]) == 1, f"seat {seat} was shown more than one hand"
@@ -166,3 +167,51 @@ def test_a_new_open_table_shows_in_a_visitors_kept_lobby_at_once(
     assert answer.status_code == 201, answer.text
     table = f'href="/tables/{answer.json()["id"]}"'
     assert all(table in visitor.get(f"{live_server.url}/", timeout=10).text for _ in range(LOADS))
+
+
+def test_a_takeback_and_a_deleted_message_show_on_a_watchers_next_load(
+    live_server: BackgroundServer,
+) -> None:
+    """A watcher's kept page is found before the game is loaded (by the game's page version):
+    each change of what it shows makes another key."""
+    game = new_game(live_server, "siam", 2)
+    url, api = f"{live_server.url}/games/{game['id']}", f"/games/{game['id']}"
+    seats = [{"Authorization": f"Bearer {player['token']}"} for player in game["players"]]
+    said = requests.post(
+        live_server.api(f"{api}/messages"),
+        json={"text": "soon deleted", "thread": "table"},
+        headers=seats[1],
+        timeout=10,
+    )
+    assert said.status_code == 201, said.text
+    play(live_server, game, 1)
+    watcher = requests.Session()
+
+    def loads() -> list[str]:
+        """The watcher's page and the table its script swaps in, each loaded often enough
+        for both workers to keep it."""
+        tables = (url, f"{url}/live")
+        return [watcher.get(address, timeout=10).text for address in tables for _ in range(LOADS)]
+
+    assert all("soon deleted" in page and "offers to take back" not in page for page in loads())
+    offered = requests.post(
+        live_server.api(f"{api}/takeback"), json={}, headers=seats[0], timeout=10
+    )
+    assert offered.status_code == 200, offered.text
+    assert all("P0 offers to take back move 1" in page for page in loads())
+    accepted = requests.post(
+        live_server.api(f"{api}/takeback"), json={"accept": True}, headers=seats[1], timeout=10
+    )
+    assert accepted.json()["outcome"] == "taken_back", accepted.text
+    pages = loads()
+    assert all('data-seq="2"' in page and "offers to take back" not in page for page in pages)
+    dead = requests.Session()  # a browser whose seat key no longer opens a seat
+    dead.cookies.set(f"turnpost_seat_{game['id']}", "not-a-seat-key", path=f"/games/{game['id']}")
+    assert all('id="stale-seat"' in dead.get(url, timeout=10).text for _ in range(LOADS))
+    admin = {"Authorization": f"Bearer {game['admin_token']}"}
+    number = said.json()["number"]
+    deleted = requests.delete(
+        live_server.api(f"{api}/messages/{number}"), headers=admin, timeout=10
+    )
+    assert deleted.status_code == 204, deleted.text
+    assert all("soon deleted" not in page for page in loads())

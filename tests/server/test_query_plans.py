@@ -1,8 +1,8 @@
 """The lists that must stay fast as games pile up read games, seats and moves by index.
 
-Every statement that the lobby, the public list of games, a player's games page, its
-live list, the catch-up of its event stream, ``GET /api/v1/me/games`` and the worker's search for
-games to analyse run is recorded
+Every statement that the lobby, a watcher's game page, the public list of games, a player's
+games page, its live list, the catch-up of its event stream, ``GET /api/v1/me/games`` and the
+worker's search for games to analyse run is recorded
 (SQLite's trace callback on the app's connection) and its plan read with
 ``EXPLAIN QUERY PLAN``: no step may scan a whole table of games, seats, moves
 or players, and a step that walks an index in order (the lobby's newest
@@ -112,10 +112,16 @@ def full_scans(sql: str, steps: list[str]) -> list[str]:
 def test_the_lists_read_games_seats_and_moves_by_index(signed_in) -> None:
     app, player = signed_in
     session, token = player["session"], player["token"]
+    with app.app_context():
+        (game_id,) = (
+            app.extensions["turnpost"].store().db.execute("SELECT id FROM games").fetchone()
+        )
     ran = statements(
         app,
         [
             ("/", None, None),
+            (f"/games/{game_id}", None, None),  # a watcher's page and table: their version
+            (f"/games/{game_id}/live", None, None),
             ("/", session, None),
             ("/api/v1/games", None, None),
             ("/me/games", session, None),
@@ -134,6 +140,7 @@ def test_the_lists_read_games_seats_and_moves_by_index(signed_in) -> None:
     assert any("status = 'forming'" in sql for sql in ran), "the lobby's tables ran no SQL"
     assert any("WHERE creator_id =" in sql for sql in ran), "the lobby's own games ran no SQL"
     assert any("FROM analyses" in sql for sql in ran), "the analysis search ran no SQL"
+    assert any("CROSS JOIN" in sql for sql in ran), "the game page's version ran no SQL"
     scans = {sql: full_scans(sql, plan(app, sql)) for sql in ran}
     assert {sql: steps for sql, steps in scans.items() if steps} == {}
 

@@ -17,10 +17,17 @@ from typing import Any
 import pytest
 
 from server.errors import TurnpostError
-from server.games.service import GameService, MoveRequest
+from server.games.service import GameService, MoveRequest, Table
 from server.store import open_store
 from server.store.base import Conflict, Store
-from server.store.records import NewMail, NewPush, NewSubscription, Player
+from server.store.records import (
+    Analysis,
+    NewMail,
+    NewPush,
+    NewSubscription,
+    Player,
+    TakebackOffer,
+)
 
 NOW = "2026-01-01T00:00:00.000000Z"
 LATER = "2026-01-01T00:10:00.000000Z"
@@ -312,3 +319,39 @@ def test_an_existing_readable_database_is_made_private(db_path: str) -> None:
     os.chmod(db_path, 0o644)
     open_store(db_path).close()
     assert stat.S_IMODE(os.stat(db_path).st_mode) == 0o600
+
+
+def test_a_games_page_version_changes_with_every_row_its_page_shows(store: Store) -> None:
+    """A watcher's kept game page is found by it (server/http/pages.py): any change it
+    misses would serve that page stale."""
+    games = GameService(store)
+    game_id = played_game(store)
+
+    def version() -> str | None:
+        return store.page_version(game_id, "table", 31)
+
+    versions = [version()]
+
+    def changed(write: Callable[[], Any]) -> None:
+        with store.write():
+            write()
+        versions.append(version())
+        assert versions[-1] != versions[-2], f"change {len(versions) - 1} went unseen"
+
+    message = {"game_id": game_id, "thread": "table", "seat": 1, "via": "web", "at": LATER}
+    said = store.add_message({**message, "text": "hello"})
+    versions.append(version())
+    assert versions[-1] != versions[-2], "a message went unseen"
+    changed(lambda: store.forget_message_text(said.id, LATER, "host"))
+    offer = TakebackOffer(game_id, 1, 0, [], LATER)
+    changed(lambda: store.set_takeback_offer(offer))
+    changed(lambda: store.set_takeback_offer(replace(offer, accepted_seats=[1])))
+    changed(lambda: store.drop_takeback_offer(game_id))
+    changed(lambda: store.update_seat(game_id, 1, {"name": "Bea"}))
+    changed(lambda: store.update_game(game_id, {"turn_hours": 48.0, "deadline": LATER}))
+    state = store.game(game_id).state
+    changed(lambda: store.update_game(game_id, {"state": {**state, "turn": "other"}}))
+    changed(lambda: store.save_analysis(Analysis(game_id, LATER, None)))
+    games.create("siam", [{"name": "Ann"}, {"name": "Bea"}], {}, table=Table(rematch_of=game_id))
+    assert version() != versions[-1], "a rematch went unseen"
+    assert store.page_version("no-such-game", "table", 31) is None
