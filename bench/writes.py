@@ -40,7 +40,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.throughput import UNLIMITED, moves  # noqa: E402
+from bench.throughput import UNLIMITED, moves_script, run_wrk  # noqa: E402
 from tests.support import ROOT, BackgroundServer, free_port  # noqa: E402
 
 #: One write as the server timed it: start, lock wait, BEGIN wait, polls, body, commit wall,
@@ -51,7 +51,7 @@ Event = tuple[float, float, float, int, float, float, float, float, int, float, 
 TIMINGS_PATH = "/_bench/write-timings"
 
 
-def instrument(synchronous: str, poll: float | None, solo: bool) -> None:
+def instrument(synchronous: str, poll: float | None, solo: bool, most: int | None) -> None:
     """In the server's process, before gunicorn forks: time every transaction of the SQLite
     store (a write of its own, or the shared writes of :meth:`SqliteStore.write_shared`,
     which with ``solo`` are each a write of their own, as before group commit)."""
@@ -63,6 +63,8 @@ def instrument(synchronous: str, poll: float | None, solo: bool) -> None:
     now: dict[str, float] = {}  # the running transaction's moments (one at a time per process)
     if poll is not None:
         sqlite.LOCK_POLL_SECONDS = poll
+    if most is not None:
+        sqlite.MOST_SHARED = most
     if solo:
         sqlite.SqliteStore.write_shared = SqlStore.write_shared
     opened, offload = sqlite.SqliteStore.open.__func__, sqlite.offload
@@ -165,12 +167,13 @@ def instrument(synchronous: str, poll: float | None, solo: bool) -> None:
 
 @contextmanager
 def timed_server(
-    folder: str, workers: int, synchronous: str, poll: float | None, solo: bool
+    folder: str, workers: int, synchronous: str, poll: float | None, solo: bool, most: int | None
 ) -> Iterator:
     """gunicorn serving the instrumented app on a new SQLite file in ``folder``."""
     port, db = free_port(), str(Path(folder) / "bench.db")
     code = (
-        f"from bench.writes import instrument; instrument({synchronous!r}, {poll!r}, {solo!r}); "
+        "from bench.writes import instrument; "
+        f"instrument({synchronous!r}, {poll!r}, {solo!r}, {most!r}); "
         f"from server.serving import run; run({db!r}, '127.0.0.1', {port}, {workers})"
     )
     log = Path(folder) / "server.log"
@@ -193,6 +196,21 @@ def timed_server(
     finally:
         process.terminate()
         process.wait(timeout=10)
+
+
+def cpu_seconds(root: int) -> float:
+    """CPU seconds (user and system) used so far by process ``root`` and its children (the
+    gunicorn master and its workers), read from ``/proc``."""
+    ticks, total = os.sysconf("SC_CLK_TCK"), 0.0
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:  # gone meanwhile
+            continue
+        pid = int(stat.parent.name)
+        if pid == root or int(fields[1]) == root:  # fields[1]: the parent's pid
+            total += (int(fields[11]) + int(fields[12])) / ticks
+    return total
 
 
 def collect(server: BackgroundServer, workers: int, since: float) -> list[Event]:
@@ -281,6 +299,7 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--synchronous", choices=("FULL", "NORMAL"), default="FULL")
     parser.add_argument("--poll", type=float, default=None, help="LOCK_POLL_SECONDS")
+    parser.add_argument("--most", type=int, default=None, help="MOST_SHARED")
     parser.add_argument(
         "--solo", action="store_true", help="every move a write of its own (no group commit)"
     )
@@ -288,14 +307,20 @@ def main() -> None:
     print(f"load average at start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     with (
         tempfile.TemporaryDirectory() as folder,
-        timed_server(folder, args.workers, args.synchronous, args.poll, args.solo) as server,
+        timed_server(
+            folder, args.workers, args.synchronous, args.poll, args.solo, args.most
+        ) as server,
     ):
-        since = time.monotonic()
-        figures = moves(server, args.seconds, args.games)
+        with moves_script(server, args.seconds, args.games) as script:
+            since, cpu = time.monotonic(), cpu_seconds(server.process.pid)
+            figures = run_wrk("moves", server.url, args.seconds, args.games, args.games, script)
+            cpu = cpu_seconds(server.process.pid) - cpu
         print(
             f"wrk: {figures.per_second:,.0f} moves/s, p50 {figures.p50_ms:.1f} ms, "
-            f"p99 {figures.p99_ms:.1f} ms, errors {figures.errors} "
-            f"(synchronous={args.synchronous}, poll={args.poll}, solo={args.solo})"
+            f"p99 {figures.p99_ms:.1f} ms, errors {figures.errors}, server CPU per move "
+            f"{cpu / (figures.per_second * args.seconds) * 1000:.2f} ms "
+            f"(synchronous={args.synchronous}, poll={args.poll}, solo={args.solo}, "
+            f"most={args.most})"
         )
         events = collect(server, args.workers, since)
     # the games made before wrk are writes too: keep the moves' part (the last seconds)

@@ -5,9 +5,12 @@ private file."""
 
 from __future__ import annotations
 
+import json
 import os
 import sqlite3
 import stat
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -21,6 +24,7 @@ from server.games.service import GameService, MoveRequest
 from server.store import open_store
 from server.store.base import Conflict, Store
 from server.store.records import NewMail, NewPush, NewSubscription, Player
+from tests.support import ROOT
 
 NOW = "2026-01-01T00:00:00.000000Z"
 LATER = "2026-01-01T00:10:00.000000Z"
@@ -312,3 +316,73 @@ def test_an_existing_readable_database_is_made_private(db_path: str) -> None:
     os.chmod(db_path, 0o644)
     open_store(db_path).close()
     assert stat.S_IMODE(os.stat(db_path).st_mode) == 0o600
+
+
+#: Moves submitted by greenlets at one moment in a gevent process, each on a connection of its
+#: own (as the app's store pool gives them), while another connection holds SQLite's lock.
+SHARED_MOVES = """
+from gevent import monkey
+
+monkey.patch_all()
+import json, sqlite3, sys
+import gevent
+from server.errors import TurnpostError
+from server.games.service import GameService, MoveRequest
+from server.store import open_store
+
+path, moves = sys.argv[1], json.loads(sys.argv[2])
+statements = []
+
+
+def submit(game_id, token, notation, expected_seq):
+    store = open_store(path)
+    store._conn.set_trace_callback(statements.append)
+    request = MoveRequest(game_id, token=token, notation=notation, expected_seq=expected_seq)
+    try:
+        seq = GameService(store).submit(request)["seq"]
+    except TurnpostError as error:
+        return error.code
+    durable = sqlite3.connect(path).execute("SELECT seq FROM games WHERE id = ?", [game_id])
+    return [seq, durable.fetchone()[0]]
+
+
+holder = sqlite3.connect(path, isolation_level=None)
+holder.execute("BEGIN IMMEDIATE")
+jobs = [gevent.spawn(submit, *move) for move in moves]
+gevent.sleep(0.2)
+holder.execute("COMMIT")
+gevent.joinall(jobs, timeout=30)
+print(json.dumps({"answers": [job.value for job in jobs], "commits": statements.count("COMMIT")}))
+"""
+
+
+def test_moves_waiting_together_share_one_commit_and_each_keeps_its_own_answer(
+    db_path: str,
+) -> None:
+    """Issue 27's group commit: five moves wait while another process writes; one
+    transaction commits the two legal ones, the illegal move and the two stale ones are
+    refused with their own errors and leave nothing, and each accepted move is already
+    committed (seen by another connection) when its caller gets its answer."""
+    store = open_store(db_path)
+    store.init()
+    games = GameService(store)
+    ids, tokens = [], []
+    for seed in range(4):
+        created = games.create("siam", [{"name": "Ann"}, {"name": "Bob"}], {}, seed=seed)
+        ids.append(created["id"])
+        tokens.append(created["players"][0]["token"])
+    moves = [
+        [ids[0], tokens[0], "enter a1 N", 0],
+        [ids[1], tokens[1], "enter a1 N", 0],
+        [ids[2], tokens[2], "exit a1", 0],  # no piece there: illegal
+        [ids[3], tokens[3], "enter a1 N", 5],  # stale
+        [ids[0], tokens[0], "enter e5 S", 0],  # stale once the first move of its game is in
+    ]
+    code = [sys.executable, "-c", SHARED_MOVES, db_path, json.dumps(moves)]
+    done = subprocess.run(code, cwd=ROOT, capture_output=True, text=True, timeout=60, check=True)
+    outcome = json.loads(done.stdout)
+    assert outcome["answers"] == [[1, 1], [1, 1], "illegal_move", "stale_seq", "stale_seq"]
+    assert outcome["commits"] == 1
+    assert [len(store.moves(game_id)) for game_id in ids] == [1, 1, 0, 0]
+    assert [store.game(game_id).seq for game_id in ids] == [1, 1, 0, 0]
+    store.close()
