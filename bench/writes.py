@@ -2,10 +2,10 @@
 server (never pass/fail).
 
     .venv/bin/python bench/writes.py [--seconds 8] [--games 8] [--workers 2]
-        [--synchronous FULL|NORMAL] [--poll SECONDS]
+        [--synchronous FULL|NORMAL] [--poll SECONDS] [--unfair]
 
 Starts the app under gunicorn (gevent workers, a new SQLite file) with
-``SqliteStore.write`` replaced, in the server's processes only, by a copy that
+``SqliteStore.write`` wrapped, in the server's processes only, so that it
 times each step of every write: the wait for the worker's own writer lock, the
 wait for SQLite's lock (``BEGIN IMMEDIATE``, with the gevent polls it took while
 the other worker wrote), the transaction's body (the service's work: engine,
@@ -13,13 +13,19 @@ snapshot, SQL) and the ``COMMIT`` (its wall time in the worker, and the time
 the call itself took in the thread it was offloaded to: the fsync). wrk then
 posts Siam moves as ``bench/throughput.py`` does, and the figures per write
 are printed, with how busy SQLite's write lock was (the share of the run some
-process held it) and how long it lay free between one worker's commit and the
-other worker's ``BEGIN`` after polling.
+process held it), how long it lay free between one worker's commit and the
+other worker's ``BEGIN`` after polling, and the CPU time of the server's
+processes per move.
 
 ``--synchronous NORMAL`` (a measurement only: the product commits with
 ``FULL``) bounds what sharing an fsync can win; ``--poll`` sets the seconds
 between the polls of a worker waiting for the other worker's write
-(``LOCK_POLL_SECONDS``).
+(``LOCK_POLL_SECONDS``); ``--unfair`` makes gevent's own lock the worker's
+writer lock again (as before :class:`server.cooperative.FairLock`).
+
+Group commit (several moves of one worker in one transaction, a savepoint
+each, one ``COMMIT``) was measured with this bench on commit ``237b7ef`` of
+branch ``s9-moves`` and not kept (``docs/performance.md``, issue 27).
 """
 
 from __future__ import annotations
@@ -44,34 +50,30 @@ from bench.throughput import UNLIMITED, moves_script, run_wrk  # noqa: E402
 from tests.support import ROOT, BackgroundServer, free_port  # noqa: E402
 
 #: One write as the server timed it: start, lock wait, BEGIN wait, polls, body, commit wall,
-#: commit in its thread, end, pid, the end of the commit in its thread (SQLite's lock free),
-#: the moves it committed.
-Event = tuple[float, float, float, int, float, float, float, float, int, float, int]
+#: commit in its thread, end, pid, the end of the commit in its thread (SQLite's lock free).
+Event = tuple[float, float, float, int, float, float, float, float, int, float]
 #: What a worker answers at this path: its events so far, as JSON.
 TIMINGS_PATH = "/_bench/write-timings"
 
 
-def instrument(synchronous: str, poll: float | None, solo: bool, most: int | None) -> None:
-    """In the server's process, before gunicorn forks: time every transaction of the SQLite
-    store (a write of its own, or the shared writes of :meth:`SqliteStore.write_shared`,
-    which with ``solo`` are each a write of their own, as before group commit)."""
+def instrument(synchronous: str, poll: float | None, unfair: bool) -> None:
+    """In the server's process, before gunicorn forks: time every write of the SQLite store
+    (with ``unfair``, on gevent's own lock, as before issue 27's ``FairLock``)."""
+    import threading
+
     import server
     from server.store import sqlite
-    from server.store.sql import SqlStore
 
     events: list[Event] = []
     now: dict[str, float] = {}  # the running transaction's moments (one at a time per process)
     if poll is not None:
         sqlite.LOCK_POLL_SECONDS = poll
-    if most is not None:
-        sqlite.MOST_SHARED = most
-    if solo:
-        sqlite.SqliteStore.write_shared = SqlStore.write_shared
-    opened, offload = sqlite.SqliteStore.open.__func__, sqlite.offload
-    write, lead, run_turns = (
+    if unfair:
+        sqlite.FairLock = lambda: threading.Lock()  # gevent's, once the worker patched it
+    opened, offload, write = (
+        sqlite.SqliteStore.open.__func__,
+        sqlite.offload,
         sqlite.SqliteStore.write,
-        sqlite.SqliteStore._lead,
-        sqlite.SqliteStore._run_turns,
     )
 
     def open_with(cls: type, path: str) -> Any:
@@ -97,12 +99,7 @@ def instrument(synchronous: str, poll: float | None, solo: bool, most: int | Non
                     time.sleep(sqlite.LOCK_POLL_SECONDS)
         finally:
             store._conn.execute(f"PRAGMA busy_timeout = {sqlite.BUSY_TIMEOUT_MS}")
-        now.update(begun=time.monotonic(), polls=polls, size=1)
-
-    def timed_run_turns(store: Any, turns: list) -> bool:
-        commit = run_turns(store, turns)
-        now["size"] = len(turns)
-        return commit
+        now.update(begun=time.monotonic(), polls=polls)
 
     def timed_offload(function: Any, *args: Any, **kwargs: Any) -> Any:
         if args != ("COMMIT",):
@@ -133,7 +130,6 @@ def instrument(synchronous: str, poll: float | None, solo: bool, most: int | Non
                 ended,
                 os.getpid(),
                 now["committed"],
-                int(now["size"]),
             )
         )
 
@@ -142,11 +138,6 @@ def instrument(synchronous: str, poll: float | None, solo: bool, most: int | Non
         started = time.monotonic()
         with write(store) as db:
             yield db
-        record(started)
-
-    def timed_lead(store: Any) -> None:
-        started = time.monotonic()
-        lead(store)
         record(started)
 
     create_app = server.create_app
@@ -158,22 +149,20 @@ def instrument(synchronous: str, poll: float | None, solo: bool, most: int | Non
 
     sqlite.SqliteStore.open = classmethod(open_with)
     sqlite.SqliteStore._begin = polled_begin
-    sqlite.SqliteStore._run_turns = timed_run_turns
     sqlite.SqliteStore.write = timed_write
-    sqlite.SqliteStore._lead = timed_lead
     sqlite.offload = timed_offload
     server.create_app = create_timed_app
 
 
 @contextmanager
 def timed_server(
-    folder: str, workers: int, synchronous: str, poll: float | None, solo: bool, most: int | None
+    folder: str, workers: int, synchronous: str, poll: float | None, unfair: bool
 ) -> Iterator:
     """gunicorn serving the instrumented app on a new SQLite file in ``folder``."""
     port, db = free_port(), str(Path(folder) / "bench.db")
     code = (
         "from bench.writes import instrument; "
-        f"instrument({synchronous!r}, {poll!r}, {solo!r}, {most!r}); "
+        f"instrument({synchronous!r}, {poll!r}, {unfair!r}); "
         f"from server.serving import run; run({db!r}, '127.0.0.1', {port}, {workers})"
     )
     log = Path(folder) / "server.log"
@@ -242,12 +231,8 @@ def report(events: list[Event]) -> None:
     span = max(e[7] for e in events) - min(e[0] for e in events)
     holds = [e[9] - (e[0] + e[1] + e[2]) for e in events]
     polled = [e for e in events if e[3]]
-    writes = sum(e[10] for e in events)
-    print(
-        f"transactions: {len(events)} in {span:.1f} s ({len(events) / span:,.0f}/s), "
-        f"{writes / len(events):.2f} writes each (most {max(e[10] for e in events)})"
-    )
-    print("per transaction, ms (mean / p50 / p99):")
+    print(f"writes: {len(events)} in {span:.1f} s ({len(events) / span:,.0f}/s)")
+    print("per write, ms (mean / p50 / p99):")
     for label, values in (
         ("wait for the worker's writer lock", [e[1] for e in events]),
         ("BEGIN IMMEDIATE (polls included)", [e[2] for e in events]),
@@ -299,17 +284,14 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--synchronous", choices=("FULL", "NORMAL"), default="FULL")
     parser.add_argument("--poll", type=float, default=None, help="LOCK_POLL_SECONDS")
-    parser.add_argument("--most", type=int, default=None, help="MOST_SHARED")
     parser.add_argument(
-        "--solo", action="store_true", help="every move a write of its own (no group commit)"
+        "--unfair", action="store_true", help="gevent's own lock as the worker's writer lock"
     )
     args = parser.parse_args()
     print(f"load average at start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     with (
         tempfile.TemporaryDirectory() as folder,
-        timed_server(
-            folder, args.workers, args.synchronous, args.poll, args.solo, args.most
-        ) as server,
+        timed_server(folder, args.workers, args.synchronous, args.poll, args.unfair) as server,
     ):
         with moves_script(server, args.seconds, args.games) as script:
             since, cpu = time.monotonic(), cpu_seconds(server.process.pid)
@@ -319,8 +301,7 @@ def main() -> None:
             f"wrk: {figures.per_second:,.0f} moves/s, p50 {figures.p50_ms:.1f} ms, "
             f"p99 {figures.p99_ms:.1f} ms, errors {figures.errors}, server CPU per move "
             f"{cpu / (figures.per_second * args.seconds) * 1000:.2f} ms "
-            f"(synchronous={args.synchronous}, poll={args.poll}, solo={args.solo}, "
-            f"most={args.most})"
+            f"(synchronous={args.synchronous}, poll={args.poll}, unfair={args.unfair})"
         )
         events = collect(server, args.workers, since)
     # the games made before wrk are writes too: keep the moves' part (the last seconds)

@@ -756,39 +756,29 @@ class GameService:
         """Validate, apply and append one move; the answer is ``{"seq", "game"}``.
 
         The one gate for every move: the API, the pages, mail and the clock all
-        come through here (see :class:`MoveRequest`). The move is one write of its
-        own as its caller sees it; the store may commit it together with other
-        callers' moves of the same moment (:meth:`~server.store.base.Connection.write_shared`).
+        come through here (see :class:`MoveRequest`).
         """
-        moved = self.store.write_shared(lambda: self._move(request))
-        if isinstance(moved, dict):  # an answer kept with an Idempotency-Key
-            return moved
-        # built once the write lock is given back: no other move waits for it
-        seq, latest, seat = moved
-        return {"seq": seq, "game": self.game_object(latest, seat)}
-
-    def _move(self, request: MoveRequest) -> dict[str, Any] | tuple[int, Game, int]:
-        """Inside the write: the move's seq, the game after it and the mover's seat; or, with
-        an Idempotency-Key, the answer (the first one again for a repeated key)."""
         key, fingerprint = request.idempotency_key, request.fingerprint()
-        game, seat = self._mover(request)
-        if key is not None:
-            replayed = self._idempotent(game.id, seat, key, fingerprint)
-            if replayed is not None:
-                return replayed
-        parsed = self._check_turn(game, seat, request)
-        try:
-            state = game.engine.apply(game.state, seat, parsed)
-        except IllegalMove as error:
-            raise TurnpostError(
-                "illegal_move", error.words, {"rule": error.rule, "move": parsed}
-            ) from None
-        seq, latest = self._append(game, seat, parsed, state, request)
-        if key is None:
-            return seq, latest, seat
-        answer = {"seq": seq, "game": self.game_object(latest, seat)}  # kept with the move
-        self.store.record_response(game.id, seat, key, fingerprint, answer)
-        return answer
+        with self.store.write():
+            game, seat = self._mover(request)
+            if key is not None:
+                replayed = self._idempotent(game.id, seat, key, fingerprint)
+                if replayed is not None:
+                    return replayed
+            parsed = self._check_turn(game, seat, request)
+            try:
+                state = game.engine.apply(game.state, seat, parsed)
+            except IllegalMove as error:
+                raise TurnpostError(
+                    "illegal_move", error.words, {"rule": error.rule, "move": parsed}
+                ) from None
+            seq, latest = self._append(game, seat, parsed, state, request)
+            if key is not None:  # the answer is kept with the move
+                answer = {"seq": seq, "game": self.game_object(latest, seat)}
+                self.store.record_response(game.id, seat, key, fingerprint, answer)
+                return answer
+        # built once the write lock is given back: no other move waits for it
+        return {"seq": seq, "game": self.game_object(latest, seat)}
 
     def _mover(self, request: MoveRequest) -> tuple[Game, int]:
         """The game (``404``) and the seat that moves: given, or the seat of the request's

@@ -27,9 +27,9 @@ from __future__ import annotations
 import hashlib
 import json
 import secrets
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from contextlib import AbstractContextManager
-from typing import Any, Protocol, TypeVar
+from typing import Any, Protocol
 
 from server.store.records import (
     AdminGame,
@@ -74,8 +74,6 @@ from server.store.records import (
     Webhook,
     WebhookDelivery,
 )
-
-T = TypeVar("T")
 
 
 class StoreError(Exception):
@@ -144,16 +142,6 @@ class Connection(Protocol):
 
         Writers queue for it rather than fail halfway, so a read-check-write
         inside the block is race free; an error inside rolls it all back.
-        """
-        ...
-
-    def write_shared(self, work: Callable[[], T]) -> T:
-        """``work()`` in a write transaction of its own as seen by its caller: what it wrote
-        is committed before it returns, and an error it raises takes back what it wrote.
-
-        A backend may commit the works of several callers waiting at the same moment
-        in one transaction (one fsync), each in a savepoint, answering none before
-        the commit; ``work`` must then only use this store.
         """
         ...
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 import re
 from abc import abstractmethod
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict, fields, replace
 from functools import cache
 from typing import Any, TypeVar
@@ -101,7 +101,6 @@ BOOLEAN_COLUMNS = frozenset(
 )
 
 R = TypeVar("R")
-T = TypeVar("T")
 #: How a game's read names its seats' columns (games and seats both have a ``clock``).
 SEAT_PREFIX = "seat__"
 
@@ -202,11 +201,6 @@ class SqlStore(Store):
     _MOVE_CURSOR: str
     #: A condition (`` AND ...``) that keeps the moves a later commit cannot precede.
     _SETTLED: str
-
-    def write_shared(self, work: Callable[[], T]) -> T:
-        """A write of its own (:meth:`write`); SQLite shares it under gevent."""
-        with self.write():
-            return work()
 
     @abstractmethod
     def _tuples(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:

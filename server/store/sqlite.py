@@ -26,20 +26,17 @@ gives them the database file's mode). Deleted content is overwritten
 
 from __future__ import annotations
 
-import contextvars
 import os
 import sqlite3
-import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager, suppress
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import sqlite_utils
 
-from server.cooperative import cooperative, offload
+from server.cooperative import FairLock, cooperative, offload
 from server.store.base import Conflict, StoreError, StoreUnavailable
 from server.store.migrations import migrate, migrations, version
 from server.store.records import SchemaChange, Table
@@ -50,10 +47,7 @@ BUSY_TIMEOUT_MS = 10_000
 LOCK_POLL_SECONDS = 0.001
 #: Seconds between looks at ``PRAGMA data_version`` while waiting for a change.
 POLL_SECONDS = 0.25
-#: The most shared writes (:meth:`SqliteStore.write_shared`) one transaction commits together.
-MOST_SHARED = 8
-_WRITER_LOCKS: dict[str, threading.Lock] = {}
-T = TypeVar("T")
+_WRITER_LOCKS: dict[str, FairLock] = {}
 
 #: Owner read and write only: the database holds hands, seeds and emails.
 DB_FILE_MODE = 0o600
@@ -113,37 +107,6 @@ class _Connection(sqlite3.Connection):
             raise
 
 
-@dataclass(eq=False)
-class _Turn:
-    """One shared write waiting for its transaction: its work, run in its own context (its
-    request's) on the leading greenlet's connection, then what came of it."""
-
-    store: SqliteStore
-    work: Callable[[], Any]
-    context: contextvars.Context = field(default_factory=contextvars.copy_context)
-    woken: threading.Event = field(default_factory=threading.Event)
-    finished: bool = False
-    result: Any = None
-    error: BaseException | None = None
-
-    def outcome(self) -> Any:
-        """The work's result once committed, or the error that kept it out."""
-        if self.error is not None:
-            raise self.error
-        return self.result
-
-
-@dataclass(eq=False)
-class _Queue:
-    """A process's shared writes waiting for the next transaction on one database file."""
-
-    turns: list[_Turn] = field(default_factory=list)
-    leading: bool = False
-
-
-_QUEUES: dict[str, _Queue] = {}
-
-
 class SqliteStore(SqlStore):
     """A connection to the Turnpost SQLite database: every operation of
     :class:`server.store.base.Store`, documented there.
@@ -167,8 +130,7 @@ class SqliteStore(SqlStore):
         self._conn = db.conn
         # per process: a lock inherited through fork would be the parent's kind of lock
         key = f"{os.getpid()}:{os.path.abspath(path)}"
-        self._writer_lock = _WRITER_LOCKS.setdefault(key, threading.Lock())
-        self._queue = _QUEUES.setdefault(key, _Queue())
+        self._writer_lock = _WRITER_LOCKS.setdefault(key, FairLock())
 
     @classmethod
     def open(cls, path: str) -> SqliteStore:
@@ -221,8 +183,9 @@ class SqliteStore(SqlStore):
 
     @contextmanager
     def write(self) -> Iterator[sqlite_utils.Database]:
-        """Threads of one process queue on a lock first, in order, rather than polling
-        SQLite's busy handler; other processes still meet SQLite's own lock (see
+        """Threads of one process queue on a lock first, in order (a
+        :class:`~server.cooperative.FairLock`: the first to wait is the first served),
+        rather than polling SQLite's busy handler; other processes still meet SQLite's own lock (see
         :meth:`_begin`). The ``COMMIT`` (its fsync, and a checkpoint now and then)
         runs in a real thread under gevent (:func:`~server.cooperative.offload`), so
         that the worker serves its other requests meanwhile."""
@@ -234,103 +197,6 @@ class SqliteStore(SqlStore):
                 self._conn.execute("ROLLBACK")
                 raise
             offload(self._conn.execute, "COMMIT")  # its fsync, off a gevent worker's loop
-
-    def write_shared(self, work: Callable[[], T]) -> T:
-        """Under gevent, the works of the greenlets that wait meanwhile share the transaction
-        (at most :data:`MOST_SHARED`): the first one leads, takes the writer lock, runs
-        each waiting work on its own connection in a ``SAVEPOINT`` of its own (a work
-        that raises takes back its own changes only, and its caller gets its error),
-        commits once, and only then wakes every caller with its result; the first
-        still waiting leads the next transaction. A ``COMMIT`` that fails fails them
-        all. The works run one after the other without the loop coming between, so no
-        other request reads what is not yet committed."""
-        if not cooperative():
-            with self.write():
-                return work()
-        turn = _Turn(self, work)
-        queue = self._queue
-        queue.turns.append(turn)
-        try:
-            if queue.leading:
-                turn.woken.wait()  # done, or first in line to lead the next transaction
-        except BaseException:  # killed while waiting: leave the line, pass the lead on
-            if turn in queue.turns:
-                queue.turns.remove(turn)
-                if turn.woken.is_set():
-                    self._next_leads()
-            raise
-        if not turn.finished:
-            queue.leading = True
-            self._lead()
-        return turn.outcome()
-
-    def _lead(self) -> None:
-        """Commit the next turns of the queue together (see :meth:`write_shared`)."""
-        turns: list[_Turn] = []
-        try:
-            with self._writer_lock:
-                self._begin()  # the turns that queue while it waits go in this transaction too
-                turns = self._take()
-                if self._run_turns(turns):
-                    offload(self._conn.execute, "COMMIT")
-        except BaseException as error:  # BEGIN, COMMIT, or SQLite gave the transaction up
-            turns = turns or self._take()
-            for turn in turns:
-                if turn.error is not error:
-                    turn.error = StoreUnavailable(f"the write was not committed: {error}")
-                    turn.error.__cause__ = error
-            if not isinstance(error, Exception):
-                raise
-        finally:
-            if self._conn.in_transaction:
-                with suppress(sqlite3.Error, StoreUnavailable):
-                    self._conn.execute("ROLLBACK")
-            for turn in turns:
-                turn.finished = True
-                turn.woken.set()
-            self._next_leads()
-
-    def _take(self) -> list[_Turn]:
-        """The next turns of the queue (at most :data:`MOST_SHARED`), out of it."""
-        turns = self._queue.turns[:MOST_SHARED]
-        del self._queue.turns[:MOST_SHARED]
-        return turns
-
-    def _next_leads(self) -> None:
-        """Wake the first turn still waiting to lead the next transaction, if there is one."""
-        if self._queue.turns:
-            self._queue.turns[0].woken.set()
-        else:
-            self._queue.leading = False
-
-    def _run_turns(self, turns: list[_Turn]) -> bool:
-        """Run each turn's work on this connection's transaction; whether to commit. Alone,
-        a turn needs no savepoint: its error rolls back the whole transaction."""
-        shared = len(turns) > 1
-        for turn in turns:
-            if shared:
-                self._conn.execute("SAVEPOINT turn")
-            try:
-                with turn.store._on(self._conn, self.db):
-                    turn.result = turn.context.run(turn.work)
-            except Exception as error:  # the caller's own: a refusal, a conflict
-                turn.error = error
-                if not self._conn.in_transaction:  # SQLite gave up the whole transaction
-                    raise
-                self._conn.execute("ROLLBACK TO turn" if shared else "ROLLBACK")
-            if shared:
-                self._conn.execute("RELEASE turn")
-        return self._conn.in_transaction
-
-    @contextmanager
-    def _on(self, conn: sqlite3.Connection, db: sqlite_utils.Database) -> Iterator[None]:
-        """This store's statements go to ``conn`` (a leading store's, in its transaction)."""
-        own = self._conn, self.db
-        self._conn, self.db = conn, db
-        try:
-            yield
-        finally:
-            self._conn, self.db = own
 
     def _begin(self) -> None:
         """``BEGIN IMMEDIATE``, waiting up to :data:`BUSY_TIMEOUT_MS` for another process's
