@@ -185,10 +185,10 @@ class SqliteStore(SqlStore):
     def write(self) -> Iterator[sqlite_utils.Database]:
         """Threads of one process queue on a lock first, in order (a
         :class:`~server.cooperative.FairLock`: the first to wait is the first served),
-        rather than polling SQLite's busy handler; other processes still meet SQLite's own lock (see
-        :meth:`_begin`). The ``COMMIT`` (its fsync, and a checkpoint now and then)
-        runs in a real thread under gevent (:func:`~server.cooperative.offload`), so
-        that the worker serves its other requests meanwhile."""
+        rather than polling SQLite's busy handler; other processes still meet SQLite's
+        own lock (see :meth:`_begin`). The ``COMMIT`` (its fsync, and a checkpoint now
+        and then) runs in a real thread under gevent (:func:`~server.cooperative.offload`),
+        so that the worker serves its other requests meanwhile."""
         with self._writer_lock:
             self._begin()
             try:
