@@ -32,6 +32,8 @@ import re
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -169,6 +171,15 @@ MOVES_PER_CONNECTION = 320
 def moves(server: BackgroundServer, seconds: int, connections: int) -> Figures:
     """wrk posting the four-move cycle, each connection on games of its own (8 moves each:
     the third repetition draws a Siam game)."""
+    with moves_script(server, seconds, connections) as script:
+        return run_wrk(
+            "move submissions (Siam)", server.url, seconds, connections, connections, script
+        )
+
+
+@contextmanager
+def moves_script(server: BackgroundServer, seconds: int, connections: int) -> Iterator[list[str]]:
+    """wrk's options for :func:`moves`: its Lua script, on games made for it now."""
     per_connection = seconds * MOVES_PER_CONNECTION // 8
     entries = []
     for _ in range(connections * per_connection):
@@ -178,14 +189,7 @@ def moves(server: BackgroundServer, seconds: int, connections: int) -> Figures:
     with tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False) as script:
         script.write(MOVES_LUA % (", ".join(entries), per_connection))
     try:
-        return run_wrk(
-            "move submissions (Siam)",
-            server.url,
-            seconds,
-            connections,
-            connections,
-            ["-s", script.name],
-        )
+        yield ["-s", script.name]
     finally:
         os.unlink(script.name)
 

@@ -24,7 +24,9 @@ threaded server) it is a plain call:
 from __future__ import annotations
 
 import threading
+from collections import deque
 from collections.abc import Callable
+from types import TracebackType
 from typing import Any, TypeVar
 
 import gevent
@@ -75,3 +77,73 @@ def _outcome(
         return function(*args), None
     except Exception as error:  # handed to the caller, which raises it
         return None, error
+
+
+class FairLock:
+    """A lock that its waiters get in the order they came, greenlets or threads.
+
+    gevent's lock (what ``threading.Lock`` is under its monkey-patching) lets
+    a greenlet that gives it back take it again at once, before the waiter it
+    woke runs: on a worker posting moves over kept-alive connections, one
+    greenlet could write many times in a row while another waited hundreds of
+    milliseconds (``docs/performance.md``, issue 27). This one hands itself to
+    its first waiter on release, so it is never free while someone waits.
+
+    >>> lock = FairLock()
+    >>> with lock:
+    ...     lock.locked()
+    True
+    >>> lock.locked()
+    False
+    """
+
+    def __init__(self) -> None:
+        self._guard = threading.Lock()  # held only for a few lines, never while waiting
+        self._held = False
+        self._waiters: deque[threading.Event] = deque()
+
+    def locked(self) -> bool:
+        """Whether someone holds the lock."""
+        return self._held
+
+    def acquire(self) -> None:
+        """Take the lock, after every caller already waiting for it."""
+        with self._guard:
+            if not self._held:
+                self._held = True
+                return
+            turn = threading.Event()
+            self._waiters.append(turn)
+        try:
+            turn.wait()  # set once the lock is handed over: it stays held meanwhile
+        except BaseException:  # killed while waiting: leave the line, or pass the lock on
+            with self._guard:
+                if turn.is_set():
+                    self._hand_over()
+                else:
+                    self._waiters.remove(turn)
+            raise
+
+    def release(self) -> None:
+        """Give the lock to the first waiter, or free it when nobody waits."""
+        with self._guard:
+            self._hand_over()
+
+    def _hand_over(self) -> None:
+        """Wake the first waiter, the lock's holder from now on (call with the guard held)."""
+        if self._waiters:
+            self._waiters.popleft().set()
+        else:
+            self._held = False
+
+    def __enter__(self) -> FairLock:
+        self.acquire()
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.release()

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import os
 import sqlite3
-import threading
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager, suppress
@@ -37,7 +36,7 @@ from typing import Any
 
 import sqlite_utils
 
-from server.cooperative import cooperative, offload
+from server.cooperative import FairLock, cooperative, offload
 from server.store.base import Conflict, StoreError, StoreUnavailable
 from server.store.migrations import migrate, migrations, version
 from server.store.records import SchemaChange, Table
@@ -48,7 +47,7 @@ BUSY_TIMEOUT_MS = 10_000
 LOCK_POLL_SECONDS = 0.001
 #: Seconds between looks at ``PRAGMA data_version`` while waiting for a change.
 POLL_SECONDS = 0.25
-_WRITER_LOCKS: dict[str, threading.Lock] = {}
+_WRITER_LOCKS: dict[str, FairLock] = {}
 
 #: Owner read and write only: the database holds hands, seeds and emails.
 DB_FILE_MODE = 0o600
@@ -131,7 +130,7 @@ class SqliteStore(SqlStore):
         self._conn = db.conn
         # per process: a lock inherited through fork would be the parent's kind of lock
         key = f"{os.getpid()}:{os.path.abspath(path)}"
-        self._writer_lock = _WRITER_LOCKS.setdefault(key, threading.Lock())
+        self._writer_lock = _WRITER_LOCKS.setdefault(key, FairLock())
 
     @classmethod
     def open(cls, path: str) -> SqliteStore:
@@ -184,11 +183,12 @@ class SqliteStore(SqlStore):
 
     @contextmanager
     def write(self) -> Iterator[sqlite_utils.Database]:
-        """Threads of one process queue on a lock first, in order, rather than polling
-        SQLite's busy handler; other processes still meet SQLite's own lock (see
-        :meth:`_begin`). The ``COMMIT`` (its fsync, and a checkpoint now and then)
-        runs in a real thread under gevent (:func:`~server.cooperative.offload`), so
-        that the worker serves its other requests meanwhile."""
+        """Threads of one process queue on a lock first, in order (a
+        :class:`~server.cooperative.FairLock`: the first to wait is the first served),
+        rather than polling SQLite's busy handler; other processes still meet SQLite's
+        own lock (see :meth:`_begin`). The ``COMMIT`` (its fsync, and a checkpoint now
+        and then) runs in a real thread under gevent (:func:`~server.cooperative.offload`),
+        so that the worker serves its other requests meanwhile."""
         with self._writer_lock:
             self._begin()
             try:

@@ -5,9 +5,12 @@ private file."""
 
 from __future__ import annotations
 
+import json
 import os
 import sqlite3
 import stat
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -28,6 +31,7 @@ from server.store.records import (
     Player,
     TakebackOffer,
 )
+from tests.support import ROOT
 
 NOW = "2026-01-01T00:00:00.000000Z"
 LATER = "2026-01-01T00:10:00.000000Z"
@@ -355,3 +359,45 @@ def test_a_games_page_version_changes_with_every_row_its_page_shows(store: Store
     games.create("siam", [{"name": "Ann"}, {"name": "Bea"}], {}, table=Table(rematch_of=game_id))
     assert version() != versions[-1], "a rematch went unseen"
     assert store.page_version("no-such-game", "table", 31) is None
+#: Under gevent, a greenlet writing again and again on one connection, and another greenlet
+#: on a connection of its own that wants to write once meanwhile (as two requests of a worker
+#: with the app's store pool); prints the names written, in commit order.
+TAKING_TURNS = """
+from gevent import monkey
+
+monkey.patch_all()
+import json, sys
+import gevent
+from server.store import open_store
+
+path = sys.argv[1]
+
+
+def again_and_again():
+    store = open_store(path)
+    for number in range(10):
+        store.set_setting(f"again {number}", "x")
+
+
+def once():
+    open_store(path).set_setting("once", "x")
+
+
+first = gevent.spawn(again_and_again)
+gevent.sleep(0)  # the first is in its first write: its COMMIT waits for a thread
+second = gevent.spawn(once)
+gevent.joinall([first, second], timeout=30)
+rows = open_store(path).db.execute("SELECT name FROM settings ORDER BY rowid").fetchall()
+print(json.dumps([name for (name,) in rows if name.startswith(("again", "once"))]))
+"""
+
+
+def test_a_greenlet_waiting_to_write_goes_before_the_writer_writes_again(db_path: str) -> None:
+    """Issue 27: the writer lock is served in order under gevent. gevent's own lock let a
+    greenlet that gave it back take it again before the greenlet waiting for it woke, so
+    a worker's request could wait behind all the writes of another (p99 of moves past half
+    a second in ``bench/writes.py``)."""
+    open_store(db_path).init()
+    code = [sys.executable, "-c", TAKING_TURNS, db_path]
+    done = subprocess.run(code, cwd=ROOT, capture_output=True, text=True, timeout=60, check=True)
+    assert json.loads(done.stdout)[:3] == ["again 0", "once", "again 1"]
