@@ -154,7 +154,7 @@ def test_a_siam_game_by_mail_in_french_and_dutch_leaves_no_english(
         address: mailbox.latest(address, subject)
         for address, subject in (
             (ann, "Partie terminée : Siam avec Bob : vous gagnez"),
-            (bob, "Spel afgelopen: Siam met Ann: Ann wint"),
+            (bob, "Einde van Siam met Ann: Ann wint"),
         )
     }
     said = {
