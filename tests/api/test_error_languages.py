@@ -50,7 +50,7 @@ def test_move_refusals_are_said_in_the_readers_language(live_server: BackgroundS
         "": "The game is at seq 1, not 0; reload and try again.",
         "nl": "Het spel staat op seq 1, niet 0; laad opnieuw en probeer het nog eens.",
         "de": "Das Spiel steht bei seq 1, nicht 0; lade neu und versuche es noch einmal.",
-        "fr": "La partie en est au seq 1, pas 0 ; rechargez et réessayez.",
+        "fr": "La partie en est au seq 1, pas 0\u00a0; rechargez et réessayez.",
     }
 
     turn = said(lambda h: submit(live_server, game, 0, {"notation": "enter a1 N"}, **h))
@@ -92,7 +92,7 @@ def test_token_refusals_are_said_in_the_readers_language(live_server: Background
     assert {language: error["message"] for language, error in missing.items()} == {
         "": "A seat token is needed to resign.",
         "nl": "Om op te geven is de sleutel van een plaats nodig.",
-        "de": "Zum Aufgeben braucht es den Schlüssel eines Platzes.",
+        "de": "Zum Aufgeben ist der Schlüssel eines Platzes nötig.",
         "fr": "Il faut un jeton de place pour abandonner.",
     }
 
@@ -121,8 +121,9 @@ def test_takeback_and_conditional_refusals_are_said_in_the_readers_language(
     assert {language: error["message"] for language, error in line.items()} == {
         "": "Line 2, step 2 (enter z9 N): 'z9' is not a square: use a1..e5.",
         "nl": "Regel 2, stap 2 (enter z9 N): 'z9' is geen veld: gebruik a1..e5.",
-        "de": "Zeile 2, Schritt 2 (enter z9 N): 'z9' ist kein Feld: verwende a1..e5.",
-        "fr": "Ligne 2, étape 2 (enter z9 N) : 'z9' n'est pas une case : utilisez a1..e5.",
+        "de": "Zeile 2, Schritt 2 (enter z9 N): 'z9' ist kein Feld: Verwende a1..e5.",
+        "fr": "Ligne 2, étape 2 (enter z9 N)\u00a0: 'z9' n'est pas une case\u00a0:"
+        " utilisez a1..e5.",
     }
     assert line[""]["details"] == {"lines": [line[""]["message"]]}, "details stay English"
 
@@ -135,8 +136,8 @@ def test_takeback_and_conditional_refusals_are_said_in_the_readers_language(
         "nl": "Je bent aan de beurt: bewaar voorwaardelijke zetten na je zet, terwijl anderen"
         " spelen.",
         "de": "Du bist am Zug: Speichere bedingte Züge nach deinem Zug, während andere spielen.",
-        "fr": "C'est votre tour : enregistrez des coups conditionnels après votre coup, pendant"
-        " que les autres jouent.",
+        "fr": "C'est votre tour\u00a0: enregistrez des coups conditionnels après votre coup,"
+        " pendant que les autres jouent.",
     }
 
 
@@ -246,7 +247,7 @@ def test_bad_options_and_clocks_are_refused_in_the_readers_language(
     assert {language: error["message"] for language, error in clock.items()} == {
         "": "The largest bank cannot be smaller than the first.",
         "nl": "De grootste tijdbank kan niet kleiner zijn dan de eerste.",
-        "de": "Das größte Zeitguthaben kann nicht kleiner sein als das erste.",
+        "de": "Das größte Zeitkonto kann nicht kleiner sein als das erste.",
         "fr": "La plus grande réserve de temps ne peut pas être plus petite que la première.",
     }
     days = ["mon", "tue", "wed", "thu", "fri", "sat"]
@@ -320,7 +321,7 @@ def test_a_rate_limit_is_said_in_the_readers_language(tmp_path: Any) -> None:
         " probeer het opnieuw.",
         "de": "Zu viele Anfragen von dieser Adresse (Grenze 2 pro 3 Stunden); mach langsamer und"
         " versuche es wieder.",
-        "fr": "Trop de requêtes depuis cette adresse (limite 2 par 3 heures) ; ralentissez et"
+        "fr": "Trop de requêtes depuis cette adresse (limite 2 par 3 heures)\u00a0; ralentissez et"
         " réessayez.",
     }
 
@@ -336,5 +337,5 @@ def test_a_failed_csrf_check_is_said_in_the_readers_language(
         "": "CSRF check failed: the form carries no CSRF token.",
         "nl": "CSRF-controle mislukt: het formulier bevat geen CSRF-token.",
         "de": "CSRF-Prüfung fehlgeschlagen: das Formular enthält kein CSRF-Token.",
-        "fr": "Échec du contrôle CSRF : le formulaire ne contient aucun jeton CSRF.",
+        "fr": "Échec du contrôle CSRF\u00a0: le formulaire ne contient aucun jeton CSRF.",
     }

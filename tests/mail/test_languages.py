@@ -153,8 +153,8 @@ def test_a_siam_game_by_mail_in_french_and_dutch_leaves_no_english(
     over = {
         address: mailbox.latest(address, subject)
         for address, subject in (
-            (ann, "Partie terminée : Siam avec Bob : vous gagnez"),
-            (bob, "Spel afgelopen: Siam met Ann: Ann wint"),
+            (ann, "Fin de la partie Siam avec Bob\u00a0: vous gagnez"),
+            (bob, "Einde van Siam met Ann: Ann wint"),
         )
     }
     said = {
@@ -162,8 +162,9 @@ def test_a_siam_game_by_mail_in_french_and_dutch_leaves_no_english(
         for address, mail in over.items()
     }
     assert (
-        "Ann gagne : le rocher en e2 a été poussé hors du plateau vers l'est, et l'animal le plus"
-        " proche derrière lui, orienté dans le sens de la poussée, est l'éléphant de Ann en e2."
+        "Ann gagne : le rocher en e2 a été poussé hors du plateau vers l'est, et l'animal le"
+        " plus proche derrière lui, orienté dans le sens de la poussée, est l'éléphant de Ann"
+        " en e2."
     ) in said[ann]
     assert "Ann wint: de rots op e2 is naar het oosten van het bord geduwd" in said[bob]
     assert [entry.notation for entry in games.store.moves(game["id"])] == [
@@ -297,19 +298,19 @@ REFUSALS = {
         "turn": "Du bist am Zug",
         "unread": "Zug nicht gespielt in Siam mit Bob",
         "attachment": "Turnpost konnte in deiner Mail keinen Zug lesen: Anhänge (application/pdf)"
-        " werden nicht angenommen. Nichts wurde geändert.",
+        " werden nicht angenommen. Es hat sich nichts geändert.",
         "empty": "kein Zug gefunden: Schreib ihn in die erste Zeile deiner Antwort.",
         "large": "deine Mail ist größer als 256 KiB, deshalb hat Turnpost sie nicht gelesen",
         "not_said": "Nicht an den Tisch von Siam mit Bob geschrieben",
         "too_long": "Deine Worte wurden nicht an den Tisch geschickt: Höchstens 500 Zeichen.",
-        "takeback": 'Nichts hat sich geändert: schreib "takeback", "takeback accept" oder'
+        "takeback": 'Es hat sich nichts geändert: Schreib "takeback", "takeback accept" oder'
         ' "takeback decline".',
     },
     "fr": {
         "turn": "Votre tour",
         "unread": "Coup non joué dans Siam avec Bob",
-        "attachment": "Turnpost n’a pas pu lire de coup dans votre courriel : les pièces jointes"
-        " (application/pdf) ne sont pas acceptées. Rien n’a changé.",
+        "attachment": "Turnpost n'a pas pu lire de coup dans votre courriel : les pièces"
+        " jointes (application/pdf) ne sont pas acceptées. Rien n'a changé.",
         "empty": "aucun coup trouvé : écrivez-le sur la première ligne de votre réponse.",
         "large": "votre courriel dépasse 256 Kio, Turnpost ne l'a donc pas lu",
         "not_said": "Non publié à la table de Siam avec Bob",

@@ -241,7 +241,7 @@ def test_a_sign_in_mail_is_written_in_the_language_of_the_page_that_asked(
     mail = first_mail(smtp_sink[0], CY, "Dein Link zur Anmeldung bei Turnpost")
     text = " ".join(text_of(mail).split())
     assert text.startswith("Hallo, Um dich bei Turnpost anzumelden, öffne diesen Link")
-    assert "Nie wieder mailen (für kein Spiel):" in text
+    assert "Keine Mails mehr an mich (für alle Spiele):" in text
     assert '<html lang="de">' in html_of(mail)
     assert not english_left(mail, english_strings()), english_left(mail, english_strings())
 

@@ -374,5 +374,5 @@ def test_a_push_speaks_its_players_language(
     [push] = push_service.wait_for(1)
     told = phone.read(push)
     assert told["title"] == "Votre tour dans Siam avec Bob"
-    assert told["body"].startswith("Coup 2 : ") and "rhinocéros" in told["body"]
+    assert told["body"].startswith("Coup 2\u00a0: ") and "rhinocéros" in told["body"]
     assert "enter" not in told["body"]

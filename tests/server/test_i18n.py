@@ -243,8 +243,8 @@ CROSS_RULE = {
     " c5) komen.",
     "de": "Kreuzregel: Während der ersten 2 Spielzüge jedes Spielers darf kein Tier auf c1 (c1"
     " und c5) ins Spiel gebracht oder gezogen werden.",
-    "fr": "Règle de la croix : aucun animal ne peut entrer ni se déplacer sur c1 (c1 et c5) lors"
-    " des deux premiers tours de jeu de chaque joueur.",
+    "fr": "Règle de la croix\u00a0: aucun animal ne peut entrer ni se déplacer sur c1 (c1 et c5)"
+    " lors des deux premiers tours de jeu de chaque joueur.",
 }
 
 
@@ -279,8 +279,8 @@ def test_a_refusal_names_the_rule_in_the_readers_language_with_the_same_code_and
     assert illegal["en"]["details"]["rule"] == "cross_rule"
     unread = refusals(live_server, game, {"notation": "enter z9 N"})
     assert unread["nl"]["message"] == "'z9' is geen veld: gebruik a1..e5."
-    assert unread["de"]["message"] == "'z9' ist kein Feld: verwende a1..e5."
-    assert unread["fr"]["message"] == "'z9' n'est pas une case : utilisez a1..e5."
+    assert unread["de"]["message"] == "'z9' ist kein Feld: Verwende a1..e5."
+    assert unread["fr"]["message"] == "'z9' n'est pas une case\u00a0: utilisez a1..e5."
     assert all(error["details"] == unread["en"]["details"] for error in unread.values())
     assert unread["en"]["details"] == {"notation": ["'z9' is not a square: use a1..e5."]}
 
@@ -602,6 +602,7 @@ PAGE_ENGLISH = [
 ]
 
 #: The Dutch, German and French of "Your turn:" (the seat to move) and of the watcher's line.
+#: (As the page reads, spaces squeezed: French's non-breaking space before a colon reads as one.)
 YOUR_TURN = {"nl": "Jouw beurt:", "de": "Du bist am Zug:", "fr": "À vous de jouer :"}
 WATCHING = {
     "nl": "Je kijkt mee",

@@ -317,7 +317,7 @@ def test_the_siam_boards_choices_are_named_in_the_readers_language(
         expect(ann.locator("html")).to_have_attribute("lang", "nl")
         names = ann.evaluate(BOARD_NAMES)
         assert "olifant op a1, kijkt naar het noorden" in names, names
-        assert "een olifant uit de reserve inbrengen" in names, names
+        assert "een olifant uit de voorraad op het bord zetten" in names, names
         mark_table(ann)
         ann.locator('#board a[aria-label="olifant op a1, kijkt naar het noorden"]').press("Enter")
         wait_for_new_table(ann)
