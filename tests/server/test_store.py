@@ -359,6 +359,8 @@ def test_a_games_page_version_changes_with_every_row_its_page_shows(store: Store
     games.create("siam", [{"name": "Ann"}, {"name": "Bea"}], {}, table=Table(rematch_of=game_id))
     assert version() != versions[-1], "a rematch went unseen"
     assert store.page_version("no-such-game", "table", 31) is None
+
+
 #: Under gevent, a greenlet writing again and again on one connection, and another greenlet
 #: on a connection of its own that wants to write once meanwhile (as two requests of a worker
 #: with the app's store pool); prints the names written, in commit order.
