@@ -4,11 +4,15 @@ A read's ETag (:func:`server.http.api.conditional`) is a digest of
 everything its answer depends on: the route, the game and its version
 (seq, status, last change, deadline), the viewer's seat, the page. Two
 requests with the same ETag get the same body, so the body is built (the
-game object put together, dumped by its schema, encoded) by the first of
-them and the others are given the kept bytes (each app keeps its own). A cache hit still reads the
-game (its version makes the ETag) and still checks the token: only the
-building is saved. The bodies are kept in least-recently-used order within
-:data:`MAX_BYTES` per worker process.
+game loaded, the game object put together, dumped by its schema, encoded)
+by the first of them and the others are given the kept bytes (each app
+keeps its own). Every request still reads the game's stamp (its version and
+seats, not its state: :meth:`~server.store.base.GameStore.game_stamp`) to
+make the ETag, and still checks the token in that read: only the loading and
+building are saved. A body is kept under the ETag of the game it was built
+from, which a move between the stamp's read and the game's may have changed.
+The bodies are kept in least-recently-used order within :data:`MAX_BYTES`
+per worker process.
 
     >>> cache = AnswerCache(max_bytes=10)
     >>> cache.put('W/"a"', b"12345"); cache.put('W/"b"', b"12345")
@@ -63,13 +67,15 @@ class AnswerCache:
                 self._bytes -= len(dropped)
 
 
-def answer(etag: str, schema: Schema, build: Callable[[], Any]) -> Response:
-    """``200`` with the body of ``etag``: kept, or ``build()`` dumped by ``schema`` and encoded
-    as Flask encodes any answer (then kept)."""
+def answer(etag: str, schema: Schema, build: Callable[[], tuple[str, Any]]) -> Response:
+    """``200`` with the body of ``etag``: kept, or built: ``build()`` loads the game and
+    gives the ETag of what it loaded and the answer's data, dumped by ``schema`` and encoded
+    as Flask encodes any answer, then kept under that ETag (and sent with it)."""
     answers = current_app.extensions.setdefault("turnpost_answers", AnswerCache())
     body = answers.get(etag)
     if body is None:
-        body = f"{current_app.json.dumps(schema.dump(build()))}\n".encode()
+        etag, data = build()
+        body = f"{current_app.json.dumps(schema.dump(data))}\n".encode()
         answers.put(etag, body)
     response = current_app.response_class(body, 200, mimetype=current_app.json.mimetype)
     response.headers["ETag"] = etag
