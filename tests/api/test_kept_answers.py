@@ -9,10 +9,13 @@ the change, must equal what that app builds afresh.
 
 from __future__ import annotations
 
+import gzip
+import json
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import brotli
 import pytest
 
 from server import create_app
@@ -133,3 +136,42 @@ def test_a_seats_kept_view_never_reaches_another_token(app, client, fresh) -> No
         assert client.get(f"{path}{read}", headers=seat_header(game, 0)).status_code == 401
     game["players"][0]["token"] = reissued.get_json()["token"]
     assert answers(app, game) == answers(fresh, game, afresh=True)
+
+
+@pytest.mark.parametrize(
+    ("encoding", "decode"), [("br", brotli.decompress), ("gzip", gzip.decompress)]
+)
+def test_a_kept_answer_is_compressed_once_and_never_stale(client, encoding, decode) -> None:
+    game = new_game(client, "king-of-siam", players=2, seed=5)
+    seat = game["to_move"][0]
+    path, headers = f"/api/v1/games/{game['id']}", seat_header(game, seat)
+    packed = {**headers, "Accept-Encoding": encoding}
+
+    def both(read: str) -> tuple[Any, Any]:
+        return client.get(f"{path}{read}", headers=headers), client.get(
+            f"{path}{read}", headers=packed
+        )
+
+    for _ in range(2):  # built, then kept: the same bytes each time
+        for read in ("", "/legal-moves"):
+            plain, compressed = both(read)
+            assert compressed.headers["Content-Encoding"] == encoding
+            assert json.loads(decode(compressed.data)) == plain.get_json()
+            assert compressed.headers["ETag"] == plain.headers["ETag"]
+    before = client.get(f"{path}/legal-moves", headers=packed).data
+    move = json.loads(decode(before))["moves"][0]
+    body = {"move": {key: value for key, value in move.items() if key != "notation"}}
+    assert client.post(f"{path}/moves", json=body, headers=headers).status_code == 201
+    plain, compressed = both("")  # the copy of the new version, not the kept one
+    assert json.loads(decode(compressed.data)) == plain.get_json()
+    assert plain.get_json()["seq"] == 1
+    others = [
+        "/api/v1/engines/king-of-siam",
+        "/api/v1/engines/siam",
+        "/api/v1/engines/foreign-king",
+    ]
+    for other in others:  # answers that are not kept share no compressed copy
+        plain = client.get(other)
+        compressed = client.get(other, headers={"Accept-Encoding": encoding})
+        assert compressed.headers["Content-Encoding"] == encoding, other
+        assert json.loads(decode(compressed.data)) == plain.get_json(), other
