@@ -14,7 +14,8 @@ watcher), ``page-seat`` (the game page of the seat to move, or of seat 0 when th
 hides something: its hand) or ``lobby`` (the lobby of a visitor). The pages
 are those of ``--engine``'s game ``--plies`` random legal moves in. It prints the CPU time per
 request (of every thread of the process: a machine shared with other work
-makes wall time noisy), the SQL statements per request (SQLite's trace callback) and the
+makes wall time noisy), the SQL statements per request (SQLite's trace callback: of the
+first request, which fills the caches, and of the next) and the
 top functions of the profile, so that a change is measured before and after
 it on the same route (``docs/performance.md``). ``--hooks`` adds the CPU
 time per request of every ``before_request``, ``after_request`` and teardown
@@ -204,12 +205,12 @@ def growth(app: Any, games: int) -> None:
         )
 
 
-def count_statements(app: Any, answer: Callable[[int], int]) -> int:
-    """Answer request 0 (it warms the caches too) and count its SQL statements."""
+def count_statements(app: Any, answer: Callable[[int], int], request: int) -> int:
+    """Answer request number ``request`` and count its SQL statements."""
     statements: list[str] = []
     with app.app_context():
         app.extensions["turnpost"].store().db.conn.set_trace_callback(statements.append)
-    answer(0)
+    answer(request)
     with app.app_context():
         app.extensions["turnpost"].store().db.conn.set_trace_callback(None)
     return len(statements)
@@ -245,7 +246,9 @@ def main() -> None:
             answer = page(app, args.route, args.engine, args.plies)
         else:
             answer = route(app, args.route)
-        per_request = count_statements(app, answer) if args.route != "bare" else 0
+        counted = args.route != "bare"
+        first = count_statements(app, answer, 0) if counted else 0  # it warms the caches too
+        per_request = count_statements(app, answer, 1) if counted else 0
         hooks = timed_hooks(app) if args.hooks else {}
         cpu_started = time.process_time()
         for i in range(1, args.requests + 1):
@@ -262,7 +265,9 @@ def main() -> None:
     print(f"route {args.route}{game}: {args.requests} requests, statuses {sorted(statuses)}")
     print(f"{cpu * 1000:.3f} ms of CPU per request (every thread of the process), unprofiled")
     print(f"{elapsed / args.requests * 1000:.3f} ms per request under the profiler")
-    print(f"{per_request} SQL statements per request (triggers' steps included)")
+    print(
+        f"{per_request} SQL statements per request, {first} in the first (triggers' steps included)"
+    )
     for name, seconds in sorted(hook_seconds.items(), key=lambda item: -item[1]):
         print(f"{seconds / args.requests * 1e6:8.1f} us  {name}")
     text = io.StringIO()

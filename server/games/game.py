@@ -17,7 +17,7 @@ from engines.phrases import N_, Words, phrase
 from server.games.clock import utcnow
 from server.games.seat_clocks import clock_view
 from server.phrases import render
-from server.store.records import GameListing, GameRow, ListedSeat, LoggedMove, Seat
+from server.store.records import GameListing, GameRow, GameStamp, ListedSeat, LoggedMove, Seat
 
 #: A game's status said as a refusal's reason, in three turns of phrase.
 STATUS_SENTENCES = {
@@ -71,6 +71,22 @@ class Game:
     def status(self) -> str:
         """``forming``, ``active``, ``finished`` or ``aborted``."""
         return self.row.status
+
+    @property
+    def stamp(self) -> GameStamp:
+        """What every answer about the game changes with (as the store's
+        :meth:`~server.store.base.GameStore.game_stamp` reads it without the state)."""
+        row = self.row
+        return GameStamp(
+            row.id,
+            row.seq,
+            row.status,
+            row.updated_at,
+            row.deadline,
+            row.turn_hours,
+            row.clock,
+            self.seats,
+        )
 
     @property
     def state(self) -> Any:

@@ -30,12 +30,12 @@ from server.games.time_control import (
     seat_clock_json,
 )
 from server.store.base import Store
-from server.store.records import GameRow, Seat
+from server.store.records import GameRow, GameStamp, Seat
 
 
-def control_of(row: GameRow) -> TimeControl | None:
-    """The time control of a game: its ``clock``, else the per-move clock of its
-    ``turn_hours``, else ``None`` (untimed)."""
+def control_of(row: GameRow | GameStamp) -> TimeControl | None:
+    """The time control of a game (its row or its stamp): its ``clock``, else the per-move
+    clock of its ``turn_hours``, else ``None`` (untimed)."""
     if row.clock:
         return parse_clock(row.clock)
     if row.turn_hours:

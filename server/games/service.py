@@ -43,7 +43,7 @@ from server.games.seat_clocks import control_of, turn_clocks
 from server.games.time_control import ClockError, TimeControl, clock_json, parse_clock
 from server.games.vacation_days import seat_days_left
 from server.store.base import Store, hash_secret, new_secret
-from server.store.records import GameRow, GameUpdate, LoggedMove, NewSeat, Webhook
+from server.store.records import GameRow, GameStamp, GameUpdate, LoggedMove, NewSeat, Webhook
 
 if TYPE_CHECKING:  # the notifier (server.mail) builds on this module
     from server.mail.outbox import Notifier
@@ -472,11 +472,23 @@ class GameService:
         read of the store."""
         read = self.store.game_with_seats(game_id, token)
         if read is None:
-            raise TurnpostError("not_found", phrase("No game %(game)r.", game=game_id))
+            raise self._no_game(game_id)
         game = Game(
             read.row, read.seats, ENGINES[read.row.engine], read.lines_stored, read.hooks_stored
         )
         return game, read.token_seat
+
+    @staticmethod
+    def _no_game(game_id: str) -> TurnpostError:
+        """``404 not_found`` for the game ``game_id``."""
+        return TurnpostError("not_found", phrase("No game %(game)r.", game=game_id))
+
+    def seq_of(self, game_id: str) -> int:
+        """The number of moves in the log of ``game_id`` (``404``), in one small read."""
+        seq = self.store.game_seq(game_id)
+        if seq is None:
+            raise self._no_game(game_id)
+        return seq
 
     def load_as(self, game_id: str, token: str | None) -> tuple[Game, int | None]:
         """The game ``game_id`` (``404``) and the seat of a bearer token in it, in one read:
@@ -485,6 +497,16 @@ class GameService:
         if token is not None and seat is None:
             raise TurnpostError("unauthorized", self.dead_token_words(game, token))
         return game, seat
+
+    def stamp_as(self, game_id: str, token: str | None) -> tuple[GameStamp, int | None]:
+        """What the answers about ``game_id`` change with (its version and seats, not its
+        state) and the seat of a bearer token in it, in one read; ``404`` and ``401`` as
+        :meth:`load_as` answers them."""
+        read = self.store.game_stamp(game_id, token)
+        if read is None or (token is not None and read[1] is None):
+            game, seat = self.load_as(game_id, token)  # the refusal in words, or a game just made
+            return game.stamp, seat
+        return read
 
     def dead_token_words(self, game: Game, token: str) -> Phrase:
         """Why a seat token (a browser's, a client's) no longer plays its seat, and what to do,
@@ -654,17 +676,18 @@ class GameService:
         """The contract's game object for ``seat`` (``None``: public), now or after move ``at``
         (the seat's own view now also says its automatic vacation days left)."""
         if at is None or at == game.seq:
-            return game_object(game, seat, vacation_days_left=self.vacation_days_left(game, seat))
+            days_left = self.vacation_days_left(game.stamp, seat)
+            return game_object(game, seat, vacation_days_left=days_left)
         return game_object(game, seat, at, self._state_at(game, at))
 
-    def vacation_days_left(self, game: Game, seat: int | None) -> int | None:
-        """The automatic vacation days ``seat`` may still spend in ``game`` this year
-        (:mod:`server.games.vacation_days`); ``None`` for the public view or a game
+    def vacation_days_left(self, stamp: GameStamp, seat: int | None) -> int | None:
+        """The automatic vacation days ``seat`` may still spend in the game of ``stamp`` this
+        year (:mod:`server.games.vacation_days`); ``None`` for the public view or a game
         without a clock."""
-        control = control_of(game.row)
+        control = control_of(stamp)
         if seat is None or control is None:
             return None
-        return seat_days_left(self.store, control, game.seats[seat], parse_time(utcnow()))
+        return seat_days_left(self.store, control, stamp.seats[seat], parse_time(utcnow()))
 
     def _state_at(self, game: Game, at: int) -> dict[str, Any]:
         """The state after move ``at``, replayed from the start."""

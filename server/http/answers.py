@@ -4,11 +4,17 @@ A read's ETag (:func:`server.http.api.conditional`) is a digest of
 everything its answer depends on: the route, the game and its version
 (seq, status, last change, deadline), the viewer's seat, the page. Two
 requests with the same ETag get the same body, so the body is built (the
-game object put together, dumped by its schema, encoded) by the first of
-them and the others are given the kept bytes (each app keeps its own). A cache hit still reads the
-game (its version makes the ETag) and still checks the token: only the
-building is saved. The bodies are kept in least-recently-used order within
-:data:`MAX_BYTES` per worker process.
+game loaded, the game object put together, dumped by its schema, encoded)
+by the first of them and the others are given the kept bytes (each app
+keeps its own). Every request still reads the game's stamp (its version and
+seats, not its state: :meth:`~server.store.base.GameStore.game_stamp`) to
+make the ETag, and still checks the token in that read: only the loading and
+building are saved. A body is kept under the ETag of the game it was built
+from, which a move between the stamp's read and the game's may have changed.
+The bodies are kept in least-recently-used order within :data:`MAX_BYTES`
+per worker process, and with them each body's brotli or gzip copy once a
+client that accepts it asked (:class:`CompressedAnswers`, flask-compress's
+cache): a kept answer is compressed once, not for every request.
 
     >>> cache = AnswerCache(max_bytes=10)
     >>> cache.put('W/"a"', b"12345"); cache.put('W/"b"', b"12345")
@@ -26,11 +32,13 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
-from flask import Response, current_app
+from flask import Request, Response, current_app, request
 from marshmallow import Schema
 
 #: The bytes of bodies a worker keeps (a King of Siam legal-move list is up to 256 KB).
 MAX_BYTES = 32 * 1024 * 1024
+#: Where :func:`answer` notes, in the request's environ, the ETag of the kept body it sends.
+KEPT_ETAG = "turnpost.kept_etag"
 
 
 class AnswerCache:
@@ -63,14 +71,43 @@ class AnswerCache:
                 self._bytes -= len(dropped)
 
 
-def answer(etag: str, schema: Schema, build: Callable[[], Any]) -> Response:
-    """``200`` with the body of ``etag``: kept, or ``build()`` dumped by ``schema`` and encoded
-    as Flask encodes any answer (then kept)."""
-    answers = current_app.extensions.setdefault("turnpost_answers", AnswerCache())
+def kept_answers() -> AnswerCache:
+    """The app's kept answers."""
+    return current_app.extensions.setdefault("turnpost_answers", AnswerCache())
+
+
+def answer(etag: str, schema: Schema, build: Callable[[], tuple[str, Any]]) -> Response:
+    """``200`` with the body of ``etag``: kept, or built: ``build()`` loads the game and
+    gives the ETag of what it loaded and the answer's data, dumped by ``schema`` and encoded
+    as Flask encodes any answer, then kept under that ETag (and sent with it)."""
+    answers = kept_answers()
     body = answers.get(etag)
     if body is None:
-        body = f"{current_app.json.dumps(schema.dump(build()))}\n".encode()
+        etag, data = build()
+        body = f"{current_app.json.dumps(schema.dump(data))}\n".encode()
         answers.put(etag, body)
+    request.environ[KEPT_ETAG] = etag
     response = current_app.response_class(body, 200, mimetype=current_app.json.mimetype)
     response.headers["ETag"] = etag
     return response
+
+
+def compressed_key(sent: Request) -> str | None:
+    """flask-compress's cache key of an answer (``COMPRESS_CACHE_KEY``): the ETag of the
+    kept body it sends; ``None`` for any other answer (never kept)."""
+    return sent.environ.get(KEPT_ETAG)
+
+
+class CompressedAnswers:
+    """flask-compress's cache (``COMPRESS_CACHE_BACKEND``): the compressed copies of the kept
+    bodies, in the app's :class:`AnswerCache` under ``<algorithm>;<ETag>``. Answers that
+    are not kept (their key ends in ``;None``) are neither found nor kept."""
+
+    def get(self, key: str) -> bytes | None:
+        """The compressed copy kept under ``key``, or ``None``."""
+        return None if key.endswith(";None") else kept_answers().get(key)
+
+    def set(self, key: str, compressed: bytes) -> None:
+        """Keep ``compressed`` under ``key`` (the copy of a kept body only)."""
+        if not key.endswith(";None"):
+            kept_answers().put(key, compressed)

@@ -71,7 +71,7 @@ from server.http.events import (
 from server.http.jsontext import load_untrusted
 from server.http.limits import charge_stream
 from server.i18n import page_language
-from server.store.records import ChatPing, Player, PlayerPing, Webhook
+from server.store.records import ChatPing, GameStamp, Player, PlayerPing, Webhook
 from server.webhooks.delivery import webhook_secret
 from server.webhooks.destinations import Refused, configured
 from server.webhooks.pings import add_ping, add_player_ping
@@ -270,28 +270,31 @@ def operation(operation_id: str, *codes: str, body: bool = False) -> Any:
     return decorate
 
 
-def conditional(*parts: Any) -> str | Response:
-    """The ETag of an answer made from ``parts``, or ``304`` if the client holds it already.
+def etag_of(*parts: Any) -> str:
+    """The weak ETag of an answer made from ``parts``: they name everything it depends on
+    (game, seq, viewer...)."""
+    return f'W/"{hashlib.sha256(repr(parts).encode()).hexdigest()[:32]}"'
 
-    ``parts`` name everything the answer depends on (game, seq, viewer...),
-    so that a polling client gets its ``304`` before any work is done.
-    """
-    digest = hashlib.sha256(repr(parts).encode()).hexdigest()[:32]
-    etag = f'W/"{digest}"'
-    if request.if_none_match.contains_weak(digest):
+
+def conditional(*parts: Any) -> str | Response:
+    """The ETag of an answer made from ``parts`` (:func:`etag_of`), or ``304`` if the client
+    holds it already: a polling client gets its ``304`` before any work is done."""
+    etag = etag_of(*parts)
+    if request.if_none_match.contains_weak(etag[3:-1]):
         response = Response(status=304)
         response.headers["ETag"] = etag
         return response
     return etag
 
 
-def game_version(game: Game) -> tuple[Any, ...]:
-    """What every view of ``game`` changes with: its row, its seats (a name, a seat made
-    private, a vacation, a clock) and a running clock's remaining time (each minute)."""
-    row = game.row
-    minute = utcnow()[:16] if row.deadline else None
-    seats = hashlib.blake2b(repr(game.seats).encode(), digest_size=8).hexdigest()
-    return (game.id, game.seq, game.status, row.updated_at, row.deadline, minute, seats)
+def game_version(stamp: GameStamp) -> tuple[Any, ...]:
+    """What every view of a game changes with: its version, its time control, its seats (a
+    name, a seat made private, a vacation, a clock) and a running clock's remaining time (each
+    minute)."""
+    minute = utcnow()[:16] if stamp.deadline else None
+    seats = hashlib.blake2b(repr((stamp.seats, stamp.clock)).encode(), digest_size=8).hexdigest()
+    version = (stamp.seq, stamp.status, stamp.updated_at, stamp.deadline, stamp.turn_hours)
+    return (stamp.id, *version, minute, seats)
 
 
 @blp.route("/engines")
@@ -431,13 +434,19 @@ def list_my_games(query: dict[str, Any]) -> dict[str, Any]:
 @blp.doc(parameters=[IF_NONE_MATCH_HEADER])
 def read_game(query: dict[str, Any], game_id: str) -> Any:
     """The game as the caller may see it (with ?at=N: as it was after entry N)."""
-    games = current_service()
-    game, seat = games.load_as(game_id, current_actor().bearer)
-    days_left = games.vacation_days_left(game, seat)  # changes with the player's other games
-    etag = conditional("game", *game_version(game), seat, query.get("at"), days_left)
-    if isinstance(etag, Response):
-        return etag
-    return answer(etag, GAME, lambda: offload(games.game_object, game, seat, query.get("at")))
+    games, token, at = current_service(), current_actor().bearer, query.get("at")
+    stamp, seat = games.stamp_as(game_id, token)
+
+    def version(stamp: GameStamp) -> tuple[Any, ...]:
+        days_left = games.vacation_days_left(stamp, seat)  # changes with the player's other games
+        return ("game", *game_version(stamp), seat, at, days_left)
+
+    def build() -> tuple[str, dict[str, Any]]:
+        game, _ = games.load_as(game_id, token)
+        return etag_of(*version(game.stamp)), offload(games.game_object, game, seat, at)
+
+    etag = conditional(*version(stamp))
+    return etag if isinstance(etag, Response) else answer(etag, GAME, build)
 
 
 @blp.route("/games/<game_id>/abort", methods=["POST"])
@@ -495,16 +504,25 @@ def list_moves(query: dict[str, Any], game_id: str) -> Any:
     """The public move log in order (resignations and forfeits included), a page at a time:
     ``Link: <...>; rel="next"`` names the next page while there is one."""
     games = current_service()
-    game = games.load(game_id)
+    seq = games.seq_of(game_id)
     after, limit = query["after"], query["limit"]
     language = page_language()
-    etag = conditional("moves", game.id, game.seq, after, limit, language)
+
+    def build() -> tuple[str, list[dict[str, Any]]]:
+        nonlocal seq
+        game = games.load(game_id)
+        seq = game.seq  # the page's end follows the log it was built from
+        return etag_of("moves", game_id, seq, after, limit, language), games.move_log(
+            game, after, limit, language
+        )
+
+    etag = conditional("moves", game_id, seq, after, limit, language)
     if isinstance(etag, Response):
         return etag
-    response = answer(etag, LOG_ENTRIES, lambda: games.move_log(game, after, limit, language))
-    last = min(game.seq, after + limit)  # the page ends here: the log has no gaps
-    if after < last < game.seq:
-        following = url_for("api.list_moves", game_id=game.id, after=last, limit=limit)
+    response = answer(etag, LOG_ENTRIES, build)
+    last = min(seq, after + limit)  # the page ends here: the log has no gaps
+    if after < last < seq:
+        following = url_for("api.list_moves", game_id=game_id, after=last, limit=limit)
         response.headers["Link"] = f'<{following}>; rel="next"'
     return response
 
@@ -561,12 +579,18 @@ def submit_move(body: dict[str, Any], game_id: str) -> dict[str, Any]:
 @blp.doc(parameters=[IF_NONE_MATCH_HEADER])
 def legal_moves(game_id: str) -> Any:
     """Every legal move of the caller's seat now (empty when it is not their turn)."""
-    games = current_service()
-    game, seat = seated(games, game_id, N_("A seat token is needed for legal moves."))
-    etag = conditional("legal-moves", *game_version(game), seat)
-    if isinstance(etag, Response):
-        return etag
-    return answer(etag, LEGAL_MOVES, lambda: offload(games.legal_moves, game, seat))
+    games, token = current_service(), current_actor().bearer
+    stamp, seat = games.stamp_as(game_id, token)
+    if seat is None:
+        raise TurnpostError("unauthorized", phrase(N_("A seat token is needed for legal moves.")))
+
+    def build() -> tuple[str, dict[str, Any]]:
+        game, _ = games.load_as(game_id, token)
+        etag = etag_of("legal-moves", *game_version(game.stamp), seat)
+        return etag, offload(games.legal_moves, game, seat)
+
+    etag = conditional("legal-moves", *game_version(stamp), seat)
+    return etag if isinstance(etag, Response) else answer(etag, LEGAL_MOVES, build)
 
 
 @blp.route("/games/<game_id>/hint")

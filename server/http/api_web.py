@@ -15,7 +15,8 @@ are; ``ETag`` and ``Retry-After`` can be read by the page.
 **Compression** (flask-compress): JSON answers of the API of 500 bytes or
 more are sent with brotli or gzip when the client accepts it
 (``Accept-Encoding``); the event stream and the HTML pages never are.
-Validators stay weak ETags, which hold for every encoding.
+Validators stay weak ETags, which hold for every encoding. A kept read's
+answer (:mod:`server.http.answers`) is compressed once per encoding and kept.
 
     >>> from server import create_app
     >>> app = create_app({"TURNPOST_DB": ":memory:", "TURNPOST_CORS_ORIGINS": "https://a.example"})
@@ -31,6 +32,8 @@ import os
 from flask import Flask, Response, request
 from flask_compress import Compress
 from flask_cors import CORS
+
+from server.http.answers import CompressedAnswers, compressed_key
 
 #: The API's paths (CORS and compression apply to these only).
 API_PATHS = r"/api/v1/.*"
@@ -78,6 +81,8 @@ def init_web_conventions(app: Flask) -> None:
         COMPRESS_MIMETYPES=["application/json"],
         COMPRESS_ALGORITHM=["br", "gzip"],
         COMPRESS_STREAMS=False,
+        COMPRESS_CACHE_BACKEND=CompressedAnswers,
+        COMPRESS_CACHE_KEY=compressed_key,
     )
     compress = Compress(app)
 

@@ -43,6 +43,7 @@ from server.store.records import (
     FailingDelivery,
     GameRow,
     GameSeats,
+    GameStamp,
     GameUpdate,
     IdempotentAnswer,
     Json,
@@ -257,6 +258,19 @@ class GameStore(Protocol):
         its seats, its takeback offer, analysis and rematch, and where the newest ``shown``
         messages of its talk's ``thread`` stand (the newest, the deletions); it changes
         whenever any of them does. ``None`` if there is no such game."""
+        ...
+
+    def game_stamp(
+        self, game_id: str, token: str | None = None
+    ) -> tuple[GameStamp, int | None] | None:
+        """The stamp of the game ``game_id`` (its version and seats, not its state) and the
+        seat of ``token`` if it is a live seat token of the game, in one read; ``None`` if
+        there is no such game. Never locks: for the reads that keep their answers."""
+        ...
+
+    def game_seq(self, game_id: str) -> int | None:
+        """The number of moves in the log of the game ``game_id``; ``None`` if there is no
+        such game. Never locks: for the reads that keep their answers."""
         ...
 
     def game_exists(self, game_id: str) -> bool:

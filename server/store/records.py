@@ -134,6 +134,22 @@ class GameSeats:
 
 
 @dataclass(frozen=True, slots=True)
+class GameStamp:
+    """What every answer about a game changes with, read without its state
+    (:meth:`~server.store.base.GameStore.game_stamp`): its version (seq, status, last
+    change, deadline), its time control and its seats in seat order."""
+
+    id: str
+    seq: int
+    status: str
+    updated_at: str
+    deadline: str | None
+    turn_hours: float | None
+    clock: dict[str, Json] | None
+    seats: list[Seat]
+
+
+@dataclass(frozen=True, slots=True)
 class NewSeat:
     """A seat of a game being created (:meth:`~server.store.base.GameStore.create_game`);
     a bot's seat is taken (``joined_at``) as it is made."""

@@ -37,6 +37,7 @@ from server.store.records import (
     FailingDelivery,
     GameRow,
     GameSeats,
+    GameStamp,
     GameUpdate,
     IdempotentAnswer,
     Json,
@@ -133,6 +134,11 @@ def _decode(row: dict[str, Any]) -> dict[str, Any]:
         elif name in BOOLEAN_COLUMNS:
             row[name] = bool(value)
     return row
+
+
+def _record(kind: type[R], values: Sequence[Any]) -> R:
+    """A record of ``kind`` from its columns' values in order, decoded (see :func:`_decode`)."""
+    return kind(**_decode(dict(zip(_columns(kind), values, strict=True))))
 
 
 @cache
@@ -300,11 +306,14 @@ class SqlStore(Store):
             GameRow, f"{_select(GameRow)} FROM games WHERE id = ?{self._lock()}", [game_id]
         )
 
+    #: The seat of a live seat token of the game (its hash the parameter), in a read of ``games``.
+    _TOKEN_SEAT = (
+        "(SELECT seat_tokens.seat FROM seat_tokens WHERE seat_tokens.game_id = games.id"
+        " AND seat_tokens.token_hash = ? AND seat_tokens.revoked_at IS NULL)"
+    )
+
     def game_with_seats(self, game_id: str, token: str | None = None) -> GameSeats | None:
-        token_seat = (
-            "(SELECT seat_tokens.seat FROM seat_tokens WHERE seat_tokens.game_id = games.id"
-            " AND seat_tokens.token_hash = ? AND seat_tokens.revoked_at IS NULL)"
-        )
+        token_seat = self._TOKEN_SEAT
         lines_stored = (
             "EXISTS (SELECT 1 FROM conditional_lines WHERE conditional_lines.game_id = games.id)"
         )
@@ -356,6 +365,26 @@ class SqlStore(Store):
         digest = hashlib.blake2b(f"{len(state)}:{state}".encode(), digest_size=20)
         digest.update(repr([row[1:] for row in rows]).encode())
         return digest.hexdigest()
+
+    def game_stamp(
+        self, game_id: str, token: str | None = None
+    ) -> tuple[GameStamp, int | None] | None:
+        head = ("id", "seq", "status", "updated_at", "deadline", "turn_hours", "clock")
+        rows = self._tuples(
+            f"SELECT {', '.join(f'games.{name}' for name in head)}, {self._TOKEN_SEAT},"
+            f" {_qualified(Seat, 'seats')} FROM games JOIN seats ON seats.game_id = games.id"
+            " WHERE games.id = ? ORDER BY seats.seat",
+            [None if token is None else hash_secret(token), game_id],
+        )
+        if not rows:
+            return None
+        after = len(head) + 1  # the seats' columns follow the token's seat
+        seats = [_record(Seat, row[after:]) for row in rows]
+        game = _decode(dict(zip(head, rows[0][: len(head)], strict=True)))
+        return GameStamp(**game, seats=seats), rows[0][len(head)]
+
+    def game_seq(self, game_id: str) -> int | None:
+        return self._value("SELECT seq FROM games WHERE id = ?", [game_id])
 
     def game_exists(self, game_id: str) -> bool:
         return self._value("SELECT 1 FROM games WHERE id = ?", [game_id]) is not None
