@@ -68,9 +68,13 @@ def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     """Run the tests of a module that sets ``ON_BOTH_BACKENDS = True`` once per backend:
-    those whose app, server or database comes from the ``backend`` fixture."""
+    those whose app, server or database comes from the ``backend`` fixture; on SQLite alone
+    those marked ``sqlite_only`` (long games whose other backend's part another test of the
+    module covers)."""
     if "backend" in metafunc.fixturenames and getattr(metafunc.module, "ON_BOTH_BACKENDS", False):
-        metafunc.parametrize("backend", BACKENDS, indirect=True, scope="module")
+        one = metafunc.definition.get_closest_marker("sqlite_only")
+        backends = ("sqlite",) if one else BACKENDS
+        metafunc.parametrize("backend", backends, indirect=True, scope="module")
 
 
 @pytest.fixture(scope="module")

@@ -27,6 +27,9 @@ from server.store import open_store
 
 #: The repository's root (the child server runs from there).
 ROOT = Path(__file__).resolve().parent.parent
+#: How long a server process may take to answer /healthz: gunicorn boots its workers slowly
+#: on a loaded machine (two cores shared by three test processes and their browsers).
+START_SECONDS = 60
 
 
 @dataclass
@@ -86,8 +89,10 @@ def start_background(
         stderr=log_path.open("wb"),
     )
     url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + START_SECONDS
     while time.monotonic() < deadline:
+        if process.poll() is not None:
+            break  # it died: no use waiting
         try:
             with urllib.request.urlopen(f"{url}/healthz", timeout=1):  # never rate limited
                 return BackgroundServer(url, db_path, process, log_path)

@@ -186,6 +186,7 @@ def test_attachments_are_refused(games: GameService, mailbox: Mailbox) -> None:
     assert log(games, game["id"]) == []
 
 
+@pytest.mark.sqlite_only  # the listener on PostgreSQL: the whole Siam game through it
 def test_full_king_of_siam_game_by_mail_through_the_listener(
     games: GameService, mailbox: Mailbox, db_url: str
 ) -> None:

@@ -160,6 +160,7 @@ def by_token(game: dict, seat: int, notation: str) -> MoveRequest:
     return MoveRequest(game["id"], token=game["players"][seat]["token"], notation=notation)
 
 
+@pytest.mark.sqlite_only  # the mails read the same on PostgreSQL (the module's other tests)
 @pytest.mark.parametrize("engine_id", sorted(ENGINES))
 def test_every_kind_of_mail_of_every_game_is_saved_for_reading(
     games: GameService, mailbox: Mailbox, browser, engine_id: str
