@@ -1,5 +1,6 @@
-"""The ``turnpost`` command in the language of its environment (issue 24): its help, what
-its commands print, and click's own messages.
+"""The ``turnpost`` command's words in its environment's language: help, output, click's.
+
+Issue 24: its help, what its commands print, and click's own messages.
 
 Click writes a help page from each command's and option's ``help`` (message ids
 of the catalogs, marked with ``N_``) and words of its own ("Usage:", "Options",

@@ -349,10 +349,10 @@ SCRIPT_WORDS = {
 
 @cache
 def script_words(language: str) -> dict[str, str]:
-    """:data:`SCRIPT_WORDS` in ``language`` (a placeholder stays for the script to fill).
+    r""":data:`SCRIPT_WORDS` in ``language`` (a placeholder stays for the script to fill).
 
     >>> script_words("de")["copied"], script_words("fr")["push_refused"]
-    ('Kopiert', 'Turnpost l’a refusé : %(reason)s')
+    ('Kopiert', "Turnpost l'a refusé\xa0: %(reason)s")
     """
     translations = catalog(language)
     return {key: translations.gettext(words) for key, words in SCRIPT_WORDS.items()}

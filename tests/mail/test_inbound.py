@@ -239,6 +239,7 @@ def test_lmtp_listener_applies_a_reply(games: GameService, mailbox: Mailbox, db_
     assert log(games, game["id"]) == ["enter a1 N"]
 
 
+@pytest.mark.sqlite_only  # a reply's moves on PostgreSQL: the whole Siam games by mail
 def test_klongs_split_turn_by_mail(games: GameService, mailbox: Mailbox) -> None:
     game = games.create("bangkok-klongs", PLAYERS, {}, seed=3)
     engine = games.load(game["id"]).engine
