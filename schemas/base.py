@@ -3,12 +3,9 @@
 from __future__ import annotations
 
 from functools import cache
-from typing import Any
 from zoneinfo import available_timezones
 
 from marshmallow import RAISE, Schema
-
-from schemas.dumping import plan_of
 
 
 class StrictSchema(Schema):
@@ -16,11 +13,6 @@ class StrictSchema(Schema):
 
     class Meta:
         unknown = RAISE
-
-    def dump(self, obj: Any, *, many: bool | None = None) -> Any:
-        """What marshmallow's ``dump`` answers, through the schema's plan (made once,
-        :mod:`schemas.dumping`)."""
-        return plan_of(self).dump(obj, self.many if many is None else bool(many))
 
 
 @cache
