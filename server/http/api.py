@@ -56,7 +56,7 @@ from server.games.game import Game
 from server.games.service import GameService, MoveRequest, Table
 from server.games.talk import threads_of
 from server.http.actor import current_actor, personal_player
-from server.http.answers import answer
+from server.http.answers import answer, shaped_answer
 from server.http.clients import current_client
 from server.http.context import current_service, current_store
 from server.http.errors import error_response, http_words
@@ -580,7 +580,7 @@ def list_moves(query: dict[str, Any], game_id: str) -> Any:
 )
 @bearer
 @blp.doc(parameters=[IDEMPOTENCY_HEADER])
-def submit_move(body: dict[str, Any], game_id: str) -> dict[str, Any]:
+def submit_move(body: dict[str, Any], game_id: str) -> Response:
     """Submit a move, as JSON or as notation (seat token; optional Idempotency-Key)."""
     key = request.headers.get("Idempotency-Key")
     if key is not None and not 1 <= len(key) <= MAX_IDEMPOTENCY_KEY:
@@ -596,7 +596,7 @@ def submit_move(body: dict[str, Any], game_id: str) -> dict[str, Any]:
         expected_seq=body["expected_seq"],
         idempotency_key=key,
     )
-    return current_service().submit(move_request)
+    return shaped_answer(current_service().submit(move_request), 201)
 
 
 @blp.route("/games/<game_id>/legal-moves")
