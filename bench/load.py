@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/load.py [--seconds 20] [--movers 8] [--readers 4] [--games 40]
                                    [--slow-clients 200] [--listeners 1000] [--workers 2]
-                                   [--db URL]
+                                   [--crowded-only] [--db URL]
 
 Starts the app under gunicorn (the serving model of ``turnpost serve``) on a
 temporary database (``--db``; limits raised through the environment so that they stay
@@ -19,11 +19,15 @@ out of the way; the limiter still runs), then measures in one run:
 3. the same mixed load again while a crowd (``bench/crowd.py``, its own
    process) holds ``--slow-clients`` connections that send one header line
    every 3 s and ``--listeners`` event streams of the active games (skipped
-   when both are 0);
+   when both are 0; ``--crowded-only`` skips step 2 instead, for a long run
+   such as ``--seconds 600`` that shows whether memory stays flat);
 4. per-move cost as one game grows: median latency around move 10 and over the
    last 20 of ``--long-game`` moves (from ``bench/moves.py``; Siam draws at 500);
 5. the server's memory: RSS of the gunicorn master and workers, sampled from
-   ``/proc`` every half second across the whole run.
+   ``/proc`` every half second across the whole run; over the last mixed-load
+   phase, per tenth of it (a minute of a 600 s run): the min/median/max of the
+   sum and each process's median, and the growth of the medians from the
+   second tenth (the crowd has connected) to the last.
 """
 
 from __future__ import annotations
@@ -64,10 +68,14 @@ from tests.support import BackgroundServer, start_background  # noqa: E402
 CROWD_RAMP_SECONDS = 5.0
 
 
-def server_rss_bytes(master: int) -> int:
-    """Resident memory of the gunicorn master and its workers, from ``/proc``."""
+#: The RSS in bytes of the gunicorn master and of each worker, by pid.
+Rss = dict[int, int]
+
+
+def server_rss_bytes(master: int) -> Rss:
+    """Resident memory of the gunicorn master and each of its workers, from ``/proc``."""
     children = Path(f"/proc/{master}/task/{master}/children").read_text().split()
-    total = 0
+    rss = {}
     for pid in [master, *map(int, children)]:
         try:
             status = Path(f"/proc/{pid}/status").read_text()
@@ -76,8 +84,8 @@ def server_rss_bytes(master: int) -> int:
         kilobytes = next(
             line.split()[1] for line in status.splitlines() if line.startswith("VmRSS")
         )
-        total += int(kilobytes) * 1024
-    return total
+        rss[pid] = int(kilobytes) * 1024
+    return rss
 
 
 class MemorySampler(threading.Thread):
@@ -86,20 +94,60 @@ class MemorySampler(threading.Thread):
     def __init__(self, master: int) -> None:
         super().__init__(daemon=True)
         self.master = master
-        self.samples: list[int] = []
+        self.samples: list[tuple[float, Rss]] = []
         self.done = threading.Event()
 
     def run(self) -> None:
         """Sample until :meth:`stop`."""
         while not self.done.is_set():
-            self.samples.append(server_rss_bytes(self.master))
+            self.samples.append((time.perf_counter(), server_rss_bytes(self.master)))
             self.done.wait(0.5)
 
-    def stop(self) -> list[int]:
-        """Stop sampling; the samples in bytes."""
+    def stop(self) -> list[tuple[float, Rss]]:
+        """Stop sampling; the samples: ``(perf_counter time, RSS by pid)``."""
         self.done.set()
         self.join()
         return self.samples
+
+
+def tenths(samples: list[tuple[float, Rss]], start: float, seconds: float) -> list[list[Rss]]:
+    """The samples taken in ``[start, start + seconds)``, in ten spans of equal length."""
+    spans: list[list[Rss]] = [[] for _ in range(10)]
+    for at, rss in samples:
+        if start <= at < start + seconds:
+            spans[int((at - start) * 10 // seconds)].append(rss)
+    return spans
+
+
+def median_mib(span: list[Rss], pid: int | None = None) -> float:
+    """The median RSS in MiB over ``span``: of process ``pid``, or of the sum of all."""
+    values = [sum(rss.values()) if pid is None else rss.get(pid, 0) for rss in span]
+    return statistics.median(values) / 2**20
+
+
+def print_memory_series(label: str, spans: list[list[Rss]], master: int, seconds: float) -> None:
+    """The RSS per tenth of a phase and the growth from its second tenth to its last."""
+    pids = sorted(
+        {pid for span in spans for rss in span for pid in rss}, key=lambda pid: (pid != master, pid)
+    )
+    names = {pid: "master" if pid == master else f"worker {pid}" for pid in pids}
+    print(
+        f"server RSS {label}, per {seconds / 10:.0f} s (MiB; master + workers: "
+        f"min / median / max; each process's median):"
+    )
+    for index, span in enumerate(spans, 1):
+        total = [sum(rss.values()) / 2**20 for rss in span]
+        each = ", ".join(f"{names[pid]} {median_mib(span, pid):.1f}" for pid in pids)
+        print(f"  {index:2d}: {min(total):.1f} / {median_mib(span):.1f} / {max(total):.1f}; {each}")
+    second, last = spans[1], spans[-1]
+    grown = median_mib(last) - median_mib(second)
+    each = ", ".join(
+        f"{names[pid]} {median_mib(last, pid) - median_mib(second, pid):+.1f}" for pid in pids
+    )
+    print(
+        f"  growth of the median from tenth 2 to tenth 10: {grown:+.1f} MiB "
+        f"({grown / median_mib(second):+.1%}); {each}"
+    )
 
 
 @dataclass
@@ -283,16 +331,21 @@ def main() -> None:
     parser.add_argument("--slow-clients", type=int, default=0)
     parser.add_argument("--listeners", type=int, default=0)
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument(
+        "--crowded-only", action="store_true", help="skip the phase without the crowd"
+    )
     parser.add_argument("--long-game", type=int, default=PLY_LIMIT - 1, help="moves, < 500")
     add_db_option(parser)
     args = parser.parse_args()
+    crowd = args.slow_clients or args.listeners
+    if args.crowded_only and not crowd:
+        parser.error("--crowded-only needs --slow-clients or --listeners")
 
     raise_file_limit()
     os.environ.update(UNLIMITED)
     load_before = os.getloadavg()[0]
     ceiling_seconds = min(args.seconds, 5.0)
     bare = bare_flask_requests_per_second(ceiling_seconds, args.movers, args.workers)
-    crowd = args.slow_clients or args.listeners
     with tempfile.TemporaryDirectory() as folder:
         server = start_background(bench_database(args.db, folder, "load.db"), workers=args.workers)
         sampler = MemorySampler(server.process.pid)
@@ -301,7 +354,7 @@ def main() -> None:
             ceiling = trivial_requests_per_second(
                 f"{server.url}/healthz", ceiling_seconds, args.movers
             )
-            quiet = mixed_load(server, args)
+            quiet = None if args.crowded_only else mixed_load(server, args)
             crowded, tally = crowded_load(server, args) if crowd else (None, {})
             at_10, at_long = growth(server, args.long_game)
         finally:
@@ -318,7 +371,8 @@ def main() -> None:
         f"bare Flask: {bare:,.0f} req/s; Turnpost /healthz: {ceiling:,.0f} req/s "
         f"({args.movers} clients)"
     )
-    print_phase("without the crowd", quiet, args.seconds, bare)
+    if quiet is not None:
+        print_phase("without the crowd", quiet, args.seconds, bare)
     if crowded is not None:
         print_phase("with the crowd", crowded, args.seconds, bare)
         print(
@@ -332,12 +386,15 @@ def main() -> None:
         f"per-move latency: move 10 {at_10 * 1000:.1f} ms, moves {args.long_game - 19}-"
         f"{args.long_game} {at_long * 1000:.1f} ms, ratio {at_long / at_10:.2f}"
     )
-    mib = [sample / 2**20 for sample in memory]
+    mib = [sum(rss.values()) / 2**20 for _, rss in memory]
     print(
         f"server RSS (master + workers): start {mib[0]:.0f} MiB, median "
         f"{statistics.median(mib):.0f} MiB, max {max(mib):.0f} MiB, end {mib[-1]:.0f} MiB "
         f"({len(mib)} samples)"
     )
+    last, label = (crowded, "with the crowd") if crowded is not None else (quiet, "alone")
+    spans = tenths(memory, last.deadline - args.seconds, args.seconds)
+    print_memory_series(label, spans, server.process.pid, args.seconds)
 
 
 if __name__ == "__main__":
