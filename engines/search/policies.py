@@ -238,7 +238,7 @@ POLICIES: dict[str, Policy] = {
     "king-of-siam": Policy(rate=6_000, margin_scale=3.0),
     "foreign-king": Policy(rate=25_000, depth=60, points=foreign_king_points, margin_scale=10.0),
     "bangkok-klongs": Policy(
-        rate=3_500,
+        rate=2_000,
         depth=12,
         weight=bangkok_klongs_weight,
         points=bangkok_klongs_points,
