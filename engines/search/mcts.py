@@ -115,7 +115,7 @@ class Search:
         if self.perfect:
             if node.untried is None:
                 node.untried = self.policy.order(self.engine, state, mover, self.rng)
-            if node.untried:
+            if node.untried and len(node.children) < self.policy.width(node.visits):
                 move = node.untried.pop()
                 child = node.children[str(len(node.children))] = Node(move, mover)
                 return child, True
@@ -128,7 +128,7 @@ class Search:
                 child.available += 1
                 available.append(child)
         untried = [key for key in moves if key not in node.children]
-        if untried:
+        if untried and (not available or len(available) < self.policy.width(node.visits)):
             first = self.policy.first(state, mover, [moves[key] for key in untried], self.rng)
             key = untried[first]
             child = node.children[key] = Node(moves[key], mover)

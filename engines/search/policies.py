@@ -2,7 +2,9 @@
 
 Random playouts are weak where most moves change little (Siam's turns and
 steps, a Foreign King player who never moves the King). A :class:`Policy`
-says, per game, which moves playouts prefer (``weight``), how many moves a
+says, per game, which moves playouts prefer (``weight``), which moves the tree
+tries first (``prior``, else ``weight``) and how many of them (``widening``:
+where a node has more moves than its search has iterations), how many moves a
 playout lasts before its result is estimated from the running scores
 (``depth``, ``points``), how much the score margin adds to a finished game's
 return (``margin_scale``), and how many moves a second the game applies on
@@ -19,7 +21,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from engines.bangkok_klongs.board import BOARDS as KLONGS_BOARDS
-from engines.bangkok_klongs.board import COOK, THIEF, inventory_points
+from engines.bangkok_klongs.board import COOK, THIEF, inventory_points, landing_points
+from engines.bangkok_klongs.board import Layout as KlongsLayout
 from engines.base import Engine, Move, State
 from engines.siam.board import KINDS as SIAM_KINDS
 from engines.siam.rules import winner_if_played
@@ -41,23 +44,38 @@ class Policy:
     weight: Weight | None = None
     points: Points | None = None
     margin_scale: float | None = None
+    prior: Weight | None = None
+    widening: float | None = None
 
     def order(self, engine: Engine, state: State, seat: int, rng: random.Random) -> list[Move]:
-        """The moves of a new tree node, the one to try first last (shuffled, then by weight)."""
+        """The moves of a new tree node, the one to try first last (shuffled, then by
+        ``prior``, else by weight)."""
         moves = engine.legal_moves(state, seat)
         rng.shuffle(moves)
-        if self.weight is not None:
-            moves.sort(key=lambda move: self.weight(state, seat, move))
+        promise = self.prior or self.weight
+        if promise is not None:
+            moves.sort(key=lambda move: promise(state, seat, move))
         return moves
 
     def first(self, state: State, seat: int, moves: list[Move], rng: random.Random) -> int:
-        """Which of ``moves`` (not yet tried at a node) to try first: the heaviest."""
-        if self.weight is None:
+        """Which of ``moves`` (not yet tried at a node) to try first: the most promising
+        (``prior``, else the heaviest)."""
+        promise = self.prior or self.weight
+        if promise is None:
             return rng.randrange(len(moves))
-        weights = [self.weight(state, seat, move) for move in moves]
+        weights = [promise(state, seat, move) for move in moves]
         best = max(weights)
         heaviest = [index for index, weight in enumerate(weights) if weight == best]
         return heaviest[rng.randrange(len(heaviest))]
+
+    def width(self, visits: int) -> float:
+        """How many moves a tree node visited ``visits`` times may have tried: all of them
+        without ``widening``, else ``widening`` times the square root of its visits (at least
+        one), so that a node with more moves than its visits weighs its most promising ones
+        (progressive widening)."""
+        if self.widening is None:
+            return math.inf
+        return max(1.0, self.widening * math.sqrt(visits))
 
     def pick(self, engine: Engine, state: State, seat: int, rng: random.Random) -> Move:
         """A playout's move: at random, as the weights prefer."""
@@ -117,17 +135,86 @@ def bangkok_klongs_points(state: State) -> list[float]:
         for player in state["players"]
     ]
     for fields in layout.landing_places.values():
-        cells = [board[field] for field in fields if field in board]
-        owners = [cell["merchant"] for cell in cells if cell["merchant"] is not None]
-        if not owners:
-            continue
-        tiles = [layout.tiles[cell["tile"]] for cell in cells]
-        baskets = sum(tile["baskets"] for tile in tiles if tile["special"] != THIEF)
-        factor = 2 if any(tile["special"] == COOK for tile in tiles) else 1
-        value = baskets * factor * (len(cells) / len(fields)) ** 2
+        value, owners = _prospect(layout, [board.get(field) for field in fields])
         for owner in owners:
             points[owner] += value
     return points
+
+
+def _prospect(layout: KlongsLayout, cells: list[dict | None]) -> tuple[float, list[int]]:
+    """What a landing place with ``cells`` (None: an empty field) promises each of its
+    merchants, its points weighed by the square of how full it is, and their owners."""
+    filled, baskets, factor, owners = 0, 0, 1, []
+    for cell in cells:
+        if cell is None:
+            continue
+        filled += 1
+        tile = layout.tiles[cell["tile"]]
+        if tile["special"] == COOK:
+            factor = 2
+        elif tile["special"] != THIEF:
+            baskets += tile["baskets"]
+        if cell["merchant"] is not None:
+            owners.append(cell["merchant"])
+    return baskets * factor * (filled / len(cells)) ** 2, owners
+
+
+def bangkok_klongs_gain(state: State, seat: int, move: Move) -> float:
+    """How much a decision seems to bring ``seat`` over the others' average at once: the
+    Luk Phat points of a placement and the change of the landing places it touches (a
+    merchant taken back leaves its boat's ones), a scoring's points and inventory."""
+    layout = KLONGS_BOARDS[state["options"]["board"]]
+    board, action = state["board"], move["action"]
+    if action == "score":
+        return _scoring_gain(layout, state, seat, move)
+    if action != "place":
+        return 0.0
+    tile = layout.tiles[move["tile"]]
+    gain = float(layout.track[state["luk_phat"]]) if tile["luk_phat"] else 0.0
+    merchant = None if move["merchant"] == "none" else seat
+    changed = {move["at"]: {"tile": move["tile"], "merchant": merchant}}
+    landings = _landings_of(layout)[move["at"]]
+    if move["merchant"] in board:
+        changed[move["merchant"]] = {**board[move["merchant"]], "merchant": None}
+        landings = {*landings, *_landings_of(layout)[move["merchant"]]}
+    others = max(1, len(state["players"]) - 1)
+    for landing in landings:
+        fields = layout.landing_places[landing]
+        for cells, sign in (
+            ([changed.get(field, board.get(field)) for field in fields], 1),
+            ([board.get(field) for field in fields], -1),
+        ):
+            value, owners = _prospect(layout, cells)
+            own = owners.count(seat)
+            gain += sign * value * (own - (len(owners) - own) / others)
+    return gain
+
+
+def _scoring_gain(layout: KlongsLayout, state: State, seat: int, move: Move) -> float:
+    """A scoring's points for ``seat`` less the others' average, and the removed boat's
+    inventory points."""
+    points = landing_points(layout, state["board"], move["landing"])
+    others = max(1, len(state["players"]) - 1)
+    gain = points.get(seat, 0) - sum(v for s, v in points.items() if s != seat) / others
+    inventory = state["players"][seat]["inventory"]
+    removed = state["board"][move["remove"]]["tile"]
+    return (
+        gain + inventory_points(layout, [*inventory, removed]) - inventory_points(layout, inventory)
+    )
+
+
+def _landings_of(layout: KlongsLayout) -> dict[str, tuple[str, ...]]:
+    """The landing places each field touches (worked out once per layout)."""
+    if layout.name not in _LANDINGS_OF:
+        touching: dict[str, list[str]] = {field: [] for field in layout.coords}
+        for name, fields in layout.landing_places.items():
+            for field in fields:
+                touching[field].append(name)
+        _LANDINGS_OF[layout.name] = {field: tuple(names) for field, names in touching.items()}
+    return _LANDINGS_OF[layout.name]
+
+
+_LANDINGS_OF: dict[str, dict[str, tuple[str, ...]]] = {}
 
 
 def bangkok_klongs_weight(state: State, seat: int, move: Move) -> float:
@@ -150,7 +237,15 @@ POLICIES: dict[str, Policy] = {
     "siam": Policy(rate=18_000, depth=80, weight=siam_weight),
     "king-of-siam": Policy(rate=6_000, margin_scale=3.0),
     "foreign-king": Policy(rate=25_000, depth=60, points=foreign_king_points, margin_scale=10.0),
-    "bangkok-klongs": Policy(rate=3_500, depth=40, points=bangkok_klongs_points, margin_scale=15.0),
+    "bangkok-klongs": Policy(
+        rate=2_000,
+        depth=12,
+        weight=bangkok_klongs_weight,
+        points=bangkok_klongs_points,
+        margin_scale=15.0,
+        prior=bangkok_klongs_gain,
+        widening=1.5,
+    ),
 }
 DEFAULT = Policy(rate=20_000)
 

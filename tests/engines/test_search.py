@@ -21,7 +21,8 @@ from engines.base import State, canonical_json
 from engines.search import LEVELS, Bot, Mcts, RandomBot, make_bot
 from engines.search.bots import CAPS, sampler
 from engines.search.mcts import Sampler, Search, principal_turn
-from engines.search.policies import policy_of
+from engines.search.policies import bangkok_klongs_gain, policy_of
+from tests.engines import test_bangkok_klongs_helpers as klongs
 from tests.engines.test_conformance import CASES, GAMES
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -211,3 +212,45 @@ def test_a_search_past_its_deadline_stops_after_one_iteration() -> None:
     search = Search(engine, sampler(engine, state, seat), seat, policy_of(engine), random.Random())
     root = search.run(10**9, deadline=time.thread_time() - 1)
     assert root.visits == 1 and principal_turn(root, seat)
+
+
+def own_landing_place_to_fill() -> State:
+    """Seat 0 owns two boats of landing place L4-5 (r3c4, r3c5, r4c4, r4c5), a neutral boat
+    lies on r4c4, and r4c5 is free; its hand: a fish boat of 3 baskets and a shrimp boat of
+    none, both with an empty merchant spot."""
+    return klongs.make(
+        board={"r3c4": ("t8", 0), "r3c5": ("t17", 0), "r4c4": ("t19", None)},
+        hands=[[klongs.plain("fish", 3), klongs.plain("shrimp", 0)], ["t26"]],
+        first_round=[],
+    )
+
+
+def test_bangkok_klongs_gain_ranks_filling_an_own_landing_place_with_a_merchant_first() -> None:
+    engine = GAMES["bangkok-klongs"]
+    state = own_landing_place_to_fill()
+    moves = engine.legal_moves(state, 0)
+    ranked = sorted(moves, key=lambda move: -bangkok_klongs_gain(state, 0, move))
+    best = {"action": "place", "tile": klongs.plain("fish", 3), "at": "r4c5", "merchant": "new"}
+    assert ranked[0] == best
+    without_merchant = {**best, "merchant": "none"}
+    assert bangkok_klongs_gain(state, 0, without_merchant) < bangkok_klongs_gain(state, 0, best)
+    elsewhere = {**best, "at": "r5c5"}
+    assert bangkok_klongs_gain(state, 0, elsewhere) < bangkok_klongs_gain(state, 0, best)
+
+
+def test_a_widening_search_weighs_only_its_most_promising_moves() -> None:
+    """Bangkok Klongs lists more moves than a level's search has iterations: the search tries
+    the most promising ones (progressive widening) and plays the one that fills its own
+    landing place."""
+    engine = GAMES["bangkok-klongs"]
+    state = own_landing_place_to_fill()
+    policy = policy_of(engine)
+    root = Search(engine, sampler(engine, state, 0), 0, policy, random.Random(2)).run(600)
+    tried = len(root.children)
+    assert tried <= policy.width(root.visits) + 1 < len(engine.legal_moves(state, 0)) / 2
+    assert principal_turn(root, 0)[0] == {
+        "action": "place",
+        "tile": klongs.plain("fish", 3),
+        "at": "r4c5",
+        "merchant": "new",
+    }
