@@ -54,6 +54,8 @@ class Layout:
     overseer_line: dict[str, tuple[str, ...]]
     #: landing place name -> the four fields it touches.
     landing_places: dict[str, tuple[str, ...]]
+    #: field name -> the landing places it touches.
+    field_landings: dict[str, tuple[str, ...]]
     #: player count -> the start fields of the first round.
     start_fields: dict[int, frozenset[str]]
     #: points of the Luk Phat spaces after the start space.
@@ -123,6 +125,16 @@ def _landing_places(rows: int, cols: int) -> dict[str, tuple[str, ...]]:
     }
 
 
+def _field_landings(
+    coords: dict[str, tuple[int, int]], landing_places: dict[str, tuple[str, ...]]
+) -> dict[str, tuple[str, ...]]:
+    """For every field, the landing places it touches."""
+    return {
+        name: tuple(landing for landing, fields in landing_places.items() if name in fields)
+        for name in coords
+    }
+
+
 def _standard_tiles() -> dict[str, dict[str, Any]]:
     """The 72 tiles of CONTRACT 4.4: 9 boats per good, then 3 of each special."""
     baskets = (0, 1, 1, 1, 2, 2, 2, 3, 3)
@@ -157,6 +169,7 @@ def _standard() -> Layout:
     light = frozenset(field_name(7, c) for c in range(2, 8))
     with_dark = light | frozenset(field_name(0, c) for c in range(cols))
     sub_market = {name: f"{r // 2}-{c // 2}" for name, (r, c) in coords.items()}
+    landing_places = _landing_places(rows, cols)
     return Layout(
         name="standard",
         coords=coords,
@@ -166,7 +179,8 @@ def _standard() -> Layout:
         neighbours=_neighbours(coords),
         thief_line=_lines(coords, 0),
         overseer_line=_lines(coords, 1),
-        landing_places=_landing_places(rows, cols),
+        landing_places=landing_places,
+        field_landings=_field_landings(coords, landing_places),
         start_fields={2: light, 3: with_dark, 4: with_dark},
         track=(6, 5, 4, 3, 5, 4, 3, 3, 4, 3, 3, 2),
         market_days={4: SMALL, 8: SMALL, 12: BIG},
@@ -373,16 +387,21 @@ def scorable_landings(layout: Layout, board: Board, seat: int) -> list[str]:
     return [name for name in layout.landing_places if can_score(layout, board, name, seat)]
 
 
+def landing_value(tiles: list[dict[str, Any]]) -> int:
+    """What each merchant at a landing place of ``tiles`` scores: the baskets (a thief's
+    count nothing), doubled by a cook."""
+    baskets = sum(t["baskets"] for t in tiles if t["special"] != THIEF)
+    return baskets * (2 if any(t["special"] == COOK for t in tiles) else 1)
+
+
 def landing_points(layout: Layout, board: Board, landing: str) -> dict[int, int]:
     """Points per seat for scoring ``landing``: baskets x own merchants, doubled by a cook."""
-    tiles = [layout.tiles[board[f]["tile"]] for f in layout.landing_places[landing]]
-    baskets = sum(t["baskets"] for t in tiles if t["special"] != THIEF)
-    factor = 2 if any(t["special"] == COOK for t in tiles) else 1
+    value = landing_value([layout.tiles[board[f]["tile"]] for f in layout.landing_places[landing]])
     points: dict[int, int] = {}
     for f in layout.landing_places[landing]:
         owner = board[f]["merchant"]
         if owner is not None:
-            points[owner] = points.get(owner, 0) + baskets * factor
+            points[owner] = points.get(owner, 0) + value
     return points
 
 

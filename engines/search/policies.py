@@ -21,8 +21,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from engines.bangkok_klongs.board import BOARDS as KLONGS_BOARDS
-from engines.bangkok_klongs.board import COOK, THIEF, inventory_points, landing_points
 from engines.bangkok_klongs.board import Layout as KlongsLayout
+from engines.bangkok_klongs.board import (
+    inventory_points,
+    landing_points,
+    landing_value,
+)
 from engines.base import Engine, Move, State
 from engines.siam.board import KINDS as SIAM_KINDS
 from engines.siam.rules import winner_if_played
@@ -144,19 +148,10 @@ def bangkok_klongs_points(state: State) -> list[float]:
 def _prospect(layout: KlongsLayout, cells: list[dict | None]) -> tuple[float, list[int]]:
     """What a landing place with ``cells`` (None: an empty field) promises each of its
     merchants, its points weighed by the square of how full it is, and their owners."""
-    filled, baskets, factor, owners = 0, 0, 1, []
-    for cell in cells:
-        if cell is None:
-            continue
-        filled += 1
-        tile = layout.tiles[cell["tile"]]
-        if tile["special"] == COOK:
-            factor = 2
-        elif tile["special"] != THIEF:
-            baskets += tile["baskets"]
-        if cell["merchant"] is not None:
-            owners.append(cell["merchant"])
-    return baskets * factor * (filled / len(cells)) ** 2, owners
+    present = [cell for cell in cells if cell is not None]
+    owners = [cell["merchant"] for cell in present if cell["merchant"] is not None]
+    value = landing_value([layout.tiles[cell["tile"]] for cell in present])
+    return value * (len(present) / len(cells)) ** 2, owners
 
 
 def bangkok_klongs_gain(state: State, seat: int, move: Move) -> float:
@@ -173,10 +168,10 @@ def bangkok_klongs_gain(state: State, seat: int, move: Move) -> float:
     gain = float(layout.track[state["luk_phat"]]) if tile["luk_phat"] else 0.0
     merchant = None if move["merchant"] == "none" else seat
     changed = {move["at"]: {"tile": move["tile"], "merchant": merchant}}
-    landings = _landings_of(layout)[move["at"]]
+    landings = layout.field_landings[move["at"]]
     if move["merchant"] in board:
         changed[move["merchant"]] = {**board[move["merchant"]], "merchant": None}
-        landings = {*landings, *_landings_of(layout)[move["merchant"]]}
+        landings = {*landings, *layout.field_landings[move["merchant"]]}
     others = max(1, len(state["players"]) - 1)
     for landing in landings:
         fields = layout.landing_places[landing]
@@ -201,20 +196,6 @@ def _scoring_gain(layout: KlongsLayout, state: State, seat: int, move: Move) -> 
     return (
         gain + inventory_points(layout, [*inventory, removed]) - inventory_points(layout, inventory)
     )
-
-
-def _landings_of(layout: KlongsLayout) -> dict[str, tuple[str, ...]]:
-    """The landing places each field touches (worked out once per layout)."""
-    if layout.name not in _LANDINGS_OF:
-        touching: dict[str, list[str]] = {field: [] for field in layout.coords}
-        for name, fields in layout.landing_places.items():
-            for field in fields:
-                touching[field].append(name)
-        _LANDINGS_OF[layout.name] = {field: tuple(names) for field, names in touching.items()}
-    return _LANDINGS_OF[layout.name]
-
-
-_LANDINGS_OF: dict[str, dict[str, tuple[str, ...]]] = {}
 
 
 def bangkok_klongs_weight(state: State, seat: int, move: Move) -> float:
