@@ -159,3 +159,13 @@ def run_sql(db_url: str, sql: str, params: Sequence[Any] = ()) -> None:
         return
     with psycopg.connect(db_url) as conn:
         conn.execute(sql.replace("?", "%s"), params)
+
+
+def forged(secret: str, count: int = 2) -> str:
+    """``secret`` with its last ``count`` characters changed: a forgery that never equals it.
+
+    >>> forged("abcAx"), forged("abcAx", count=1)
+    ('abcBA', 'abcAA')
+    """
+    changed = ["B" if char == "A" else "A" for char in secret[-count:]]
+    return secret[:-count] + "".join(changed)

@@ -93,6 +93,7 @@ def test_a_player_sees_her_games_waiting_first_live_and_takes_a_seat_back(
 
     laptop.click("#my-games-link")
     cards = laptop.locator("#my-games li.my-game")
+    expect(cards).to_have_count(3)  # the click starts the page's load; wait for its list
     ids = [card.get_attribute("id") for card in cards.all()]
     assert ids == [f"game-{game['id']}" for game in (waiting, running, over)]
     first = laptop.locator(f"#waiting #game-{waiting['id']}")

@@ -27,7 +27,7 @@ from server.store.records import Player
 from tests.mail.conftest import MAIL_SETTINGS
 from tests.mail.players import move
 from tests.mail.test_tables import SIAM_LINE
-from tests.support import BackgroundServer, run_command, table_rows
+from tests.support import BackgroundServer, forged, run_command, table_rows
 
 #: These tests run on SQLite and on PostgreSQL (tests/conftest.py).
 ON_BOTH_BACKENDS = True
@@ -264,8 +264,8 @@ def test_forged_reused_and_given_up_links_are_refused(server: BackgroundServer) 
     created_page = host.get(created.headers["Location"]).text
     game_id = created.headers["Location"].split("/")[2]
     token = re.search(r">http[^<]+/seat/([^<]+)</code>", created_page).group(1)
-    forged = [token[:-2] + "xx", "0.1700000000000.0123456789abcdef0123456789abcdef", "x" * 500]
-    for credential in forged:
+    forgeries = [forged(token), "0.1700000000000.0123456789abcdef0123456789abcdef", "x" * 500]
+    for credential in forgeries:
         answer = bob.get(f"/games/{game_id}/seat/{credential}", **{"Sec-Fetch-Site": "none"})
         assert answer.status_code == 401, credential
     ann = Browser(server)
