@@ -1,7 +1,8 @@
 """Shared fixtures: an app on a real SQLite file, a real gunicorn server process, real
 PostgreSQL, Redis and Dovecot (IMAP) servers (:mod:`tests.servers`), and the session's one
 Playwright driver with Debian's Chromium (the browser tests and the mail tests that render mails
-share it: two drivers cannot run in one thread)."""
+share it: two drivers cannot run in one thread). The order in which the test processes take
+up modules, and ``--record-durations``, are :mod:`tests.scheduling`'s."""
 
 from __future__ import annotations
 
@@ -15,6 +16,12 @@ from playwright.sync_api import Browser, Playwright, sync_playwright
 
 from server import create_app
 from server.store.postgres import close_pool
+from tests.scheduling import (  # noqa: F401 (pytest's hooks, found here by their names)
+    pytest_addoption,
+    pytest_runtest_logreport,
+    pytest_sessionfinish,
+    pytest_xdist_make_scheduler,
+)
 from tests.servers import (
     DovecotServer,
     PostgresServer,

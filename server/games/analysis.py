@@ -31,7 +31,7 @@ from engines.base import Engine, IllegalMove, Move, State
 from engines.search import Mcts
 from server.cooperative import offload
 from server.errors import TurnpostError
-from server.games.bots import canonical_state, claim_game, turn_seed
+from server.games.bots import canonical_state, claim_game, turn_seed, wait_unless_stopped
 from server.games.clock import utcnow
 from server.games.game import Game
 from server.games.service import GameService
@@ -132,7 +132,7 @@ def run_analyses(service: Callable[[], GameService], stop: threading.Event, wait
     while not stop.is_set():
         if analyse_due(games, holder, stop):
             continue
-        seen = games.store.wait_for_change(seen, wait)
+        seen = wait_unless_stopped(games.store, seen, wait, stop)
 
 
 @dataclass(frozen=True)

@@ -37,6 +37,7 @@ import logging
 import os
 import secrets
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
@@ -49,7 +50,7 @@ from server.errors import TurnpostError
 from server.games.clock import format_time, parse_time, utcnow
 from server.games.game import Game
 from server.games.service import GameService, MoveRequest
-from server.store.base import canonical_json
+from server.store.base import Store, canonical_json
 from server.store.records import BotTurn
 
 logger = logging.getLogger(__name__)
@@ -64,6 +65,8 @@ CLAIM_SECONDS = 60
 #: The longest the bots wait between two looks for their turns (a change of the database
 #: wakes them at once).
 WAIT_SECONDS = 1.0
+#: The longest a wait for the database's next change goes on once the worker is stopped.
+STOP_SECONDS = 0.5
 #: Where the bots' turns are played (``TURNPOST_BOTS``), the default first: ``turnpost
 #: worker``; the web server's processes too; nowhere.
 BOT_PLACES = ("worker", "server", "off")
@@ -222,4 +225,22 @@ def run_bots(mover: Callable[[], BotMover], stop: threading.Event, wait: float) 
     while not stop.is_set():
         if bots.play_due(stop):
             continue
-        seen = store.wait_for_change(seen, wait)
+        seen = wait_unless_stopped(store, seen, wait, stop)
+
+
+def wait_unless_stopped(store: Store, seen: int, wait: float, stop: threading.Event) -> int:
+    """:meth:`~server.store.base.Store.wait_for_change` after mark ``seen`` for at most
+    ``wait`` seconds, given up within :data:`STOP_SECONDS` of ``stop``; the current mark.
+
+    A background thread's long wait (the analyses' 10 s) would otherwise hold up the
+    worker's exit on ``SIGTERM`` for as long.
+    """
+    deadline = time.monotonic() + wait
+    while not stop.is_set():
+        left = deadline - time.monotonic()
+        if left <= 0:
+            break
+        current = store.wait_for_change(seen, min(left, STOP_SECONDS))
+        if current != seen:
+            return current
+    return seen

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 import re
+import socket
 import threading
 from collections.abc import Iterator
+from contextlib import suppress
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -124,7 +126,7 @@ class Stream:
                 elif line and not line.startswith(":"):
                     name, _, value = line.partition(": ")
                     event[name] = value
-        except (requests.exceptions.ConnectionError, AttributeError):
+        except (requests.exceptions.RequestException, AttributeError):
             return  # closed by the test
 
     def wait_for(self, text: str, timeout: float = 15) -> list[tuple[str, Any]]:
@@ -140,7 +142,12 @@ class Stream:
         return list(self.events)
 
     def close(self) -> None:
-        """Stop reading."""
+        """Stop reading: the socket shut first, which wakes the thread blocked reading it
+        (closing alone waits for that read, until the stream's next heartbeat)."""
+        connection = self.response.raw.connection
+        if connection is not None and connection.sock is not None:
+            with suppress(OSError):
+                connection.sock.shutdown(socket.SHUT_RDWR)
         self.response.close()
 
 
