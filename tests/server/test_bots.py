@@ -437,9 +437,9 @@ def test_sigterm_stops_a_web_server_whose_bots_think_within_seconds(tmp_path) ->
         assert [entry.seq for entry in logged] == list(range(1, len(logged) + 1))
 
 
-def test_sigterm_stops_a_waiting_worker_within_a_second(tmp_path) -> None:
+def test_sigterm_stops_a_waiting_worker_within_seconds(tmp_path) -> None:
     """A worker whose bots and after-game analyses wait for the database's next change (the
-    analyses up to 10 s between looks) exits within a second of ``SIGTERM``, 0, saying so."""
+    analyses up to 10 s between looks) exits within seconds of ``SIGTERM``, 0, saying so."""
     worker = run_command(["worker", "--interval", "0.2"], {"TURNPOST_DB": str(tmp_path / "t.db")})
     assert worker.stdout is not None and "worker started" in worker.stdout.readline()
     time.sleep(1.5)  # every thread in its wait
@@ -447,7 +447,7 @@ def test_sigterm_stops_a_waiting_worker_within_a_second(tmp_path) -> None:
     worker.terminate()
     out, err = worker.communicate(timeout=30)
     took = time.monotonic() - started
-    assert took < 1.5 and worker.returncode == 0, (took, err)
+    assert took < 3 and worker.returncode == 0, (took, err)  # 8.7 s when the waits ignored it
     assert "worker stopped" in out and "Traceback" not in err
 
 
