@@ -12,7 +12,8 @@ make the ETag, and still checks the token in that read: only the loading and
 building are saved. A body is kept under the ETag of the game it was built
 from, which a move between the stamp's read and the game's may have changed.
 The bodies are kept in least-recently-used order within :data:`MAX_BYTES`
-per worker process, and with them each body's brotli or gzip copy once a
+per worker process, one version of each game (a move drops the bodies of the
+game's earlier seqs: :class:`AnswerCache`), and with them each body's brotli or gzip copy once a
 client that accepts it asked (:class:`CompressedAnswers`, flask-compress's
 cache): a kept answer is compressed once, not for every request.
 
@@ -42,13 +43,30 @@ KEPT_ETAG = "turnpost.kept_etag"
 
 
 class AnswerCache:
-    """Bodies by ETag, the least recently used dropped first past ``max_bytes``."""
+    """Bodies by ETag, the least recently used dropped first past ``max_bytes``.
+
+    A body may be kept with its game's version (``(game id, seq)``): a body of a newer
+    seq drops those of the game's earlier ones (their ETags will not be asked again but
+    by a client holding an old view, which rebuilds), and a body of an earlier seq than
+    the game's newest is not kept. A copy (:meth:`put_copy`) goes with its body.
+
+        >>> cache = AnswerCache()
+        >>> cache.put('W/"1"', b"one", ("g", 1)); cache.put_copy('br;W/"1"', 'W/"1"', b"1")
+        >>> cache.put('W/"x"', b"other game", ("h", 1)); cache.put('W/"2"', b"two", ("g", 2))
+        >>> [cache.get(key) for key in ('W/"1"', 'br;W/"1"', 'W/"x"', 'W/"2"')]
+        [None, None, b'other game', b'two']
+        >>> cache.put('W/"late"', b"one again", ("g", 1)); cache.get('W/"late"') is None
+        True
+    """
 
     def __init__(self, max_bytes: int = MAX_BYTES) -> None:
         self._bodies: OrderedDict[str, bytes] = OrderedDict()
         self._bytes = 0
         self._max_bytes = max_bytes
         self._lock = threading.Lock()
+        #: Per game: its newest seq kept, and the keys kept for it; per key: its game.
+        self._versions: dict[str, tuple[int, set[str]]] = {}
+        self._games: dict[str, str] = {}
 
     def get(self, etag: str) -> bytes | None:
         """The body kept for ``etag``, or ``None``."""
@@ -58,17 +76,62 @@ class AnswerCache:
                 self._bodies.move_to_end(etag)
             return body
 
-    def put(self, etag: str, body: bytes) -> None:
-        """Keep ``body`` for ``etag`` (not a body larger than the whole cache)."""
+    def put(self, etag: str, body: bytes, version: tuple[str, int] | None = None) -> None:
+        """Keep ``body`` for ``etag`` (not a body larger than the whole cache), of the game
+        version ``version`` if given (not if the game has a newer one kept)."""
         if len(body) > self._max_bytes:
             return
         with self._lock:
-            old = self._bodies.pop(etag, None)
-            self._bytes += len(body) - (0 if old is None else len(old))
-            self._bodies[etag] = body
-            while self._bytes > self._max_bytes:
-                _, dropped = self._bodies.popitem(last=False)
-                self._bytes -= len(dropped)
+            if version is not None and not self._enter(etag, *version):
+                return
+            self._keep(etag, body)
+
+    def put_copy(self, key: str, etag: str, body: bytes) -> None:
+        """Keep ``body`` under ``key``, a copy of the body kept for ``etag`` (its compressed
+        copy), dropped with it: not kept if that body is not."""
+        with self._lock:
+            game = self._games.get(etag)
+            if etag not in self._bodies or len(body) > self._max_bytes:
+                return
+            if game is not None:
+                self._games[key] = game
+                self._versions[game][1].add(key)
+            self._keep(key, body)
+
+    def _enter(self, key: str, game: str, seq: int) -> bool:
+        """Note ``key`` as of ``game`` at ``seq``, dropping the game's earlier keys; whether
+        to keep it (not when the game has a newer seq kept). Under the lock."""
+        newest, keys = self._versions.get(game, (seq, set()))
+        if seq < newest:
+            return False
+        if seq > newest:
+            for old in list(keys):
+                self._drop(old)
+            keys = set()
+        keys.add(key)
+        self._versions[game] = (seq, keys)
+        self._games[key] = game
+        return True
+
+    def _keep(self, key: str, body: bytes) -> None:
+        """Keep ``body`` under ``key``, the least recently used dropped past the bound."""
+        old = self._bodies.pop(key, None)
+        self._bytes += len(body) - (0 if old is None else len(old))
+        self._bodies[key] = body
+        while self._bytes > self._max_bytes:
+            self._drop(next(iter(self._bodies)))
+
+    def _drop(self, key: str) -> None:
+        """Forget ``key``'s body and its game's note of it. Under the lock."""
+        body = self._bodies.pop(key, None)
+        if body is not None:
+            self._bytes -= len(body)
+        game = self._games.pop(key, None)
+        if game is not None:
+            seq, keys = self._versions[game]
+            keys.discard(key)
+            if not keys:
+                del self._versions[game]
 
 
 def kept_answers() -> AnswerCache:
@@ -76,16 +139,19 @@ def kept_answers() -> AnswerCache:
     return current_app.extensions.setdefault("turnpost_answers", AnswerCache())
 
 
-def answer(etag: str, schema: Schema, build: Callable[[], tuple[str, Any]]) -> Response:
+def answer(
+    etag: str, schema: Schema, build: Callable[[], tuple[str, Any]], version: tuple[str, int]
+) -> Response:
     """``200`` with the body of ``etag``: kept, or built: ``build()`` loads the game and
     gives the ETag of what it loaded and the answer's data, dumped by ``schema`` and encoded
-    as Flask encodes any answer, then kept under that ETag (and sent with it)."""
+    as Flask encodes any answer, then kept under that ETag (and sent with it) as of the
+    game's ``version`` (its id and the seq the ETag was made from)."""
     answers = kept_answers()
     body = answers.get(etag)
     if body is None:
         etag, data = build()
         body = f"{current_app.json.dumps(schema.dump(data))}\n".encode()
-        answers.put(etag, body)
+        answers.put(etag, body, version)
     request.environ[KEPT_ETAG] = etag
     response = current_app.response_class(body, 200, mimetype=current_app.json.mimetype)
     response.headers["ETag"] = etag
@@ -118,6 +184,6 @@ class CompressedAnswers:
         return None if key.endswith(";None") else kept_answers().get(key)
 
     def set(self, key: str, compressed: bytes) -> None:
-        """Keep ``compressed`` under ``key`` (the copy of a kept body only)."""
+        """Keep ``compressed`` under ``key`` (the copy of a kept body only, dropped with it)."""
         if not key.endswith(";None"):
-            kept_answers().put(key, compressed)
+            kept_answers().put_copy(key, key.partition(";")[2], compressed)

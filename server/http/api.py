@@ -474,7 +474,7 @@ def read_game(query: dict[str, Any], game_id: str) -> Any:
         return etag_of(*version(game.stamp)), offload(games.game_object, game, seat, at)
 
     etag = conditional(*version(stamp))
-    return etag if isinstance(etag, Response) else answer(etag, GAME, build)
+    return etag if isinstance(etag, Response) else answer(etag, GAME, build, (game_id, stamp.seq))
 
 
 @blp.route("/games/<game_id>/abort", methods=["POST"])
@@ -547,7 +547,7 @@ def list_moves(query: dict[str, Any], game_id: str) -> Any:
     etag = conditional("moves", game_id, seq, after, limit, language)
     if isinstance(etag, Response):
         return etag
-    response = answer(etag, LOG_ENTRIES, build)
+    response = answer(etag, LOG_ENTRIES, build, (game_id, seq))
     last = min(seq, after + limit)  # the page ends here: the log has no gaps
     if after < last < seq:
         following = url_for("api.list_moves", game_id=game_id, after=last, limit=limit)
@@ -618,7 +618,11 @@ def legal_moves(game_id: str) -> Any:
         return etag, offload(games.legal_moves, game, seat)
 
     etag = conditional("legal-moves", *game_version(stamp), seat)
-    return etag if isinstance(etag, Response) else answer(etag, LEGAL_MOVES, build)
+    return (
+        etag
+        if isinstance(etag, Response)
+        else answer(etag, LEGAL_MOVES, build, (game_id, stamp.seq))
+    )
 
 
 @blp.route("/games/<game_id>/hint")

@@ -175,3 +175,32 @@ def test_a_kept_answer_is_compressed_once_and_never_stale(client, encoding, deco
         compressed = client.get(other, headers={"Accept-Encoding": encoding})
         assert compressed.headers["Content-Encoding"] == encoding, other
         assert json.loads(decode(compressed.data)) == plain.get_json(), other
+
+
+def test_a_games_kept_answers_of_earlier_moves_are_dropped(app, client) -> None:
+    """A move gives every read of the game a new ETag: the bodies of the earlier version (and
+    their compressed copies) go when the new ones are kept, so a worker keeps one version a
+    game, not the game's history until the cache's bound."""
+    game, other = new_game(client, seed=3), new_game(client, seed=4)
+
+    def keep_all(of: dict[str, Any]) -> list[str]:
+        etags = []
+        for path, headers in views(of):
+            for encoding in ("identity", "br"):
+                answer = client.get(path, headers={**headers, "Accept-Encoding": encoding})
+                etags.append(answer.headers["ETag"])
+        return sorted(set(etags))
+
+    first, kept_other = keep_all(game), keep_all(other)
+    cache = app.extensions["turnpost_answers"]
+    assert all(cache.get(etag) is not None for etag in first + kept_other)
+    copied = [etag for etag in first if cache.get(f"br;{etag}") is not None]
+    assert copied, "no answer large enough to be compressed"
+    for ply, notation in enumerate(("enter a1 N", "enter e5 S", "enter b1 N")):
+        play(client, game, ply % 2, notation)
+        now = keep_all(game)
+        assert not set(now) & set(first)
+        assert all(cache.get(etag) is None for etag in first), "an earlier version stayed"
+        assert all(cache.get(f"br;{etag}") is None for etag in copied)
+        assert all(cache.get(etag) is not None for etag in now + kept_other)
+        first, copied = now, [etag for etag in now if cache.get(f"br;{etag}") is not None]
