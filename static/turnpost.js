@@ -194,6 +194,7 @@
     var source = null;
     var loading = false;
     var next = null;  // what to load once the table being loaded has come: [address, push]
+    var heardWhileLoading = false;  // a message came while a table was being fetched
 
     function liveUrl(address) {
       var url = new URL(address, location.href);
@@ -250,6 +251,10 @@
         .then(function (html) {
           var seen = Number(live.dataset.seq);
           if (!swap(html, push)) { return; }
+          if (heardWhileLoading) {  // the table swapped in may predate the message
+            heardWhileLoading = false;
+            refreshTalk();
+          }
           if (!push && Number(live.dataset.seq) > seen) { announce(live); }
           var shown = live.dataset.url;
           if (push) {
@@ -281,8 +286,15 @@
       var changed = function () { load(location.href, false); };
       source.addEventListener("move", changed);
       source.addEventListener("end", changed);
-      source.addEventListener("message", refreshTalk);
+      source.addEventListener("message", heard);
       source.addEventListener("open", refreshTalk);  // what was said while disconnected
+    }
+
+    // A message on the stream: the talk panel fetched anew, and once more after a table
+    // being fetched meanwhile is swapped in (it brings a talk panel rendered before it).
+    function heard() {
+      if (loading) { heardWhileLoading = true; }
+      refreshTalk();
     }
 
     // -- the talk panel ------------------------------------------------------

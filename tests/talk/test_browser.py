@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import requests
-from playwright.sync_api import BrowserContext, Page, expect
+from playwright.sync_api import BrowserContext, Page, Route, expect
 
 from server.http.pages import seat_cookie
 from tests.server.test_api import WINNING_LINE
@@ -95,6 +95,33 @@ def test_a_message_sent_in_one_browser_shows_in_the_other_live_as_text(
     ann.click("#say-table button[type=submit]")
     expect(ann.locator("#talk-error")).to_contain_text("bidirectional")
     expect(ann.locator("#text-table")).to_have_value("evil \u202eexe.txt")
+
+
+def test_a_message_that_comes_while_the_table_is_fetched_stays_shown(
+    live_server: BackgroundServer, new_context: Callable[[], BrowserContext]
+) -> None:
+    """A move makes Bob's page fetch its table; Ann's message comes while that fetch, made
+    before it, is under way. The table swapped in then brings a talk panel without the
+    message: the page fetches the talk again instead of losing the message from view."""
+    game = create(live_server)
+    ann_context, bob_context = new_context(), new_context()
+    open_seat(ann_context, seat_link(live_server, game, 0))
+    bob = open_seat(bob_context, seat_link(live_server, game, 1))
+    tokens = [held_token(ann_context, game), held_token(bob_context, game)]
+    time.sleep(0.5)  # the streams are open
+
+    def table_fetched_before_the_message(route: Route) -> None:
+        table = route.fetch()  # rendered now, before the message
+        assert say(live_server, game, tokens[0], "Your move, Bob").status_code == 201
+        time.sleep(1.5)  # the message comes by the stream and is shown meanwhile
+        route.fulfill(response=table)
+
+    bob.route(f"**/games/{game['id']}/live*", table_fetched_before_the_message)
+    seq = bob.locator("#live").get_attribute("data-seq")
+    move(live_server, game, tokens[0], WINNING_LINE[0])
+    expect(bob.locator("#live")).not_to_have_attribute("data-seq", seq)
+    bob.unroute(f"**/games/{game['id']}/live*")
+    expect(bob.locator("#talk-table")).to_contain_text("Your move, Bob", timeout=5000)
 
 
 def test_the_talk_goes_on_live_after_the_end_and_a_mute_hides(
