@@ -27,13 +27,11 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.profiled import CYCLE, UNLIMITED  # noqa: E402
+from bench.profiled import CYCLE, UNLIMITED, new_game  # noqa: E402
 from server import create_app  # noqa: E402
 
 #: A game is played and read in the round it is created and in the next ones, this many in all.
 PLAYED_ROUNDS = 4
-#: Moves of each game per round (a cycle of Siam's four moves leaves the board as it was).
-MOVES_PER_ROUND = 4
 
 
 class Load:
@@ -41,32 +39,23 @@ class Load:
 
     def __init__(self, app: Any) -> None:
         self.client = app.test_client()
+        #: Each game's API path and its seats' Authorization headers.
         self.games: list[tuple[str, list[str]]] = []
-        self.plies: dict[str, int] = {}
 
-    def create(self) -> None:
-        """A new Siam game, kept with its seats' Authorization headers."""
-        body = {"engine": "siam", "players": [{"name": "Ann"}, {"name": "Bob"}], "seed": 1}
-        game = self.client.post("/api/v1/games", json=body).get_json()
-        tokens = [f"Bearer {player['token']}" for player in game["players"]]
-        self.games.append((game["id"], tokens))
-        self.plies[game["id"]] = 0
-
-    def play(self, game_id: str, tokens: list[str]) -> None:
-        """The game's next moves of Siam's cycle."""
-        for _ in range(MOVES_PER_ROUND):
-            ply = self.plies[game_id]
+    def play(self, path: str, tokens: list[str]) -> None:
+        """One whole cycle of Siam's four moves (a game is two moves in after
+        :func:`~bench.profiled.new_game`, and so after every cycle)."""
+        for ply in range(2, 2 + len(CYCLE)):
             answer = self.client.post(
-                f"/api/v1/games/{game_id}/moves",
+                f"{path}/moves",
                 json={"notation": CYCLE[ply % 4]},
                 headers={"Authorization": tokens[ply % 2]},
             )
             assert answer.status_code == 201, answer.get_data(as_text=True)
-            self.plies[game_id] = ply + 1
 
-    def read(self, game_id: str, tokens: list[str]) -> None:
+    def read(self, api: str, tokens: list[str]) -> None:
         """Every read of the game a spectator or a seat makes."""
-        api = f"/api/v1/games/{game_id}"
+        game_id = api.rsplit("/", 1)[1]
         seat = {"Authorization": tokens[0]}
         for path, headers in ((api, {}), (api, seat), (f"{api}/moves", {})):
             assert self.client.get(path, headers=headers).status_code == 200
@@ -77,11 +66,10 @@ class Load:
     def round(self, games: int) -> None:
         """``games`` new games, then moves and reads in the games of the last
         :data:`PLAYED_ROUNDS` rounds (as many requests each round)."""
-        for _ in range(games):
-            self.create()
-        for game_id, tokens in self.games[-PLAYED_ROUNDS * games :]:
-            self.play(game_id, tokens)
-            self.read(game_id, tokens)
+        self.games.extend(new_game(self.client) for _ in range(games))
+        for path, tokens in self.games[-PLAYED_ROUNDS * games :]:
+            self.play(path, tokens)
+            self.read(path, tokens)
 
 
 def main() -> None:

@@ -90,9 +90,9 @@ class AnswerCache:
         """Keep ``body`` under ``key``, a copy of the body kept for ``etag`` (its compressed
         copy), dropped with it: not kept if that body is not."""
         with self._lock:
-            game = self._games.get(etag)
             if etag not in self._bodies or len(body) > self._max_bytes:
                 return
+            game = self._games.get(etag)
             if game is not None:
                 self._games[key] = game
                 self._versions[game][1].add(key)
@@ -128,7 +128,7 @@ class AnswerCache:
             self._bytes -= len(body)
         game = self._games.pop(key, None)
         if game is not None:
-            seq, keys = self._versions[game]
+            keys = self._versions[game][1]
             keys.discard(key)
             if not keys:
                 del self._versions[game]

@@ -107,18 +107,18 @@ def test_a_message_that_comes_while_the_table_is_fetched_stays_shown(
     ann_context, bob_context = new_context(), new_context()
     open_seat(ann_context, seat_link(live_server, game, 0))
     bob = open_seat(bob_context, seat_link(live_server, game, 1))
-    tokens = [held_token(ann_context, game), held_token(bob_context, game)]
+    anns = held_token(ann_context, game)
     time.sleep(0.5)  # the streams are open
 
     def table_fetched_before_the_message(route: Route) -> None:
         table = route.fetch()  # rendered now, before the message
-        assert say(live_server, game, tokens[0], "Your move, Bob").status_code == 201
+        assert say(live_server, game, anns, "Your move, Bob").status_code == 201
         time.sleep(1.5)  # the message comes by the stream and is shown meanwhile
         route.fulfill(response=table)
 
     bob.route(f"**/games/{game['id']}/live*", table_fetched_before_the_message)
     seq = bob.locator("#live").get_attribute("data-seq")
-    move(live_server, game, tokens[0], WINNING_LINE[0])
+    move(live_server, game, anns, WINNING_LINE[0])
     expect(bob.locator("#live")).not_to_have_attribute("data-seq", seq)
     bob.unroute(f"**/games/{game['id']}/live*")
     expect(bob.locator("#talk-table")).to_contain_text("Your move, Bob", timeout=5000)
